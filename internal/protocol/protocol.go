@@ -1,0 +1,181 @@
+// Package protocol turns one provider's wire format into protocol-neutral deltas.
+//
+// A Spec says how to ask (path, headers, body flags) and how the answer is framed
+// (SSE or NDJSON); a Decoder, made fresh for every call because some formats carry
+// state between events (Anthropic content blocks, cumulative usage), turns each
+// framed event into a Delta. Nothing here knows about k6 or about time: the caller
+// timestamps events before it hands them over.
+package protocol
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// Framing is how a response body is cut into events.
+type Framing int
+
+const (
+	// FramingSSE is a WHATWG server-sent event stream.
+	FramingSSE Framing = iota
+	// FramingNDJSON is one JSON document per line (Ollama).
+	FramingNDJSON
+)
+
+// Event is one framed unit of a response: an SSE event or an NDJSON line.
+type Event struct {
+	Type string // SSE "event:" field; empty for unnamed events and NDJSON
+	ID   string // SSE last event id
+	Data string // payload
+}
+
+// Usage is a server's token accounting. Zero fields mean "not reported".
+type Usage struct {
+	PromptTokens     int64
+	CompletionTokens int64
+	CachedTokens     int64
+	ReasoningTokens  int64
+	TotalTokens      int64
+}
+
+// ToolCallDelta is a fragment of one tool call, keyed by Index (or ID).
+type ToolCallDelta struct {
+	Index int
+	ID    string
+	Name  string
+	Args  string
+}
+
+// StreamError is an error the server reported inside a successful HTTP stream.
+type StreamError struct {
+	Message string
+	Code    string
+}
+
+// Delta is what one event contributed. The decoder fills it; the caller resets it.
+type Delta struct {
+	Text      string // answer output
+	Reasoning string // reasoning ("thinking") output
+	ToolCalls []ToolCallDelta
+
+	// Usage is set when the event reports token usage. UsageCumulative says the
+	// completion count is a running total that can be read per event (vLLM
+	// continuous usage, Anthropic message_delta, Gemini usageMetadata).
+	Usage           *Usage
+	UsageCumulative bool
+
+	FinishReason string
+	// Terminal says the server declared the answer complete (finish reason,
+	// message_stop, response.completed, done:true). A stream is judged complete by
+	// this, never by a [DONE] sentinel alone.
+	Terminal bool
+	// EndOfStream asks the reader to stop: nothing meaningful follows ([DONE]).
+	EndOfStream bool
+
+	Err           *StreamError
+	ServerTimings map[string]float64 // milliseconds, by phase name
+	Model         string             // the model the server says answered
+	RequestID     string
+}
+
+// Reset clears d for reuse without freeing its tool-call slice.
+func (d *Delta) Reset() {
+	tc := d.ToolCalls[:0]
+	*d = Delta{ToolCalls: tc}
+}
+
+// HasOutput reports whether the event carried output (text, reasoning or
+// tool-call content); role-only, empty and keep-alive events do not.
+func (d *Delta) HasOutput() bool {
+	if d.Text != "" || d.Reasoning != "" {
+		return true
+	}
+	for i := range d.ToolCalls {
+		if d.ToolCalls[i].Args != "" || d.ToolCalls[i].Name != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// HasAnswer reports whether the event carried non-reasoning output.
+func (d *Delta) HasAnswer() bool {
+	if d.Text != "" {
+		return true
+	}
+	for i := range d.ToolCalls {
+		if d.ToolCalls[i].Args != "" || d.ToolCalls[i].Name != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Decoder turns events into deltas. An error means the event could not be
+// understood (the call ends with a decode error).
+type Decoder interface {
+	Decode(ev Event, d *Delta) error
+}
+
+// Request is what a Spec needs to shape a call.
+type Request struct {
+	Model           string
+	APIKey          string //nolint:gosec // carried, never printed
+	ContinuousUsage bool
+}
+
+// Spec describes one protocol.
+type Spec struct {
+	Name    string
+	Framing Framing
+	// Path is the endpoint appended to the client's base URL.
+	Path func(r Request) string
+	// Prepare sets the streaming flags on the request body unless the caller set them.
+	Prepare func(body map[string]any, r Request)
+	// Headers adds authentication and protocol headers.
+	Headers    func(h http.Header, r Request)
+	NewDecoder func() Decoder
+}
+
+var registry = map[string]*Spec{} //nolint:gochecknoglobals // filled by init, read-only after
+
+// Register adds a protocol; it is called from init functions only.
+func Register(s *Spec) {
+	if _, dup := registry[s.Name]; dup {
+		panic("protocol registered twice: " + s.Name)
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the protocol named name.
+func Lookup(name string) (*Spec, error) {
+	if s, ok := registry[name]; ok {
+		return s, nil
+	}
+	return nil, fmt.Errorf("unknown protocol %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names lists the registered protocols, sorted.
+func Names() []string {
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// setDefault sets body[key] = v unless the caller set it.
+func setDefault(body map[string]any, key string, v any) {
+	if _, ok := body[key]; !ok {
+		body[key] = v
+	}
+}
+
+func bearer(h http.Header, r Request) {
+	if r.APIKey != "" {
+		h.Set("Authorization", "Bearer "+r.APIKey)
+	}
+}

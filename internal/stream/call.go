@@ -1,0 +1,320 @@
+// Package stream reads one streamed LLM response and measures it: every event is
+// timestamped when its bytes arrive (in the goroutine that reads the body, before
+// any decoding), decoded by a protocol.Decoder, and folded into the figures of
+// DESIGN.md's clock. It knows nothing of k6.
+package stream
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tmaxmax/go-sse"
+
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+)
+
+// Defaults for the size limits, generous enough for the largest final events of
+// the providers we know (tool-call arguments, Responses' response.completed).
+const (
+	DefaultMaxEventSize = 4 << 20
+	DefaultMaxBodySize  = 256 << 20
+)
+
+// RawEvent is one framed event as it arrived, for per-event callbacks.
+type RawEvent struct {
+	Type string
+	ID   string
+	Data string
+	At   time.Time
+}
+
+// Config shapes how a response is read.
+type Config struct {
+	Spec           *protocol.Spec
+	MaxEventSize   int   // largest SSE event or NDJSON line, bytes
+	MaxBodySize    int64 // largest response body, bytes
+	StallThreshold time.Duration
+	KeepGaps       bool // keep every inter-token gap (for per-event samples or result.gaps)
+	// CountTokens, when set, counts the tokens of a piece of output text; it is
+	// used when the server reports no usage.
+	CountTokens func(string) int
+	// OnEvent, when set, receives every event after it was timestamped and
+	// decoded. It runs on the reading goroutine and must not block.
+	OnEvent func(RawEvent)
+	// Watchdog, when set, is told about bytes and the first output.
+	Watchdog *Watchdog
+}
+
+// Call is the state of one response being read.
+type Call struct {
+	cfg Config
+	dec protocol.Decoder
+	d   protocol.Delta
+
+	Start   time.Time // t0: request handed to the transport
+	Headers time.Time // response headers received
+
+	firstOut, firstAns, lastOut, end time.Time
+
+	chunks      int
+	cumTokens   int64 // running completion count from streamed usage
+	firstTokens int64 // tokens in the first output event (0 = unknown)
+	cumulative  bool
+	firstText   string
+
+	gaps   []time.Duration
+	gapSum time.Duration
+	gapN   int
+	stalls int
+
+	text, reasoning strings.Builder
+	tools           []ToolCall
+
+	usage     *protocol.Usage
+	finish    string
+	terminal  bool
+	sawDone   bool
+	err       *Error
+	reader    *timedReader
+	timings   map[string]float64
+	model     string
+	requestID string
+}
+
+// ToolCall is one accumulated tool call.
+type ToolCall struct {
+	Index     int    `js:"index"`
+	ID        string `js:"id"`
+	Name      string `js:"name"`
+	Arguments string `js:"arguments"`
+}
+
+// NewCall prepares to read one response; start is t0.
+func NewCall(cfg Config, start time.Time) *Call {
+	if cfg.MaxEventSize <= 0 {
+		cfg.MaxEventSize = DefaultMaxEventSize
+	}
+	if cfg.MaxBodySize <= 0 {
+		cfg.MaxBodySize = DefaultMaxBodySize
+	}
+	return &Call{cfg: cfg, dec: cfg.Spec.NewDecoder(), Start: start}
+}
+
+// Fail records a classified failure; the first one wins.
+func (c *Call) Fail(t ErrorType, msg string) {
+	if c.err == nil {
+		c.err = &Error{Type: t, Message: msg}
+	}
+}
+
+// Err is the failure recorded so far, or nil.
+func (c *Call) Err() *Error { return c.err }
+
+// Consume reads body to its end (or to the first failure) and returns the read
+// error, if any, for the caller to classify: only it knows the call's context.
+func (c *Call) Consume(body io.Reader) error {
+	c.reader = &timedReader{r: body, limit: c.cfg.MaxBodySize}
+	if w := c.cfg.Watchdog; w != nil {
+		c.reader.onRead = w.Bytes
+	}
+	defer func() {
+		c.end = c.reader.last
+		if c.end.IsZero() {
+			c.end = time.Now()
+		}
+	}()
+	if c.cfg.Spec.Framing == protocol.FramingNDJSON {
+		return c.consumeNDJSON()
+	}
+	return c.consumeSSE()
+}
+
+func (c *Call) consumeSSE() error {
+	for ev, err := range sse.Read(c.reader, &sse.ReadConfig{MaxEventSize: c.cfg.MaxEventSize}) {
+		if err != nil {
+			return c.framingError(err)
+		}
+		// go-sse dispatches events that carry only event: or id:; the spec does
+		// not, and an event without data carries nothing for us either.
+		if ev.Data == "" {
+			continue
+		}
+		if !c.handle(protocol.Event{Type: ev.Type, ID: ev.LastEventID, Data: ev.Data}) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (c *Call) consumeNDJSON() error {
+	sc := bufio.NewScanner(c.reader)
+	sc.Buffer(make([]byte, 0, 4096), c.cfg.MaxEventSize)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if !c.handle(protocol.Event{Data: line}) {
+			return nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return c.framingError(err)
+	}
+	return nil
+}
+
+// framingError turns size-limit failures into decode errors and passes read
+// errors through for classification.
+func (c *Call) framingError(err error) error {
+	var se *Error
+	switch {
+	case errors.As(err, &se):
+		c.Fail(se.Type, se.Message)
+		return nil
+	case errors.Is(err, bufio.ErrTooLong) || strings.Contains(err.Error(), "token too long"):
+		c.Fail(ErrDecode, "an event exceeds maxEventSize")
+		return nil
+	}
+	return err
+}
+
+// handle folds one event in; it returns false to stop reading.
+func (c *Call) handle(ev protocol.Event) bool {
+	at := c.reader.last
+	c.d.Reset()
+	if err := c.dec.Decode(ev, &c.d); err != nil {
+		c.Fail(ErrDecode, err.Error()+": "+Excerpt(ev.Data, 200))
+		return false
+	}
+	d := &c.d
+	if c.cfg.OnEvent != nil {
+		c.cfg.OnEvent(RawEvent{Type: ev.Type, ID: ev.ID, Data: ev.Data, At: at})
+	}
+	if d.Model != "" {
+		c.model = d.Model
+	}
+	if d.RequestID != "" {
+		c.requestID = d.RequestID
+	}
+	for k, v := range d.ServerTimings {
+		if c.timings == nil {
+			c.timings = map[string]float64{}
+		}
+		c.timings[k] = v
+	}
+	before := c.cumTokens
+	if d.Usage != nil {
+		c.usage = mergeUsage(c.usage, d.Usage)
+		if d.UsageCumulative {
+			c.cumulative = true
+			c.cumTokens = d.Usage.CompletionTokens
+		}
+	}
+	if d.HasOutput() {
+		c.output(at, before)
+	}
+	if d.FinishReason != "" {
+		c.finish = d.FinishReason
+	}
+	if d.Terminal {
+		c.terminal = true
+	}
+	if d.Err != nil {
+		msg := d.Err.Message
+		if d.Err.Code != "" {
+			msg = d.Err.Code + ": " + msg
+		}
+		c.Fail(ErrStream, msg)
+		return false
+	}
+	if d.EndOfStream {
+		c.sawDone = true
+		return false
+	}
+	return true
+}
+
+func (c *Call) output(at time.Time, cumBefore int64) {
+	d := &c.d
+	c.chunks++
+	if c.firstOut.IsZero() {
+		c.firstOut = at
+		c.firstText = d.Text + d.Reasoning
+		if c.cumulative {
+			c.firstTokens = c.cumTokens - cumBefore
+		}
+		if c.cfg.Watchdog != nil {
+			c.cfg.Watchdog.FirstOutput()
+		}
+	} else {
+		gap := at.Sub(c.lastOut)
+		c.gapSum += gap
+		c.gapN++
+		if c.cfg.StallThreshold > 0 && gap > c.cfg.StallThreshold {
+			c.stalls++
+		}
+		if c.cfg.KeepGaps {
+			c.gaps = append(c.gaps, gap)
+		}
+	}
+	if c.firstAns.IsZero() && d.HasAnswer() {
+		c.firstAns = at
+	}
+	c.lastOut = at
+	c.text.WriteString(d.Text)
+	c.reasoning.WriteString(d.Reasoning)
+	for _, tc := range d.ToolCalls {
+		c.addTool(tc)
+	}
+}
+
+func (c *Call) addTool(tc protocol.ToolCallDelta) {
+	for i := range c.tools {
+		t := &c.tools[i]
+		if (tc.ID != "" && t.ID == tc.ID) || (tc.ID == "" && t.Index == tc.Index) {
+			if t.ID == "" {
+				t.ID = tc.ID
+			}
+			t.Name += tc.Name
+			t.Arguments += tc.Args
+			return
+		}
+	}
+	c.tools = append(c.tools, ToolCall{Index: tc.Index, ID: tc.ID, Name: tc.Name, Arguments: tc.Args})
+}
+
+// mergeUsage keeps the latest non-zero figure of each field: providers report
+// prompt tokens at the start and completion tokens at the end (Anthropic), or
+// everything at the end (OpenAI).
+func mergeUsage(old, u *protocol.Usage) *protocol.Usage {
+	if old == nil {
+		cp := *u
+		return &cp
+	}
+	pick := func(a, b int64) int64 {
+		if b != 0 {
+			return b
+		}
+		return a
+	}
+	return &protocol.Usage{
+		PromptTokens:     pick(old.PromptTokens, u.PromptTokens),
+		CompletionTokens: pick(old.CompletionTokens, u.CompletionTokens),
+		CachedTokens:     pick(old.CachedTokens, u.CachedTokens),
+		ReasoningTokens:  pick(old.ReasoningTokens, u.ReasoningTokens),
+		TotalTokens:      pick(old.TotalTokens, u.TotalTokens),
+	}
+}
+
+// Excerpt shortens s for an error message.
+func Excerpt(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,143 @@
+package stream
+
+import (
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+)
+
+// Token sources, from the most to the least exact (DESIGN.md).
+const (
+	TokensFromStreamedUsage = "usage_stream" // cumulative usage on every event
+	TokensFromUsage         = "usage"        // the final usage report
+	TokensFromTokenizer     = "tokenizer"    // a client-side tokenizer over the text
+	TokensFromEvents        = "events"       // one token per output event
+)
+
+// Absent marks a duration that could not be measured (no output, one token…).
+const Absent time.Duration = -1
+
+// Result holds the figures of one finished call.
+type Result struct {
+	OK           bool
+	Err          *Error
+	Text         string
+	Reasoning    string
+	ToolCalls    []ToolCall
+	FinishReason string
+	Usage        *protocol.Usage
+	TokenSource  string
+	Model        string
+	RequestID    string
+
+	TTFB, TTFT, TTFTAnswer, E2E, TPOT time.Duration // Absent when not measurable
+	TokensPerSec                      float64       // 0 when not measurable
+	ClientParse                       time.Duration
+	Chunks                            int
+	OutputTokens                      int64
+	Stalls                            int
+	Gaps                              []time.Duration // only with Config.KeepGaps
+	GapMean                           time.Duration   // Absent with fewer than two output events
+	ServerTimings                     map[string]float64
+
+	// Moments, for the timestamps of samples.
+	Start, FirstOutAt, LastOutAt, End time.Time
+}
+
+// Finish judges the call and computes its figures. A call that was not failed
+// and saw no terminal event is truncated.
+func (c *Call) Finish() *Result {
+	if c.end.IsZero() {
+		c.end = time.Now()
+	}
+	if c.err == nil && !c.terminal {
+		if c.sawDone {
+			c.Fail(ErrTruncated, "stream ended with [DONE] but no finish reason")
+		} else {
+			c.Fail(ErrTruncated, "stream ended without a terminal event")
+		}
+	}
+	r := &Result{
+		OK:            c.err == nil,
+		Err:           c.err,
+		Text:          c.text.String(),
+		Reasoning:     c.reasoning.String(),
+		ToolCalls:     c.tools,
+		FinishReason:  c.finish,
+		Usage:         c.usage,
+		Model:         c.model,
+		RequestID:     c.requestID,
+		Chunks:        c.chunks,
+		Stalls:        c.stalls,
+		Gaps:          c.gaps,
+		ServerTimings: c.timings,
+		Start:         c.Start,
+		FirstOutAt:    c.firstOut,
+		LastOutAt:     c.lastOut,
+		End:           c.end,
+		TTFB:          since(c.Start, c.Headers),
+		TTFT:          since(c.Start, c.firstOut),
+		TTFTAnswer:    since(c.Start, c.firstAns),
+		E2E:           since(c.Start, c.end),
+		TPOT:          Absent,
+		GapMean:       Absent,
+	}
+	if c.reader != nil {
+		r.ClientParse = c.reader.busy
+	}
+	if c.gapN > 0 {
+		r.GapMean = c.gapSum / time.Duration(c.gapN)
+	}
+	r.OutputTokens, r.TokenSource = c.tokens()
+	c.decodeSpeed(r)
+	return r
+}
+
+// tokens picks the most exact output-token count available.
+func (c *Call) tokens() (int64, string) {
+	switch {
+	case c.cumulative && c.cumTokens > 0:
+		return c.cumTokens, TokensFromStreamedUsage
+	case c.usage != nil && c.usage.CompletionTokens > 0:
+		return c.usage.CompletionTokens, TokensFromUsage
+	case c.cfg.CountTokens != nil && c.chunks > 0:
+		n := c.cfg.CountTokens(c.text.String()) + c.cfg.CountTokens(c.reasoning.String())
+		for _, t := range c.tools {
+			n += c.cfg.CountTokens(t.Arguments)
+		}
+		return int64(n), TokensFromTokenizer
+	default:
+		return int64(c.chunks), TokensFromEvents
+	}
+}
+
+// decodeSpeed fills TPOT and tokens/s: (t_last − t_first) / (N − n_first). The
+// tokens of the first event are excluded because their time is the TTFT's.
+func (c *Call) decodeSpeed(r *Result) {
+	if c.firstOut.IsZero() {
+		return
+	}
+	nFirst := c.firstTokens
+	if nFirst <= 0 {
+		nFirst = 1
+		if c.cfg.CountTokens != nil && !c.cumulative {
+			if n := c.cfg.CountTokens(c.firstText); n > 0 {
+				nFirst = int64(n)
+			}
+		}
+	}
+	rest := r.OutputTokens - nFirst
+	span := c.lastOut.Sub(c.firstOut)
+	if rest <= 0 || span <= 0 {
+		return
+	}
+	r.TPOT = span / time.Duration(rest)
+	r.TokensPerSec = float64(rest) / span.Seconds()
+}
+
+func since(from, to time.Time) time.Duration {
+	if from.IsZero() || to.IsZero() {
+		return Absent
+	}
+	return to.Sub(from)
+}

@@ -1,0 +1,39 @@
+package stream
+
+import (
+	"io"
+	"time"
+)
+
+// timedReader stamps every read of the body with its arrival time and counts the
+// time the client spends between reads (framing, decoding, dispatching): every
+// event framed before the next Read arrived with the bytes of the last one, so
+// its arrival time is `last`.
+type timedReader struct {
+	r      io.Reader
+	last   time.Time     // when the latest Read returned
+	busy   time.Duration // time spent outside Read since the first byte
+	bytes  int64
+	onRead func() // called after each Read that returned bytes
+	limit  int64  // maximum body bytes; 0 = no limit
+}
+
+var errBodyTooLarge = &Error{Type: ErrDecode, Message: "response body exceeds maxBodySize"}
+
+func (t *timedReader) Read(p []byte) (int, error) {
+	if !t.last.IsZero() {
+		t.busy += time.Since(t.last)
+	}
+	n, err := t.r.Read(p)
+	t.last = time.Now()
+	if n > 0 {
+		t.bytes += int64(n)
+		if t.onRead != nil {
+			t.onRead()
+		}
+		if t.limit > 0 && t.bytes > t.limit {
+			return n, errBodyTooLarge
+		}
+	}
+	return n, err
+}

@@ -1,0 +1,106 @@
+package stream
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Timeouts are the split timeouts of one call. Zero disables one.
+type Timeouts struct {
+	Connect    time.Duration // dial + TLS, per connection attempt
+	FirstToken time.Duration // t0 → first output event
+	Idle       time.Duration // longest silence between two reads of the body
+	Total      time.Duration // t0 → end of stream
+}
+
+// Watchdog enforces the connect, first-token and idle timeouts by cancelling the
+// call's context with a cause that Classify turns into the right error type.
+// (The total timeout is a context deadline set by the caller.)
+type Watchdog struct {
+	t      Timeouts
+	cancel context.CancelCauseFunc
+
+	mu      sync.Mutex
+	stopped bool
+	connect *time.Timer
+	first   *time.Timer
+	idle    *time.Timer
+}
+
+// NewWatchdog returns a watchdog that cancels through cancel.
+func NewWatchdog(t Timeouts, cancel context.CancelCauseFunc) *Watchdog {
+	return &Watchdog{t: t, cancel: cancel}
+}
+
+func (w *Watchdog) fire(t ErrorType) func() {
+	return func() { w.cancel(CauseFor(t)) }
+}
+
+// Start arms the first-token timer; call it at t0.
+func (w *Watchdog) Start() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.t.FirstToken > 0 && !w.stopped {
+		w.first = time.AfterFunc(w.t.FirstToken, w.fire(ErrTimeoutFirstToken))
+	}
+}
+
+// ConnectStart arms the connect timer when a new connection is dialled.
+func (w *Watchdog) ConnectStart() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.t.Connect > 0 && !w.stopped && w.connect == nil {
+		w.connect = time.AfterFunc(w.t.Connect, w.fire(ErrTimeoutConnect))
+	}
+}
+
+// ConnectDone disarms the connect timer once the connection is usable.
+func (w *Watchdog) ConnectDone() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.connect != nil {
+		w.connect.Stop()
+		w.connect = nil
+	}
+}
+
+// Bytes is called whenever body bytes arrive (and once at the response headers):
+// it re-arms the idle timer.
+func (w *Watchdog) Bytes() {
+	if w.t.Idle <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	if w.idle == nil {
+		w.idle = time.AfterFunc(w.t.Idle, w.fire(ErrTimeoutIdle))
+		return
+	}
+	w.idle.Reset(w.t.Idle)
+}
+
+// FirstOutput disarms the first-token timer.
+func (w *Watchdog) FirstOutput() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.first != nil {
+		w.first.Stop()
+		w.first = nil
+	}
+}
+
+// Stop disarms everything; the watchdog never fires after Stop returns.
+func (w *Watchdog) Stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	for _, t := range []*time.Timer{w.connect, w.first, w.idle} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}

@@ -1,30 +1,28 @@
 package protocol
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/tidwall/gjson"
 )
 
-// errInvalidJSON is returned for an event whose payload is not one JSON value.
-var errInvalidJSON = errors.New("event data is not valid JSON")
-
 const doneSentinel = "[DONE]"
 
 func init() {
 	Register(&Spec{
-		Name:    "openai-chat",
-		Framing: FramingSSE,
-		Path:    func(Request) string { return "/chat/completions" },
-		Prepare: prepareOpenAI,
-		Headers: func(h http.Header, r Request) {
-			bearer(h, r)
-			h.Set("Accept", "text/event-stream")
-		},
+		Name:       "openai-chat",
+		Framing:    FramingSSE,
+		Path:       func(Request) string { return "/chat/completions" },
+		Prepare:    prepareOpenAI,
+		Headers:    openAIHeaders,
 		NewDecoder: func() Decoder { return &openAIChat{} },
 	})
+}
+
+func openAIHeaders(h http.Header, r Request) {
+	bearer(h, r)
+	streamHeaders(h, "text/event-stream")
 }
 
 // prepareOpenAI asks for a stream with a final usage chunk (and, when wanted,
@@ -48,83 +46,136 @@ func prepareOpenAI(body map[string]any, r Request) {
 	}
 }
 
-// openAIChat decodes chat.completion.chunk events (OpenAI, vLLM, SGLang, llama.cpp,
-// LM Studio, Azure).
+// openAIChat decodes chat.completion.chunk events (OpenAI, Azure, vLLM, SGLang,
+// llama.cpp, TGI, Ollama and LM Studio on their OpenAI routes).
 type openAIChat struct{}
 
 func (*openAIChat) Decode(ev Event, d *Delta) error {
-	data := strings.TrimSpace(ev.Data)
-	if data == doneSentinel {
+	return decodeOpenAIChunk(ev, d, decodeChatChoice)
+}
+
+// decodeOpenAIChunk is the part of a chunk that chat and legacy completions
+// share: sentinel, errors, model, usage and llama.cpp's timings.
+func decodeOpenAIChunk(ev Event, d *Delta, choice func(gjson.Result, *Delta)) error {
+	if strings.TrimSpace(ev.Data) == doneSentinel {
 		d.EndOfStream = true
 		return nil
 	}
-	if !gjson.Valid(data) {
-		return errInvalidJSON
+	root, err := parseObject(ev.Data)
+	if err != nil {
+		return err
 	}
-	root := gjson.Parse(data)
-	if e := root.Get("error"); e.Exists() {
-		d.Err = openAIError(e)
+	if e := streamedOpenAIError(root); e != nil {
+		d.Err = e
 		return nil
 	}
-	if m := root.Get("model"); m.Type == gjson.String {
-		d.Model = m.Str
-	}
+	d.Model = str(root, "model")
+	// Azure's first chunk has choices: [] and only prompt_filter_results: it
+	// carries nothing, and it is not a usage chunk unless usage is an object.
 	hasChoices := false
 	root.Get("choices").ForEach(func(_, ch gjson.Result) bool {
 		hasChoices = true
-		decodeChatChoice(ch, d)
+		choice(ch, d)
 		return true
 	})
 	if u := root.Get("usage"); u.IsObject() {
 		d.Usage = openAIUsage(u)
-		// A usage object on a chunk that still carries choices is vLLM's
-		// continuous_usage_stats: a running total, exact per event.
+		// Usage on a chunk that still carries choices is vLLM/SGLang's
+		// continuous_usage_stats: a running total, exact per event. The final
+		// usage chunk (choices: []) repeats the total.
 		d.UsageCumulative = hasChoices
+	}
+	if t := root.Get("timings"); t.IsObject() {
+		d.ServerTimings = llamaCppTimings(t)
 	}
 	return nil
 }
 
+// decodeChatChoice reads one choice. With n > 1 the choices' pieces are folded
+// into one text in arrival order: the figures stay right, the text is only
+// meaningful for n = 1.
 func decodeChatChoice(ch gjson.Result, d *Delta) {
 	delta := ch.Get("delta")
-	d.Text += delta.Get("content").Str
-	d.Text += delta.Get("refusal").Str
-	if r := delta.Get("reasoning_content"); r.Str != "" {
-		d.Reasoning += r.Str
+	d.Text += str(delta, "content")
+	d.Text += str(delta, "refusal")
+	// vLLM renamed reasoning_content to reasoning (PR #27752) and later dropped
+	// the old name; SGLang and llama.cpp still use reasoning_content.
+	if r := str(delta, "reasoning_content"); r != "" {
+		d.Reasoning += r
 	} else {
-		d.Reasoning += delta.Get("reasoning").Str
+		d.Reasoning += str(delta, "reasoning")
 	}
 	delta.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
 		d.ToolCalls = append(d.ToolCalls, ToolCallDelta{
 			Index: int(tc.Get("index").Int()),
-			ID:    tc.Get("id").Str,
-			Name:  tc.Get("function.name").Str,
-			Args:  tc.Get("function.arguments").Str,
+			ID:    str(tc, "id"),
+			Name:  str(tc, "function.name"),
+			Args:  str(tc, "function.arguments"),
 		})
 		return true
 	})
-	if fr := ch.Get("finish_reason"); fr.Type == gjson.String && fr.Str != "" {
-		d.FinishReason = fr.Str
+	setFinish(d, str(ch, "finish_reason"))
+}
+
+// setFinish records a finish reason; any finish reason is the server saying the
+// answer is complete.
+func setFinish(d *Delta, reason string) {
+	if reason != "" {
+		d.FinishReason = reason
 		d.Terminal = true
 	}
 }
 
 func openAIUsage(u gjson.Result) *Usage {
-	return &Usage{
-		PromptTokens:     u.Get("prompt_tokens").Int(),
-		CompletionTokens: u.Get("completion_tokens").Int(),
-		CachedTokens:     u.Get("prompt_tokens_details.cached_tokens").Int(),
-		ReasoningTokens:  u.Get("completion_tokens_details.reasoning_tokens").Int(),
-		TotalTokens:      u.Get("total_tokens").Int(),
+	reasoning := nonNegInt(u, "completion_tokens_details.reasoning_tokens")
+	if reasoning == 0 {
+		reasoning = nonNegInt(u, "reasoning_tokens") // SGLang puts it at the top level
 	}
+	return &Usage{
+		PromptTokens:     nonNegInt(u, "prompt_tokens"),
+		CompletionTokens: nonNegInt(u, "completion_tokens"),
+		CachedTokens:     nonNegInt(u, "prompt_tokens_details.cached_tokens"),
+		ReasoningTokens:  reasoning,
+		TotalTokens:      nonNegInt(u, "total_tokens"),
+	}
+}
+
+// streamedOpenAIError finds an error sent inside a 200 stream: {"error": {…}}
+// (OpenAI, vLLM, llama.cpp, TGI's OpenAI route), {"error": "…"} (TGI native), or
+// the flat {"object": "error", "message": …} of older vLLM and SGLang.
+func streamedOpenAIError(root gjson.Result) *StreamError {
+	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
+		se := openAIError(e)
+		if se.Code == "" {
+			se.Code = str(root, "error_type")
+		}
+		return se
+	}
+	if str(root, "object") == "error" {
+		return &StreamError{Message: orRaw(str(root, "message"), root), Code: root.Get("code").String()}
+	}
+	return nil
 }
 
 func openAIError(e gjson.Result) *StreamError {
 	if e.Type == gjson.String {
 		return &StreamError{Message: e.Str}
 	}
-	msg := e.Get("message").Str
-	if msg == "" {
-		msg = e.Raw
+	code := e.Get("code").String()
+	if code == "" {
+		code = e.Get("http_status_code").String()
 	}
-	return &StreamError{Message: msg, Code: e.Get("code").String()}
+	if code == "" {
+		code = str(e, "type")
+	}
+	return &StreamError{Message: orRaw(str(e, "message"), e), Code: code}
+}
+
+// orRaw falls back to the raw JSON when an error has no message field, so the
+// user still sees what the server said.
+func orRaw(msg string, v gjson.Result) string {
+	if msg != "" {
+		return msg
+	}
+	return v.Raw
 }

@@ -124,6 +124,18 @@ type Request struct {
 	Model           string
 	APIKey          string //nolint:gosec // carried, never printed
 	ContinuousUsage bool
+	// PromptOnly says the body is a bare-prompt completion (a "prompt" and no
+	// "messages"); Ollama then uses /api/generate instead of /api/chat. Fill it
+	// with PromptOnly(body) before calling Path.
+	PromptOnly bool
+}
+
+// PromptOnly reports whether body asks for a bare-prompt completion rather than
+// a chat: it has a "prompt" and no "messages".
+func PromptOnly(body map[string]any) bool {
+	_, prompt := body["prompt"]
+	_, messages := body["messages"]
+	return prompt && !messages
 }
 
 // Spec describes one protocol.
@@ -137,6 +149,9 @@ type Spec struct {
 	// Headers adds authentication and protocol headers.
 	Headers    func(h http.Header, r Request)
 	NewDecoder func() Decoder
+	// CompleteAtEOF says a clean end of the body completes the call even though
+	// no event declared it complete: raw event streams have no terminal event.
+	CompleteAtEOF bool
 }
 
 var registry = map[string]*Spec{} //nolint:gochecknoglobals // filled by init, read-only after
@@ -179,3 +194,15 @@ func bearer(h http.Header, r Request) {
 		h.Set("Authorization", "Bearer "+r.APIKey)
 	}
 }
+
+// streamHeaders sets what every streamed call sends. Accept-Encoding: identity
+// keeps proxies from compressing the stream: a compressor releases bytes only
+// when it flushes, which batches events and destroys the inter-token timing.
+func streamHeaders(h http.Header, accept string) {
+	h.Set("Accept", accept)
+	h.Set("Accept-Encoding", "identity")
+}
+
+// noPrepare is the Prepare of protocols whose body carries no streaming flag
+// (the endpoint itself streams) or that must not be touched (sse).
+func noPrepare(map[string]any, Request) {}

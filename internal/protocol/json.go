@@ -1,0 +1,59 @@
+package protocol
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// errInvalidJSON is returned for an event whose payload is not one JSON object.
+var errInvalidJSON = errors.New("event data is not a JSON object")
+
+// parseObject parses an event payload that must be one JSON object. Every JSON
+// protocol we speak sends objects only; a bare string or number is a broken
+// stream, not an event to skip.
+func parseObject(data string) (gjson.Result, error) {
+	data = strings.TrimSpace(data)
+	if !gjson.Valid(data) {
+		return gjson.Result{}, errInvalidJSON
+	}
+	root := gjson.Parse(data)
+	if !root.IsObject() {
+		return gjson.Result{}, errInvalidJSON
+	}
+	return root, nil
+}
+
+// str returns the string value at path, or "" when it is absent or not a string
+// (null, a number…): servers send null for "no content" as often as they omit it.
+func str(r gjson.Result, path string) string {
+	v := r.Get(path)
+	if v.Type != gjson.String {
+		return ""
+	}
+	return v.Str
+}
+
+// nonNegInt reads a token count; counts are never negative, and a malformed
+// negative one must not make a running total go backwards.
+func nonNegInt(r gjson.Result, path string) int64 {
+	n := r.Get(path).Int()
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
+// rawArgs returns tool-call arguments as text: providers that send a call whole
+// (Ollama, Gemini) give an object, the others a string fragment.
+func rawArgs(v gjson.Result) string {
+	switch {
+	case !v.Exists() || v.Type == gjson.Null:
+		return ""
+	case v.Type == gjson.String:
+		return v.Str
+	default:
+		return v.Raw
+	}
+}

@@ -106,7 +106,7 @@ func (s *Sketch) addIndex(i int32, c uint64) {
 			s.Counts[0] += c
 			return
 		}
-		nc := make([]uint64, len(s.Counts)+grow, cap(s.Counts)+grow)
+		nc := make([]uint64, len(s.Counts)+grow, len(s.Counts)+grow+16)
 		copy(nc[grow:], s.Counts)
 		s.Counts = nc
 		s.Offset = i

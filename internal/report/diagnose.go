@@ -1,0 +1,607 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Finding is one diagnosis: a stable id, the numbers that support it and what
+// to do next. Values repeats the key numbers for machines (the JSON record).
+type Finding struct {
+	ID       string             `json:"id"`
+	Title    string             `json:"title"`
+	Severity string             `json:"severity"` // "warning": results or service need attention; "info": how to read them
+	Evidence []string           `json:"evidence"`
+	Advice   string             `json:"advice"`
+	Values   map[string]float64 `json:"values,omitempty"`
+}
+
+// The thresholds of the rules. They are deliberately coarse: a rule speaks
+// only when the effect is large against sampling noise, so a healthy run stays
+// silent. README documents each one.
+const (
+	minSamples = 50 // calls behind any median a rule compares
+
+	queueTTFTRatio    = 1.5  // TTFT median up ×1.5 from the lowest to the highest stage…
+	queueTTFTMinDelta = 50.0 // …and by at least 50 ms…
+	queueTPSHolds     = 0.85 // …while tokens/s keeps ≥ 85 % of its low-load median
+	decodeTPSFall     = 0.75 // tokens/s median at ≤ 75 % of the low-load one
+	stageConcRatio    = 1.5  // stages compared must differ by ×1.5 in concurrency
+
+	kneeLatencyRise = 1.2 // latency up ≥ 20 % from one stage to the next…
+	kneeMargin      = 1.1 // …and by ×1.1 more than throughput did
+	kneeAdvice      = 0.8 // §3.3: run at 80 % of the soft capacity
+
+	networkShareMedian = 0.4  // half the calls spend ≥ 40 % of TTFT before the server could answer
+	connectShare       = 0.25 // or connection set-up is ≥ 25 % of all TTFT
+
+	nearZeroGapMS    = 1.0  // a gap under 1 ms is part of a burst
+	burstShareMin    = 0.4  // ≥ 40 % of gaps in bursts…
+	burstShareMax    = 0.98 // …but not all of them (then there is no rhythm to see)
+	longGapSpread    = 3.0  // the other gaps regular: P90/P10 ≤ 3
+	longGapMinMS     = 20.0 // and well apart from the bursts
+	minGapsForBuffer = 500
+
+	clientParseShare = 0.10 // §2.4: parsing > 10 % of E2E
+	eventLagP95MS    = 100.0
+	eventLagP50MS    = 20.0
+
+	cacheMinKnown = 30
+	cacheHitMax   = 0.05
+
+	holRatio    = 1.5
+	holMinDelta = 50.0
+	holBusy     = 0.5 // ≥ 0.5 long prefills in flight on average in the bucket
+	holQuiet    = 0.1 // "none in flight": under 0.1 on average
+	holMinSide  = 20
+
+	stallShare = 0.01
+	stallMin   = 3
+
+	lengthSpread      = 2.0 // E2E P90/P10 ≥ 2…
+	lengthCorrelation = 0.7 // …with rank correlation to output tokens ≥ 0.7…
+	lengthTPOTShare   = 0.5 // …and the TPOT spread less than half of it
+	lengthMinSamples  = 100
+
+	driftRatio       = 1.3 // early and late medians differ by ×1.3…
+	driftQuartile    = 1.1 // …and both quartiles moved the same way by ×1.1
+	driftMinDuration = 60  // seconds of steady load
+	driftMinBuckets  = 6
+	driftMinSide     = 30
+)
+
+// Diagnose applies every rule to a run. A healthy run gets none.
+func Diagnose(r *Run) []Finding {
+	if r == nil {
+		return nil
+	}
+	var out []Finding
+	for _, rule := range []func(*Run) []Finding{
+		ruleLoadShape, ruleKnee, ruleNetwork, ruleGatewayBuffering, ruleClientBound,
+		ruleCacheBusted, ruleHeadOfLine, ruleStalls, ruleLengthVariance, ruleDrift,
+	} {
+		out = append(out, rule(r)...)
+	}
+	return out
+}
+
+func q50(s *Sketch) float64 { return s.Quantile(0.5) }
+
+// decodeSpeed is the per-request tokens/s median, or 1000/TPOT when the
+// client did not report tokens/s.
+func decodeSpeed(g *Group) (float64, uint64) {
+	if s := g.S(MetricTokensPerSec); s.Count() >= minSamples {
+		return q50(s), s.Count()
+	}
+	if s := g.S(MetricTPOT); s.Count() >= minSamples && q50(s) > 0 {
+		return 1000 / q50(s), s.Count()
+	}
+	return nan(), 0
+}
+
+// ruleLoadShape tells queueing (TTFT up, tokens/s steady) from decode
+// saturation (tokens/s down) by comparing each category at its lowest and
+// highest load stage (§2.2, §2.3).
+func ruleLoadShape(r *Run) []Finding {
+	stages := r.Stages()
+	var queue, decode []string
+	vals := map[string]float64{}
+	for _, cat := range r.Categories() {
+		var usable []*Stage
+		for _, st := range stages {
+			if g := st.ByCategory[cat]; g != nil && g.S(MetricTTFT).Count() >= minSamples {
+				if _, n := decodeSpeed(g); n > 0 {
+					usable = append(usable, st)
+				}
+			}
+		}
+		if len(usable) < 2 {
+			continue
+		}
+		lo, hi := usable[0], usable[len(usable)-1]
+		if hi.Concurrency < stageConcRatio*lo.Concurrency {
+			continue
+		}
+		gl, gh := lo.ByCategory[cat], hi.ByCategory[cat]
+		tl, th := q50(gl.S(MetricTTFT)), q50(gh.S(MetricTTFT))
+		sl, _ := decodeSpeed(gl)
+		sh, _ := decodeSpeed(gh)
+		ttftRatio, tpsRatio := th/tl, sh/sl
+		line := fmt.Sprintf("%s: TTFT P50 %s at %s VUs → %s at %s VUs (×%.2f); tokens/s P50 %.1f → %.1f (×%.2f)",
+			cat, fmtMS(tl), fmtConc(lo.Concurrency), fmtMS(th), fmtConc(hi.Concurrency), ttftRatio, sl, sh, tpsRatio)
+		switch {
+		case tpsRatio <= decodeTPSFall:
+			decode = append(decode, line)
+			vals[cat+".tokens_per_sec_ratio"] = tpsRatio
+		case ttftRatio >= queueTTFTRatio && th-tl >= queueTTFTMinDelta && tpsRatio >= queueTPSHolds:
+			queue = append(queue, line)
+			vals[cat+".ttft_ratio"] = ttftRatio
+		}
+	}
+	var out []Finding
+	if len(queue) > 0 {
+		out = append(out, Finding{
+			ID: "queue_bound", Title: "Queue-bound: TTFT grows with load while decode speed holds", Severity: "warning",
+			Evidence: queue, Values: vals,
+			Advice: "Requests wait before the model starts on them (§2.2): the server has compute to spare but admits too " +
+				"few requests at once, or a rate limiter queues them. Raise the server's batch/concurrency limit or add " +
+				"replicas; on the client side keep concurrency below the knee and set a first-token timeout.",
+		})
+	}
+	if len(decode) > 0 {
+		out = append(out, Finding{
+			ID: "decode_saturated", Title: "Decode-saturated: tokens/s per request falls as load rises", Severity: "warning",
+			Evidence: decode, Values: vals,
+			Advice: "The accelerator is the bottleneck (§2.3): every extra stream slows the others. Scale out, use a " +
+				"smaller/quantised model or tune batch size; more concurrency will not raise throughput much.",
+		})
+	}
+	return out
+}
+
+// ruleKnee finds the concurrency beyond which latency rises faster than
+// throughput in a step load (§3.3) and advises running at 80 % of it.
+func ruleKnee(r *Run) []Finding {
+	var stages []*Stage
+	for _, st := range r.Stages() {
+		if st.All.S(MetricE2E).Count() >= minSamples || st.All.S(MetricTTFT).Count() >= minSamples {
+			stages = append(stages, st)
+		}
+	}
+	if len(stages) < 3 {
+		return nil
+	}
+	latency := func(st *Stage) float64 {
+		if s := st.All.S(MetricE2E); s.Count() >= minSamples {
+			return q50(s)
+		}
+		return q50(st.All.S(MetricTTFT))
+	}
+	useTokens := true
+	for _, st := range stages {
+		if st.All.OutputTokens == 0 {
+			useTokens = false
+		}
+	}
+	throughput := func(st *Stage) float64 {
+		if useTokens {
+			return st.OutputTokensPerSec
+		}
+		return st.RequestsPerSec
+	}
+	unit := map[bool]string{true: "output tokens/s", false: "requests/s"}[useTokens]
+	for i := 1; i < len(stages); i++ {
+		a, b := stages[i-1], stages[i]
+		gl := latency(b) / latency(a)
+		gt := throughput(b) / throughput(a)
+		if gl >= kneeLatencyRise && gl > gt*kneeMargin {
+			knee := a.Concurrency
+			return []Finding{{
+				ID: "knee", Title: fmt.Sprintf("Soft capacity (knee) at about %s concurrent requests", fmtConc(knee)),
+				Severity: "info",
+				Evidence: []string{
+					fmt.Sprintf("from %s to %s VUs latency P50 went %s → %s (×%.2f) while throughput went %.1f → %.1f %s (×%.2f)",
+						fmtConc(a.Concurrency), fmtConc(b.Concurrency), fmtMS(latency(a)), fmtMS(latency(b)), gl,
+						throughput(a), throughput(b), unit, gt),
+				},
+				Advice: fmt.Sprintf("Beyond ~%s concurrent requests the service queues instead of serving more (§3.3). "+
+					"Plan for at most 80%% of it: ~%s concurrent requests, and re-measure when the server or model changes.",
+					fmtConc(knee), fmtConc(math.Floor(kneeAdvice*knee))),
+				Values: map[string]float64{"knee": knee, "recommended": math.Floor(kneeAdvice * knee), "latency_ratio": gl, "throughput_ratio": gt},
+			}}
+		}
+	}
+	return nil
+}
+
+// ruleNetwork flags TTFT dominated by what happens before the server answers (§2.1).
+func ruleNetwork(r *Run) []Finding {
+	all := r.Category(AllCategories)
+	share := all.S(MetricNetworkShare)
+	if share.Count() < minSamples {
+		return nil
+	}
+	med := q50(share)
+	conn := ratio(all.ConnectSumMS, all.ConnectTTFTSumMS)
+	if !(med >= networkShareMedian || conn >= connectShare) {
+		return nil
+	}
+	reuse := ratio(float64(all.ReusedConns), float64(all.ReusedConns+all.NewConns))
+	advice := "Most of TTFT is spent on the way to the server (§2.1): run the load generator closer to the service " +
+		"(same region, no extra proxy) or check the gateway in between."
+	if conn >= connectShare {
+		advice = "Connection set-up (dial + TLS) is a large part of TTFT (§2.1): make sure connections are reused " +
+			"(keep-alive, a connection pool, HTTP/2) and that nothing closes them between calls."
+	}
+	return []Finding{{
+		ID: "network_heavy", Title: "Network-heavy: much of TTFT passes before the server answers", Severity: "warning",
+		Evidence: []string{
+			fmt.Sprintf("median share of TTFT before response headers / connection set-up: %s (P90 %s)", fmtPct(med), fmtPct(share.Quantile(0.9))),
+			fmt.Sprintf("connection set-up is %s of all TTFT; %s of calls reused a connection; connect P50 %s",
+				fmtPct(conn), fmtPct(reuse), fmtMS(q50(all.S(MetricConnect)))),
+		},
+		Advice: advice,
+		Values: map[string]float64{"network_share_p50": med, "connect_share": conn, "reuse_rate": reuse},
+	}}
+}
+
+// ruleGatewayBuffering looks for the pattern of §4.1: bursts of events with
+// almost no gap, separated by regular long pauses.
+func ruleGatewayBuffering(r *Run) []Finding {
+	gaps := r.Category(AllCategories).S(MetricGap)
+	if gaps.Count() < minGapsForBuffer {
+		return nil
+	}
+	nz := gaps.FractionBelow(nearZeroGapMS)
+	if nz < burstShareMin || nz > burstShareMax {
+		return nil
+	}
+	p10 := gaps.Quantile(nz + (1-nz)*0.1)
+	p50 := gaps.Quantile(nz + (1-nz)*0.5)
+	p90 := gaps.Quantile(nz + (1-nz)*0.9)
+	if p10 < longGapMinMS || p90/p10 > longGapSpread {
+		return nil
+	}
+	return []Finding{{
+		ID: "gateway_buffering", Title: "Gateway buffering: tokens arrive in bursts at a regular rhythm", Severity: "warning",
+		Evidence: []string{
+			fmt.Sprintf("%s of inter-token gaps are under %s (events delivered together)", fmtPct(nz), fmtMS(nearZeroGapMS)),
+			fmt.Sprintf("the other gaps are regular: P10 %s, P50 %s, P90 %s", fmtMS(p10), fmtMS(p50), fmtMS(p90)),
+		},
+		Advice: "Something between the model and the client collects the stream into blocks (§4.1): a proxy or API " +
+			"gateway with response buffering (nginx proxy_buffering, X-Accel-Buffering: no, compression on event " +
+			"streams). Compare with a direct connection; the users see the same stutter.",
+		Values: map[string]float64{"burst_share": nz, "long_gap_p50_ms": p50},
+	}}
+}
+
+// ruleClientBound warns when the load generator itself is the bottleneck (§2.4, §1.3).
+func ruleClientBound(r *Run) []Finding {
+	all := r.Category(AllCategories)
+	var ev []string
+	vals := map[string]float64{}
+	if all.S(MetricClientParse).Count() >= minSamples {
+		if sh := ratio(all.ParseSumMS, all.ParseE2ESumMS); sh >= clientParseShare {
+			ev = append(ev, fmt.Sprintf("the client spent %s of end-to-end time parsing the streams (limit %s)", fmtPct(sh), fmtPct(clientParseShare)))
+			vals["parse_share"] = sh
+		}
+	}
+	if lag := all.S(MetricEventLag); lag.Count() >= minSamples {
+		p50, p95 := q50(lag), lag.Quantile(0.95)
+		if p95 >= eventLagP95MS || p50 >= eventLagP50MS {
+			ev = append(ev, fmt.Sprintf("JavaScript event callbacks ran late: P50 %s, P95 %s after the bytes arrived", fmtMS(p50), fmtMS(p95)))
+			vals["event_lag_p95_ms"] = p95
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return []Finding{{
+		ID: "client_bound", Title: "Client-bound: the load generator is a bottleneck — do not trust these latencies", Severity: "warning",
+		Evidence: ev,
+		Advice: "Give the load generator more CPU or fewer VUs per instance (distribute the test), drop per-event " +
+			"callbacks and gap recording you do not need, and rerun (§1.3, §2.4).",
+		Values: vals,
+	}}
+}
+
+// ruleCacheBusted: prompts built to share a prefix never hit the cache (§3.2).
+func ruleCacheBusted(r *Run) []Finding {
+	var ev []string
+	var known, hits uint64
+	for _, cat := range r.Categories() {
+		g := r.Category(cat)
+		k := g.SharedHit + g.SharedMiss
+		if k == 0 {
+			continue
+		}
+		known += k
+		hits += g.SharedHit
+		ev = append(ev, fmt.Sprintf("%s: %d of %d shared-prefix calls hit the cache", cat, g.SharedHit, k))
+	}
+	if known < cacheMinKnown || float64(hits)/float64(known) >= cacheHitMax {
+		return nil
+	}
+	return []Finding{{
+		ID: "cache_busted", Title: "Cache busted: shared-prefix prompts do not hit the prefix cache", Severity: "warning",
+		Evidence: ev,
+		Advice: "Something makes the prefix differ between calls (§3.2): a timestamp, request id or random field early " +
+			"in the prompt, a different system prompt, or routing to replicas that do not share a cache. Also check " +
+			"that the server caches and reports it (vLLM --enable-prefix-caching and --enable-prompt-tokens-details, " +
+			"SGLang --enable-cache-report).",
+		Values: map[string]float64{"hit_rate": float64(hits) / float64(known)},
+	}}
+}
+
+// ruleHeadOfLine compares short-prompt TTFT in seconds with and without
+// long-prompt prefill in flight, within each concurrency class so that plain
+// load does not pass for blocking (§2.2).
+func ruleHeadOfLine(r *Run) []Finding {
+	tl := r.Timeline
+	type sides struct{ busy, quiet *Sketch }
+	byClass := map[int]*sides{}
+	for i := range tl.Buckets {
+		b := &tl.Buckets[i]
+		if b.ShortTTFT == nil {
+			continue
+		}
+		cl := concurrencyClass(b.VUsMax)
+		s := byClass[cl]
+		if s == nil {
+			s = &sides{NewSketch(CoarseAlpha), NewSketch(CoarseAlpha)}
+			byClass[cl] = s
+		}
+		switch inflight := b.LongPrefill / tl.Width.Seconds(); {
+		case inflight >= holBusy:
+			_ = s.busy.Merge(b.ShortTTFT)
+		case inflight < holQuiet:
+			_ = s.quiet.Merge(b.ShortTTFT)
+		}
+	}
+	var wsum, wratio float64
+	var ev []string
+	var classes []int
+	for cl := range byClass {
+		classes = append(classes, cl)
+	}
+	sort.Ints(classes)
+	for _, cl := range classes {
+		s := byClass[cl]
+		if s.busy.Count() < holMinSide || s.quiet.Count() < holMinSide {
+			continue
+		}
+		b, q := q50(s.busy), q50(s.quiet)
+		w := float64(min(s.busy.Count(), s.quiet.Count()))
+		if b-q >= holMinDelta {
+			wratio += w * b / q
+		} else {
+			wratio += w * math.Min(b/q, holRatio-0.01) // a small shift must not count as blocking
+		}
+		wsum += w
+		ev = append(ev, fmt.Sprintf("short-prompt TTFT P50 %s while long prompts were being prefilled vs %s when none were (n=%d/%d)",
+			fmtMS(b), fmtMS(q), s.busy.Count(), s.quiet.Count()))
+	}
+	if wsum == 0 || wratio/wsum < holRatio {
+		return nil
+	}
+	return []Finding{{
+		ID: "head_of_line", Title: "Long prompts block short ones", Severity: "warning",
+		Evidence: ev,
+		Advice: "Short requests wait behind the prefill of long ones in a shared queue (§2.2). Enable chunked prefill " +
+			"or a token budget per batch, route long-context traffic to its own replicas, or prioritise short requests.",
+		Values: map[string]float64{"ttft_ratio": wratio / wsum},
+	}}
+}
+
+// ruleStalls reports gaps long enough for a user to think the answer froze (§3.1).
+func ruleStalls(r *Run) []Finding {
+	all := r.Category(AllCategories)
+	if all.Requests == 0 || all.StalledRequests < stallMin || float64(all.StalledRequests)/float64(all.Requests) < stallShare {
+		return nil
+	}
+	var ev []string
+	for _, cat := range r.Categories() {
+		g := r.Category(cat)
+		if g.StalledRequests > 0 {
+			ev = append(ev, fmt.Sprintf("%s: %d of %d calls stalled (%d stalls), gap P99 %s, longest %s",
+				cat, g.StalledRequests, g.Requests, g.Stalls, fmtMS(g.S(MetricGap).Quantile(0.99)), fmtMS(g.S(MetricGap).Max)))
+		}
+	}
+	return []Finding{{
+		ID: "stalls", Title: "Streams stall mid-answer", Severity: "warning",
+		Evidence: ev,
+		Advice: "Pauses longer than the stall threshold feel like a frozen answer (§3.1). Look at the time series for " +
+			"when they happen: under load they point at scheduler preemption or KV-cache pressure; at random, at " +
+			"packet loss or a buffering hop. Gate them with a threshold on llm_stalls.",
+		Values: map[string]float64{"stalled_share": float64(all.StalledRequests) / float64(all.Requests)},
+	}}
+}
+
+// ruleLengthVariance: E2E varies because answers vary in length, not because
+// the service does (§4.1): compare per-token times instead.
+func ruleLengthVariance(r *Run) []Finding {
+	var ev []string
+	for _, cat := range r.Categories() {
+		var e2e, toks, tpot []float64
+		for _, s := range r.samples[cat] {
+			if s.E2E >= 0 && s.OutputTokens > 0 {
+				e2e = append(e2e, s.E2E)
+				toks = append(toks, float64(s.OutputTokens))
+				if s.TPOT >= 0 {
+					tpot = append(tpot, s.TPOT)
+				}
+			}
+		}
+		if len(e2e) < lengthMinSamples {
+			continue
+		}
+		es := spread(e2e)
+		if es < lengthSpread {
+			continue
+		}
+		rho := spearman(e2e, toks)
+		if rho < lengthCorrelation {
+			continue
+		}
+		ts := spread(tpot)
+		if len(tpot) >= lengthMinSamples && ts > 1+(es-1)*lengthTPOTShare {
+			continue // per-token time varies as much: length is not the whole story
+		}
+		ev = append(ev, fmt.Sprintf("%s: E2E P90/P10 = ×%.1f, rank correlation with output tokens %.2f; TPOT P90/P10 = ×%.1f",
+			cat, es, rho, ts))
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return []Finding{{
+		ID: "length_variance", Title: "E2E spread is explained by output length", Severity: "info",
+		Evidence: ev,
+		Advice: "Answers of different length take different time; that is not instability (§4.1). Compare TPOT or " +
+			"tokens/s across runs, or fix the output length (max_tokens with ignore_eos on the server) when E2E " +
+			"itself must be compared.",
+	}}
+}
+
+// spread is P90/P10 of a sample (NaN when too small or P10 is 0).
+func spread(v []float64) float64 {
+	if len(v) < 10 {
+		return nan()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	lo, hi := s[len(s)/10], s[len(s)*9/10]
+	if lo <= 0 {
+		return nan()
+	}
+	return hi / lo
+}
+
+// spearman is the rank correlation of two equally long samples.
+func spearman(a, b []float64) float64 {
+	ra, rb := ranks(a), ranks(b)
+	var ma, mb float64
+	for i := range ra {
+		ma += ra[i]
+		mb += rb[i]
+	}
+	n := float64(len(ra))
+	ma, mb = ma/n, mb/n
+	var cov, va, vb float64
+	for i := range ra {
+		cov += (ra[i] - ma) * (rb[i] - mb)
+		va += (ra[i] - ma) * (ra[i] - ma)
+		vb += (rb[i] - mb) * (rb[i] - mb)
+	}
+	if va == 0 || vb == 0 {
+		return 0
+	}
+	return cov / math.Sqrt(va*vb)
+}
+
+// ranks gives average ranks (ties share the mean rank).
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(i, j int) bool { return v[idx[i]] < v[idx[j]] })
+	out := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			out[idx[k]] = float64(i+j) / 2
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// ruleDrift compares the first and last third of every stretch of steady load
+// (§4.4): warm-up makes the start slower, drift the end.
+func ruleDrift(r *Run) []Finding {
+	tl := r.Timeline
+	var ev []string
+	vals := map[string]float64{}
+	for _, seg := range steadySegments(tl) {
+		n := seg[1] - seg[0]
+		third := n / 3
+		early := [2]int{seg[0], seg[0] + third}
+		late := [2]int{seg[1] - third, seg[1]}
+		when := fmt.Sprintf("at %d VUs, %s–%s into the run", tl.Buckets[seg[0]].VUsMax,
+			fmtSecs(r, seg[0]), fmtSecs(r, seg[1]))
+		for _, m := range []struct {
+			name   string
+			metric Metric
+			pick   func(*Bucket) *Sketch
+		}{
+			{"TTFT", MetricTTFT, func(b *Bucket) *Sketch { return b.TTFT }},
+			{"tokens/s", MetricTokensPerSec, func(b *Bucket) *Sketch { return b.TokensPerSec }},
+		} {
+			e, l := tl.window(early[0], early[1], m.pick), tl.window(late[0], late[1], m.pick)
+			if e.Count() < driftMinSide || l.Count() < driftMinSide {
+				continue
+			}
+			rm := q50(l) / q50(e)
+			r25 := l.Quantile(0.25) / e.Quantile(0.25)
+			r75 := l.Quantile(0.75) / e.Quantile(0.75)
+			up := rm >= driftRatio && r25 >= driftQuartile && r75 >= driftQuartile
+			down := rm <= 1/driftRatio && r25 <= 1/driftQuartile && r75 <= 1/driftQuartile
+			if !up && !down {
+				continue
+			}
+			ev = append(ev, fmt.Sprintf("%s: %s P50 %s in the first third vs %s in the last (×%.2f)",
+				when, m.name, fmtMetric(m.metric, q50(e)), fmtMetric(m.metric, q50(l)), rm))
+			vals[m.name+"_ratio"] = rm
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return []Finding{{
+		ID: "drift", Title: "Warm-up or drift: the same load behaves differently early and late", Severity: "warning",
+		Evidence: ev,
+		Advice: "Results from one stretch of steady load are not stable (§4.4). If the start is slower (cold cache, " +
+			"autoscaling, JIT), discard a warm-up window; if the end is slower (throttling, leaks, cache eviction), " +
+			"run longer (10–15 min) and look at the time series before trusting any percentile.",
+		Values: vals,
+	}}
+}
+
+func fmtSecs(r *Run, i int) string {
+	return fmt.Sprintf("%.0fs", r.Timeline.BucketStart(i).Sub(r.Timeline.Origin).Seconds())
+}
+
+// steadySegments returns [from, to) bucket ranges during which calls started
+// at one concurrency class, long enough to compare their thirds.
+func steadySegments(tl *Timeline) [][2]int {
+	var out [][2]int
+	start, class := -1, -1
+	flush := func(end int) {
+		if start >= 0 && end-start >= driftMinBuckets && time.Duration(end-start)*tl.Width >= driftMinDuration*time.Second {
+			out = append(out, [2]int{start, end})
+		}
+	}
+	last := -1 // last bucket with a call start
+	for i := range tl.Buckets {
+		b := &tl.Buckets[i]
+		if b.Requests == 0 {
+			continue // long calls leave empty seconds; they do not end a stretch
+		}
+		lo, hi := concurrencyClass(b.VUsMin), concurrencyClass(b.VUsMax)
+		if lo != hi || hi != class {
+			flush(last + 1)
+			start, class = -1, -1
+			if lo == hi {
+				start, class = i, hi
+			}
+		}
+		last = i
+	}
+	flush(last + 1)
+	return out
+}

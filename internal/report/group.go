@@ -1,0 +1,247 @@
+package report
+
+import "maps"
+
+// Metric names one distribution kept per group. The names are the JSON keys of
+// the run record and the metric argument of Record.P95, so they are stable.
+type Metric int
+
+// The distributions kept for every (category, model, stage). Durations are in
+// milliseconds; tokens_per_sec in tokens/s; network_share is a fraction.
+const (
+	MetricTTFB Metric = iota
+	MetricTTFT
+	MetricTTFTAnswer
+	MetricE2E
+	MetricGap
+	MetricTPOT
+	MetricTokensPerSec
+	MetricClientParse
+	MetricConnect
+	MetricEventLag
+	MetricNetworkShare
+	MetricTTFTCacheHit
+	MetricTTFTCacheMiss
+	numMetrics
+)
+
+var metricNames = [numMetrics]string{ //nolint:gochecknoglobals // read-only table
+	"ttfb", "ttft", "ttft_answer", "e2e", "gap", "tpot", "tokens_per_sec",
+	"client_parse", "connect", "event_lag", "network_share", "ttft_cache_hit", "ttft_cache_miss",
+}
+
+func (m Metric) String() string { return metricNames[m] }
+
+// MetricByName resolves a record/metric name; ok is false for unknown names.
+func MetricByName(name string) (Metric, bool) {
+	for i, n := range metricNames {
+		if n == name {
+			return Metric(i), true
+		}
+	}
+	return 0, false
+}
+
+// isDuration says whether the metric is a time (ms), for formatting.
+func (m Metric) isDuration() bool { return m != MetricTokensPerSec && m != MetricNetworkShare }
+
+// Group holds the statistics of one (category, model, stage level), or a merge of several.
+type Group struct {
+	Requests, Failures uint64
+	Errors             map[string]uint64
+	Sketches           [numMetrics]*Sketch
+
+	CacheHit, CacheMiss, CacheUnknown        uint64
+	SharedPrefix, SharedHit, SharedMiss      uint64
+	Stalls, StalledRequests                  uint64
+	PromptTokens, OutputTokens, CachedTokens int64
+	// Sums over OK calls where both parse time and E2E were measured: the client's share.
+	ParseSumMS, ParseE2ESumMS float64
+	// Sums over OK calls with a TTFT: how much of it was connection set-up.
+	ConnectSumMS, ConnectTTFTSumMS float64
+	NewConns, ReusedConns           uint64
+}
+
+func newGroup() *Group {
+	g := &Group{Errors: map[string]uint64{}}
+	for i := range g.Sketches {
+		g.Sketches[i] = NewSketch(FineAlpha)
+	}
+	return g
+}
+
+// S returns the sketch of metric m.
+func (g *Group) S(m Metric) *Sketch { return g.Sketches[m] }
+
+func (g *Group) clone() *Group {
+	c := *g
+	c.Errors = maps.Clone(g.Errors)
+	for i, s := range g.Sketches {
+		c.Sketches[i] = s.Clone()
+	}
+	return &c
+}
+
+// merge adds o into g (same accuracy everywhere, so it cannot fail).
+func (g *Group) merge(o *Group) {
+	g.Requests += o.Requests
+	g.Failures += o.Failures
+	for k, v := range o.Errors {
+		g.Errors[k] += v
+	}
+	for i, s := range o.Sketches {
+		_ = g.Sketches[i].Merge(s)
+	}
+	g.CacheHit += o.CacheHit
+	g.CacheMiss += o.CacheMiss
+	g.CacheUnknown += o.CacheUnknown
+	g.SharedPrefix += o.SharedPrefix
+	g.SharedHit += o.SharedHit
+	g.SharedMiss += o.SharedMiss
+	g.Stalls += o.Stalls
+	g.StalledRequests += o.StalledRequests
+	g.PromptTokens += o.PromptTokens
+	g.OutputTokens += o.OutputTokens
+	g.CachedTokens += o.CachedTokens
+	g.ParseSumMS += o.ParseSumMS
+	g.ParseE2ESumMS += o.ParseE2ESumMS
+	g.ConnectSumMS += o.ConnectSumMS
+	g.ConnectTTFTSumMS += o.ConnectTTFTSumMS
+	g.NewConns += o.NewConns
+	g.ReusedConns += o.ReusedConns
+}
+
+// FailureRate is failures / requests (NaN without requests).
+func (g *Group) FailureRate() float64 { return ratio(float64(g.Failures), float64(g.Requests)) }
+
+// CacheHitRate is hits among calls whose cache state is known (NaN when none is).
+func (g *Group) CacheHitRate() float64 {
+	return ratio(float64(g.CacheHit), float64(g.CacheHit+g.CacheMiss))
+}
+
+// add records one observation; gapFine is a pre-built sketch of its gaps (may be nil).
+func (g *Group) add(o *Observation, gapFine *Sketch) {
+	g.Requests++
+	if !o.OK {
+		g.Failures++
+		et := o.ErrorType
+		if et == "" {
+			et = "unknown"
+		}
+		g.Errors[et]++
+	}
+	switch o.Cache {
+	case "hit":
+		g.CacheHit++
+	case "miss":
+		g.CacheMiss++
+	default:
+		g.CacheUnknown++
+	}
+	if o.SharedPrefix {
+		g.SharedPrefix++
+		switch o.Cache {
+		case "hit":
+			g.SharedHit++
+		case "miss":
+			g.SharedMiss++
+		}
+	}
+	g.PromptTokens += o.PromptTokens
+	g.OutputTokens += o.OutputTokens
+	g.CachedTokens += o.CachedTokens
+	if o.Stalls > 0 {
+		g.Stalls += uint64(o.Stalls)
+		g.StalledRequests++
+	}
+	if v, ok := ms(o.TTFB); ok {
+		g.Sketches[MetricTTFB].Add(v)
+	}
+	if o.Connect > 0 {
+		g.NewConns++
+		v, _ := ms(o.Connect)
+		g.Sketches[MetricConnect].Add(v)
+	} else if o.Connect == 0 {
+		g.ReusedConns++
+	}
+	if !o.OK {
+		return // partial timings of failed calls would bias every latency figure
+	}
+	ttft, hasTTFT := ms(o.TTFT)
+	if hasTTFT {
+		g.Sketches[MetricTTFT].Add(ttft)
+		switch o.Cache {
+		case "hit":
+			g.Sketches[MetricTTFTCacheHit].Add(ttft)
+		case "miss":
+			g.Sketches[MetricTTFTCacheMiss].Add(ttft)
+		}
+		if c, ok := ms(o.Connect); ok {
+			g.ConnectSumMS += c
+			g.ConnectTTFTSumMS += ttft
+		}
+		if ttft > 0 {
+			g.Sketches[MetricNetworkShare].Add(networkShare(o, ttft))
+		}
+	}
+	if v, ok := ms(o.TTFTAnswer); ok {
+		g.Sketches[MetricTTFTAnswer].Add(v)
+	}
+	e2e, hasE2E := ms(o.E2E)
+	if hasE2E {
+		g.Sketches[MetricE2E].Add(e2e)
+	}
+	if v, ok := ms(o.TPOT); ok {
+		g.Sketches[MetricTPOT].Add(v)
+	}
+	if o.TokensPerSec > 0 {
+		g.Sketches[MetricTokensPerSec].Add(o.TokensPerSec)
+	}
+	if p, ok := ms(o.ClientParse); ok {
+		g.Sketches[MetricClientParse].Add(p)
+		if hasE2E && e2e > 0 {
+			g.ParseSumMS += p
+			g.ParseE2ESumMS += e2e
+		}
+	}
+	if o.EventLag > 0 {
+		v, _ := ms(o.EventLag)
+		g.Sketches[MetricEventLag].Add(v)
+	}
+	switch {
+	case gapFine != nil:
+		_ = g.Sketches[MetricGap].Merge(gapFine)
+	case len(o.Gaps) > 0:
+		for _, d := range o.Gaps {
+			if v, ok := ms(d); ok {
+				g.Sketches[MetricGap].Add(v)
+			}
+		}
+	case o.GapMean > 0:
+		// Without the gaps themselves the mean is the best summary of this call's rhythm.
+		v, _ := ms(o.GapMean)
+		g.Sketches[MetricGap].Add(v)
+	}
+}
+
+// networkShare is the part of TTFT spent before the server could answer: the
+// time to response headers when they came before the first token (a server
+// that sends headers with the first token tells us nothing), else the
+// connection set-up.
+func networkShare(o *Observation, ttftMS float64) float64 {
+	net := 0.0
+	if c, ok := ms(o.Connect); ok {
+		net = c
+	}
+	if b, ok := ms(o.TTFB); ok && b < 0.9*ttftMS && b > net {
+		net = b
+	}
+	return min(1, net/ttftMS)
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return nan()
+	}
+	return a / b
+}

@@ -1,0 +1,78 @@
+// Package report turns the calls of a k6 run into "where the time went": bounded,
+// mergeable statistics per category, model and load stage, a diagnosis, a
+// comparison with a stored baseline, and text / HTML / JSON renderings.
+//
+// Nothing here imports k6: the module feeds one Observation per finished call to
+// a Collector and renders a Snapshot in handleSummary.
+package report
+
+import (
+	"strings"
+	"time"
+)
+
+// Observation is one finished call, as the k6 module sees it. Durations < 0
+// mean "not measured".
+type Observation struct {
+	Start, End                               time.Time
+	Category, Model, Name, Scenario, Route   string // Category from the call's tags ("" = "default")
+	OK                                       bool
+	ErrorType                                string // "" when OK; else one of DESIGN.md's error types
+	TTFB, TTFT, TTFTAnswer, E2E, TPOT        time.Duration
+	ClientParse                              time.Duration
+	Connect                                  time.Duration   // dial+TLS time spent by this call (0 when the connection was reused)
+	Gaps                                     []time.Duration // inter-token gaps (may be nil when not kept)
+	GapMean                                  time.Duration
+	TokensPerSec                             float64 // per-request decode speed, 0 = not measured
+	PromptTokens, OutputTokens, CachedTokens int64
+	Cache                                    string // "hit", "miss", "unknown"
+	Stalls                                   int
+	Active                                   int  // streams in flight in this process when the call started (concurrency)
+	VUs                                      int  // active VUs when the call started (for stages)
+	SharedPrefix                             bool // the prompt came from a shared-prefix dataset set (for cache_busted)
+	EventLag                                 time.Duration // delay between an event's arrival and its JS callback (0 when no callback)
+}
+
+// DefaultCategory names calls that carry no category tag.
+const DefaultCategory = "default"
+
+// AllCategories is the row that aggregates every category.
+const AllCategories = "all"
+
+func (o *Observation) category() string {
+	if o.Category == "" {
+		return DefaultCategory
+	}
+	return o.Category
+}
+
+// concurrency is what defines a load stage: the VU count k6 reports, or the
+// streams in flight when the executor does not tie VUs to concurrency.
+func (o *Observation) concurrency() int {
+	if o.VUs > 0 {
+		return o.VUs
+	}
+	return o.Active
+}
+
+// promptClass says whether the call had a long (≥ long) or short (≤ short)
+// prompt, for the head-of-line rule. Token counts decide when known; otherwise
+// the dataset category name does ("long_context" is long, "long_output" is not).
+func (o *Observation) promptClass(short, long int64) (isShort, isLong bool) {
+	if o.PromptTokens > 0 {
+		return o.PromptTokens <= short, o.PromptTokens >= long
+	}
+	c := strings.ToLower(o.Category)
+	isLong = strings.Contains(c, "long") && !strings.Contains(c, "output")
+	isShort = strings.Contains(c, "short")
+	return isShort, isLong
+}
+
+// ms converts a measured duration to the milliseconds the sketches keep;
+// ok is false for "not measured".
+func ms(d time.Duration) (float64, bool) {
+	if d < 0 {
+		return 0, false
+	}
+	return float64(d) / float64(time.Millisecond), true
+}

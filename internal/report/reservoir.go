@@ -1,0 +1,65 @@
+package report
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+)
+
+// Sample is one successful call kept for the bootstrap and for correlations
+// (E2E against output length). Times are ms; -1 means "not measured".
+type Sample struct {
+	TTFT, E2E, TPOT float64
+	OutputTokens    int64
+}
+
+// reservoir keeps a uniform random sample of bounded size of everything it is
+// offered (Vitter's algorithm R), so the baseline comparison can resample
+// real values while memory stays fixed however long the run is.
+type reservoir struct {
+	Seen  uint64
+	Items []Sample
+	size  int
+	rng   *rand.Rand
+}
+
+func newReservoir(size int, seed uint64, name string) *reservoir {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	return &reservoir{size: size, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}
+}
+
+func (r *reservoir) offer(s Sample) {
+	r.Seen++
+	if len(r.Items) < r.size {
+		r.Items = append(r.Items, s)
+		return
+	}
+	if j := r.rng.Uint64N(r.Seen); j < uint64(r.size) {
+		r.Items[j] = s
+	}
+}
+
+// values extracts one metric, leaving out calls where it was not measured.
+func samplesOf(items []Sample, m Metric) []float64 {
+	out := make([]float64, 0, len(items))
+	for _, s := range items {
+		var v float64
+		switch m {
+		case MetricTTFT:
+			v = s.TTFT
+		case MetricE2E:
+			v = s.E2E
+		case MetricTPOT:
+			v = s.TPOT
+		default:
+			return nil
+		}
+		if v >= 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// reservoirMetrics are the metrics a record keeps raw samples of.
+var reservoirMetrics = []Metric{MetricTTFT, MetricE2E, MetricTPOT} //nolint:gochecknoglobals // read-only table

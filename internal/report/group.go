@@ -59,7 +59,7 @@ type Group struct {
 	ParseSumMS, ParseE2ESumMS float64
 	// Sums over OK calls with a TTFT: how much of it was connection set-up.
 	ConnectSumMS, ConnectTTFTSumMS float64
-	NewConns, ReusedConns           uint64
+	NewConns, ReusedConns          uint64
 }
 
 func newGroup() *Group {

@@ -27,9 +27,9 @@ type Observation struct {
 	PromptTokens, OutputTokens, CachedTokens int64
 	Cache                                    string // "hit", "miss", "unknown"
 	Stalls                                   int
-	Active                                   int  // streams in flight in this process when the call started (concurrency)
-	VUs                                      int  // active VUs when the call started (for stages)
-	SharedPrefix                             bool // the prompt came from a shared-prefix dataset set (for cache_busted)
+	Active                                   int           // streams in flight in this process when the call started (concurrency)
+	VUs                                      int           // active VUs when the call started (for stages)
+	SharedPrefix                             bool          // the prompt came from a shared-prefix dataset set (for cache_busted)
 	EventLag                                 time.Duration // delay between an event's arrival and its JS callback (0 when no callback)
 }
 

@@ -30,7 +30,7 @@ type levelInfo struct {
 	First, Last time.Time
 	// Steady time: spans of call starts no more than spanGap apart, summed.
 	spanStart, lastStart time.Time
-	closedDur                    time.Duration
+	closedDur            time.Duration
 }
 
 // spanGap separates two visits of one class (a wave coming back to it).
@@ -71,13 +71,12 @@ type Stage struct {
 	Active      float64 // mean streams in flight in this process at call start
 	Calls       uint64
 	Steady      time.Duration // time during which calls kept starting in this stage
-	First, Last time.Time // first and last call start
-	All         *Group    // every category and model merged
+	First, Last time.Time     // first and last call start
+	All         *Group        // every category and model merged
 	ByCategory  map[string]*Group
 	// Throughput is completed calls (and output tokens) per second of stage time.
 	RequestsPerSec, OutputTokensPerSec float64
 }
-
 
 // Stages returns the steady stages, lowest concurrency first.
 func (r *Run) Stages() []*Stage {

@@ -53,13 +53,16 @@ func (l *llamaCpp) Decode(ev Event, d *Delta) error {
 		if n := nonNegInt(root, "tokens_predicted"); n > l.predicted {
 			l.predicted = n
 		}
+		prompt := nonNegInt(root, "tokens_evaluated")
 		d.Usage = &Usage{
-			PromptTokens:     nonNegInt(root, "tokens_evaluated"),
+			PromptTokens:     prompt,
 			CompletionTokens: l.predicted,
-			CachedTokens:     nonNegInt(root, "tokens_cached"),
+			// timings.cache_n is the prompt tokens reused from the KV cache;
+			// tokens_cached is n_past, which also counts generated tokens.
+			CachedTokens: nonNegInt(root, "timings.cache_n"),
 		}
-		if d.Usage.CachedTokens == 0 {
-			d.Usage.CachedTokens = nonNegInt(root, "timings.cache_n")
+		if prompt > 0 && l.predicted > 0 {
+			d.Usage.TotalTokens = prompt + l.predicted
 		}
 		d.UsageCumulative = true
 	}

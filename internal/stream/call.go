@@ -77,6 +77,7 @@ type Call struct {
 	finish    string
 	terminal  bool
 	sawDone   bool
+	cleanEnd  bool
 	err       *Error
 	reader    *timedReader
 	timings   map[string]float64
@@ -126,10 +127,16 @@ func (c *Call) Consume(body io.Reader) error {
 			c.end = time.Now()
 		}
 	}()
+	var err error
 	if c.cfg.Spec.Framing == protocol.FramingNDJSON {
-		return c.consumeNDJSON()
+		err = c.consumeNDJSON()
+	} else {
+		err = c.consumeSSE()
 	}
-	return c.consumeSSE()
+	// A clean end: the body reached EOF (or [DONE]) with no read error. For
+	// Spec.CompleteAtEOF protocols that is what completes the call.
+	c.cleanEnd = err == nil
+	return err
 }
 
 func (c *Call) consumeSSE() error {

@@ -50,6 +50,9 @@ func (c *Call) Finish() *Result {
 	if c.end.IsZero() {
 		c.end = time.Now()
 	}
+	if c.cfg.Spec.CompleteAtEOF && c.cleanEnd {
+		c.terminal = true // raw event streams have no terminal event: a clean end completes them
+	}
 	if c.err == nil && !c.terminal {
 		if c.sawDone {
 			c.Fail(ErrTruncated, "stream ended with [DONE] but no finish reason")

@@ -1,0 +1,182 @@
+package report
+
+import (
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+)
+
+// Comparison is this run against a stored baseline, per category, metric and
+// percentile (§4.4: change one variable at a time against a fixed baseline).
+type Comparison struct {
+	BaselineStart time.Time       `json:"baseline_start"`
+	BaselineMeta  map[string]any  `json:"baseline_meta,omitempty"`
+	Confidence    float64         `json:"confidence"`
+	Resamples     int             `json:"resamples"`
+	Rows          []ComparisonRow `json:"rows"`
+}
+
+// ComparisonRow is one figure compared. Times in ms; a positive delta is slower.
+type ComparisonRow struct {
+	Category string  `json:"category"`
+	Metric   string  `json:"metric"`
+	Stat     string  `json:"stat"` // "p50", "p95", "p99"
+	Baseline float64 `json:"baseline"`
+	Current  float64 `json:"current"`
+	Delta    float64 `json:"delta"`
+	DeltaPct float64 `json:"delta_pct"`
+	HasCI    bool    `json:"has_ci"`
+	CILow    float64 `json:"ci_low"`
+	CIHigh   float64 `json:"ci_high"`
+	Verdict  string  `json:"verdict"` // VerdictBetter, VerdictWorse, VerdictSame
+}
+
+// The verdicts of a comparison row.
+const (
+	VerdictBetter = "better"
+	VerdictWorse  = "worse"
+	VerdictSame   = "no significant change"
+)
+
+const (
+	bootstrapResamples = 1000
+	bootstrapLevel     = 0.95
+	// minEffect: a change smaller than 5 % is "no significant change" even
+	// when the interval excludes zero — it is not worth acting on.
+	minEffect = 0.05
+	// minCompareSamples: fewer calls on either side make the interval meaningless.
+	minCompareSamples = 30
+)
+
+var compareStats = []struct { //nolint:gochecknoglobals // read-only table
+	name string
+	q    float64
+}{{"p50", 0.5}, {"p95", 0.95}, {"p99", 0.99}}
+
+// Compare sets the run against a baseline record: for every category both
+// have, P50/P95/P99 of TTFT, E2E and TPOT with a bootstrap confidence interval
+// of the difference. The bootstrap is seeded, so the same inputs give the
+// same intervals. Without samples on either side the row has no interval and
+// its verdict is "no significant change".
+func Compare(r *Run, base *Record) *Comparison {
+	if r == nil || base == nil {
+		return nil
+	}
+	c := &Comparison{BaselineStart: base.Start, BaselineMeta: base.Meta, Confidence: bootstrapLevel, Resamples: bootstrapResamples}
+	for _, cat := range r.Categories() {
+		br := base.Categories[cat]
+		if br == nil {
+			continue
+		}
+		g := r.Category(cat)
+		for _, m := range reservoirMetrics {
+			cur := samplesOf(r.samples[cat], m)
+			old := br.Samples[m.String()]
+			mr := br.Metrics[m.String()]
+			if mr == nil || g.S(m).Count() == 0 {
+				continue
+			}
+			withCI := len(cur) >= minCompareSamples && len(old) >= minCompareSamples
+			var ci [][2]float64
+			var curQ, oldQ []float64
+			if withCI {
+				ci, curQ, oldQ = bootstrapDiff(cur, old, r.opt.Seed, cat+"/"+m.String())
+			}
+			for i, st := range compareStats {
+				row := ComparisonRow{Category: cat, Metric: m.String(), Stat: st.name, Verdict: VerdictSame}
+				if withCI {
+					row.Current, row.Baseline = curQ[i], oldQ[i]
+					row.HasCI, row.CILow, row.CIHigh = true, ci[i][0], ci[i][1]
+				} else {
+					row.Current = g.S(m).Quantile(st.q)
+					row.Baseline = map[string]float64{"p50": mr.P50, "p95": mr.P95, "p99": mr.P99}[st.name]
+				}
+				row.Delta = row.Current - row.Baseline
+				row.DeltaPct = finiteOr0(row.Delta / row.Baseline)
+				if row.HasCI && math.Abs(row.DeltaPct) >= minEffect {
+					switch {
+					case row.CILow > 0:
+						row.Verdict = VerdictWorse
+					case row.CIHigh < 0:
+						row.Verdict = VerdictBetter
+					}
+				}
+				c.Rows = append(c.Rows, row)
+			}
+		}
+	}
+	return c
+}
+
+// bootstrapDiff resamples both samples with replacement and returns, for each
+// compared percentile, the percentile interval of (current − baseline) and the
+// point estimates. Resampling is done by counting how often each sorted value
+// is drawn, so no resample is ever sorted: 1000 resamples of 2000 values take
+// a few milliseconds.
+func bootstrapDiff(cur, old []float64, seed uint64, name string) (ci [][2]float64, curQ, oldQ []float64) {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
+	a := append([]float64(nil), cur...)
+	b := append([]float64(nil), old...)
+	sort.Float64s(a)
+	sort.Float64s(b)
+	curQ, oldQ = sortedQuantiles(a), sortedQuantiles(b)
+	k := len(compareStats)
+	diffs := make([][]float64, k)
+	for i := range diffs {
+		diffs[i] = make([]float64, 0, bootstrapResamples)
+	}
+	ca, cb := make([]int32, len(a)), make([]int32, len(b))
+	qa, qb := make([]float64, k), make([]float64, k)
+	for range bootstrapResamples {
+		resampleQuantiles(a, ca, rng, qa)
+		resampleQuantiles(b, cb, rng, qb)
+		for i := range k {
+			diffs[i] = append(diffs[i], qa[i]-qb[i])
+		}
+	}
+	lo, hi := (1-bootstrapLevel)/2, 1-(1-bootstrapLevel)/2
+	ci = make([][2]float64, k)
+	for i := range k {
+		sort.Float64s(diffs[i])
+		ci[i] = [2]float64{diffs[i][int(lo*float64(len(diffs[i])-1))], diffs[i][int(math.Ceil(hi*float64(len(diffs[i])-1)))]}
+	}
+	return ci, curQ, oldQ
+}
+
+func sortedQuantiles(sorted []float64) []float64 {
+	out := make([]float64, len(compareStats))
+	for i, st := range compareStats {
+		out[i] = sorted[int(st.q*float64(len(sorted)-1))]
+	}
+	return out
+}
+
+// resampleQuantiles draws len(sorted) values with replacement and writes the
+// compared percentiles of the draw into out.
+func resampleQuantiles(sorted []float64, counts []int32, rng *rand.Rand, out []float64) {
+	n := len(sorted)
+	clear(counts)
+	for range n {
+		counts[rng.IntN(n)]++
+	}
+	k := 0
+	rank := int(compareStats[0].q * float64(n-1))
+	seen := 0
+	for j, c := range counts {
+		seen += int(c)
+		for k < len(compareStats) && seen > rank {
+			out[k] = sorted[j]
+			k++
+			if k < len(compareStats) {
+				rank = int(compareStats[k].q * float64(n-1))
+			}
+		}
+		if k == len(compareStats) {
+			return
+		}
+	}
+}

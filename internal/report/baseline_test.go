@@ -1,0 +1,145 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func recordOf(t *testing.T, s synth) *Record {
+	t.Helper()
+	r := s.collect()
+	b, err := MarshalRecord(r, Diagnose(r), nil, map[string]any{"k6": "v1.8.1", "seed": 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := LoadBaseline(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func verdicts(c *Comparison, metric, stat string) map[string]string {
+	out := map[string]string{}
+	for _, row := range c.Rows {
+		if row.Metric == metric && row.Stat == stat {
+			out[row.Category] = row.Verdict
+		}
+	}
+	return out
+}
+
+func TestCompareSameServiceIsNoChange(t *testing.T) {
+	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 120}}})
+	cur := synth{seed: 2, stages: []synthStage{{16, 120}}}.collect() // same service, other noise
+	c := Compare(cur, base)
+	if len(c.Rows) == 0 {
+		t.Fatal("no rows")
+	}
+	for _, row := range c.Rows {
+		if row.Verdict != VerdictSame {
+			t.Errorf("%s %s %s: %s (Δ %.1f%%, CI [%.1f, %.1f])", row.Category, row.Metric, row.Stat, row.Verdict,
+				100*row.DeltaPct, row.CILow, row.CIHigh)
+		}
+		if !row.HasCI {
+			t.Errorf("%s %s: no confidence interval despite samples", row.Category, row.Metric)
+		}
+	}
+}
+
+func TestCompareDetectsRegressionAndImprovement(t *testing.T) {
+	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 120}}})
+	slower := synth{seed: 2, stages: []synthStage{{16, 120}}, queueMS: func(int) float64 { return 300 }}.collect()
+	for cat, v := range verdicts(Compare(slower, base), "ttft", "p50") {
+		if v != VerdictWorse {
+			t.Errorf("%s: TTFT +300 ms judged %q", cat, v)
+		}
+	}
+	faster := synth{seed: 3, stages: []synthStage{{16, 120}}, tpsAt: func(int) float64 { return 80 }}.collect()
+	for cat, v := range verdicts(Compare(faster, base), "tpot", "p50") {
+		if v != VerdictBetter {
+			t.Errorf("%s: decode 50→80 tok/s judged %q for TPOT", cat, v)
+		}
+	}
+}
+
+func TestBootstrapIsDeterministic(t *testing.T) {
+	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 60}}})
+	cur := synth{seed: 2, stages: []synthStage{{16, 60}}}.collect()
+	a, b := Compare(cur, base), Compare(cur, base)
+	for i := range a.Rows {
+		if a.Rows[i] != b.Rows[i] {
+			t.Fatalf("row %d differs between two comparisons: %+v vs %+v", i, a.Rows[i], b.Rows[i])
+		}
+	}
+}
+
+func TestRecordP95(t *testing.T) {
+	rec := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 60}}})
+	p, ok := rec.P95("short", "ttft")
+	if !ok || p < 100*time.Millisecond || p > 2*time.Second {
+		t.Fatalf("short TTFT P95 = %v, %v", p, ok)
+	}
+	all, ok := rec.P95(AllCategories, "ttft")
+	if !ok || all < p {
+		t.Fatalf("all TTFT P95 %v should be at least the short one %v", all, p)
+	}
+	for _, bad := range [][2]string{{"nope", "ttft"}, {"short", "nope"}, {"short", "tokens_per_sec"}} {
+		if _, ok := rec.P95(bad[0], bad[1]); ok {
+			t.Errorf("P95(%q, %q) should be unknown", bad[0], bad[1])
+		}
+	}
+	var nilRec *Record
+	if _, ok := nilRec.P95("short", "ttft"); ok {
+		t.Error("nil record must have no P95")
+	}
+}
+
+func TestLoadBaselineRejectsBadInput(t *testing.T) {
+	good, err := MarshalRecord(synth{seed: 1, stages: []synthStage{{8, 30}}}.collect(), nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"empty":       nil,
+		"not json":    []byte("hello"),
+		"truncated":   good[:len(good)/2],
+		"no format":   []byte(`{"categories":{}}`),
+		"future":      []byte(`{"format":2,"categories":{"all":{}}}`),
+		"no category": []byte(`{"format":1,"categories":{}}`),
+		"null cat":    []byte(`{"format":1,"categories":{"a":null}}`),
+		"bad sketch":  bytes.Replace(good, []byte(`"alpha": 0.01`), []byte(`"alpha": 7`), 1),
+		"bad counts":  bytes.Replace(good, []byte(`"n": `), []byte(`"n": 9`), 1),
+		"wrong type":  []byte(`{"format":1,"categories":{"a":{"requests":"x"}}}`),
+		"neg sample":  []byte(`{"format":1,"categories":{"a":{"samples":{"ttft":[-3]}}}}`),
+	} {
+		if _, err := LoadBaseline(data); err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if !strings.HasPrefix(err.Error(), "report: ") {
+			t.Errorf("%s: unclear error %q", name, err)
+		}
+	}
+}
+
+func TestEmptyRunRecordsAndCompares(t *testing.T) {
+	r := NewCollector(Options{}).Snapshot()
+	b, err := MarshalRecord(r, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := LoadBaseline(b)
+	if err != nil {
+		t.Fatalf("the record of an empty run must load: %v", err)
+	}
+	if _, ok := rec.P95(AllCategories, "ttft"); ok {
+		t.Fatal("an empty run has no P95")
+	}
+	if c := Compare(r, rec); c == nil || len(c.Rows) != 0 {
+		t.Fatalf("an empty run compares nothing: %+v", c)
+	}
+	if _, err := MarshalRecord(nil, nil, nil, nil); err == nil {
+		t.Fatal("a nil run must be an error")
+	}
+}

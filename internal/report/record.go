@@ -1,0 +1,199 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// RecordFormat is the version of the run-record layout. A reader refuses
+// other versions rather than misread them.
+const RecordFormat = 1
+
+// Record is the JSON run record: what a later run loads as its baseline.
+type Record struct {
+	Format     int                        `json:"format"`
+	Meta       map[string]any             `json:"meta,omitempty"` // k6/module versions, options, seed, dataset fingerprint… as given
+	Start      time.Time                  `json:"start"`
+	End        time.Time                  `json:"end"`
+	Categories map[string]*CategoryRecord `json:"categories"` // every category and "all"
+	Stages     []StageRecord              `json:"stages,omitempty"`
+	Findings   []Finding                  `json:"findings"`
+	Comparison *Comparison                `json:"comparison,omitempty"`
+}
+
+// CategoryRecord summarises one category.
+type CategoryRecord struct {
+	Requests     uint64                   `json:"requests"`
+	Failures     uint64                   `json:"failures"`
+	Errors       map[string]uint64        `json:"errors,omitempty"`
+	CacheHitRate *float64                 `json:"cache_hit_rate,omitempty"`
+	Stalls       uint64                   `json:"stalls"`
+	OutputTokens int64                    `json:"output_tokens"`
+	Metrics      map[string]*MetricRecord `json:"metrics"`
+	// Samples is a uniform random sample of successful calls (reservoir), per
+	// metric name ("ttft", "e2e", "tpot"), in ms: the bootstrap resamples it.
+	Samples     map[string][]float64 `json:"samples,omitempty"`
+	SamplesSeen uint64               `json:"samples_seen,omitempty"`
+}
+
+// MetricRecord is one distribution: headline figures plus the full sketch.
+type MetricRecord struct {
+	Count  uint64  `json:"count"`
+	Mean   float64 `json:"mean"`
+	P50    float64 `json:"p50"`
+	P95    float64 `json:"p95"`
+	P99    float64 `json:"p99"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	Sketch *Sketch `json:"sketch"`
+}
+
+// StageRecord is one load stage of the run.
+type StageRecord struct {
+	Concurrency        float64 `json:"concurrency"`
+	Calls              uint64  `json:"calls"`
+	SteadySeconds      float64 `json:"steady_seconds"`
+	TTFTP50            float64 `json:"ttft_p50"`
+	TTFTP95            float64 `json:"ttft_p95"`
+	TokensPerSecP50    float64 `json:"tokens_per_sec_p50"`
+	RequestsPerSec     float64 `json:"requests_per_sec"`
+	OutputTokensPerSec float64 `json:"output_tokens_per_sec"`
+}
+
+func metricRecord(s *Sketch) *MetricRecord {
+	return &MetricRecord{
+		Count: s.Count(), Mean: s.Mean(), P50: s.Quantile(0.5), P95: s.Quantile(0.95), P99: s.Quantile(0.99),
+		Min: s.Min, Max: s.Max, Sketch: s,
+	}
+}
+
+func finiteOr0(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// NewRecord builds the record of a run.
+func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any) *Record {
+	if findings == nil {
+		findings = []Finding{}
+	}
+	rec := &Record{
+		Format: RecordFormat, Meta: meta, Start: r.First, End: r.Last,
+		Categories: map[string]*CategoryRecord{}, Findings: findings, Comparison: cmp,
+	}
+	for _, cat := range append(r.Categories(), AllCategories) {
+		g := r.Category(cat)
+		cr := &CategoryRecord{
+			Requests: g.Requests, Failures: g.Failures, Errors: g.Errors, Stalls: g.Stalls,
+			OutputTokens: g.OutputTokens, Metrics: map[string]*MetricRecord{},
+		}
+		if hr := g.CacheHitRate(); !math.IsNaN(hr) {
+			cr.CacheHitRate = &hr
+		}
+		for m, s := range g.Sketches {
+			if s.Count() > 0 {
+				cr.Metrics[Metric(m).String()] = metricRecord(s)
+			}
+		}
+		if cat != AllCategories && len(r.samples[cat]) > 0 {
+			cr.Samples = map[string][]float64{}
+			for _, m := range reservoirMetrics {
+				if v := samplesOf(r.samples[cat], m); len(v) > 0 {
+					cr.Samples[m.String()] = v
+				}
+			}
+			cr.SamplesSeen = r.seen[cat]
+		}
+		rec.Categories[cat] = cr
+	}
+	for _, st := range r.Stages() {
+		rec.Stages = append(rec.Stages, StageRecord{
+			Concurrency: st.Concurrency, Calls: st.Calls, SteadySeconds: st.Steady.Seconds(),
+			TTFTP50: finiteOr0(q50(st.All.S(MetricTTFT))), TTFTP95: finiteOr0(st.All.S(MetricTTFT).Quantile(0.95)),
+			TokensPerSecP50: finiteOr0(q50(st.All.S(MetricTokensPerSec))),
+			RequestsPerSec:  finiteOr0(st.RequestsPerSec), OutputTokensPerSec: finiteOr0(st.OutputTokensPerSec),
+		})
+	}
+	return rec
+}
+
+// MarshalRecord renders the run record as indented JSON.
+func MarshalRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any) ([]byte, error) {
+	if r == nil {
+		return nil, errors.New("report: no run to record")
+	}
+	b, err := json.MarshalIndent(NewRecord(r, findings, cmp, meta), "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("report: encoding the run record: %w", err)
+	}
+	return b, nil
+}
+
+// LoadBaseline reads a run record written by MarshalRecord, checking it
+// enough that a corrupt or foreign file gives an error, never a panic.
+func LoadBaseline(data []byte) (*Record, error) {
+	var head struct {
+		Format *int `json:"format"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("report: baseline is not a JSON run record: %w", err)
+	}
+	if head.Format == nil {
+		return nil, errors.New(`report: baseline has no "format" field: not a run record`)
+	}
+	if *head.Format != RecordFormat {
+		return nil, fmt.Errorf("report: baseline record format %d; this version reads format %d", *head.Format, RecordFormat)
+	}
+	var rec Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("report: baseline record: %w", err)
+	}
+	if len(rec.Categories) == 0 {
+		return nil, errors.New("report: baseline record has no categories (was the run empty?)")
+	}
+	for cat, cr := range rec.Categories {
+		if cr == nil {
+			return nil, fmt.Errorf("report: baseline category %q is null", cat)
+		}
+		for name, mr := range cr.Metrics {
+			if mr == nil || mr.Sketch == nil {
+				return nil, fmt.Errorf("report: baseline %s/%s has no sketch", cat, name)
+			}
+			if err := mr.Sketch.validate(); err != nil {
+				return nil, fmt.Errorf("report: baseline %s/%s: %w", cat, name, err)
+			}
+		}
+		for name, vs := range cr.Samples {
+			for _, v := range vs {
+				if math.IsNaN(v) || v < 0 {
+					return nil, fmt.Errorf("report: baseline %s/%s has an invalid sample %v", cat, name, v)
+				}
+			}
+		}
+	}
+	return &rec, nil
+}
+
+// P95 is the baseline's 95th percentile of a duration metric ("ttft", "e2e",
+// "tpot", "gap"…) for a category (or "all"); ok is false when the baseline
+// has no such figure. The k6 module uses it for the live llm_regression rate.
+func (r *Record) P95(category, metric string) (time.Duration, bool) {
+	if r == nil {
+		return 0, false
+	}
+	m, known := MetricByName(metric)
+	cr := r.Categories[category]
+	if !known || !m.isDuration() || cr == nil {
+		return 0, false
+	}
+	mr := cr.Metrics[metric]
+	if mr == nil || mr.Count == 0 || math.IsNaN(mr.P95) {
+		return 0, false
+	}
+	return time.Duration(mr.P95 * float64(time.Millisecond)), true
+}

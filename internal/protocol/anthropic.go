@@ -121,7 +121,7 @@ func anthropicBlockDelta(root gjson.Result, d *Delta) {
 // Anthropic reports no separate thinking count: ReasoningTokens stays 0.
 func anthropicUsage(u gjson.Result, withOutput bool, knownPrompt int64) *Usage {
 	read := nonNegInt(u, "cache_read_input_tokens")
-	prompt := nonNegInt(u, "input_tokens") + nonNegInt(u, "cache_creation_input_tokens") + read
+	prompt := addCounts(nonNegInt(u, "input_tokens"), nonNegInt(u, "cache_creation_input_tokens"), read)
 	if prompt == 0 {
 		prompt = knownPrompt
 	}
@@ -130,7 +130,7 @@ func anthropicUsage(u gjson.Result, withOutput bool, knownPrompt int64) *Usage {
 		out.CompletionTokens = nonNegInt(u, "output_tokens")
 	}
 	if prompt > 0 && out.CompletionTokens > 0 {
-		out.TotalTokens = prompt + out.CompletionTokens
+		out.TotalTokens = addCounts(prompt, out.CompletionTokens)
 	}
 	return out
 }

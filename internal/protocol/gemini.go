@@ -98,7 +98,7 @@ func (g *gemini) usage(u gjson.Result) *Usage {
 	g.thoughts = max(g.thoughts, nonNegInt(u, "thoughtsTokenCount"))
 	return &Usage{
 		PromptTokens:     nonNegInt(u, "promptTokenCount"), // includes cached content
-		CompletionTokens: g.candidates + g.thoughts,
+		CompletionTokens: addCounts(g.candidates, g.thoughts),
 		CachedTokens:     nonNegInt(u, "cachedContentTokenCount"),
 		ReasoningTokens:  g.thoughts,
 		TotalTokens:      nonNegInt(u, "totalTokenCount"),

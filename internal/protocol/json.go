@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"errors"
+	"math"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -56,4 +57,17 @@ func rawArgs(v gjson.Result) string {
 	default:
 		return v.Raw
 	}
+}
+
+// addCounts adds token counts without wrapping around: a hostile or corrupt
+// count near the int64 limit must not turn a total negative.
+func addCounts(counts ...int64) int64 {
+	var sum int64
+	for _, c := range counts {
+		if c > math.MaxInt64-sum {
+			return math.MaxInt64
+		}
+		sum += c
+	}
+	return sum
 }

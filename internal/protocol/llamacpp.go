@@ -62,7 +62,7 @@ func (l *llamaCpp) Decode(ev Event, d *Delta) error {
 			CachedTokens: nonNegInt(root, "timings.cache_n"),
 		}
 		if prompt > 0 && l.predicted > 0 {
-			d.Usage.TotalTokens = prompt + l.predicted
+			d.Usage.TotalTokens = addCounts(prompt, l.predicted)
 		}
 		d.UsageCumulative = true
 	}

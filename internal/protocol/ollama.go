@@ -78,7 +78,7 @@ func (o *ollama) Decode(ev Event, d *Delta) error {
 	setFinish(d, reason)
 	prompt, out := nonNegInt(root, "prompt_eval_count"), nonNegInt(root, "eval_count")
 	if prompt > 0 || out > 0 {
-		d.Usage = &Usage{PromptTokens: prompt, CompletionTokens: out, TotalTokens: prompt + out}
+		d.Usage = &Usage{PromptTokens: prompt, CompletionTokens: out, TotalTokens: addCounts(prompt, out)}
 	}
 	d.ServerTimings = ollamaTimings(root)
 	return nil

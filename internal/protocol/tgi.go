@@ -56,7 +56,7 @@ func (*tgi) Decode(ev Event, d *Delta) error {
 		if gen > 0 || input > 0 {
 			d.Usage = &Usage{PromptTokens: input, CompletionTokens: gen}
 			if input > 0 && gen > 0 {
-				d.Usage.TotalTokens = input + gen
+				d.Usage.TotalTokens = addCounts(input, gen)
 			}
 		}
 	}

@@ -1,0 +1,263 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"strings"
+	"time"
+)
+
+// RenderOptions carry what the report cannot know by itself.
+type RenderOptions struct {
+	Title string
+	// Meta is the run's metadata (k6 and module versions, options, seed,
+	// dataset fingerprint, models, start time…); shown in the HTML and stored in the record.
+	Meta map[string]any
+	// Findings to show; nil means Diagnose(r).
+	Findings []Finding
+}
+
+// Render produces the three outputs of a run at once.
+func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, record []byte, err error) {
+	if r == nil {
+		return "", nil, nil, fmt.Errorf("report: no run to render")
+	}
+	findings := opt.Findings
+	if findings == nil {
+		findings = Diagnose(r)
+	}
+	opt.Findings = findings
+	record, err = MarshalRecord(r, findings, cmp, opt.Meta)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return RenderText(r, findings, cmp), RenderHTML(r, cmp, opt), record, nil
+}
+
+const htmlStyle = `
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1180px;color:#111827;padding:0 16px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
+.sub{color:#6b7280;margin:0 0 16px}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}
+th,td{padding:3px 7px;font-size:13px;border-bottom:1px solid #f3f4f6;text-align:right}th{background:#f9fafb;font-weight:600}
+td:first-child,th:first-child{text-align:left}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:12px}
+svg.chart{width:100%;height:auto;background:#fff;border:1px solid #e5e7eb;border-radius:6px}
+svg .plot{fill:#fcfcfd;stroke:#d1d5db}svg .grid{stroke:#eef0f3}svg .tick{font-size:10px;fill:#6b7280}
+svg .axis{font-size:11px;fill:#374151}svg .title{font-size:13px;font-weight:600;fill:#111827}
+svg .legend{font-size:10px;fill:#374151}svg .empty{font-size:13px;fill:#9ca3af;text-anchor:middle}
+.finding{border-left:4px solid #f59e0b;background:#fffbeb;padding:8px 12px;margin:8px 0;border-radius:4px}
+.finding.info{border-color:#3b82f6;background:#eff6ff}.finding code{font-weight:600}
+.finding ul{margin:4px 0 4px 18px;padding:0}.advice{margin:4px 0 0}
+.worse{color:#b91c1c;font-weight:600}.better{color:#15803d;font-weight:600}.same{color:#6b7280}
+.ok{color:#15803d}pre{background:#f9fafb;padding:8px;border-radius:4px;overflow:auto;font-size:12px}
+`
+
+// RenderHTML writes one self-contained page: inline CSS and SVG, no script,
+// no external resource. Every chart is an <svg class="chart"> with a stable id.
+func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
+	var b bytes.Buffer
+	if r == nil {
+		return nil
+	}
+	findings := opt.Findings
+	if findings == nil {
+		findings = Diagnose(r)
+	}
+	title := opt.Title
+	if title == "" {
+		title = "LLM load test — where the time went"
+	}
+	all := r.Category(AllCategories)
+	cats := r.Categories()
+	esc := html.EscapeString
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", esc(title), htmlStyle)
+	fmt.Fprintf(&b, "<h1>%s</h1><p class=\"sub\">%d calls · %s · %s · models: %s</p>\n", esc(title), all.Requests,
+		esc(r.First.UTC().Format(time.RFC3339)), esc(r.Duration().Round(time.Second).String()), esc(strings.Join(nonEmpty(r.Models()), ", ")))
+
+	// Summary tables: counts per category, then each latency as mean/p50/p95/p99.
+	b.WriteString(`<h2>Per category</h2><table id="summary"><tr><th>category</th><th>requests</th><th>failed</th><th>tok/s p50</th><th>cache hit</th><th>stalls</th><th>errors</th></tr>`)
+	for _, cat := range append(cats, AllCategories) {
+		g := r.Category(cat)
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(cat), g.Requests,
+			fmtPct(g.FailureRate()), fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
+	}
+	b.WriteString(`</table><table id="latency"><tr><th>category</th>`)
+	for _, m := range textMetrics {
+		fmt.Fprintf(&b, `<th colspan="4">%s mean · p50 · p95 · p99</th>`, m)
+	}
+	b.WriteString("</tr>\n")
+	for _, cat := range append(cats, AllCategories) {
+		g := r.Category(cat)
+		fmt.Fprintf(&b, "<tr><td>%s</td>", esc(cat))
+		for _, m := range textMetrics {
+			s := g.S(m)
+			fmt.Fprintf(&b, "<td>%s</td><td>%s</td><td>%s</td><td>%s</td>", fmtMS(s.Mean()), fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99)))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n")
+
+	// Diagnosis.
+	b.WriteString(`<h2>Diagnosis</h2><div id="diagnosis">`)
+	if len(findings) == 0 {
+		b.WriteString(`<p class="ok">Nothing stands out: no rule found enough evidence.</p>`)
+	}
+	for _, f := range findings {
+		fmt.Fprintf(&b, `<div class="finding %s" data-id="%s"><code>[%s]</code> <b>%s</b><ul>`, esc(f.Severity), esc(f.ID), esc(f.ID), esc(f.Title))
+		for _, e := range f.Evidence {
+			fmt.Fprintf(&b, "<li>%s</li>", esc(e))
+		}
+		fmt.Fprintf(&b, `</ul><p class="advice">→ %s</p></div>`, esc(f.Advice))
+	}
+	b.WriteString("</div>\n")
+
+	if cmp != nil {
+		writeComparisonHTML(&b, cmp)
+	}
+
+	// Charts.
+	b.WriteString(`<h2>Distributions</h2><div class="charts">`)
+	b.WriteString(distributionCharts(r, cats))
+	b.WriteString("</div>\n<h2>Over time</h2><div class=\"charts\">")
+	b.WriteString(timeCharts(r))
+	b.WriteString("</div>\n<h2>Against concurrency (load stages)</h2><div class=\"charts\">")
+	b.WriteString(stageCharts(r))
+	b.WriteString("</div>\n")
+
+	if len(opt.Meta) > 0 {
+		meta, err := json.MarshalIndent(opt.Meta, "", "  ")
+		if err == nil {
+			fmt.Fprintf(&b, "<h2>Run metadata</h2><pre id=\"meta\">%s</pre>\n", esc(string(meta)))
+		}
+	}
+	b.WriteString("</body></html>\n")
+	return b.Bytes()
+}
+
+func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
+	fmt.Fprintf(b, `<h2>Against the baseline of %s</h2><table id="comparison"><tr><th>category</th><th>metric</th><th>stat</th><th>baseline</th><th>this run</th><th>Δ</th><th>%.0f%% CI of Δ</th><th>verdict</th></tr>`,
+		html.EscapeString(cmp.BaselineStart.UTC().Format("2006-01-02 15:04")), 100*cmp.Confidence)
+	for _, row := range cmp.Rows {
+		ci := "-"
+		if row.HasCI {
+			ci = fmt.Sprintf("[%s, %s]", fmtSigned(row.CILow), fmtSigned(row.CIHigh))
+		}
+		class := map[string]string{VerdictWorse: "worse", VerdictBetter: "better"}[row.Verdict]
+		if class == "" {
+			class = "same"
+		}
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%+.1f%%</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",
+			html.EscapeString(row.Category), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, class, row.Verdict)
+	}
+	b.WriteString("</table>\n")
+}
+
+func logMS(x float64) string { return fmtMS(x) }
+func share(y float64) string { return fmt.Sprintf("%.0f%%", 100*y) }
+
+func distributionCharts(r *Run, cats []string) string {
+	var out strings.Builder
+	// TTFT per category.
+	var sk []*Sketch
+	for _, c := range cats {
+		sk = append(sk, r.Category(c).S(MetricTTFT))
+	}
+	lo, hi := histRange(sk...)
+	ttft := chart{ID: "ttft-hist", Title: "TTFT distribution per category", XLabel: "time to first token (log scale)",
+		YLabel: "share of calls", LogX: true, FmtX: logMS, FmtY: share}
+	for i, c := range cats {
+		ttft.Series = append(ttft.Series, histogramSeries(c, sk[i], lo, hi, 40))
+	}
+	out.WriteString(ttft.svg())
+
+	all := r.Category(AllCategories)
+	g := all.S(MetricGap)
+	glo, ghi := histRange(g)
+	gap := chart{ID: "gap-hist", Title: fmt.Sprintf("Inter-token gaps (%s under 1 ms)", fmtPct(g.FractionBelow(nearZeroGapMS))),
+		XLabel: "gap between output events (log scale)", YLabel: "share of gaps", LogX: true, FmtX: logMS, FmtY: share,
+		Series: []series{histogramSeries("all", g, glo, ghi, 50)}}
+	out.WriteString(gap.svg())
+
+	hit, miss := all.S(MetricTTFTCacheHit), all.S(MetricTTFTCacheMiss)
+	clo, chi := histRange(hit, miss)
+	cache := chart{ID: "ttft-cache", Title: fmt.Sprintf("TTFT: cache hit (%d) vs miss (%d)", hit.Count(), miss.Count()),
+		XLabel: "time to first token (log scale)", YLabel: "share of calls", LogX: true, FmtX: logMS, FmtY: share,
+		Series: []series{histogramSeries("hit", hit, clo, chi, 40), histogramSeries("miss", miss, clo, chi, 40)}}
+	out.WriteString(cache.svg())
+	return out.String()
+}
+
+func timeCharts(r *Run) string {
+	tl := r.Timeline
+	secs := func(i int) float64 { return tl.BucketStart(i).Sub(tl.Origin).Seconds() }
+	fmtSec := func(x float64) string { return fmt.Sprintf("%.0fs", x) }
+	num := func(y float64) string { return fmt.Sprintf("%.4g", y) }
+	var p50, p95, p99, tps, agg, active, fails, reqs []point
+	w := tl.Width.Seconds()
+	for i := range tl.Buckets {
+		b := &tl.Buckets[i]
+		x := secs(i)
+		if b.TTFT != nil && b.TTFT.Count() > 0 {
+			p50 = append(p50, point{x, b.TTFT.Quantile(0.5)})
+			p95 = append(p95, point{x, b.TTFT.Quantile(0.95)})
+			p99 = append(p99, point{x, b.TTFT.Quantile(0.99)})
+		}
+		if b.TokensPerSec != nil && b.TokensPerSec.Count() > 0 {
+			tps = append(tps, point{x, b.TokensPerSec.Quantile(0.5)})
+		}
+		agg = append(agg, point{x, float64(b.OutputTokens) / w})
+		active = append(active, point{x, float64(b.ActiveMax)})
+		fails = append(fails, point{x, float64(b.Failures) / w})
+		reqs = append(reqs, point{x, float64(b.Requests) / w})
+	}
+	charts := []chart{
+		{ID: "ts-ttft", Title: "TTFT over time", XLabel: "time into the run", YLabel: "TTFT", FmtX: fmtSec, FmtY: logMS,
+			Series: []series{{Name: "p50", Points: p50}, {Name: "p95", Points: p95}, {Name: "p99", Points: p99, Dashed: true}}},
+		{ID: "ts-tps", Title: "Decode speed per request (p50) over time", XLabel: "time into the run", YLabel: "tokens/s", FmtX: fmtSec, FmtY: num,
+			Series: []series{{Name: "tokens/s per request", Points: tps}}},
+		{ID: "ts-throughput", Title: "Output tokens per second (all calls)", XLabel: "time into the run", YLabel: "tokens/s", FmtX: fmtSec, FmtY: num,
+			Series: []series{{Name: "output tokens/s", Points: agg}}},
+		{ID: "ts-active", Title: "Streams in flight", XLabel: "time into the run", YLabel: "streams", FmtX: fmtSec, FmtY: num,
+			Series: []series{{Name: "active streams (max)", Points: active}}},
+		{ID: "ts-failures", Title: "Requests and failures per second", XLabel: "time into the run", YLabel: "per second", FmtX: fmtSec, FmtY: num,
+			Series: []series{{Name: "started", Points: reqs}, {Name: "failed", Points: fails}}},
+	}
+	var out strings.Builder
+	for _, c := range charts {
+		out.WriteString(c.svg())
+	}
+	return out.String()
+}
+
+func stageCharts(r *Run) string {
+	stages := r.Stages()
+	num := func(y float64) string { return fmt.Sprintf("%.4g", y) }
+	var t50, t95, tps, thr []point
+	for _, st := range stages {
+		s := st.All.S(MetricTTFT)
+		t50 = append(t50, point{st.Concurrency, s.Quantile(0.5)})
+		t95 = append(t95, point{st.Concurrency, s.Quantile(0.95)})
+		tps = append(tps, point{st.Concurrency, q50(st.All.S(MetricTokensPerSec))})
+		thr = append(thr, point{st.Concurrency, st.OutputTokensPerSec})
+	}
+	note := ""
+	if len(stages) < 2 {
+		note = " (needs a step load: one stage only)"
+	}
+	charts := []chart{
+		{ID: "stage-ttft", Title: "TTFT against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "TTFT", FmtX: fmtConc, FmtY: logMS,
+			Series: []series{{Name: "p50", Points: t50}, {Name: "p95", Points: t95}}},
+		{ID: "stage-tps", Title: "Tokens/s against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "tokens/s", FmtX: fmtConc, FmtY: num,
+			Series: []series{{Name: "per request (p50)", Points: tps}}},
+		{ID: "stage-throughput", Title: "Throughput against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "output tokens/s", FmtX: fmtConc, FmtY: num,
+			Series: []series{{Name: "all calls", Points: thr}}},
+	}
+	var out strings.Builder
+	for _, c := range charts {
+		out.WriteString(c.svg())
+	}
+	return out.String()
+}

@@ -1,0 +1,630 @@
+package llmstream
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/grafana/sobek"
+	"github.com/mstoykov/k6-taskqueue-lib/taskqueue"
+	"go.k6.io/k6/js/promises"
+	"go.k6.io/k6/lib"
+	"go.k6.io/k6/lib/netext/httpext"
+	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
+)
+
+// errorBodyLimit bounds how much of an error response is read for its message.
+const errorBodyLimit = 64 << 10
+
+// Client is the JS Client: one endpoint, protocol and set of defaults.
+type Client struct {
+	mi       *ModuleInstance
+	opts     *config.Client
+	fallback *Client
+	count    func(string) int
+}
+
+func (mi *ModuleInstance) parseClient(v sobek.Value) (*Client, error) {
+	o, err := exportObject(v, "Client options")
+	if err != nil {
+		return nil, err
+	}
+	if o == nil {
+		return nil, errors.New("new Client(options): options are required, at least {baseURL: '…'}")
+	}
+	var fallback *Client
+	if f, ok := o["fallback"]; ok {
+		if fallback, ok = f.(*Client); !ok {
+			return nil, errors.New("Client options: fallback must be another Client")
+		}
+		delete(o, "fallback")
+	}
+	opts, err := config.ParseClient(o)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{mi: mi, opts: opts, fallback: fallback}
+	if opts.Tokenizer != "none" {
+		tk, err := tokenizer.Get(opts.Tokenizer)
+		if err != nil {
+			return nil, fmt.Errorf("Client options: %w", err)
+		}
+		c.count = tk.Count
+	}
+	return c, nil
+}
+
+// callPlan is everything a call needs, prepared on the event loop.
+type callPlan struct {
+	payload  []byte
+	url      string
+	header   http.Header
+	params   *config.Call
+	model    string
+	category string
+	tags     metrics.TagsAndMeta
+	onEvent  func(stream.RawEvent)
+	finish   func() // closes the per-event queue
+	route    string
+}
+
+// Chat starts a streamed call and returns a Promise of its result. It never
+// rejects for a failed call (the result says ok: false) unless k6's throw option is set.
+func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, error) {
+	vu := c.mi.vu
+	st := vu.State()
+	if st == nil {
+		return nil, errors.New("chat() can only be called in the VU context (default function, scenarios, setup), not in init")
+	}
+	plan, err := c.plan(st, body, params)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := c.fallbackPlan(st, body, params)
+	if err != nil {
+		return nil, err
+	}
+	p, resolve, reject := promises.New(vu)
+	ctx := vu.Context()
+	go func() {
+		res := c.execute(ctx, st, plan, fb)
+		if st.Options.Throw.Bool && !res.ok {
+			reject(fmt.Errorf("llmstream: %s: %s", res.errType(), res.errMessage()))
+			return
+		}
+		resolve(res.toJS())
+	}()
+	return p, nil
+}
+
+// fallbackPlan prepares the same body for the fallback client, if any.
+func (c *Client) fallbackPlan(st *lib.State, body, params sobek.Value) (*callPlan, error) {
+	if c.fallback == nil {
+		return nil, nil //nolint:nilnil // no fallback
+	}
+	plan, err := c.fallback.plan(st, body, params)
+	if err != nil {
+		return nil, fmt.Errorf("fallback: %w", err)
+	}
+	plan.route = "fallback"
+	return plan, nil
+}
+
+func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, error) {
+	rt := c.mi.vu.Runtime()
+	po, err := exportObject(paramsV, "chat params")
+	if err != nil {
+		return nil, err
+	}
+	var onEvent sobek.Value
+	if po != nil {
+		delete(po, "onEvent")
+		onEvent = paramsV.ToObject(rt).Get("onEvent")
+	}
+	params, err := config.ParseCall(po, c.opts)
+	if err != nil {
+		return nil, err
+	}
+	body, err := requestBody(bodyV)
+	if err != nil {
+		return nil, err
+	}
+	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey, ContinuousUsage: c.opts.ContinuousUsage}
+	if m, ok := body["model"].(string); ok && m != "" {
+		req.Model = m
+	}
+	spec := c.opts.Protocol
+	spec.Prepare(body, req)
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("chat body: %w", err)
+	}
+	path := params.Path
+	if path == "" {
+		path = spec.Path(req)
+	}
+	plan := &callPlan{
+		payload: payload, url: joinURL(c.opts.BaseURL, path), params: params, model: req.Model,
+		header: c.headers(st, spec, req, params), route: "primary",
+	}
+	plan.tags = st.Tags.GetCurrentValues()
+	for k, v := range c.opts.Tags {
+		plan.tags.SetTag(k, v)
+	}
+	for k, v := range params.Tags {
+		plan.tags.SetTag(k, v)
+	}
+	plan.category = params.Tags["category"]
+	if fn, ok := sobek.AssertFunction(onEvent); ok {
+		plan.onEvent, plan.finish = c.eventQueue(fn)
+	}
+	return plan, nil
+}
+
+// requestBody accepts an object or a JSON string.
+func requestBody(v sobek.Value) (map[string]any, error) {
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return nil, errors.New("chat(body): body is required (e.g. {messages: [{role: 'user', content: 'Hi'}]})")
+	}
+	if s, ok := v.Export().(string); ok {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			return nil, fmt.Errorf("chat(body): body string is not a JSON object: %w", err)
+		}
+		return m, nil
+	}
+	m, ok := v.Export().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("chat(body): body must be an object or a JSON string, got %s", v.ExportType())
+	}
+	return m, nil
+}
+
+func (c *Client) headers(st *lib.State, spec *protocol.Spec, req protocol.Request, p *config.Call) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	// Compression would batch events in the decompressor and distort every gap.
+	h.Set("Accept-Encoding", "identity")
+	if ua := st.Options.UserAgent; ua.Valid && ua.String != "" {
+		h.Set("User-Agent", ua.String)
+	}
+	spec.Headers(h, req)
+	for k, v := range c.opts.Headers {
+		h.Set(k, v)
+	}
+	for k, v := range p.Headers {
+		h.Set(k, v)
+	}
+	return h
+}
+
+func joinURL(base, path string) string {
+	switch {
+	case path == "":
+		return base
+	case strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://"):
+		return path
+	case strings.HasPrefix(path, "/"):
+		return base + path
+	default:
+		return base + "/" + path
+	}
+}
+
+// eventQueue delivers events to a JS callback on the event loop, in order. The
+// event was timestamped before it was queued, so callbacks never touch timing.
+func (c *Client) eventQueue(fn sobek.Callable) (func(stream.RawEvent), func()) {
+	vu := c.mi.vu
+	tq := taskqueue.New(vu.RegisterCallback)
+	var once sync.Once
+	var t0 time.Time
+	onEvent := func(ev stream.RawEvent) {
+		if t0.IsZero() {
+			t0 = ev.At
+		}
+		at := float64(ev.At.Sub(t0)) / float64(time.Millisecond)
+		tq.Queue(func() error {
+			rt := vu.Runtime()
+			obj := rt.NewObject()
+			_ = obj.Set("type", ev.Type)
+			_ = obj.Set("id", ev.ID)
+			_ = obj.Set("data", ev.Data)
+			_ = obj.Set("time", at)
+			_, err := fn(sobek.Undefined(), obj)
+			return err
+		})
+	}
+	return onEvent, func() { once.Do(tq.Close) }
+}
+
+// outcome is a finished call, across retries and fallback.
+type outcome struct {
+	res      *stream.Result
+	status   int
+	retries  int
+	servedBy string
+	plan     *callPlan
+	keepGaps bool
+	ok       bool
+	redact   func(string) string
+}
+
+func (o *outcome) errType() string {
+	if o.res.Err == nil {
+		return ""
+	}
+	return string(o.res.Err.Type)
+}
+
+func (o *outcome) errMessage() string {
+	if o.res.Err == nil {
+		return ""
+	}
+	return o.redact(o.res.Err.Message)
+}
+
+// execute runs the call (with its retries), then the fallback when the primary
+// failed in a way the client routes, pushes the samples, and returns the outcome.
+func (c *Client) execute(ctx context.Context, st *lib.State, plan, fb *callPlan) *outcome {
+	out := c.withRetries(ctx, st, plan)
+	if !out.ok && fb != nil && c.opts.FallbackOn[out.res.Err.Type] && ctx.Err() == nil {
+		out = c.fallback.withRetries(ctx, st, fb)
+	}
+	return out
+}
+
+// withRetries runs attempts until one succeeds or the policy says stop. Only
+// the final attempt's samples are pushed, so llm_requests counts each call once.
+func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan) *outcome {
+	pol := c.opts.Retry
+	idem := ""
+	if pol.IdempotencyKey != "" && plan.header.Get(pol.IdempotencyKey) == "" {
+		idem = newKey()
+		plan.header.Set(pol.IdempotencyKey, idem)
+	}
+	c.mi.root.active.Add(1)
+	defer c.mi.root.active.Add(-1)
+	if plan.finish != nil {
+		defer plan.finish()
+	}
+	var (
+		a       *attempt
+		retries int
+	)
+	for n := 1; ; n++ {
+		a = c.attempt(ctx, st, plan)
+		if a.res.OK || n >= pol.Attempts || ctx.Err() != nil || !pol.On[a.res.Err.Type] {
+			break
+		}
+		if a.res.Chunks > 0 && !pol.AfterOutput {
+			break // never duplicate a partial answer
+		}
+		if !sleepCtx(ctx, c.backoff(n, a)) {
+			break
+		}
+		retries++
+	}
+	out := &outcome{
+		res: a.res, status: a.status, retries: retries, servedBy: c.name(), plan: plan,
+		ok: a.res.OK, keepGaps: plan.params.Gaps, redact: c.redact,
+	}
+	if out.res.Err != nil {
+		out.res.Err.Message = c.redact(out.res.Err.Message)
+	}
+	c.emit(ctx, st, out, retries+1)
+	return out
+}
+
+func (c *Client) name() string {
+	if c.opts.Name != "" {
+		return c.opts.Name
+	}
+	return c.opts.BaseURL
+}
+
+// backoff is the wait before attempt n+1: the server's Retry-After when it gave
+// one (and the policy respects it), else exponential backoff with jitter.
+func (c *Client) backoff(n int, a *attempt) time.Duration {
+	b := c.opts.Retry.Backoff
+	if c.opts.Retry.RespectRetryAfter && a.header != nil {
+		if d, ok := retryAfter(a.header); ok {
+			return d
+		}
+	}
+	d := time.Duration(float64(b.Base) * math.Pow(2, float64(n-1)))
+	if b.Max > 0 && d > b.Max {
+		d = b.Max
+	}
+	if b.Jitter > 0 {
+		d += time.Duration((randFloat()*2 - 1) * b.Jitter * float64(d))
+	}
+	return max(d, 0)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func newKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func randFloat() float64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return float64(uint64(b[0])|uint64(b[1])<<8|uint64(b[2])<<16|uint64(b[3])<<24|uint64(b[4]&0x1f)<<32) /
+		float64(uint64(1)<<37)
+}
+
+// redact removes the API key (and any bearer token) from text that may reach a
+// log, an error, a result or a report.
+func (c *Client) redact(s string) string {
+	if k := c.opts.APIKey; len(k) >= 4 {
+		s = strings.ReplaceAll(s, k, "[REDACTED]")
+	}
+	return s
+}
+
+// emit pushes the call's samples in one batch. After the VU's context is done
+// nothing is pushed: a cancelled test stops emitting at once.
+func (c *Client) emit(ctx context.Context, st *lib.State, out *outcome, attempt int) {
+	plan := out.plan
+	tm := plan.tags.Clone()
+	tm.SetTag("protocol", c.opts.Protocol.Name)
+	if c.opts.Name != "" {
+		tm.SetTag("name", c.opts.Name)
+	}
+	if plan.model != "" {
+		tm.SetTag("model", plan.model)
+	}
+	if c.fallback != nil || plan.route == "fallback" {
+		tm.SetTag("route", plan.route)
+	}
+	if out.res.RequestID != "" {
+		tm.SetMetadata("request_id", out.res.RequestID)
+	}
+	e := &emission{
+		res: out.res, status: out.status, retries: out.retries, attempt: attempt, opts: c.opts,
+		gaps: c.opts.GapSamples == config.GapsPerEvent, tags: tm.Tags, meta: tm.Metadata,
+		category: plan.category,
+	}
+	metrics.PushIfNotDone(ctx, st.Samples, c.mi.metrics.samples(e))
+}
+
+// attempt is one HTTP exchange and the stream read from it.
+type attempt struct {
+	client  *Client
+	cfg     stream.Config
+	call    *stream.Call
+	wd      *stream.Watchdog
+	status  int
+	header  http.Header
+	resp    *http.Response
+	res     *stream.Result
+	connect time.Duration
+}
+
+func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan) *attempt {
+	to := plan.params.Timeouts
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	ctx, cancelTotal := context.WithTimeoutCause(ctx, to.Total, stream.CauseFor(stream.ErrTimeoutTotal))
+	defer cancelTotal()
+
+	a := &attempt{client: c, wd: stream.NewWatchdog(to, cancel)}
+	defer a.wd.Stop()
+	a.cfg = stream.Config{
+		Spec: c.opts.Protocol, MaxEventSize: c.opts.MaxEventSize, MaxBodySize: c.opts.MaxBodySize,
+		StallThreshold: c.opts.StallThreshold, CountTokens: c.count, OnEvent: plan.onEvent, Watchdog: a.wd,
+		KeepGaps: plan.params.Gaps || c.opts.GapSamples == config.GapsPerEvent,
+	}
+	ctx = httptrace.WithClientTrace(ctx, a.trace())
+
+	u, err := httpext.NewURL(plan.url, c.name())
+	if err != nil {
+		return a.failed(stream.ErrNetwork, "invalid URL: "+err.Error())
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, plan.url, nil)
+	if err != nil {
+		return a.failed(stream.ErrNetwork, "invalid request: "+err.Error())
+	}
+	req.Header = plan.header.Clone()
+
+	vuState := *st // a shallow copy: only the transport differs
+	vuState.Transport = tapTransport{base: st.Transport, a: a}
+	tm := plan.tags.Clone()
+	if c.opts.Name != "" {
+		tm.SetTag("name", c.opts.Name)
+	}
+	_, err = httpext.MakeRequest(ctx, &vuState, &httpext.ParsedHTTPRequest{
+		URL: &u, Req: req, Body: bytes.NewBuffer(plan.payload),
+		// The request's own deadline is the total timeout plus a margin: ours
+		// fires first, with a cause that classifies it.
+		Timeout:      to.Total + time.Second,
+		Throw:        true,
+		ResponseType: httpext.ResponseTypeNone,
+		Redirects:    st.Options.MaxRedirects,
+		TagsAndMeta:  tm,
+		ResponseCallback: func(status int) bool {
+			return status >= 200 && status < 400
+		},
+	})
+	if a.call == nil {
+		a.call = stream.NewCall(a.cfg, time.Now())
+	}
+	if err != nil {
+		cause := context.Cause(ctx)
+		if parent.Err() != nil {
+			cause = parent.Err()
+		}
+		typ := stream.Classify(err, cause)
+		msg := err.Error()
+		if stream.IsTLS(err) {
+			msg = "TLS: " + msg
+		}
+		a.call.Fail(typ, msg)
+	}
+	a.res = a.call.Finish()
+	if a.resp != nil {
+		a.res.ServerTimings = mergeTimings(a.res.ServerTimings, a.resp.Trailer)
+		if a.res.RequestID == "" {
+			a.res.RequestID = requestID(a.resp.Header)
+		}
+	}
+	return a
+}
+
+func (a *attempt) failed(t stream.ErrorType, msg string) *attempt {
+	a.call = stream.NewCall(a.cfg, time.Now())
+	a.call.Fail(t, msg)
+	a.res = a.call.Finish()
+	return a
+}
+
+// trace enforces the connect timeout and measures connection set-up.
+func (a *attempt) trace() *httptrace.ClientTrace {
+	var start time.Time
+	return &httptrace.ClientTrace{
+		GetConn: func(string) {
+			start = time.Now()
+			a.wd.ConnectStart()
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			a.wd.ConnectDone()
+			if !info.Reused && !start.IsZero() {
+				a.connect = time.Since(start)
+			}
+		},
+	}
+}
+
+// tapTransport sits under k6's own tracing transport: k6 still measures and
+// emits http_req_*, while the body is read and timed here.
+type tapTransport struct {
+	base http.RoundTripper
+	a    *attempt
+}
+
+func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	a := t.a
+	if a.call == nil {
+		a.call = stream.NewCall(a.cfg, time.Now()) // t0: handed to the transport
+		a.wd.Start()
+	}
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	a.call.Headers = time.Now()
+	a.status, a.header, a.resp = resp.StatusCode, resp.Header, resp
+	a.wd.Bytes()
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
+		return resp, nil // k6 follows the redirect; the final response is read
+	}
+	resp.Body = &tapBody{a: a, body: resp.Body}
+	return resp, nil
+}
+
+// tapBody reads the whole stream on k6's first Read: the parse runs in the
+// goroutine that reads the socket, so arrival times are taken as bytes land.
+type tapBody struct {
+	a    *attempt
+	body io.ReadCloser
+	done bool
+	err  error
+}
+
+func (b *tapBody) Read([]byte) (int, error) {
+	if !b.done {
+		b.done = true
+		b.err = b.a.consume(b.body)
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return 0, io.EOF
+}
+
+func (b *tapBody) Close() error { return b.body.Close() }
+
+// consume reads a response: error statuses and non-stream bodies are
+// classified; streams are framed, decoded and timed.
+func (a *attempt) consume(body io.Reader) error {
+	call := a.call
+	if a.status >= 400 {
+		msg, err := io.ReadAll(io.LimitReader(body, errorBodyLimit))
+		call.Fail(statusClass(a.status), fmt.Sprintf("HTTP %d: %s", a.status, stream.Excerpt(string(msg), 300)))
+		return err
+	}
+	if ct := a.header.Get("Content-Type"); strings.HasPrefix(strings.ToLower(ct), "text/html") {
+		msg, err := io.ReadAll(io.LimitReader(body, errorBodyLimit))
+		call.Fail(stream.ErrDecode, fmt.Sprintf("expected a stream, got %s (HTTP %d): %s",
+			ct, a.status, stream.Excerpt(string(msg), 200)))
+		return err
+	}
+	return call.Consume(body)
+}
+
+func statusClass(status int) stream.ErrorType {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return stream.ErrHTTP429
+	case status >= 500:
+		return stream.ErrHTTP5xx
+	default:
+		return stream.ErrHTTP4xx
+	}
+}
+
+func requestID(h http.Header) string {
+	for _, k := range []string{"X-Request-Id", "Request-Id", "X-Amzn-Requestid"} {
+		if v := h.Get(k); v != "" {
+			return stream.Excerpt(v, 128)
+		}
+	}
+	return ""
+}
+
+// retryAfter reads Retry-After (seconds or an HTTP date) and retry-after-ms.
+func retryAfter(h http.Header) (time.Duration, bool) {
+	return protocol.ParseRetryAfter(h, time.Now())
+}
+
+func mergeTimings(m map[string]float64, trailer http.Header) map[string]float64 {
+	v := trailer.Get("Server-Timing")
+	if v == "" {
+		return m
+	}
+	for k, d := range protocol.ParseServerTiming(v) {
+		if m == nil {
+			m = map[string]float64{}
+		}
+		m[k] = d
+	}
+	return m
+}

@@ -17,7 +17,7 @@ type llmMetrics struct {
 	ttfb, ttft, ttftAnswer, gap, tpot, tokensPerSec, e2e, parse *metrics.Metric
 	serverQueue, serverPrefill                                  *metrics.Metric
 
-	requests, errors, retries, reconnects, stalls              *metrics.Metric
+	requests, errors, retries, reconnects, stalls             *metrics.Metric
 	promptTokens, outputTokens, cachedTokens, reasoningTokens *metrics.Metric
 
 	failed, cacheHit, goodput, regression *metrics.Metric

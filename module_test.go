@@ -3,10 +3,10 @@ package llmstream
 import (
 	"context"
 	"fmt"
-	"sync"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,20 +167,20 @@ func TestExportsAndMetricsRegisteredInInit(t *testing.T) {
 func TestClientOptionErrors(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
-		`new llm.Client()`:                                              "options are required",
-		`new llm.Client({})`:                                            "baseURL is required",
-		`new llm.Client({baseURL: 'ftp://x'})`:                          "must start with http",
-		`new llm.Client({baseURL: 'http://x', protocol: 'carrier'})`:    "unknown protocol",
-		`new llm.Client({baseURL: 'http://x', timeouts: {idle: 'x'}})`:  "timeouts: idle must be a duration",
-		`new llm.Client({baseURL: 'http://x', gapSamples: 'all'})`:      "gapSamples must be",
-		`new llm.Client({baseURL: 'http://x', bogus: 1})`:               "unknown option(s) bogus",
-		`new llm.Client({baseURL: 'http://x', retry: {on: ['nope']}})`:  "unknown error type",
-		`new llm.Client({baseURL: 'http://x', fallback: {}})`:           "fallback must be another Client",
-		`new llm.Client({baseURL: 'http://x', timeouts: {total: 0}})`:   "total must be greater than 0",
-		`new llm.Client({baseURL: 'http://x', tokenizer: 'klingon'})`:   "unknown tokenizer",
-		`new llm.Client({baseURL: 'http://x', slo: {ttft: '-1s'}})`:     "slo: ttft must be",
-		`new llm.Client({baseURL: 'http://x', maxEventSize: 1.5})`:      "positive whole number",
-		`new llm.Client({baseURL: 'http://x', headers: {a: {b: 1}}})`:   "must be a string",
+		`new llm.Client()`:                     "options are required",
+		`new llm.Client({})`:                   "baseURL is required",
+		`new llm.Client({baseURL: 'ftp://x'})`: "must start with http",
+		`new llm.Client({baseURL: 'http://x', protocol: 'carrier'})`:     "unknown protocol",
+		`new llm.Client({baseURL: 'http://x', timeouts: {idle: 'x'}})`:   "timeouts: idle must be a duration",
+		`new llm.Client({baseURL: 'http://x', gapSamples: 'all'})`:       "gapSamples must be",
+		`new llm.Client({baseURL: 'http://x', bogus: 1})`:                "unknown option(s) bogus",
+		`new llm.Client({baseURL: 'http://x', retry: {on: ['nope']}})`:   "unknown error type",
+		`new llm.Client({baseURL: 'http://x', fallback: {}})`:            "fallback must be another Client",
+		`new llm.Client({baseURL: 'http://x', timeouts: {total: 0}})`:    "total must be greater than 0",
+		`new llm.Client({baseURL: 'http://x', tokenizer: 'klingon'})`:    "unknown tokenizer",
+		`new llm.Client({baseURL: 'http://x', slo: {ttft: '-1s'}})`:      "slo: ttft must be",
+		`new llm.Client({baseURL: 'http://x', maxEventSize: 1.5})`:       "positive whole number",
+		`new llm.Client({baseURL: 'http://x', headers: {a: {b: 1}}})`:    "must be a string",
 		`new llm.Client({baseURL: 'http://x', retry: {attempts: 1000}})`: "at most 100",
 	}
 	for code, want := range cases {
@@ -305,7 +305,7 @@ func TestFailuresResolveClassified(t *testing.T) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.(http.Flusher).Flush() //nolint:forcetypeassert
 			_, _ = w.Write([]byte(chunk("a", "")))
-			w.(http.Flusher).Flush() //nolint:forcetypeassert
+			w.(http.Flusher).Flush()                   //nolint:forcetypeassert
 			conn, _, err := w.(http.Hijacker).Hijack() //nolint:forcetypeassert
 			if err == nil {
 				_ = conn.Close()

@@ -1,0 +1,48 @@
+# xk6-llmstream — every task a contributor or CI needs. Only Go and make are required.
+GO        ?= go
+FUZZTIME  ?= 3s
+export CGO_ENABLED ?= 0
+
+.PHONY: all k6 llm-sim test unit e2e fuzz-short vet bench soak demo clean
+
+all: k6 llm-sim
+
+## k6: the custom k6 binary with k6/x/llmstream compiled in (what xk6 would build).
+k6:
+	$(GO) build -trimpath -o k6 ./cmd/k6
+
+## llm-sim: the simulated LLM server.
+llm-sim:
+	$(GO) build -trimpath -o llm-sim ./cmd/llm-sim
+
+## demo: build both, start llm-sim on loopback, run an example with thresholds, stop llm-sim.
+demo: k6 llm-sim
+	./scripts/demo.sh
+
+## test: everything CI runs — vet, unit tests with -race, short fuzzing, end-to-end runs of every example.
+test: vet unit fuzz-short e2e
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e)
+
+## e2e: builds ./k6 and ./llm-sim, runs every example against llm-sim, checks a violated threshold fails the run.
+e2e:
+	$(GO) test -count=1 -timeout 15m ./e2e/...
+
+## fuzz-short: each fuzz target for $(FUZZTIME) (crashers become fixtures under testdata/fuzz).
+fuzz-short:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+## bench: hot-path Go benchmarks and the loopback k6-vs-bare-client comparison (numbers go in BENCHMARKS.md).
+bench: k6 llm-sim
+	./scripts/bench.sh
+
+## soak: 10 minutes, 200 concurrent streams, 1% faults; heap and goroutines sampled over time (not in CI).
+soak: k6 llm-sim
+	./scripts/soak.sh
+
+clean:
+	rm -f k6 llm-sim

@@ -1,0 +1,164 @@
+// Package e2e builds the custom k6 and llm-sim, starts the simulator on
+// loopback, and runs every example script against it the way a user would:
+// `k6 run` with thresholds, judged by k6's exit code.
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// k6ThresholdsFailed is k6's exit code when a threshold is crossed.
+const k6ThresholdsFailed = 99
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	return root
+}
+
+// binaries builds ./cmd/k6 and ./cmd/llm-sim once per test process.
+func binaries(t *testing.T) (k6, sim string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "llmstream-e2e-")
+		if buildErr != nil {
+			return
+		}
+		for _, pkg := range []string{"k6", "llm-sim"} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, pkg), "./cmd/"+pkg)
+			cmd.Dir = repoRoot(t)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
+				return
+			}
+		}
+	})
+	require.NoError(t, buildErr)
+	return filepath.Join(binDir, "k6"), filepath.Join(binDir, "llm-sim")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var listenLine = regexp.MustCompile(`llm-sim listening on (http://[0-9.:]+)`)
+
+// startSim runs llm-sim on a free loopback port and returns its base URL.
+func startSim(t *testing.T, args ...string) string {
+	t.Helper()
+	_, sim := binaries(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, sim, append([]string{"--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case u := <-urls:
+		return u
+	case <-time.After(30 * time.Second):
+		t.Fatal("llm-sim did not print its address within 30s")
+		return ""
+	}
+}
+
+// runK6 runs a script and returns k6's exit code and combined output.
+func runK6(t *testing.T, script string, env map[string]string, extra ...string) (int, string) {
+	t.Helper()
+	k6, _ := binaries(t)
+	args := []string{"run", "--no-usage-report", "--no-color"}
+	for k, v := range env {
+		args = append(args, "-e", k+"="+v)
+	}
+	args = append(args, extra...)
+	args = append(args, script)
+	cmd := exec.Command(k6, args...)
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), "K6_NO_USAGE_REPORT=true")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), string(out)
+	}
+	require.NoError(t, err, string(out))
+	return 0, string(out)
+}
+
+// TestExamples runs every script in examples/ against a fresh llm-sim.
+func TestExamples(t *testing.T) {
+	scripts, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "*.js"))
+	require.NoError(t, err)
+	require.NotEmpty(t, scripts)
+	for _, s := range scripts {
+		name := filepath.Base(s)
+		t.Run(name, func(t *testing.T) {
+			url := startSim(t, "--model", "sim-large=demo", "--model", "sim-small=fast", "--seed", "1")
+			code, out := runK6(t, filepath.Join("examples", name), map[string]string{
+				"LLM_BASE_URL": url + "/v1", "DURATION": "5s", "LLM_REPORT_DIR": t.TempDir(),
+			})
+			require.Equal(t, 0, code, out)
+			require.Contains(t, out, "llm_ttft")
+		})
+	}
+}
+
+// TestViolatedThresholdFailsTheRun proves the thresholds are live: the same
+// client with an impossible bound must make k6 exit with code 99.
+func TestViolatedThresholdFailsTheRun(t *testing.T) {
+	url := startSim(t, "--model", "sim-large=demo", "--seed", "1")
+	script := filepath.Join(t.TempDir(), "impossible.js")
+	require.NoError(t, os.WriteFile(script, []byte(`
+import { Client } from 'k6/x/llmstream';
+const client = new Client({ baseURL: __ENV.LLM_BASE_URL, model: 'sim-large' });
+export const options = { iterations: 3, thresholds: { llm_ttft: ['p(95)<0.001'], llm_failed: ['rate<0.01'] } };
+export default async function () {
+  await client.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 });
+}
+`), 0o600))
+	code, out := runK6(t, script, map[string]string{"LLM_BASE_URL": url + "/v1"})
+	require.Equal(t, k6ThresholdsFailed, code, out)
+	require.True(t, strings.Contains(out, "llm_ttft"), out)
+}

@@ -11,6 +11,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/tmaxmax/go-sse v0.12.0
 	go.k6.io/k6 v1.8.1
+	go.uber.org/goleak v1.3.0
 	gopkg.in/guregu/null.v3 v3.3.0
 	gopkg.in/yaml.v3 v3.0.1
 )

@@ -77,6 +77,16 @@ func (v *testVU) chat(args string) map[string]any {
 	return res.Export().(map[string]any) //nolint:forcetypeassert
 }
 
+// state is the VU's k6 state, for tests that change options.
+func (v *testVU) state() *lib.State { return v.rt.VU.StateField }
+
+// closeIdle closes kept-alive connections, so goroutine checks see only leaks.
+func (v *testVU) closeIdle() {
+	if tr, ok := v.state().Transport.(*http.Transport); ok {
+		tr.CloseIdleConnections()
+	}
+}
+
 // drain returns the samples pushed so far, by metric name.
 func (v *testVU) drain() map[string][]metrics.Sample {
 	out := map[string][]metrics.Sample{}

@@ -18,10 +18,12 @@ import (
 
 	"github.com/grafana/sobek"
 	"github.com/mstoykov/k6-taskqueue-lib/taskqueue"
+	"github.com/sirupsen/logrus"
 	"go.k6.io/k6/js/promises"
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/netext/httpext"
 	"go.k6.io/k6/metrics"
+	"gopkg.in/guregu/null.v3"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
@@ -282,11 +284,20 @@ func (o *outcome) errMessage() string {
 // execute runs the call (with its retries), then the fallback when the primary
 // failed in a way the client routes, pushes the samples, and returns the outcome.
 func (c *Client) execute(ctx context.Context, st *lib.State, plan, fb *callPlan) *outcome {
+	defer plan.close()
+	defer fb.close() // an unused fallback's event queue must still be released
 	out := c.withRetries(ctx, st, plan)
 	if !out.ok && fb != nil && c.opts.FallbackOn[out.res.Err.Type] && ctx.Err() == nil {
 		out = c.fallback.withRetries(ctx, st, fb)
 	}
 	return out
+}
+
+// close releases the plan's per-event queue, if it has one.
+func (p *callPlan) close() {
+	if p != nil && p.finish != nil {
+		p.finish()
+	}
 }
 
 // withRetries runs attempts until one succeeds or the policy says stop. Only
@@ -300,9 +311,6 @@ func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan)
 	}
 	c.mi.root.active.Add(1)
 	defer c.mi.root.active.Add(-1)
-	if plan.finish != nil {
-		defer plan.finish()
-	}
 	var (
 		a       *attempt
 		retries int
@@ -381,15 +389,6 @@ func randFloat() float64 {
 		float64(uint64(1)<<37)
 }
 
-// redact removes the API key (and any bearer token) from text that may reach a
-// log, an error, a result or a report.
-func (c *Client) redact(s string) string {
-	if k := c.opts.APIKey; len(k) >= 4 {
-		s = strings.ReplaceAll(s, k, "[REDACTED]")
-	}
-	return s
-}
-
 // emit pushes the call's samples in one batch. After the VU's context is done
 // nothing is pushed: a cancelled test stops emitting at once.
 func (c *Client) emit(ctx context.Context, st *lib.State, out *outcome, attempt int) {
@@ -455,8 +454,10 @@ func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan) 
 	}
 	req.Header = plan.header.Clone()
 
-	vuState := *st // a shallow copy: only the transport differs
-	vuState.Transport = tapTransport{base: st.Transport, a: a}
+	vuState := *st // a shallow copy: only the transport and the debug option differ
+	vuState.Transport = tapTransport{base: st.Transport, a: a, debug: st.Options.HTTPDebug.String, log: st.Logger}
+	// k6's own --http-debug dump would print the API key; ours redacts it.
+	vuState.Options.HTTPDebug = null.String{}
 	tm := plan.tags.Clone()
 	if c.opts.Name != "" {
 		tm.SetTag("name", c.opts.Name)
@@ -526,8 +527,10 @@ func (a *attempt) trace() *httptrace.ClientTrace {
 // tapTransport sits under k6's own tracing transport: k6 still measures and
 // emits http_req_*, while the body is read and timed here.
 type tapTransport struct {
-	base http.RoundTripper
-	a    *attempt
+	base  http.RoundTripper
+	a     *attempt
+	debug string // k6's --http-debug value: "", "headers" or "full"
+	log   logrus.FieldLogger
 }
 
 func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -536,11 +539,17 @@ func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		a.call = stream.NewCall(a.cfg, time.Now()) // t0: handed to the transport
 		a.wd.Start()
 	}
+	if t.debug != "" && t.log != nil {
+		t.log.WithField("source", "http-debug").Info(debugRequest(r, a.client, t.debug == "full"))
+	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
 		return nil, err
 	}
 	a.call.Headers = time.Now()
+	if t.debug != "" && t.log != nil {
+		t.log.WithField("source", "http-debug").Info(debugResponse(resp, a.client))
+	}
 	a.status, a.header, a.resp = resp.StatusCode, resp.Header, resp
 	a.wd.Bytes()
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {

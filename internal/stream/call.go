@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tmaxmax/go-sse"
 
@@ -192,6 +193,12 @@ func (c *Call) framingError(err error) error {
 // handle folds one event in; it returns false to stop reading.
 func (c *Call) handle(ev protocol.Event) bool {
 	at := c.reader.last
+	if !utf8.ValidString(ev.Data) {
+		// The streams we read are UTF-8 by definition (SSE, JSON): bytes that
+		// are not mean a broken server or proxy, and text we cannot trust.
+		c.Fail(ErrDecode, "event data is not valid UTF-8: "+Excerpt(strings.ToValidUTF8(ev.Data, "\ufffd"), 200))
+		return false
+	}
 	c.d.Reset()
 	if err := c.dec.Decode(ev, &c.d); err != nil {
 		c.Fail(ErrDecode, err.Error()+": "+Excerpt(ev.Data, 200))

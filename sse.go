@@ -151,6 +151,7 @@ func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, err
 	if m, ok := body["model"].(string); ok && m != "" {
 		req.Model = m
 	}
+	req.PromptOnly = protocol.PromptOnly(body)
 	spec := c.opts.Protocol
 	spec.Prepare(body, req)
 	payload, err := json.Marshal(body)
@@ -492,6 +493,7 @@ func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan) 
 	}
 	a.res = a.call.Finish()
 	if a.resp != nil {
+		a.res.ServerTimings = mergeTimings(a.res.ServerTimings, a.resp.Header)
 		a.res.ServerTimings = mergeTimings(a.res.ServerTimings, a.resp.Trailer)
 		if a.res.RequestID == "" {
 			a.res.RequestID = requestID(a.resp.Header)
@@ -624,8 +626,10 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 	return protocol.ParseRetryAfter(h, time.Now())
 }
 
-func mergeTimings(m map[string]float64, trailer http.Header) map[string]float64 {
-	v := trailer.Get("Server-Timing")
+// mergeTimings adds the Server-Timing phases of headers or trailers (several
+// field lines are one list) to what the stream itself reported.
+func mergeTimings(m map[string]float64, h http.Header) map[string]float64 {
+	v := strings.Join(h.Values("Server-Timing"), ", ")
 	if v == "" {
 		return m
 	}

@@ -29,11 +29,12 @@ func init() {
 type RootModule struct {
 	active atomic.Int64 // streams in flight in this process
 	shared *sharedState
+	report *reportState
 }
 
 // New returns the root module.
 func New() *RootModule {
-	return &RootModule{shared: newSharedState()}
+	return &RootModule{shared: newSharedState(), report: &reportState{}}
 }
 
 // ModuleInstance is one VU's view of the module.
@@ -65,8 +66,10 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 // Exports lists the JS names of the module.
 func (mi *ModuleInstance) Exports() modules.Exports {
 	named := map[string]any{
-		"Client":  mi.newClient,
-		"version": Version,
+		"Client":       mi.newClient,
+		"version":      Version,
+		"report":       mi.report,
+		"loadBaseline": mi.loadBaseline,
 	}
 	for k, v := range mi.extraExports() {
 		named[k] = v

@@ -12,8 +12,10 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -84,6 +86,10 @@ type callPlan struct {
 	onEvent  func(stream.RawEvent)
 	finish   func() // closes the per-event queue
 	route    string
+	// sharedPrefix says the prompt came from a dataset's shared-prefix set (params.item).
+	sharedPrefix bool
+	// eventLag is the longest wait of an event for its JS callback, in ns.
+	eventLag atomic.Int64
 }
 
 // Chat starts a streamed call and returns a Promise of its result. It never
@@ -134,10 +140,19 @@ func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, err
 	if err != nil {
 		return nil, err
 	}
-	var onEvent sobek.Value
+	var (
+		onEvent sobek.Value
+		item    map[string]any
+	)
 	if po != nil {
 		delete(po, "onEvent")
 		onEvent = paramsV.ToObject(rt).Get("onEvent")
+		if it, ok := po["item"]; ok {
+			if item, ok = it.(map[string]any); !ok {
+				return nil, errors.New("chat params: item must be a dataset item (an object)")
+			}
+			delete(po, "item")
+		}
 	}
 	params, err := config.ParseCall(po, c.opts)
 	if err != nil {
@@ -173,11 +188,31 @@ func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, err
 	for k, v := range params.Tags {
 		plan.tags.SetTag(k, v)
 	}
-	plan.category = params.Tags["category"]
+	plan.applyItem(item)
+	plan.category, _ = plan.tags.Tags.Get("category")
 	if fn, ok := sobek.AssertFunction(onEvent); ok {
-		plan.onEvent, plan.finish = c.eventQueue(fn)
+		plan.onEvent, plan.finish = c.eventQueue(fn, &plan.eventLag)
 	}
 	return plan, nil
+}
+
+// applyItem tags a call with its dataset item's category and turn (unless the
+// call's own tags set them) and remembers whether it has a shared prefix.
+func (p *callPlan) applyItem(item map[string]any) {
+	if item == nil {
+		return
+	}
+	if cat, ok := item["category"].(string); ok && cat != "" {
+		if _, set := p.tags.Tags.Get("category"); !set {
+			p.tags.SetTag("category", cat)
+		}
+	}
+	if turn, ok := item["turn"].(int64); ok && turn > 0 {
+		if _, set := p.tags.Tags.Get("turn"); !set {
+			p.tags.SetTag("turn", strconv.FormatInt(turn, 10))
+		}
+	}
+	p.sharedPrefix, _ = item["sharedPrefix"].(bool)
 }
 
 // requestBody accepts an object or a JSON string.
@@ -232,7 +267,7 @@ func joinURL(base, path string) string {
 
 // eventQueue delivers events to a JS callback on the event loop, in order. The
 // event was timestamped before it was queued, so callbacks never touch timing.
-func (c *Client) eventQueue(fn sobek.Callable) (func(stream.RawEvent), func()) {
+func (c *Client) eventQueue(fn sobek.Callable, lag *atomic.Int64) (func(stream.RawEvent), func()) {
 	vu := c.mi.vu
 	tq := taskqueue.New(vu.RegisterCallback)
 	var once sync.Once
@@ -243,6 +278,9 @@ func (c *Client) eventQueue(fn sobek.Callable) (func(stream.RawEvent), func()) {
 		}
 		at := float64(ev.At.Sub(t0)) / float64(time.Millisecond)
 		tq.Queue(func() error {
+			if wait := int64(time.Since(ev.At)); wait > lag.Load() {
+				lag.Store(wait) // only the event loop writes it
+			}
 			rt := vu.Runtime()
 			obj := rt.NewObject()
 			_ = obj.Set("type", ev.Type)
@@ -261,6 +299,7 @@ type outcome struct {
 	res      *stream.Result
 	status   int
 	retries  int
+	connect  time.Duration
 	servedBy string
 	plan     *callPlan
 	keepGaps bool
@@ -310,7 +349,7 @@ func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan)
 		idem = newKey()
 		plan.header.Set(pol.IdempotencyKey, idem)
 	}
-	c.mi.root.active.Add(1)
+	active := int(c.mi.root.active.Add(1))
 	defer c.mi.root.active.Add(-1)
 	var (
 		a       *attempt
@@ -330,13 +369,16 @@ func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan)
 		retries++
 	}
 	out := &outcome{
-		res: a.res, status: a.status, retries: retries, servedBy: c.name(), plan: plan,
+		res: a.res, status: a.status, retries: retries, connect: a.connect, servedBy: c.name(), plan: plan,
 		ok: a.res.OK, keepGaps: plan.params.Gaps, redact: c.redact,
 	}
 	if out.res.Err != nil {
 		out.res.Err.Message = c.redact(out.res.Err.Message)
 	}
-	c.emit(ctx, st, out, retries+1)
+	if ctx.Err() == nil { // a call cut short by the end of the test is not a data point
+		c.emit(ctx, st, out, retries+1)
+		c.observe(out, active)
+	}
 	return out
 }
 
@@ -411,7 +453,7 @@ func (c *Client) emit(ctx context.Context, st *lib.State, out *outcome, attempt 
 	e := &emission{
 		res: out.res, status: out.status, retries: out.retries, attempt: attempt, opts: c.opts,
 		gaps: c.opts.GapSamples == config.GapsPerEvent, tags: tm.Tags, meta: tm.Metadata,
-		category: plan.category,
+		category: plan.category, regress: c.mi.root.report.regression,
 	}
 	metrics.PushIfNotDone(ctx, st.Samples, c.mi.metrics.samples(e))
 }

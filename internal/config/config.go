@@ -182,7 +182,7 @@ type Call struct {
 	Gaps     bool
 }
 
-var callKeys = []string{"tags", "headers", "timeouts", "path", "onEvent", "gaps"} //nolint:gochecknoglobals
+var callKeys = []string{"tags", "headers", "timeouts", "path", "onEvent", "gaps", "item"} //nolint:gochecknoglobals
 
 // ParseCall validates params against the client's defaults. "onEvent" is left to the caller.
 func ParseCall(o map[string]any, c *Client) (*Call, error) {

@@ -1,0 +1,216 @@
+package llmstream
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/lib"
+	"go.k6.io/k6/lib/fsext"
+
+	"github.com/llmstream/xk6-llmstream/internal/k6summary"
+	"github.com/llmstream/xk6-llmstream/internal/report"
+)
+
+// reportState is process-wide: every VU's calls feed one collector, and one
+// baseline (loaded in the init context) drives llm_regression everywhere.
+type reportState struct {
+	once      sync.Once
+	collector *report.Collector
+
+	mu           sync.RWMutex
+	baseline     *report.Record
+	baselinePath string
+}
+
+func (s *reportState) coll() *report.Collector {
+	s.once.Do(func() { s.collector = report.NewCollector(report.Options{}) })
+	return s.collector
+}
+
+func (s *reportState) getBaseline() (*report.Record, string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.baseline, s.baselinePath
+}
+
+// regression says whether a call was slower than the baseline's P95 TTFT for
+// its category; known is false when the baseline has no such category.
+func (s *reportState) regression(category string, ttft time.Duration) (slower, known bool) {
+	base, _ := s.getBaseline()
+	if base == nil {
+		return false, false
+	}
+	if category == "" {
+		category = report.DefaultCategory
+	}
+	p95, ok := base.P95(category, "ttft")
+	if !ok {
+		return false, false
+	}
+	return ttft > p95, true
+}
+
+// loadBaseline is the JS `loadBaseline(path)`: in the init context it reads a
+// run record through k6's file system (so `k6 archive` carries it) and makes it
+// drive the live llm_regression Rate.
+func (mi *ModuleInstance) loadBaseline(path string) (map[string]any, error) {
+	env := mi.vu.InitEnv()
+	if env == nil {
+		return nil, errors.New("loadBaseline() must be called in the init context (top level of the script)")
+	}
+	abs := fsext.Abs(env.CWD.Path, path)
+	data, err := fsext.ReadFile(env.FileSystems["file"], abs)
+	if err != nil {
+		return nil, fmt.Errorf("loadBaseline(%q): %w", path, err)
+	}
+	rec, err := report.LoadBaseline(data)
+	if err != nil {
+		return nil, fmt.Errorf("loadBaseline(%q): %w", path, err)
+	}
+	rs := mi.root.report
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.baseline, rs.baselinePath = rec, path
+	cats := make([]string, 0, len(rec.Categories))
+	for k := range rec.Categories {
+		cats = append(cats, k)
+	}
+	sort.Strings(cats)
+	return map[string]any{"path": path, "categories": cats}, nil
+}
+
+// reportOptions is what report(data, options) accepts.
+type reportOptions struct {
+	HTML     string         `js:"html"`
+	JSON     string         `js:"json"`
+	Baseline string         `js:"baseline"`
+	Title    string         `js:"title"`
+	Meta     map[string]any `js:"meta"`
+	Stdout   *bool          `js:"stdout"`
+}
+
+// report is the JS `report(data, options)` for handleSummary: k6's own text
+// summary plus the LLM section on stdout, and the HTML and JSON files asked for.
+func (mi *ModuleInstance) report(data sobek.Value, opts sobek.Value) (map[string]any, error) {
+	var o reportOptions
+	if opts != nil && !sobek.IsUndefined(opts) && !sobek.IsNull(opts) {
+		if err := mi.vu.Runtime().ExportTo(opts, &o); err != nil {
+			return nil, fmt.Errorf("report options: %w", err)
+		}
+	}
+	rs := mi.root.report
+	run := rs.coll().Snapshot()
+	base, basePath := rs.getBaseline()
+	if o.Baseline != "" && o.Baseline != basePath {
+		raw, err := os.ReadFile(o.Baseline) //nolint:gosec,forbidigo // handleSummary has no init file system
+		if err != nil {
+			return nil, fmt.Errorf("report: baseline: %w", err)
+		}
+		if base, err = report.LoadBaseline(raw); err != nil {
+			return nil, fmt.Errorf("report: baseline %s: %w", o.Baseline, err)
+		}
+	}
+	cmp := report.Compare(run, base)
+	meta := mi.runMeta(o.Meta)
+	text, html, record, err := report.Render(run, cmp, report.RenderOptions{Title: o.Title, Meta: meta})
+	if err != nil {
+		return nil, err
+	}
+	k6Text, err := mi.k6TextSummary(data)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	if o.Stdout == nil || *o.Stdout {
+		out["stdout"] = k6Text + "\n" + text + "\n"
+	}
+	if o.HTML != "" {
+		out[o.HTML] = string(html)
+	}
+	if o.JSON != "" {
+		out[o.JSON] = string(record)
+	}
+	return out, nil
+}
+
+// runMeta is the record's metadata: versions and what the script adds.
+func (mi *ModuleInstance) runMeta(extra map[string]any) map[string]any {
+	meta := map[string]any{"module": ImportPath, "moduleVersion": Version, "k6Version": k6Version()}
+	for k, v := range extra {
+		meta[k] = v
+	}
+	return meta
+}
+
+func k6Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "go.k6.io/k6" {
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+// k6TextSummary renders k6's end-of-test text summary from handleSummary's data.
+func (mi *ModuleInstance) k6TextSummary(data sobek.Value) (string, error) {
+	if data == nil || sobek.IsUndefined(data) || sobek.IsNull(data) {
+		return "", nil
+	}
+	rt := mi.vu.Runtime()
+	fnV, err := rt.RunString(`(function () { var module = { exports: {} }; (function (module, exports) {` +
+		k6summary.Code + `\n})(module, module.exports); return module.exports.textSummary; })()`)
+	if err != nil {
+		return "", fmt.Errorf("report: k6 summary: %w", err)
+	}
+	fn, ok := sobek.AssertFunction(fnV)
+	if !ok {
+		return "", errors.New("report: k6 summary: textSummary is not a function")
+	}
+	opts := rt.NewObject()
+	_ = opts.Set("indent", " ")
+	_ = opts.Set("enableColors", false)
+	v, err := fn(sobek.Undefined(), data, opts)
+	if err != nil {
+		return "", fmt.Errorf("report: k6 summary: %w", err)
+	}
+	return v.String(), nil
+}
+
+// observe feeds one finished call to the report's collector.
+func (c *Client) observe(out *outcome, active int) {
+	r := out.res
+	obs := &report.Observation{
+		Start: r.Start, End: r.End, Category: out.plan.category, Model: out.plan.model, Name: c.opts.Name,
+		Route: out.plan.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
+		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: out.connect, Gaps: r.Gaps, GapMean: r.GapMean,
+		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: cacheState(r), Stalls: r.Stalls,
+		Active: active, SharedPrefix: out.plan.sharedPrefix, EventLag: time.Duration(out.plan.eventLag.Load()),
+	}
+	if r.TPOT < 0 {
+		obs.TokensPerSec = 0
+	}
+	if r.Err != nil {
+		obs.ErrorType = string(r.Err.Type)
+	}
+	if u := r.Usage; u != nil {
+		obs.PromptTokens, obs.CachedTokens = u.PromptTokens, u.CachedTokens
+	}
+	if sc, ok := out.plan.tags.Tags.Get("scenario"); ok {
+		obs.Scenario = sc
+	}
+	if es := lib.GetExecutionState(c.mi.vu.Context()); es != nil {
+		obs.VUs = int(es.GetCurrentlyActiveVUsCount()) //nolint:gosec // a VU count fits
+	}
+	if obs.Start.IsZero() {
+		obs.Start = obs.End
+	}
+	c.mi.root.report.coll().Add(obs)
+}

@@ -1,0 +1,191 @@
+// Package harness holds what the benchmark programs share: starting llm-sim on
+// a free loopback port, reading a process's CPU time and memory from /proc, and
+// asking k6's REST API for goroutine counts and Go heap figures.
+package harness
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sim is a running llm-sim.
+type Sim struct {
+	Cmd     *exec.Cmd
+	BaseURL string // http://127.0.0.1:PORT/v1
+}
+
+var listening = regexp.MustCompile(`listening on (http://\S+)`)
+
+// StartSim starts llm-sim with args (plus a free loopback address) and waits
+// for the line that says where it listens. Its output goes to log.
+func StartSim(bin string, log io.Writer, args ...string) (*Sim, error) {
+	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sent := false
+		for sc.Scan() {
+			fmt.Fprintln(log, sc.Text())
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				found <- m[1]
+				sent = true
+			}
+		}
+		if !sent {
+			close(found)
+		}
+	}()
+	select {
+	case url, ok := <-found:
+		if !ok {
+			_ = cmd.Wait()
+			return nil, fmt.Errorf("%s exited before listening", bin)
+		}
+		return &Sim{Cmd: cmd, BaseURL: url + "/v1"}, nil
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		return nil, fmt.Errorf("%s did not say where it listens within 10s", bin)
+	}
+}
+
+// Stop ends the simulator.
+func (s *Sim) Stop() {
+	_ = s.Cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = s.Cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = s.Cmd.Process.Kill()
+		<-done
+	}
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's CPU times: 100 on every
+// Linux architecture Go supports (it is fixed by the kernel ABI, not by HZ).
+const clockTicks = 100
+
+// CPUSeconds is the user + system CPU time process pid has used so far.
+func CPUSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may contain spaces; fields after it are fixed.
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseFloat(fields[11], 64) // field 14
+	stime, err2 := strconv.ParseFloat(fields[12], 64) // field 15
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unreadable /proc/%d/stat", pid)
+	}
+	return (utime + stime) / clockTicks, nil
+}
+
+// RSSMB is the resident set size of process pid, in MiB (VmRSS).
+func RSSMB(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			if err != nil {
+				return 0, err
+			}
+			return kb / 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+// FreePort returns a loopback port that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// K6Runtime is what k6's pprof endpoints say about its Go runtime.
+type K6Runtime struct {
+	Goroutines int
+	HeapAlloc  uint64 // bytes of live and not yet collected heap objects
+	HeapInuse  uint64
+}
+
+// ReadK6Runtime asks a k6 started with --profiling-enabled --address addr.
+// With collect, k6 runs a garbage collection first, so HeapAlloc is the live
+// heap: comparable from sample to sample, which a soak needs.
+func ReadK6Runtime(ctx context.Context, addr string, collect bool) (K6Runtime, error) {
+	var r K6Runtime
+	g, err := get(ctx, "http://"+addr+"/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		return r, err
+	}
+	first, _, _ := strings.Cut(g, "\n")
+	if _, err := fmt.Sscanf(first, "goroutine profile: total %d", &r.Goroutines); err != nil {
+		return r, fmt.Errorf("goroutine profile: %q: %w", first, err)
+	}
+	heapURL := "http://" + addr + "/debug/pprof/heap?debug=1"
+	if collect {
+		heapURL += "&gc=1"
+	}
+	h, err := get(ctx, heapURL)
+	if err != nil {
+		return r, err
+	}
+	for _, line := range strings.Split(h, "\n") {
+		if v, ok := strings.CutPrefix(line, "# HeapAlloc = "); ok {
+			r.HeapAlloc, _ = strconv.ParseUint(v, 10, 64)
+		}
+		if v, ok := strings.CutPrefix(line, "# HeapInuse = "); ok {
+			r.HeapInuse, _ = strconv.ParseUint(v, 10, 64)
+		}
+	}
+	return r, nil
+}
+
+func get(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,241 @@
+// Command loopback runs the loopback benchmark of scripts/bench.sh: k6 with this
+// module and bench/bareclient read 1000-token answers from llm-sim's zero-delay
+// model, side by side: every round runs each client once for the same duration
+// (the order rotates every round), and every run reports output tokens/s, the
+// client's CPU time (from the kernel's rusage of the finished process) and
+// llm-sim's CPU time during the run (both share the machine's cores).
+//
+// With -profile-seconds it then profiles k6's CPU during one more run and splits
+// the samples by who spends them (see split.go).
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/bench/internal/harness"
+)
+
+// run is one client's run: the summary line the client printed plus the
+// resource figures measured around it.
+type run struct {
+	Client       string  `json:"client"`
+	Round        int     `json:"round"`
+	DurationSec  float64 `json:"durationSec"`
+	Requests     float64 `json:"requests"`
+	Failed       float64 `json:"failed"`
+	OutputTokens float64 `json:"outputTokens"`
+	TokensPerSec float64 `json:"tokensPerSec"`
+	ClientCPU    float64 `json:"clientCpuSec"`
+	SimCPU       float64 `json:"simCpuSec"`
+	MaxRSSMB     float64 `json:"maxRssMB"`
+}
+
+func (r run) tokensPerCPUSec() float64 { return r.OutputTokens / r.ClientCPU }
+
+type settings struct {
+	k6, sim, bare, out string
+	rounds, vus        int
+	maxTokens          int
+	duration           time.Duration
+	clients            []string
+	profileSeconds     int
+}
+
+func main() {
+	var s settings
+	var clients string
+	flag.StringVar(&s.k6, "k6", "./k6", "k6 binary with the module")
+	flag.StringVar(&s.sim, "sim", "./llm-sim", "llm-sim binary")
+	flag.StringVar(&s.bare, "bare", "", "bareclient binary (built from bench/bareclient)")
+	flag.StringVar(&s.out, "out", os.TempDir(), "directory for summaries, logs and the profile")
+	flag.IntVar(&s.rounds, "rounds", 3, "rounds; each runs every client once")
+	flag.IntVar(&s.vus, "vus", 50, "concurrent streams per client")
+	flag.IntVar(&s.maxTokens, "max-tokens", 1000, "max_tokens of every request")
+	flag.DurationVar(&s.duration, "duration", 30*time.Second, "length of each run")
+	flag.StringVar(&clients, "clients", "bare,k6-request,k6-event", "clients to run: bare, k6-request (gapSamples: 'request'), k6-event (the default 'event')")
+	flag.IntVar(&s.profileSeconds, "profile-seconds", 0, "then profile k6 (gapSamples=request) for this many seconds; 0 = no profile")
+	flag.Parse()
+	s.clients = strings.Split(clients, ",")
+	if err := s.main(); err != nil {
+		fmt.Fprintln(os.Stderr, "loopback:", err)
+		os.Exit(1)
+	}
+}
+
+func (s *settings) main() error {
+	simLog, err := os.Create(filepath.Join(s.out, "llm-sim.log"))
+	if err != nil {
+		return err
+	}
+	defer simLog.Close()
+	sim, err := harness.StartSim(s.sim, simLog, "--model", "sim-fast=fast", "--seed", "1")
+	if err != nil {
+		return err
+	}
+	defer sim.Stop()
+	fmt.Printf("llm-sim (fast: zero delays) at %s; %d streams of %d tokens, %s per run, %d rounds\n",
+		sim.BaseURL, s.vus, s.maxTokens, s.duration, s.rounds)
+
+	var runs []run
+	for round := 1; round <= s.rounds; round++ {
+		for i := range s.clients {
+			// Rotate so no client always runs first (cold) or last.
+			client := s.clients[(i+round-1)%len(s.clients)]
+			r, err := s.runOnce(sim, client, round)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("  round %d %-11s %8.0f tokens/s  %5.0f answers  %3.0f failed  client CPU %5.1fs  sim CPU %5.1fs\n",
+				r.Round, r.Client, r.TokensPerSec, r.Requests, r.Failed, r.ClientCPU, r.SimCPU)
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) > 0 {
+		report(runs)
+		if err := writeJSONLines(filepath.Join(s.out, "runs.jsonl"), runs); err != nil {
+			return err
+		}
+	}
+	if s.profileSeconds > 0 {
+		return s.profile(sim)
+	}
+	return nil
+}
+
+// runOnce runs one client for s.duration and measures it.
+func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, error) {
+	summary := filepath.Join(s.out, "summary.json")
+	_ = os.Remove(summary)
+	var cmd *exec.Cmd
+	switch client {
+	case "bare":
+		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-fast", "-vus", fmt.Sprint(s.vus),
+			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens))
+		f, err := os.Create(summary)
+		if err != nil {
+			return run{}, err
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	case "k6-request", "k6-event":
+		cmd = exec.Command(s.k6, s.k6Args(sim, strings.TrimPrefix(client, "k6-"), "", summary)...)
+	default:
+		return run{}, fmt.Errorf("unknown client %q", client)
+	}
+	cmd.Stderr = os.Stderr
+	simBefore, err := harness.CPUSeconds(sim.Cmd.Process.Pid)
+	if err != nil {
+		return run{}, err
+	}
+	if err := cmd.Run(); err != nil {
+		return run{}, fmt.Errorf("%s: %w", client, err)
+	}
+	simAfter, err := harness.CPUSeconds(sim.Cmd.Process.Pid)
+	if err != nil {
+		return run{}, err
+	}
+	b, err := os.ReadFile(summary)
+	if err != nil {
+		return run{}, err
+	}
+	var r run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return run{}, fmt.Errorf("%s summary %q: %w", client, b, err)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	r.Client, r.Round = client, round
+	r.ClientCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	r.MaxRSSMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
+	r.SimCPU = simAfter - simBefore
+	return r, nil
+}
+
+// k6Args runs bench/k6-stream.js; restAddr "" turns k6's REST API off (several
+// k6 may run on this machine at once and would fight over its default port).
+func (s *settings) k6Args(sim *harness.Sim, gapSamples, restAddr, summary string) []string {
+	args := []string{"run", "-q", "--no-usage-report"}
+	if restAddr == "" {
+		args = append(args, "--address", "")
+	} else {
+		args = append(args, "--address", restAddr, "--profiling-enabled")
+	}
+	return append(args,
+		"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("VUS=", s.vus), "-e", "DURATION="+s.duration.String(),
+		"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "GAP_SAMPLES="+gapSamples, "-e", "SUMMARY_FILE="+summary,
+		"bench/k6-stream.js")
+}
+
+func report(runs []run) {
+	fmt.Println("\nper run:")
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "round\tclient\ttokens/s\tanswers\tfailed\tclient CPU s\ttokens per client CPU s\tsim CPU s\tmax RSS MB\t")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t%.1f\t%.0f\t\n",
+			r.Round, r.Client, r.TokensPerSec, r.Requests, r.Failed, r.ClientCPU, r.tokensPerCPUSec(), r.SimCPU, r.MaxRSSMB)
+	}
+	_ = tw.Flush()
+
+	// Ratios to the bare run of the same round: neighbours in time share the
+	// machine's noise, distant runs do not.
+	fmt.Println("\nratio to the bare client of the same round (tokens/s, then tokens per client CPU second):")
+	ratios := map[string][][2]float64{}
+	var names []string
+	for _, r := range runs {
+		if r.Client == "bare" {
+			continue
+		}
+		i := slices.IndexFunc(runs, func(b run) bool { return b.Client == "bare" && b.Round == r.Round })
+		if i < 0 {
+			continue
+		}
+		b := runs[i]
+		ratio := [2]float64{r.TokensPerSec / b.TokensPerSec, r.tokensPerCPUSec() / b.tokensPerCPUSec()}
+		if _, seen := ratios[r.Client]; !seen {
+			names = append(names, r.Client)
+		}
+		ratios[r.Client] = append(ratios[r.Client], ratio)
+		fmt.Printf("  round %d %-11s %.2f  %.2f\n", r.Round, r.Client, ratio[0], ratio[1])
+	}
+	for _, name := range names {
+		var tps, cpu []float64
+		for _, r := range ratios[name] {
+			tps, cpu = append(tps, r[0]), append(cpu, r[1])
+		}
+		fmt.Printf("  median %-10s %.2f  %.2f  (min %.2f, max %.2f tokens/s ratio)\n",
+			name, median(tps), median(cpu), slices.Min(tps), slices.Max(tps))
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func writeJSONLines(path string, runs []run) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, r := range runs {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}

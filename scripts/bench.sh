@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make bench: the client's benchmarks (numbers go in BENCHMARKS.md with the
+# command that produced them). Expects ./k6 and ./llm-sim (make bench builds them).
+#   1. hot-path Go benchmarks, per event (internal/stream, internal/protocol)
+#   2. loopback: k6 with this module vs bench/bareclient against llm-sim's
+#      zero-delay model, interleaved rounds, tokens/s and CPU time of each client
+#   3. a CPU profile of k6 during a loopback run, split by who spends the CPU
+# Knobs (environment): BENCH_PARTS ("go loopback"; the loopback part includes the
+# profile unless PROFILE_SECONDS=0), BENCHTIME (2s), COUNT (3), ROUNDS (3),
+# DURATION (30s), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20), OUT (temp dir).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+parts="${BENCH_PARTS:-go loopback}"
+out="${OUT:-$(mktemp -d)}"
+mkdir -p "$out"
+echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "results in $out"
+
+if [[ " $parts " == *" go "* ]]; then
+  echo
+  echo "== go test -run '^\$' -bench . -benchtime=${BENCHTIME:-2s} -count=${COUNT:-3} ./internal/stream ./internal/protocol =="
+  go test -run '^$' -bench . -benchtime="${BENCHTIME:-2s}" -count="${COUNT:-3}" ./internal/stream ./internal/protocol |
+    tee "$out/go-bench.txt"
+fi
+
+if [[ " $parts " == *" loopback "* ]]; then
+  echo
+  go build -trimpath -o "$out/bareclient" ./bench/bareclient
+  go build -trimpath -o "$out/loopback" ./bench/loopback
+  "$out/loopback" -k6 ./k6 -sim ./llm-sim -bare "$out/bareclient" -out "$out" \
+    -rounds "${ROUNDS:-3}" -duration "${DURATION:-30s}" -vus "${VUS:-50}" -max-tokens "${MAX_TOKENS:-1000}" \
+    -profile-seconds "${PROFILE_SECONDS:-20}"
+fi

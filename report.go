@@ -165,8 +165,8 @@ func (mi *ModuleInstance) k6TextSummary(data sobek.Value) (string, error) {
 		return "", nil
 	}
 	rt := mi.vu.Runtime()
-	fnV, err := rt.RunString(`(function () { var module = { exports: {} }; (function (module, exports) {` +
-		k6summary.Code + `\n})(module, module.exports); return module.exports.textSummary; })()`)
+	fnV, err := rt.RunString("(function () { var module = { exports: {} }; (function (module, exports) {\n" +
+		k6summary.Code + "\n})(module, module.exports); return module.exports.textSummary; })()")
 	if err != nil {
 		return "", fmt.Errorf("report: k6 summary: %w", err)
 	}

@@ -1,0 +1,145 @@
+package dataset
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
+)
+
+// counter counts tokens, remembering the cost of short pieces: the grammar's
+// vocabulary is small, so piece costs are looked up, not re-tokenized.
+type counter struct {
+	tk     *tokenizer.Tokenizer
+	pieces sync.Map // piece -> token count
+}
+
+func newCounter(tk *tokenizer.Tokenizer) *counter { return &counter{tk: tk} }
+
+func (c *counter) count(s string) int { return c.tk.Count(s) }
+
+func (c *counter) piece(s string) int {
+	if v, ok := c.pieces.Load(s); ok {
+		return v.(int) //nolint:forcetypeassert // only ints are stored
+	}
+	n := c.tk.Count(s)
+	c.pieces.Store(s, n)
+	return n
+}
+
+// fit renders head + body pieces + tail with exactly target tokens. Pieces are
+// added while their summed costs fit (tokenizers split text at word boundaries
+// before merging, so the sum is nearly exact), then the whole text is counted
+// and the end of the body adjusted until the exact count is target: whole
+// pieces first, then single-token fillers for a gap smaller than a piece.
+// Merges at the seams (a full stop followed by a paragraph break is one token
+// in some encodings) can make one added token count as two, so the last step
+// searches a few endings rather than walking one way.
+func (c *counter) fit(l layout, target int, pickFiller func() string) (string, error) {
+	fixed := c.count(l.head) + c.count(l.tail)
+	if fixed > target {
+		return c.cutToTokens(l.head+l.tail, target)
+	}
+	var supply []string
+	piece := func(i int) string {
+		for i >= len(supply) {
+			supply = append(supply, l.body()...)
+		}
+		return supply[i]
+	}
+	k, est := 0, fixed // body = supply[:k]
+	for est+c.piece(piece(k)) <= target {
+		est += c.piece(piece(k))
+		k++
+	}
+	var b strings.Builder
+	render := func(k int, pad []string) string {
+		b.Reset()
+		b.WriteString(l.head)
+		for _, p := range supply[:k] {
+			b.WriteString(p)
+		}
+		for _, p := range pad {
+			b.WriteString(p)
+		}
+		b.WriteString(l.tail)
+		return b.String()
+	}
+	n := c.count(render(k, nil))
+	// The estimate misses seam merges (about one token per paragraph in some
+	// encodings); re-aim with the estimated costs before walking piece by piece.
+	for range 4 {
+		k2 := k
+		for diff := target - n; diff > 0; k2++ {
+			if diff -= c.piece(piece(k2)); diff < 0 {
+				break
+			}
+		}
+		for diff := n - target; diff > 0 && k2 > 0; {
+			k2--
+			diff -= c.piece(supply[k2])
+		}
+		if k2 == k {
+			break
+		}
+		k = k2
+		n = c.count(render(k, nil))
+	}
+	for n > target && k > 0 {
+		k--
+		n = c.count(render(k, nil))
+	}
+	for n < target {
+		piece(k) // make sure supply[k] exists
+		m := c.count(render(k+1, nil))
+		if m > target {
+			break
+		}
+		k, n = k+1, m
+	}
+	if n == target {
+		return render(k, nil), nil
+	}
+	pad := make([]string, 0, 8)
+	for range 8 {
+		pad = append(pad, pickFiller())
+	}
+	for drop := 0; drop <= min(k, 3); drop++ {
+		for m := 0; m <= len(pad); m++ {
+			if drop == 0 && m == 0 {
+				continue
+			}
+			text := render(k-drop, pad[:m])
+			if c.count(text) == target {
+				return text, nil
+			}
+		}
+	}
+	if n > target { // the fixed text alone is over
+		return c.cutToTokens(render(0, nil), target)
+	}
+	return "", fmt.Errorf("could not fit a prompt to %d tokens with %s", target, c.tk.Name())
+}
+
+// cutToTokens is the last resort when even the fixed text is too long: keep
+// the first target tokens, backing off while the decoded text re-encodes to a
+// different length (a cut inside a multi-byte character or merge).
+func (c *counter) cutToTokens(text string, target int) (string, error) {
+	ids := c.tk.Encode(text)
+	for k := min(target, len(ids)); k > 0 && target-k < 8; k-- {
+		s := c.tk.Decode(ids[:k])
+		if c.count(s) == target {
+			return s, nil
+		}
+		if c.count(s) < target {
+			// pad the small remainder with fillers
+			for _, f := range fillers {
+				if c.count(s+f) == target {
+					return s + f, nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("could not cut %d tokens to %d with %s", len(ids), target, c.tk.Name())
+}

@@ -127,6 +127,23 @@ func runK6(t *testing.T, script string, env map[string]string, extra ...string) 
 	return 0, string(out)
 }
 
+// defaultSimArgs serve the models the examples name.
+var defaultSimArgs = []string{"--model", "sim-large=demo", "--model", "sim-small=small", "--model", "sim-fast=fast", "--seed", "1"}
+
+// simArgs reads the `// llm-sim: ARGS` line an example may start with: the
+// simulator set-up it was written for (faults, profiles).
+func simArgs(t *testing.T, script string) []string {
+	t.Helper()
+	data, err := os.ReadFile(script) //nolint:gosec // a repository file
+	require.NoError(t, err)
+	for _, line := range strings.SplitN(string(data), "\n", 5) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "// llm-sim:"); ok {
+			return strings.Fields(rest)
+		}
+	}
+	return defaultSimArgs
+}
+
 // TestExamples runs every script in examples/ against a fresh llm-sim.
 func TestExamples(t *testing.T) {
 	scripts, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "*.js"))
@@ -135,7 +152,7 @@ func TestExamples(t *testing.T) {
 	for _, s := range scripts {
 		name := filepath.Base(s)
 		t.Run(name, func(t *testing.T) {
-			url := startSim(t, "--model", "sim-large=demo", "--model", "sim-small=fast", "--seed", "1")
+			url := startSim(t, simArgs(t, s)...)
 			code, out := runK6(t, filepath.Join("examples", name), map[string]string{
 				"LLM_BASE_URL": url + "/v1", "DURATION": "5s", "LLM_REPORT_DIR": t.TempDir(),
 			})

@@ -8,7 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 script="${1:-${DEMO_SCRIPT:-examples/quickstart.js}}"
 log="$(mktemp)"
-./llm-sim --addr 127.0.0.1:0 --model sim-large=demo --model sim-small=fast --seed 1 >"$log" 2>&1 &
+# An example may name the simulator set-up it needs on a first line "// llm-sim: ARGS".
+args="$(sed -n '1s#^// llm-sim:##p' "$script")"
+[ -n "$args" ] || args="--model sim-large=demo --model sim-small=small --model sim-fast=fast --seed 1"
+# shellcheck disable=SC2086 # the arguments are words by design
+./llm-sim --addr 127.0.0.1:0 $args >"$log" 2>&1 &
 sim=$!
 cleanup() { kill "$sim" 2>/dev/null || true; wait "$sim" 2>/dev/null || true; rm -f "$log"; }
 trap cleanup EXIT INT TERM

@@ -7,7 +7,8 @@
 #   3. a CPU profile of k6 during a loopback run, split by who spends the CPU
 # Knobs (environment): BENCH_PARTS ("go loopback"; the loopback part includes the
 # profile unless PROFILE_SECONDS=0), BENCHTIME (2s), COUNT (3), ROUNDS (3),
-# DURATION (30s), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20), OUT (temp dir).
+# DURATION (30s), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20), OUT (temp dir),
+# K6 and LLM_SIM (other binaries than ./k6 and ./llm-sim).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +29,7 @@ if [[ " $parts " == *" loopback "* ]]; then
   echo
   go build -trimpath -o "$out/bareclient" ./bench/bareclient
   go build -trimpath -o "$out/loopback" ./bench/loopback
-  "$out/loopback" -k6 ./k6 -sim ./llm-sim -bare "$out/bareclient" -out "$out" \
+  "$out/loopback" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
     -rounds "${ROUNDS:-3}" -duration "${DURATION:-30s}" -vus "${VUS:-50}" -max-tokens "${MAX_TOKENS:-1000}" \
     -profile-seconds "${PROFILE_SECONDS:-20}"
 fi

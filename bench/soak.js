@@ -1,0 +1,65 @@
+// The k6 side of the soak (scripts/soak.sh → bench/soak): VUS streams at once,
+// looping, against llm-sim with random faults, for DURATION. The timeouts are
+// tight on purpose: llm-sim's stalls then end as timeout_idle, so the soak
+// goes through the cancel paths (watchdog, context, dropped connection) as
+// often as through clean ends.
+import { Client } from 'k6/x/llmstream';
+
+const client = new Client({
+  baseURL: __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1',
+  model: __ENV.LLM_MODEL || 'sim-soak',
+  name: 'soak',
+  gapSamples: __ENV.GAP_SAMPLES || 'request',
+  timeouts: { connect: '3s', firstToken: '5s', idle: '1s', total: '60s' },
+});
+
+const maxTokens = parseInt(__ENV.MAX_TOKENS || '256', 10);
+const messages = [{ role: 'user', content: 'Tell me a long story about load testing.' }];
+
+// A threshold that always holds, per error type, makes k6 keep (and report)
+// the count of each error type.
+const errorTypes = ['timeout_connect', 'timeout_first_token', 'timeout_idle', 'timeout_total', 'http_429',
+  'http_4xx', 'http_5xx', 'network', 'stream_error', 'decode', 'truncated', 'canceled'];
+const thresholds = {};
+for (const t of errorTypes) {
+  thresholds[`llm_errors{error_type:${t}}`] = ['count>=0'];
+}
+
+export const options = {
+  scenarios: {
+    soak: {
+      executor: 'constant-vus',
+      vus: parseInt(__ENV.VUS || '200', 10),
+      duration: __ENV.DURATION || '10m',
+      gracefulStop: '10s',
+    },
+  },
+  thresholds,
+};
+
+export default async function () {
+  await client.chat({ messages, max_tokens: maxTokens });
+}
+
+export function handleSummary(data) {
+  const m = (name, field) => (data.metrics[name] ? data.metrics[name].values[field] || 0 : 0);
+  const errors = {};
+  for (const t of errorTypes) {
+    const n = m(`llm_errors{error_type:${t}}`, 'count');
+    if (n > 0) {
+      errors[t] = n;
+    }
+  }
+  const summary = {
+    durationSec: data.state.testRunDurationMs / 1000,
+    requests: m('llm_requests', 'count'),
+    failed: m('llm_failed', 'passes'),
+    outputTokens: m('llm_output_tokens', 'count'),
+    errors,
+  };
+  const out = { stdout: JSON.stringify(summary) + '\n' };
+  if (__ENV.SUMMARY_FILE) {
+    out[__ENV.SUMMARY_FILE] = JSON.stringify(summary) + '\n';
+  }
+  return out;
+}

@@ -1,0 +1,202 @@
+// Command soak runs the soak of scripts/soak.sh: k6 with this module keeps
+// -vus streams open against llm-sim, which injects faults into -fault-rate of
+// the requests (disconnects, stalls past the idle timeout, 500s, in-stream
+// errors), for -duration. Every -every it samples the k6 process: resident
+// memory (/proc/PID/status), live Go heap and goroutines (k6's REST API with
+// --profiling-enabled, after a forced GC), and CPU; it prints one row per
+// sample and, at the end, compares the last third of the run with the first
+// (after warm-up). The figures of a client that leaks grow with the number of
+// answers; a sound one stays flat.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/bench/internal/harness"
+)
+
+type sample struct {
+	at         time.Duration
+	rssMB      float64
+	heapMB     float64
+	goroutines int
+	cpuPercent float64 // k6's CPU over the interval before this sample, % of one core
+}
+
+type summary struct {
+	DurationSec  float64            `json:"durationSec"`
+	Requests     float64            `json:"requests"`
+	Failed       float64            `json:"failed"`
+	OutputTokens float64            `json:"outputTokens"`
+	Errors       map[string]float64 `json:"errors"`
+}
+
+func main() {
+	k6 := flag.String("k6", "./k6", "k6 binary with the module")
+	simBin := flag.String("sim", "./llm-sim", "llm-sim binary")
+	duration := flag.Duration("duration", 10*time.Minute, "length of the soak")
+	every := flag.Duration("every", 15*time.Second, "sampling interval")
+	vus := flag.Int("vus", 200, "concurrent streams")
+	maxTokens := flag.Int("max-tokens", 256, "max_tokens of every request")
+	faultRate := flag.Float64("fault-rate", 0.01, "share of requests that get a fault, split evenly over the fault kinds")
+	decodeMs := flag.Float64("decode-ms", 20, "llm-sim decode step (ms): one token per stream per step")
+	gapSamples := flag.String("gap-samples", "request", "the client's gapSamples ('event' adds one k6 Trend sample per token, which k6 keeps in memory for its summary)")
+	out := flag.String("out", os.TempDir(), "directory for the summary and llm-sim's log")
+	flag.Parse()
+	if err := soak(*k6, *simBin, *out, *gapSamples, *duration, *every, *vus, *maxTokens, *faultRate, *decodeMs); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		os.Exit(1)
+	}
+}
+
+// faultKinds are the faults of the soak; each gets faultRate/len(faultKinds).
+// The stall outlasts soak.js's 1 s idle timeout, so it ends as timeout_idle.
+var faultKinds = []string{"disconnect@40", "stall=3000@20", "status=500", "error@60"} //nolint:gochecknoglobals // fixed table
+
+func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus, maxTokens int, faultRate, decodeMs float64) error {
+	simLog, err := os.Create(filepath.Join(out, "llm-sim.log"))
+	if err != nil {
+		return err
+	}
+	defer simLog.Close()
+	args := []string{"--model", "sim-soak=fast", "--seed", "1", "--set", fmt.Sprint("decode_base_ms=", decodeMs)}
+	var faults []string
+	for _, f := range faultKinds {
+		spec := fmt.Sprintf("%s:%g", f, faultRate/float64(len(faultKinds)))
+		faults = append(faults, spec)
+		args = append(args, "--fault", spec)
+	}
+	sim, err := harness.StartSim(simBin, simLog, args...)
+	if err != nil {
+		return err
+	}
+	defer sim.Stop()
+
+	port, err := harness.FreePort()
+	if err != nil {
+		return err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	summaryPath := filepath.Join(out, "soak-summary.json")
+	_ = os.Remove(summaryPath)
+	cmd := exec.Command(k6, "run", "-q", "--no-usage-report", "--address", addr, "--profiling-enabled",
+		"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("VUS=", vus), "-e", "DURATION="+duration.String(),
+		"-e", fmt.Sprint("MAX_TOKENS=", maxTokens), "-e", "GAP_SAMPLES="+gapSamples, "-e", "SUMMARY_FILE="+summaryPath,
+		"bench/soak.js")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	fmt.Printf("soak: %d streams of up to %d tokens, %s, llm-sim %s (decode step %g ms), faults %s, gapSamples=%s\n",
+		vus, maxTokens, duration, sim.BaseURL, decodeMs, strings.Join(faults, " "), gapSamples)
+	fmt.Printf("k6 pid %d, REST API %s; one row every %s\n\n", cmd.Process.Pid, addr, every)
+	fmt.Printf("%8s %9s %13s %11s %9s\n", "time", "RSS MB", "live heap MB", "goroutines", "k6 CPU %")
+
+	samples, runErr := sampleUntilExit(cmd.Process.Pid, addr, every, exited)
+	if runErr != nil {
+		return fmt.Errorf("k6: %w", runErr)
+	}
+	b, err := os.ReadFile(summaryPath)
+	if err != nil {
+		return err
+	}
+	var s summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("summary %q: %w", b, err)
+	}
+	fmt.Printf("\nk6: %.0f answers in %.0fs, %.0f failed (%.2f%%), %.0f output tokens; errors %v\n",
+		s.Requests, s.DurationSec, s.Failed, 100*s.Failed/max(s.Requests, 1), s.OutputTokens, s.Errors)
+	return judge(samples)
+}
+
+// sampleUntilExit samples k6 every interval until it exits; a sample that
+// fails (REST API not up yet, k6 ending) is skipped.
+func sampleUntilExit(pid int, addr string, every time.Duration, exited <-chan error) ([]sample, error) {
+	start := time.Now()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var samples []sample
+	lastCPU, _ := harness.CPUSeconds(pid)
+	lastAt := start
+	for {
+		select {
+		case err := <-exited:
+			return samples, err
+		case now := <-tick.C:
+			ctx, cancel := context.WithTimeout(context.Background(), every)
+			rt, err := harness.ReadK6Runtime(ctx, addr, true)
+			cancel()
+			rss, rssErr := harness.RSSMB(pid)
+			cpu, cpuErr := harness.CPUSeconds(pid)
+			if err != nil || rssErr != nil || cpuErr != nil {
+				continue
+			}
+			s := sample{
+				at: now.Sub(start).Round(time.Second), rssMB: rss, heapMB: float64(rt.HeapAlloc) / (1 << 20),
+				goroutines: rt.Goroutines, cpuPercent: 100 * (cpu - lastCPU) / now.Sub(lastAt).Seconds(),
+			}
+			lastCPU, lastAt = cpu, now
+			samples = append(samples, s)
+			fmt.Printf("%8s %9.1f %13.1f %11d %9.0f\n", s.at, s.rssMB, s.heapMB, s.goroutines, s.cpuPercent)
+		}
+	}
+}
+
+// judge compares the medians of the last third of the samples with those of
+// the first third after the first sample (warm-up): growth past the
+// tolerances is reported as a failure.
+func judge(samples []sample) error {
+	if len(samples) < 7 {
+		fmt.Println("too few samples to judge flatness (run longer or sample more often)")
+		return nil
+	}
+	body := samples[1:]
+	third := len(body) / 3
+	first, last := body[:third], body[len(body)-third:]
+	med := func(ss []sample, f func(sample) float64) float64 {
+		v := make([]float64, len(ss))
+		for i, s := range ss {
+			v[i] = f(s)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	checks := []struct {
+		name string
+		f    func(sample) float64
+		// allowed growth: ratio and absolute slack (noise of a sample taken
+		// at a random moment of 200 streams starting and ending)
+		ratio, slack float64
+	}{
+		{"RSS MB", func(s sample) float64 { return s.rssMB }, 1.25, 10},
+		{"live heap MB", func(s sample) float64 { return s.heapMB }, 1.5, 4},
+		{"goroutines", func(s sample) float64 { return float64(s.goroutines) }, 1.1, 50},
+	}
+	fmt.Printf("\nmedian of the first third (after %s) vs the last third:\n", samples[0].at)
+	growing := false
+	for _, c := range checks {
+		a, b := med(first, c.f), med(last, c.f)
+		verdict := "flat"
+		if b > a*c.ratio+c.slack {
+			verdict = "GROWING"
+			growing = true
+		}
+		fmt.Printf("  %-13s %9.1f → %9.1f  %s (allowed: ×%.2f + %g)\n", c.name, a, b, verdict, c.ratio, c.slack)
+	}
+	if growing {
+		return fmt.Errorf("memory or goroutines grew over the run")
+	}
+	return nil
+}

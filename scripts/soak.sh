@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# make soak (not in CI): SOAK_VUS (200) streams against llm-sim with
+# SOAK_FAULT_RATE (0.01) of the requests faulted (disconnects, stalls past the
+# idle timeout, 500s, in-stream errors) for SOAK_DURATION (10m). k6's resident
+# memory, live Go heap and goroutine count are sampled every SOAK_EVERY (15s) and
+# printed as a table; the run fails when the last third of the run is clearly
+# above the first. Expects ./k6 and ./llm-sim (make soak builds them); K6 and
+# LLM_SIM point elsewhere. SOAK_GAP_SAMPLES ('request') picks the client's gapSamples.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-$(mktemp -d)}"
+mkdir -p "$out"
+echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg); results in $out"
+go build -trimpath -o "$out/soak" ./bench/soak
+exec "$out/soak" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -out "$out" \
+  -duration "${SOAK_DURATION:-10m}" -every "${SOAK_EVERY:-15s}" -vus "${SOAK_VUS:-200}" \
+  -fault-rate "${SOAK_FAULT_RATE:-0.01}" -gap-samples "${SOAK_GAP_SAMPLES:-request}"

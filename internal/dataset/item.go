@@ -29,7 +29,7 @@ type Item struct {
 }
 
 // Prompt is the last user message: what a single-prompt API would send.
-func (it *Item) Prompt() string {
+func (it Item) Prompt() string {
 	for i := len(it.Messages) - 1; i >= 0; i-- {
 		if it.Messages[i].Role == "user" {
 			return it.Messages[i].Content
@@ -42,4 +42,4 @@ func (it *Item) Prompt() string {
 }
 
 // SharedPrefix says whether the item starts with a shared prefix.
-func (it *Item) SharedPrefix() bool { return it.PrefixTokens > 0 }
+func (it Item) SharedPrefix() bool { return it.PrefixTokens > 0 }

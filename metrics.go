@@ -88,16 +88,17 @@ func cacheState(r *stream.Result) string {
 
 // emission is what one finished call turns into samples.
 type emission struct {
-	res      *stream.Result
-	status   int
-	retries  int
-	attempt  int
-	opts     *config.Client
-	gaps     bool // per-event gap samples
-	tags     *metrics.TagSet
-	meta     map[string]string
-	regress  func(category string, ttft time.Duration) (slower, known bool)
-	category string
+	res        *stream.Result
+	status     int
+	retries    int
+	reconnects int
+	attempt    int
+	opts       *config.Client
+	gaps       bool // per-event gap samples
+	tags       *metrics.TagSet
+	meta       map[string]string
+	regress    func(category string, ttft time.Duration) (slower, known bool)
+	category   string
 }
 
 // samples builds the whole batch for one request, each sample at the moment it
@@ -133,6 +134,9 @@ func (m *llmMetrics) samples(e *emission) metrics.Samples {
 	}
 	if e.retries > 0 {
 		add(m.retries, end, float64(e.retries))
+	}
+	if e.reconnects > 0 {
+		add(m.reconnects, end, float64(e.reconnects))
 	}
 	addDur(m.ttfb, r.Start, r.TTFB)
 	addDur(m.ttft, r.Start, r.TTFT)

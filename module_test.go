@@ -28,6 +28,14 @@ type testVU struct {
 	logs    *strings.Builder
 }
 
+// newTestRuntime is a VU in the init context with the module available.
+func newTestRuntime(t *testing.T) *modulestest.Runtime {
+	t.Helper()
+	rt := modulestest.NewRuntime(t)
+	require.NoError(t, rt.SetupModuleSystem(map[string]any{ImportPath: New()}, nil, nil))
+	return rt
+}
+
 // newTestVU runs initCode in the init context (with `llm` bound to the module),
 // then moves the VU to its VU context.
 func newTestVU(t *testing.T, initCode string) *testVU {

@@ -313,3 +313,51 @@ func TestHTTPDebugRedactsTheKey(t *testing.T) {
 	require.NotContains(t, logs, "sk-secret")
 	require.NotContains(t, logs, "other-secret")
 }
+
+func TestRawSSEReconnectsWithLastEventID(t *testing.T) {
+	t.Parallel()
+	var (
+		mu      sync.Mutex
+		lastIDs []string
+		methods []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		lastIDs = append(lastIDs, r.Header.Get("Last-Event-ID"))
+		methods = append(methods, r.Method)
+		n := len(lastIDs)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		if n == 1 {
+			flushed(w, "retry: 20\nid: 1\ndata: first\n\n")
+			conn, _, err := w.(http.Hijacker).Hijack() //nolint:forcetypeassert
+			if err == nil {
+				_ = conn.Close() // the stream breaks mid-way
+			}
+			return
+		}
+		flushed(w, "id: 2\ndata: second\n\n")
+	}))
+	defer srv.Close()
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, protocol: 'sse',
+		reconnect: {attempts: 2, delay: '5s'}});`, srv.URL+"/events"))
+	start := time.Now()
+	res := vu.chat(`null`)
+	require.Equal(t, true, res["ok"], "%v", res["error"])
+	require.Equal(t, "firstsecond", res["text"])
+	require.EqualValues(t, 1, res["reconnects"])
+	require.Less(t, time.Since(start), 4*time.Second, "the server's retry: 20 (ms) replaced the 5 s default")
+	require.Equal(t, []string{"", "1"}, lastIDs)
+	require.Equal(t, []string{"GET", "GET"}, methods)
+	got := vu.drain()
+	require.Len(t, got["llm_requests"], 1)
+	require.Equal(t, 1.0, got["llm_reconnects"][0].Value)
+}
+
+func TestReconnectIsOnlyForRawStreams(t *testing.T) {
+	t.Parallel()
+	rt := newTestRuntime(t)
+	_, err := rt.VU.Runtime().RunString(`const llm = require('k6/x/llmstream');
+		new llm.Client({baseURL: 'http://x', reconnect: {attempts: 1}})`)
+	require.ErrorContains(t, err, "reconnect is for raw event streams")
+}

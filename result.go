@@ -60,6 +60,7 @@ func (o *outcome) toJS() map[string]any {
 		"outputTokens":     r.OutputTokens,
 		"stalls":           r.Stalls,
 		"retries":          o.retries,
+		"reconnects":       o.reconnects,
 		"servedBy":         o.servedBy,
 		"requestId":        r.RequestID,
 		"serverTimings":    timings,

@@ -76,6 +76,7 @@ func (mi *ModuleInstance) parseClient(v sobek.Value) (*Client, error) {
 
 // callPlan is everything a call needs, prepared on the event loop.
 type callPlan struct {
+	method   string
 	payload  []byte
 	url      string
 	header   http.Header
@@ -158,6 +159,10 @@ func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, err
 	if err != nil {
 		return nil, err
 	}
+	spec := c.opts.Protocol
+	if spec.CompleteAtEOF && (bodyV == nil || sobek.IsUndefined(bodyV) || sobek.IsNull(bodyV)) {
+		return c.getPlan(st, params, onEvent)
+	}
 	body, err := requestBody(bodyV)
 	if err != nil {
 		return nil, err
@@ -167,7 +172,6 @@ func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, err
 		req.Model = m
 	}
 	req.PromptOnly = protocol.PromptOnly(body)
-	spec := c.opts.Protocol
 	spec.Prepare(body, req)
 	payload, err := json.Marshal(body)
 	if err != nil {
@@ -178,14 +182,32 @@ func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, err
 		path = spec.Path(req)
 	}
 	plan := &callPlan{
-		payload: payload, url: joinURL(c.opts.BaseURL, path), params: params, model: req.Model,
-		header: c.headers(st, spec, req, params), route: "primary",
+		method: http.MethodPost, payload: payload, url: joinURL(c.opts.BaseURL, path), params: params,
+		model: req.Model, header: c.headers(st, spec, req, params), route: "primary",
 	}
+	c.finishPlan(st, plan, item, onEvent)
+	return plan, nil
+}
+
+// getPlan is a raw event stream opened with GET (chat(null) with protocol 'sse').
+func (c *Client) getPlan(st *lib.State, params *config.Call, onEvent sobek.Value) (*callPlan, error) {
+	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey}
+	plan := &callPlan{
+		method: http.MethodGet, url: joinURL(c.opts.BaseURL, params.Path), params: params, model: req.Model,
+		header: c.headers(st, c.opts.Protocol, req, params), route: "primary",
+	}
+	plan.header.Del("Content-Type")
+	c.finishPlan(st, plan, nil, onEvent)
+	return plan, nil
+}
+
+// finishPlan adds the tags and the per-event queue.
+func (c *Client) finishPlan(st *lib.State, plan *callPlan, item map[string]any, onEvent sobek.Value) {
 	plan.tags = st.Tags.GetCurrentValues()
 	for k, v := range c.opts.Tags {
 		plan.tags.SetTag(k, v)
 	}
-	for k, v := range params.Tags {
+	for k, v := range plan.params.Tags {
 		plan.tags.SetTag(k, v)
 	}
 	plan.applyItem(item)
@@ -193,7 +215,6 @@ func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, err
 	if fn, ok := sobek.AssertFunction(onEvent); ok {
 		plan.onEvent, plan.finish = c.eventQueue(fn, &plan.eventLag)
 	}
-	return plan, nil
 }
 
 // applyItem tags a call with its dataset item's category and turn (unless the
@@ -296,15 +317,16 @@ func (c *Client) eventQueue(fn sobek.Callable, lag *atomic.Int64) (func(stream.R
 
 // outcome is a finished call, across retries and fallback.
 type outcome struct {
-	res      *stream.Result
-	status   int
-	retries  int
-	connect  time.Duration
-	servedBy string
-	plan     *callPlan
-	keepGaps bool
-	ok       bool
-	redact   func(string) string
+	res        *stream.Result
+	status     int
+	retries    int
+	reconnects int
+	connect    time.Duration
+	servedBy   string
+	plan       *callPlan
+	keepGaps   bool
+	ok         bool
+	redact     func(string) string
 }
 
 func (o *outcome) errType() string {
@@ -356,7 +378,7 @@ func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan)
 		retries int
 	)
 	for n := 1; ; n++ {
-		a = c.attempt(ctx, st, plan)
+		a = c.attemptResuming(ctx, st, plan)
 		if a.res.OK || n >= pol.Attempts || ctx.Err() != nil || !pol.On[a.res.Err.Type] {
 			break
 		}
@@ -369,7 +391,8 @@ func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan)
 		retries++
 	}
 	out := &outcome{
-		res: a.res, status: a.status, retries: retries, connect: a.connect, servedBy: c.name(), plan: plan,
+		res: a.res, status: a.status, retries: retries, reconnects: a.reconnects, connect: a.connect,
+		servedBy: c.name(), plan: plan,
 		ok: a.res.OK, keepGaps: plan.params.Gaps, redact: c.redact,
 	}
 	if out.res.Err != nil {
@@ -451,7 +474,7 @@ func (c *Client) emit(ctx context.Context, st *lib.State, out *outcome, attempt 
 		tm.SetMetadata("request_id", out.res.RequestID)
 	}
 	e := &emission{
-		res: out.res, status: out.status, retries: out.retries, attempt: attempt, opts: c.opts,
+		res: out.res, status: out.status, retries: out.retries, reconnects: out.reconnects, attempt: attempt, opts: c.opts,
 		gaps: c.opts.GapSamples == config.GapsPerEvent, tags: tm.Tags, meta: tm.Metadata,
 		category: plan.category, regress: c.mi.root.report.regression,
 	}
@@ -469,16 +492,43 @@ type attempt struct {
 	resp    *http.Response
 	res     *stream.Result
 	connect time.Duration
+	// reconnects is how many times a raw event stream was reopened.
+	reconnects int
 }
 
-func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan) *attempt {
+// attemptResuming is one attempt, reopened with Last-Event-ID when a raw event
+// stream breaks after some events and the client allows reconnection (§3.1).
+func (c *Client) attemptResuming(ctx context.Context, st *lib.State, plan *callPlan) *attempt {
+	a := c.attempt(ctx, st, plan, nil)
+	rc := c.opts.Reconnect
+	for n := 0; n < rc.Attempts && !a.res.OK && ctx.Err() == nil; n++ {
+		if t := a.res.Err.Type; t != stream.ErrNetwork && t != stream.ErrTimeoutIdle || a.call.LastEventID() == "" {
+			break
+		}
+		wait := rc.Delay
+		if hint, ok := a.call.RetryHint(); ok {
+			wait = hint
+		}
+		if !sleepCtx(ctx, wait) {
+			break
+		}
+		resumed := a.call
+		resumed.Reopen()
+		reconnects := a.reconnects + 1
+		a = c.attempt(ctx, st, plan, resumed)
+		a.reconnects = reconnects
+	}
+	return a
+}
+
+func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan, resume *stream.Call) *attempt {
 	to := plan.params.Timeouts
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, to.Total, stream.CauseFor(stream.ErrTimeoutTotal))
 	defer cancelTotal()
 
-	a := &attempt{client: c, wd: stream.NewWatchdog(to, cancel)}
+	a := &attempt{client: c, wd: stream.NewWatchdog(to, cancel), call: resume}
 	defer a.wd.Stop()
 	a.cfg = stream.Config{
 		Spec: c.opts.Protocol, MaxEventSize: c.opts.MaxEventSize, MaxBodySize: c.opts.MaxBodySize,
@@ -491,11 +541,15 @@ func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan) 
 	if err != nil {
 		return a.failed(stream.ErrNetwork, "invalid URL: "+err.Error())
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, plan.url, nil)
+	req, err := http.NewRequestWithContext(ctx, plan.method, plan.url, nil)
 	if err != nil {
 		return a.failed(stream.ErrNetwork, "invalid request: "+err.Error())
 	}
 	req.Header = plan.header.Clone()
+	if resume != nil {
+		resume.SetWatchdog(a.wd)
+		req.Header.Set("Last-Event-ID", resume.LastEventID())
+	}
 
 	vuState := *st // a shallow copy: only the transport and the debug option differ
 	vuState.Transport = tapTransport{base: st.Transport, a: a, debug: st.Options.HTTPDebug.String, log: st.Logger}
@@ -506,7 +560,7 @@ func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan) 
 		tm.SetTag("name", c.opts.Name)
 	}
 	_, err = httpext.MakeRequest(ctx, &vuState, &httpext.ParsedHTTPRequest{
-		URL: &u, Req: req, Body: bytes.NewBuffer(plan.payload),
+		URL: &u, Req: req, Body: requestPayload(plan.payload),
 		// The request's own deadline is the total timeout plus a margin: ours
 		// fires first, with a cause that classifies it.
 		Timeout:      to.Total + time.Second,
@@ -542,6 +596,13 @@ func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan) 
 		}
 	}
 	return a
+}
+
+func requestPayload(p []byte) *bytes.Buffer {
+	if p == nil {
+		return nil
+	}
+	return bytes.NewBuffer(p)
 }
 
 func (a *attempt) failed(t stream.ErrorType, msg string) *attempt {
@@ -590,7 +651,9 @@ func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.call.Headers = time.Now()
+	if a.call.Headers.IsZero() {
+		a.call.Headers = time.Now()
+	}
 	if t.debug != "" && t.log != nil {
 		t.log.WithField("source", "http-debug").Info(debugResponse(resp, a.client))
 	}

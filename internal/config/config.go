@@ -77,12 +77,19 @@ type Client struct {
 	Retry           Retry
 	FallbackOn      map[stream.ErrorType]bool
 	KeepGaps        bool // result.gaps
+	Reconnect       Reconnect
+}
+
+// Reconnect reopens a broken raw event stream with Last-Event-ID (protocol sse).
+type Reconnect struct {
+	Attempts int
+	Delay    time.Duration // used when the server sent no retry: field
 }
 
 var clientKeys = []string{ //nolint:gochecknoglobals // read-only table
 	"baseURL", "protocol", "model", "apiKey", "name", "path", "headers", "tags", "timeouts",
 	"gapSamples", "stallThreshold", "slo", "continuousUsage", "tokenizer", "maxEventSize",
-	"maxBodySize", "retry", "fallback", "fallbackOn", "gaps",
+	"maxBodySize", "retry", "fallback", "fallbackOn", "gaps", "reconnect",
 }
 
 // ParseClient validates new Client(options). The "fallback" key is left to the caller.
@@ -159,6 +166,11 @@ func ParseClient(o map[string]any) (*Client, error) {
 	c.MaxBodySize = p.positiveInt("maxBodySize")
 	if r, ok := o["retry"]; ok {
 		if c.Retry, err = parseRetry(r); err != nil {
+			return nil, fmt.Errorf("Client options: %w", err)
+		}
+	}
+	if r, ok := o["reconnect"]; ok {
+		if c.Reconnect, err = parseReconnect(r, c.Protocol); err != nil {
 			return nil, fmt.Errorf("Client options: %w", err)
 		}
 	}
@@ -315,6 +327,26 @@ func parseRetry(v any) (Retry, error) {
 		r.IdempotencyKey = k
 	default:
 		return r, fmt.Errorf("retry.idempotencyKey must be true or a header name, got %T", k)
+	}
+	return r, p.err
+}
+
+func parseReconnect(v any, spec *protocol.Spec) (Reconnect, error) {
+	r := Reconnect{Delay: time.Second}
+	m := asMap(v)
+	if m == nil {
+		return r, errors.New("reconnect must be an object like {attempts: 3, delay: '1s'}")
+	}
+	if !spec.CompleteAtEOF {
+		return r, fmt.Errorf("reconnect is for raw event streams (protocol 'sse'), not %s: an LLM answer cannot resume mid-way", spec.Name)
+	}
+	if err := unknownKeys("reconnect", m, []string{"attempts", "delay"}); err != nil {
+		return r, err
+	}
+	p := parser{obj: m, where: "reconnect"}
+	r.Attempts = int(p.positiveInt("attempts"))
+	if d, ok := p.duration("delay"); ok {
+		r.Delay = d
 	}
 	return r, p.err
 }

@@ -84,6 +84,12 @@ type Call struct {
 	timings   map[string]float64
 	model     string
 	requestID string
+
+	// Resumption state (resume.go).
+	lastEventID string
+	retryHint   time.Duration
+	retrySet    bool
+	busy        time.Duration // parse time of previous connections
 }
 
 // ToolCall is one accumulated tool call.
@@ -118,9 +124,15 @@ func (c *Call) Err() *Error { return c.err }
 // Consume reads body to its end (or to the first failure) and returns the read
 // error, if any, for the caller to classify: only it knows the call's context.
 func (c *Call) Consume(body io.Reader) error {
+	if c.reader != nil { // a reopened call: keep the previous connections' parse time
+		c.busy += c.reader.busy
+	}
 	c.reader = &timedReader{r: body, limit: c.cfg.MaxBodySize}
 	if w := c.cfg.Watchdog; w != nil {
 		c.reader.onRead = w.Bytes
+	}
+	if c.cfg.Spec.Framing == protocol.FramingSSE && c.cfg.Spec.CompleteAtEOF {
+		c.reader.retry = newRetryScanner(func(d time.Duration) { c.retryHint, c.retrySet = d, true })
 	}
 	defer func() {
 		c.end = c.reader.last
@@ -150,6 +162,7 @@ func (c *Call) consumeSSE() error {
 		if ev.Data == "" {
 			continue
 		}
+		c.lastEventID = ev.LastEventID
 		if !c.handle(protocol.Event{Type: ev.Type, ID: ev.LastEventID, Data: ev.Data}) {
 			return nil
 		}

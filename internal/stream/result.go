@@ -86,7 +86,7 @@ func (c *Call) Finish() *Result {
 		GapMean:       Absent,
 	}
 	if c.reader != nil {
-		r.ClientParse = c.reader.busy
+		r.ClientParse = c.busy + c.reader.busy
 	}
 	if c.gapN > 0 {
 		r.GapMean = c.gapSum / time.Duration(c.gapN)

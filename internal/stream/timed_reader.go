@@ -16,6 +16,7 @@ type timedReader struct {
 	bytes  int64
 	onRead func() // called after each Read that returned bytes
 	limit  int64  // maximum body bytes; 0 = no limit
+	retry  *retryScanner
 }
 
 var errBodyTooLarge = &Error{Type: ErrDecode, Message: "response body exceeds maxBodySize"}
@@ -27,6 +28,9 @@ func (t *timedReader) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	t.last = time.Now()
 	if n > 0 {
+		if t.retry != nil {
+			t.retry.write(p[:n])
+		}
 		t.bytes += int64(n)
 		if t.onRead != nil {
 			t.onRead()

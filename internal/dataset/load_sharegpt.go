@@ -45,7 +45,7 @@ func readShareGPT(data []byte, name string, allTurns bool) ([]record, error) {
 		start := nextNonSpace(data, dec.InputOffset())
 		var c shareGPTConversation
 		if err := dec.Decode(&c); err != nil {
-			at := dec.InputOffset()
+			at := start // unexpected EOF: the conversation that never closed
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
 				at = se.Offset

@@ -210,7 +210,7 @@ func TestLoadMalformedNamesFileAndLine(t *testing.T) {
 		"malformed.jsonl":           `malformed.jsonl:3: invalid JSON`,
 		"bad-role.jsonl":            `bad-role.jsonl:2: messages\[0\]: role "customer"`,
 		"no-prompt.jsonl":           `no-prompt.jsonl:3: no "messages" or "prompt"`,
-		"malformed-sharegpt.json":   `malformed-sharegpt.json:\d+: conversation 1: invalid JSON`,
+		"malformed-sharegpt.json":   `malformed-sharegpt.json:3: conversation 1: invalid JSON`,
 		"bad-speaker-sharegpt.json": `bad-speaker-sharegpt.json:4: conversation 1: turn 0: unknown speaker "robot"`,
 	}
 	for file, want := range cases {

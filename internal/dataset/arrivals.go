@@ -1,0 +1,151 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Arrivals is an open-model arrival process shared by every VU of a process
+// (§4.3: production traffic comes in bursts and waves, while k6's
+// arrival-rate executors start iterations at perfectly even intervals).
+//
+// Arrival times are one sequence for the whole process, drawn from a seeded
+// stream: inter-arrival gaps are exponential (Poisson arrivals) or gamma
+// distributed with a coefficient of variation cv (cv > 1: bursty). VUs claim
+// arrivals in turn and sleep until theirs. One shared sequence matters:
+// splitting a bursty process into independent per-VU streams would average
+// the bursts away (superposed independent streams tend to Poisson), and the
+// process would change with the VU count.
+type Arrivals struct {
+	rate  float64
+	shape float64 // gamma shape k = 1/cv²; 1 = exponential
+	seed  uint64
+	mu    sync.Mutex
+	r     *rand.Rand
+	now   func() time.Time
+
+	started bool
+	origin  time.Time
+	next    float64 // seconds from origin of the next unclaimed arrival
+	claimed uint64
+	late    uint64
+	maxLag  float64
+}
+
+// ArrivalOptions configure an arrival process.
+type ArrivalOptions struct {
+	Rate float64 // mean arrivals per second in this process
+	CV   float64 // coefficient of variation of the gaps; 0 or 1 = Poisson
+	Seed uint64
+}
+
+// maxCV keeps the gamma shape away from values where samples underflow.
+const maxCV = 30
+
+// NewArrivals validates the options and returns a process whose clock starts
+// at the first claim.
+func NewArrivals(o ArrivalOptions) (*Arrivals, error) {
+	if !(o.Rate > 0) || math.IsInf(o.Rate, 0) {
+		return nil, fmt.Errorf("arrivals: rate must be a positive number of arrivals per second, got %v", o.Rate)
+	}
+	cv := o.CV
+	if cv == 0 {
+		cv = 1
+	}
+	if !(cv > 0) || cv > maxCV {
+		return nil, fmt.Errorf("arrivals: cv must be in (0, %d], got %v", maxCV, o.CV)
+	}
+	return &Arrivals{rate: o.Rate, shape: 1 / (cv * cv), seed: o.Seed, r: rand.New(rand.NewPCG(o.Seed, 0xa77)), now: time.Now}, nil //nolint:gosec,lll // not crypto
+}
+
+// gap draws the next inter-arrival time in seconds (mean 1/rate).
+func (a *Arrivals) gap() float64 {
+	if a.shape == 1 {
+		return a.r.ExpFloat64() / a.rate
+	}
+	// gamma(k, θ) with mean kθ = 1/rate
+	return gammaSample(a.r, a.shape) / (a.shape * a.rate)
+}
+
+// Next claims the next arrival and returns how long to wait for it; zero
+// when it is already due (every VU was busy: the arrival is late, and
+// counted as such).
+func (a *Arrivals) Next() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	if !a.started {
+		a.started, a.origin = true, now
+		a.next = a.gap()
+	}
+	at := a.next
+	a.next += a.gap()
+	a.claimed++
+	wait := at - now.Sub(a.origin).Seconds()
+	if wait < 0 {
+		// A claim more than a millisecond behind is late; less is scheduling noise.
+		if -wait > 0.001 {
+			a.late++
+			a.maxLag = max(a.maxLag, -wait)
+		}
+		return 0
+	}
+	return time.Duration(wait * float64(time.Second))
+}
+
+// Offsets returns the arrival times, in seconds from the start, of the first
+// duration seconds, from a fresh copy of the same stream (the process itself
+// is not advanced): the whole schedule, for scripts that plan ahead.
+func (a *Arrivals) Offsets(duration float64) ([]float64, error) {
+	if !(duration > 0) || duration*a.rate > 10_000_000 {
+		return nil, errors.New("arrivals: offsets need a positive duration with at most 10 million arrivals")
+	}
+	c := &Arrivals{rate: a.rate, shape: a.shape, r: rand.New(rand.NewPCG(a.seed, 0xa77))} //nolint:gosec // not crypto
+	var out []float64
+	for t := c.gap(); t < duration; t += c.gap() {
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// ArrivalStats says how well the VUs kept up with the process.
+type ArrivalStats struct {
+	Claimed uint64
+	Late    uint64  // arrivals claimed after their time: add VUs
+	MaxLag  float64 // seconds, the latest a claim came
+	Rate    float64
+	CV      float64
+}
+
+// Stats returns the counters so far.
+func (a *Arrivals) Stats() ArrivalStats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return ArrivalStats{Claimed: a.claimed, Late: a.late, MaxLag: a.maxLag, Rate: a.rate, CV: 1 / math.Sqrt(a.shape)}
+}
+
+// gammaSample draws from Gamma(k, 1) (Marsaglia and Tsang, 2000; for k < 1
+// the k+1 draw is scaled by U^(1/k)).
+func gammaSample(r *rand.Rand, k float64) float64 {
+	if k < 1 {
+		return gammaSample(r, k+1) * math.Pow(r.Float64(), 1/k)
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := r.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := r.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
+}

@@ -1,0 +1,282 @@
+// Command llm-sim is a simulated OpenAI-compatible LLM server whose timing
+// comes from a model of a continuous-batching inference engine. See the
+// README section "llm-sim" and `llm-sim --help`.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/sim"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// list is a repeatable string flag.
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+
+// run is main without the process: it returns the exit code when ctx ends or
+// the server fails.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("llm-sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := sim.DefaultConfig()
+	var (
+		addr      = fs.String("addr", def.Addr, "listen address `host:port` (port 0 picks a free one; the line printed says which)")
+		profile   = fs.String("profile", "demo", "profile of the default model and of --model entries without one: "+strings.Join(sim.ProfileNames(), ", "))
+		seed      = fs.Uint64("seed", def.Seed, "seed of output text, sampled output lengths and fault draws")
+		trace     = fs.String("trace", "", "write one JSON line of ground truth per generation request to `FILE`")
+		config    = fs.String("config", "", "read settings from a JSON (.json) or YAML `FILE`; flags given on the command line win")
+		maxBody   = fs.Int64("max-body-bytes", def.MaxBodyBytes, "largest request body accepted, in bytes (larger: 413)")
+		tokName   = fs.String("tokenizer", def.Tokenizer, "encoding that counts prompt tokens")
+		listProfs = fs.Bool("list-profiles", false, "print every profile's settings as JSON and exit")
+		models    list
+		sets      list
+		faults    list
+	)
+	fs.Var(&models, "model", "serve a model: `NAME[=PROFILE]` (repeatable; the first is the default model; replaces the config file's models)")
+	fs.Var(&sets, "set", "set a profile knob on every model: `KNOB=VALUE` (repeatable; knobs below)")
+	fs.Var(&faults, "fault", "give every model a random fault: `SPEC:P`, e.g. stall=2000@5:0.01 (repeatable; SPEC as in X-Sim-Fault)")
+	fs.Usage = func() { usage(fs) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "llm-sim: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return 2
+	}
+	if *listProfs {
+		return printProfiles(stdout)
+	}
+
+	cfg := def
+	if *config != "" {
+		var err error
+		if cfg, err = sim.LoadConfigFile(*config, def); err != nil {
+			fmt.Fprintf(stderr, "llm-sim: config: %v\n", err)
+			return 2
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["addr"] || cfg.Addr == "" {
+		cfg.Addr = *addr
+	}
+	if set["seed"] {
+		cfg.Seed = *seed
+	}
+	if set["trace"] {
+		cfg.Trace = *trace
+	}
+	if set["max-body-bytes"] {
+		cfg.MaxBodyBytes = *maxBody
+	}
+	if set["tokenizer"] {
+		cfg.Tokenizer = *tokName
+	}
+	if err := applyModels(&cfg, models, *profile, *config == "" || set["profile"]); err != nil {
+		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
+		return 2
+	}
+	if err := applyKnobs(&cfg, sets, faults); err != nil {
+		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
+		return 2
+	}
+	return serve(ctx, cfg, stdout, stderr)
+}
+
+// applyModels sets the served models from --model, or gives the default
+// model the --profile when no config file chose models.
+func applyModels(cfg *sim.Config, models []string, profile string, useProfile bool) error {
+	if len(models) == 0 {
+		if useProfile && len(cfg.Models) == 1 && cfg.Models[0].Name == sim.DefaultModelName {
+			m, err := sim.NewModel(sim.DefaultModelName, profile)
+			if err != nil {
+				return err
+			}
+			cfg.Models = []sim.ModelConfig{m}
+		}
+		return nil
+	}
+	cfg.Models = nil
+	for _, spec := range models {
+		name, prof, ok := strings.Cut(spec, "=")
+		if !ok {
+			prof = profile
+		}
+		m, err := sim.NewModel(strings.TrimSpace(name), strings.TrimSpace(prof))
+		if err != nil {
+			return fmt.Errorf("--model %s: %w", spec, err)
+		}
+		cfg.Models = append(cfg.Models, m)
+	}
+	return nil
+}
+
+// applyKnobs applies --set and --fault to every model.
+func applyKnobs(cfg *sim.Config, sets, faults []string) error {
+	for i := range cfg.Models {
+		m := &cfg.Models[i]
+		for _, kv := range sets {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return fmt.Errorf("--set %s: want KNOB=VALUE", kv)
+			}
+			if err := m.SetKnob(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
+				return fmt.Errorf("--set %s: %w", kv, err)
+			}
+		}
+		for _, f := range faults {
+			i := strings.LastIndex(f, ":")
+			if i < 0 {
+				return fmt.Errorf("--fault %s: want SPEC:PROBABILITY", f)
+			}
+			p, err := strconv.ParseFloat(f[i+1:], 64)
+			if err != nil {
+				return fmt.Errorf("--fault %s: probability: %w", f, err)
+			}
+			if m.Faults == nil {
+				m.Faults = map[string]float64{}
+			}
+			m.Faults[strings.TrimSpace(f[:i])] = p
+		}
+	}
+	return nil
+}
+
+func serve(ctx context.Context, cfg sim.Config, stdout, stderr io.Writer) int {
+	srv, err := sim.New(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		_ = srv.Close()
+		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
+		return 1
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	fmt.Fprintf(stderr, "llm-sim: serving %s (default model %s)\n", strings.Join(srv.Models(), ", "), srv.Models()[0])
+	fmt.Fprintf(stdout, "llm-sim listening on http://%s\n", ln.Addr())
+
+	code := 0
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
+		code = 1
+	}
+	// End the streams in flight (they get a shutdown error event), then let
+	// their handlers finish writing.
+	closed := make(chan struct{})
+	go func() { _ = srv.Close(); close(closed) }()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		_ = hs.Close()
+	}
+	<-closed
+	return code
+}
+
+func usage(fs *flag.FlagSet) {
+	w := fs.Output()
+	fmt.Fprint(w, `llm-sim: a simulated OpenAI-compatible LLM server whose timing comes from a
+model of a continuous-batching engine (running slots, a waiting queue, prefill
+and decode steps, a prefix cache), with faults on demand and a ground-truth trace.
+
+Usage: llm-sim [flags]
+  e.g. llm-sim --addr 127.0.0.1:8000 --profile demo --model sim-large=demo --model sim-small=fast --trace trace.jsonl
+
+Endpoints: POST /v1/chat/completions, POST /v1/completions, GET /v1/models,
+GET /health, GET /metrics (Prometheus text).
+
+Flags:
+`)
+	fs.PrintDefaults()
+	fmt.Fprint(w, "\nProfile knobs (--set KNOB=VALUE, or per model in --config):\n")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, k := range sim.Knobs() {
+		fmt.Fprintf(tw, "  %s\t%s\n", k.Key, k.Help)
+	}
+	_ = tw.Flush()
+	fmt.Fprint(w, `
+Engine model: each step admits waiting requests into free slots (first come,
+first served), prefills the admitted prompts and gives every decoding sequence
+tokens_per_step tokens. A step costs [prefill_base_ms + prefill_per_token_ms x
+uncached prompt tokens, if it prefills] + [decode_base_ms + decode_per_seq_ms x
+decoding sequences, if it decodes], so a long prompt delays everyone's next token.
+
+Profiles (llm-sim --list-profiles prints every value):
+  demo   16 slots, ~3 ms prefill per 100 tokens, 20 ms + 0.5 ms/seq decode step, prefix cache
+  fast   zero delays, 1024 slots: benchmarks and quick tests
+  small  4 slots, 15 ms + 2 ms/seq decode: queueing and the knee at low load
+  large  32 slots, 40 ms + 1.5 ms/seq decode, 0.08 ms/token prefill
+
+Faults, per request with the header X-Sim-Fault (comma-separated), or drawn at
+random with --fault SPEC:P or "faults" in the config (ms: milliseconds, k: output tokens):
+  stall=MS@K       pause MS after K tokens (K defaults to 1)
+  ttft=MS          extra MS before the first token
+  disconnect@K     drop the connection after K tokens (K defaults to 0)
+  error@K          an OpenAI error data event after K tokens, then [DONE]
+  malformed@K      a data line of invalid JSON after K tokens (the stream goes on)
+  status=CODE      answer HTTP CODE (400..599) before streaming; 429 adds Retry-After: 1
+  headers_delay=MS wait MS before the response headers
+  html             answer 200 with a text/html page
+  gateway=MS       buffer the stream and flush it every MS (a buffering gateway)
+  none             no fault (and no random fault) for this request
+
+Ground truth: X-Request-Id on every response (the client's, echoed, or a new
+one); a Server-Timing trailer (queue, prefill, decode, total; dur in ms); with
+--trace, one JSON line per request (wall-clock Unix ns: arrival, admission,
+prefill start/end, each chunk's write+flush, done; token counts; outcome).
+
+Run the load generator and the server on different machines for real tests:
+on one machine they compete for CPU and the figures describe neither.
+`)
+}
+
+func printProfiles(stdout io.Writer) int {
+	names := sim.ProfileNames()
+	sort.Strings(names)
+	fmt.Fprintln(stdout, "{")
+	for i, n := range names {
+		p, _ := sim.Profile(n)
+		b, _ := json.MarshalIndent(p, "  ", "  ")
+		sep := ","
+		if i == len(names)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(stdout, "  %q: %s%s\n", n, b, sep)
+	}
+	fmt.Fprintln(stdout, "}")
+	return 0
+}

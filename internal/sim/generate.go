@@ -1,0 +1,501 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// htmlPage is the body of the html fault: what a captive portal or a
+// misconfigured gateway answers with status 200.
+const htmlPage = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>" +
+	"<body><h1>502 Bad Gateway</h1><p>llm-sim html fault</p></body></html>\n"
+
+// generate serves one generation request in protocol p.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id string) {
+	rec := &TraceRecord{RequestID: id, Endpoint: r.URL.Path, ArrivalNS: time.Now().UnixNano(), Outcome: OutcomeOK}
+	defer func() {
+		if rec.DoneNS == 0 {
+			rec.DoneNS = time.Now().UnixNano()
+		}
+		s.outcomes.add(rec.Model, rec.Outcome)
+		if s.trace != nil {
+			s.trace.write(rec)
+		}
+	}()
+	fail := func(e *apiError, o Outcome) {
+		rec.Status, rec.Outcome, rec.Error = e.Status, o, e.Message
+		writeJSONError(w, p, e)
+	}
+
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			fail(&apiError{
+				Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large",
+				Message: fmt.Sprintf("request body is larger than %d bytes (llm-sim max_body_bytes)", mbe.Limit),
+			}, OutcomeBadRequest)
+			return
+		}
+		fail(badRequest("", "could not read the request body: "+err.Error()), OutcomeBadRequest)
+		return
+	}
+	req, aerr := p.parse(body)
+	if aerr != nil {
+		fail(aerr, OutcomeBadRequest)
+		return
+	}
+	rec.Stream = req.Stream
+	m := s.order[0]
+	if req.Model != "" {
+		var ok bool
+		if m, ok = s.models[req.Model]; !ok {
+			fail(&apiError{
+				Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model", Code: "model_not_found",
+				Message: fmt.Sprintf("The model %q does not exist (llm-sim serves: %s)", req.Model, strings.Join(s.Models(), ", ")),
+			}, OutcomeBadRequest)
+			return
+		}
+	}
+	rec.Model = m.name
+
+	var faults Faults
+	if hv := r.Header.Values(FaultHeader); len(hv) > 0 {
+		if faults, err = ParseFaults(strings.Join(hv, ",")); err != nil {
+			fail(badRequest(FaultHeader, err.Error()), OutcomeBadRequest)
+			return
+		}
+	} else {
+		m.rngMu.Lock()
+		faults = m.faults.draw(m.rng)
+		m.rngMu.Unlock()
+	}
+	rec.Fault = faults.String()
+
+	maxTokens := req.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = m.p.DefaultMaxTokens
+	}
+	rec.MaxTokens = maxTokens
+	ids, promptTokens := s.promptTokens(req, m)
+	rec.PromptTokens = promptTokens
+
+	if faults.HeadersDelay > 0 && !s.sleep(r.Context(), faults.HeadersDelay) {
+		rec.Outcome = OutcomeCanceled
+		return
+	}
+	if st := faults.Status; st != 0 {
+		e := &apiError{Status: st, Type: "server_error", Message: fmt.Sprintf("llm-sim fault: HTTP %d", st)}
+		switch {
+		case st == http.StatusTooManyRequests:
+			w.Header().Set("Retry-After", "1")
+			e.Type, e.Code = "rate_limit_error", "rate_limit_exceeded"
+		case st < 500:
+			e.Type = "invalid_request_error"
+		}
+		fail(e, OutcomeStatus)
+		return
+	}
+	if faults.HTML {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, htmlPage)
+		rec.Status, rec.Outcome = http.StatusOK, OutcomeHTML
+		return
+	}
+
+	textSeed := s.textSeed(m, req)
+	outTokens, reason := m.outputLength(maxTokens, textSeed)
+	seq, err := m.eng.submit(seqSpec{
+		PromptIDs: ids, PromptTokens: promptTokens, OutputTokens: outTokens,
+		FinishReason: reason, TextSeed: textSeed, Faults: faults,
+	})
+	switch {
+	case errors.Is(err, errQueueFull):
+		w.Header().Set("Retry-After", strconv.Itoa(m.p.RetryAfterSec))
+		fail(&apiError{
+			Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded",
+			Message: fmt.Sprintf("llm-sim: %s has %d requests waiting (max_queue); retry later", m.name, m.p.MaxQueue),
+		}, OutcomeQueueFull)
+		return
+	case err != nil:
+		fail(&apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Message: "llm-sim is shutting down"}, OutcomeShutdown)
+		return
+	}
+	meta := &respMeta{
+		id: p.idPrefix() + id, model: m.name, created: time.Now().Unix(),
+		includeUsage: req.IncludeUsage, continuousUsage: req.ContinuousUsage, promptTokens: promptTokens,
+	}
+	st := &genState{s: s, w: w, r: r, p: p, m: m, seq: seq, meta: meta, faults: faults, rec: rec, reason: reason, textSeed: textSeed}
+	if req.Stream {
+		st.stream()
+	} else {
+		st.complete()
+	}
+}
+
+// promptTokens returns the prompt's token ids (when the prefix cache needs
+// them) and its token count.
+func (s *Server) promptTokens(req *genRequest, m *model) ([]uint32, int) {
+	if req.PromptIDs != nil {
+		return req.PromptIDs, len(req.PromptIDs)
+	}
+	if !m.p.PrefixCache {
+		return nil, s.tok.Count(req.Prompt)
+	}
+	enc := s.tok.Encode(req.Prompt)
+	ids := make([]uint32, len(enc))
+	for i, t := range enc {
+		ids[i] = uint32(t) //nolint:gosec // token ids fit
+	}
+	return ids, len(ids)
+}
+
+// textSeed makes the answer a function of the seed, the model, the prompt
+// and the request's own seed: the same question gets the same answer.
+func (s *Server) textSeed(m *model, req *genRequest) uint64 {
+	h := hashString(splitmix64(s.cfg.Seed), m.name)
+	h = hashString(h, req.Prompt)
+	for _, id := range req.PromptIDs {
+		h = splitmix64(h ^ uint64(id))
+	}
+	if req.Seed != nil {
+		h = splitmix64(h ^ uint64(*req.Seed)) //nolint:gosec // bits, not a quantity
+	}
+	return h
+}
+
+// outputLength is the number of tokens to generate and the finish reason.
+func (m *model) outputLength(maxTokens int, seed uint64) (int, string) {
+	var n int
+	rng := rand.New(rand.NewPCG(seed, 0x6f7574707574)) //nolint:gosec // simulation
+	span := math.Max(m.p.OutputMeanTokens-float64(m.p.OutputMinTokens), 0)
+	switch m.p.OutputDist {
+	case "uniform": // [min, 2·mean − min]
+		n = m.p.OutputMinTokens + int(math.Round(rng.Float64()*2*span))
+	case "exponential":
+		n = m.p.OutputMinTokens + int(math.Round(rng.ExpFloat64()*span))
+	default:
+		return maxTokens, "length"
+	}
+	n = max(n, 1)
+	if n >= maxTokens {
+		return maxTokens, "length"
+	}
+	return n, "stop"
+}
+
+// sleep waits d unless the request or the server ends first.
+func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		return false
+	}
+}
+
+// genState is one request being answered.
+type genState struct {
+	s        *Server
+	w        http.ResponseWriter
+	r        *http.Request
+	p        protocol
+	m        *model
+	seq      *Seq
+	meta     *respMeta
+	faults   Faults
+	rec      *TraceRecord
+	reason   string
+	textSeed uint64
+}
+
+// stream writes the answer as events, flushing each (or, in gateway mode,
+// every gateway interval).
+func (g *genState) stream() {
+	rnd := g.p.newStream(g.meta)
+	h := g.w.Header()
+	h.Set("Content-Type", rnd.contentType())
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	h.Set("Trailer", "Server-Timing")
+	g.w.WriteHeader(http.StatusOK)
+	g.rec.Status = http.StatusOK
+	gateway := g.faults.Gateway
+	if gateway == 0 {
+		gateway = ms(g.m.p.GatewayFlushMs)
+	}
+	out := &sseOut{w: g.w, rc: http.NewResponseController(g.w), rec: g.rec, traced: g.s.trace != nil, gateway: gateway > 0}
+	g.rec.HeadersNS = time.Now().UnixNano()
+	if err := out.rc.Flush(); err != nil {
+		g.abandon(err, 0)
+		return
+	}
+	var tick <-chan time.Time
+	if gateway > 0 {
+		t := time.NewTicker(gateway)
+		defer t.Stop()
+		tick = t.C
+	}
+
+	var (
+		evs       []tokenEvent
+		text      []byte
+		total     int
+		started   bool
+		final     bool
+		err       error
+		malformed = g.faults.Malformed
+	)
+	checkMalformed := func() error {
+		if malformed >= 0 && total >= malformed {
+			malformed = -1
+			g.rec.Outcome = OutcomeMalformed
+			return rnd.malformed(out)
+		}
+		return nil
+	}
+	begin := func() error {
+		if started {
+			return nil
+		}
+		started = true
+		if err := rnd.start(out); err != nil {
+			return err
+		}
+		return checkMalformed()
+	}
+	ctx := g.r.Context()
+	for !final && err == nil {
+		select {
+		case <-g.seq.ready:
+		case <-tick:
+			err = out.flush()
+			continue
+		case <-ctx.Done():
+			err = context.Cause(ctx)
+			continue
+		}
+		evs, final = g.seq.take(evs[:0])
+		for _, ev := range evs {
+			if err = begin(); err != nil {
+				break
+			}
+			g.meta.cachedTokens = ev.Cached
+			text = appendWords(text[:0], g.textSeed, ev.From, ev.N)
+			total += ev.N
+			out.emitAt = ev.At
+			err = rnd.tokens(out, text, ev.N, total)
+			out.emitAt = time.Time{}
+			if err == nil {
+				err = checkMalformed()
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		g.abandon(err, total)
+		return
+	}
+
+	tl := g.m.eng.timeline(g.seq)
+	g.meta.cachedTokens = tl.CachedTokens
+	switch tl.Outcome {
+	case OutcomeDisconnect:
+		_ = out.flush()
+		g.end(tl, total, OutcomeDisconnect)
+		panic(http.ErrAbortHandler) // net/http drops the connection without ending the body
+	case OutcomeError:
+		if err = begin(); err == nil {
+			err = rnd.fail(out, &apiError{
+				Status: http.StatusInternalServerError, Type: "server_error", Code: "500",
+				Message: fmt.Sprintf("llm-sim fault: error after %d tokens", total),
+			}, total)
+		}
+		g.rec.Outcome = OutcomeError
+	case OutcomeShutdown:
+		if err = begin(); err == nil {
+			err = rnd.fail(out, &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Message: "llm-sim is shutting down"}, total)
+		}
+		g.rec.Outcome = OutcomeShutdown
+	default:
+		if err = begin(); err == nil {
+			err = rnd.finish(out, g.reason, total)
+		}
+		g.rec.FinishReason = g.reason
+	}
+	if err == nil {
+		err = out.flush()
+	}
+	if err != nil {
+		g.abandon(err, total)
+		return
+	}
+	g.end(tl, total, g.rec.Outcome)
+	g.w.Header().Set("Server-Timing", g.rec.ServerTiming(unixNano(tl.LastToken)))
+}
+
+// complete waits for the whole answer and writes it as one JSON body.
+func (g *genState) complete() {
+	var evs []tokenEvent
+	total := 0
+	ctx := g.r.Context()
+	for final := false; !final; {
+		select {
+		case <-g.seq.ready:
+		case <-ctx.Done():
+			g.abandon(context.Cause(ctx), total)
+			return
+		}
+		evs, final = g.seq.take(evs[:0])
+		for _, ev := range evs {
+			total += ev.N
+		}
+	}
+	tl := g.m.eng.timeline(g.seq)
+	g.meta.cachedTokens = tl.CachedTokens
+	fail := func(e *apiError, o Outcome) {
+		g.end(tl, total, o)
+		g.rec.Status, g.rec.Error = e.Status, e.Message
+		g.w.Header().Set("Server-Timing", g.rec.ServerTiming(unixNano(tl.LastToken)))
+		writeJSONError(g.w, g.p, e)
+	}
+	switch tl.Outcome {
+	case OutcomeDisconnect:
+		g.end(tl, total, OutcomeDisconnect)
+		panic(http.ErrAbortHandler)
+	case OutcomeError:
+		fail(&apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: fmt.Sprintf("llm-sim fault: error after %d tokens", total)}, OutcomeError)
+		return
+	case OutcomeShutdown:
+		fail(&apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Message: "llm-sim is shutting down"}, OutcomeShutdown)
+		return
+	}
+	var body []byte
+	outcome := OutcomeOK
+	if g.faults.Malformed >= 0 && g.faults.Malformed <= total {
+		body, outcome = g.p.truncated(g.meta), OutcomeMalformed
+	} else {
+		body = g.p.complete(g.meta, appendWords(nil, g.textSeed, 0, total), g.reason, total)
+		g.rec.FinishReason = g.reason
+	}
+	g.end(tl, total, outcome)
+	g.rec.Status = http.StatusOK
+	g.w.Header().Set("Content-Type", "application/json")
+	g.w.Header().Set("Server-Timing", g.rec.ServerTiming(unixNano(tl.LastToken)))
+	now := time.Now().UnixNano()
+	_, err := g.w.Write(body)
+	g.rec.HeadersNS, g.rec.DoneNS = now, time.Now().UnixNano()
+	if err != nil {
+		g.rec.Outcome, g.rec.Error = OutcomeCanceled, err.Error()
+		return
+	}
+	g.rec.FirstTokenNS = now
+	if g.s.trace != nil {
+		g.rec.ChunksNS, g.rec.ChunkTokens, g.rec.EmitNS = []int64{now}, []int{total}, []int64{unixNano(tl.LastToken)}
+	}
+}
+
+// end copies the engine's timeline into the trace record.
+func (g *genState) end(tl seqTimeline, total int, o Outcome) {
+	r := g.rec
+	r.EnqueuedNS, r.AdmittedNS = unixNano(tl.Enqueued), unixNano(tl.Admitted)
+	r.PrefillStartNS, r.PrefillEndNS = unixNano(tl.PrefillStart), unixNano(tl.PrefillEnd)
+	r.CachedTokens, r.CompletionTokens, r.Outcome = tl.CachedTokens, total, o
+	r.DoneNS = time.Now().UnixNano()
+}
+
+// abandon ends a request whose client went away (or whose writes fail).
+func (g *genState) abandon(err error, total int) {
+	g.m.eng.cancel(g.seq)
+	g.end(g.m.eng.timeline(g.seq), total, OutcomeCanceled)
+	g.rec.Error = err.Error()
+}
+
+// sseOut writes events to the response: each written and flushed at once,
+// or, in gateway mode, held until the next flush.
+type sseOut struct {
+	w       io.Writer
+	rc      *http.ResponseController
+	rec     *TraceRecord
+	traced  bool
+	gateway bool
+	buf     []byte
+	held    int       // output tokens in buf (gateway mode)
+	pending int       // first trace chunk not flushed yet (gateway mode)
+	emitAt  time.Time // engine time of the tokens being written
+}
+
+func (o *sseOut) event(b []byte, tokens int) error {
+	emit := o.emitAt
+	if emit.IsZero() {
+		emit = time.Now()
+	}
+	if o.gateway {
+		o.buf = append(o.buf, b...)
+		o.held += tokens
+		o.record(emit, 0, tokens)
+		return nil
+	}
+	now := time.Now().UnixNano() // just before the bytes go: never after the client has them
+	if _, err := o.w.Write(b); err != nil {
+		return err
+	}
+	if err := o.rc.Flush(); err != nil {
+		return err
+	}
+	if tokens > 0 && o.rec.FirstTokenNS == 0 {
+		o.rec.FirstTokenNS = now
+	}
+	o.record(emit, now, tokens)
+	return nil
+}
+
+func (o *sseOut) record(emit time.Time, flushed int64, tokens int) {
+	if !o.traced {
+		return
+	}
+	o.rec.ChunksNS = append(o.rec.ChunksNS, flushed)
+	o.rec.ChunkTokens = append(o.rec.ChunkTokens, tokens)
+	o.rec.EmitNS = append(o.rec.EmitNS, emit.UnixNano())
+}
+
+// flush sends what gateway mode holds.
+func (o *sseOut) flush() error {
+	if !o.gateway || len(o.buf) == 0 {
+		return nil
+	}
+	now := time.Now().UnixNano()
+	_, err := o.w.Write(o.buf)
+	if err == nil {
+		err = o.rc.Flush()
+	}
+	o.buf = o.buf[:0]
+	if err != nil {
+		return err
+	}
+	if o.held > 0 && o.rec.FirstTokenNS == 0 {
+		o.rec.FirstTokenNS = now
+	}
+	o.held = 0
+	if o.traced {
+		for i := o.pending; i < len(o.rec.ChunksNS); i++ {
+			o.rec.ChunksNS[i] = now
+		}
+		o.pending = len(o.rec.ChunksNS)
+	}
+	return nil
+}

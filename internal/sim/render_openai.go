@@ -1,0 +1,209 @@
+package sim
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// Shared by the OpenAI chat and completions renderers: SSE framing, usage
+// objects, error objects and the common request fields.
+
+// maxOutputTokens bounds max_tokens (the engine buffers what a slow client
+// has not read yet).
+const maxOutputTokens = 1 << 20
+
+// openAIErrorBody is {"error":{"message","type","param","code"}}.
+func openAIErrorBody(e *apiError) []byte {
+	type inner struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    any     `json:"code"`
+	}
+	in := inner{Message: e.Message, Type: e.Type}
+	if e.Param != "" {
+		in.Param = &e.Param
+	}
+	if e.Code != "" {
+		in.Code = e.Code
+	}
+	return mustJSON(map[string]inner{"error": in})
+}
+
+// openAICommon are the request fields both OpenAI routes share.
+type openAICommon struct {
+	Model               string `json:"model"`
+	MaxTokens           *int64 `json:"max_tokens"`
+	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+	Stream              *bool  `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage         *bool `json:"include_usage"`
+		ContinuousUsageStats *bool `json:"continuous_usage_stats"`
+	} `json:"stream_options"`
+	N    *int64 `json:"n"`
+	Seed *int64 `json:"seed"`
+}
+
+func parseOpenAIBody(body []byte, v any) *apiError {
+	if len(body) == 0 {
+		return badRequest("", "request body is empty: expected a JSON object")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		if ute, ok := err.(*json.UnmarshalTypeError); ok && ute.Field != "" { //nolint:errorlint // a direct result
+			field := strings.TrimPrefix(ute.Field, "openAICommon.")
+			return badRequest(field, "invalid type for '"+field+"': expected "+ute.Type.String())
+		}
+		return badRequest("", "invalid JSON body: "+err.Error())
+	}
+	return nil
+}
+
+// fill copies the common fields into g and validates them.
+func (c *openAICommon) fill(g *genRequest) *apiError {
+	g.Model = c.Model
+	mt := c.MaxTokens
+	param := "max_tokens"
+	if c.MaxCompletionTokens != nil {
+		mt, param = c.MaxCompletionTokens, "max_completion_tokens"
+	}
+	if mt != nil {
+		if *mt < 1 {
+			return badRequest(param, param+" must be at least 1, got "+strconv.FormatInt(*mt, 10))
+		}
+		if *mt > maxOutputTokens {
+			return badRequest(param, param+" must be at most "+strconv.Itoa(maxOutputTokens)+" in llm-sim")
+		}
+		g.MaxTokens = int(*mt)
+	}
+	if c.N != nil && *c.N != 1 {
+		return badRequest("n", "llm-sim supports n = 1 only")
+	}
+	g.Stream = c.Stream != nil && *c.Stream
+	if so := c.StreamOptions; so != nil {
+		if !g.Stream {
+			return badRequest("stream_options", "stream_options is only allowed when stream is true")
+		}
+		g.IncludeUsage = so.IncludeUsage != nil && *so.IncludeUsage
+		// As in vLLM: continuous usage only comes with include_usage.
+		g.ContinuousUsage = g.IncludeUsage && so.ContinuousUsageStats != nil && *so.ContinuousUsageStats
+	}
+	g.Seed = c.Seed
+	return nil
+}
+
+// openAIChunks renders the chunk envelope shared by chat and completions;
+// choice shapes differ and come from the caller.
+type openAIChunks struct {
+	m      *respMeta
+	prefix []byte // `data: {"id":…,"object":…,"created":…,"model":…,"choices":[`
+	buf    []byte
+}
+
+func newOpenAIChunks(m *respMeta, object string) openAIChunks {
+	p := []byte(`data: {"id":`)
+	p = appendJSONString(p, m.id)
+	p = append(p, `,"object":"`...)
+	p = append(p, object...)
+	p = append(p, `","created":`...)
+	p = strconv.AppendInt(p, m.created, 10)
+	p = append(p, `,"model":`...)
+	p = appendJSONString(p, m.model)
+	p = append(p, `,"choices":[`...)
+	return openAIChunks{m: m, prefix: p}
+}
+
+func (c *openAIChunks) contentType() string { return "text/event-stream; charset=utf-8" }
+
+// begin starts a chunk; the caller appends its choice, then calls end.
+func (c *openAIChunks) begin() []byte {
+	c.buf = append(c.buf[:0], c.prefix...)
+	return c.buf
+}
+
+// end closes the choices array, adds the usage member and frames the event.
+// usage < 0 forces "usage": null even with continuous usage.
+func (c *openAIChunks) end(b []byte, total int) []byte {
+	b = append(b, ']')
+	switch {
+	case c.m.continuousUsage:
+		b = append(b, `,"usage":`...)
+		b = appendUsage(b, c.m, total)
+	case c.m.includeUsage:
+		b = append(b, `,"usage":null`...)
+	}
+	b = append(b, "}\n\n"...)
+	c.buf = b
+	return b
+}
+
+func appendUsage(b []byte, m *respMeta, completion int) []byte {
+	b = append(b, `{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(m.promptTokens), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(completion), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(m.promptTokens+completion), 10)
+	b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+	b = strconv.AppendInt(b, int64(m.cachedTokens), 10)
+	return append(b, `}}`...)
+}
+
+// tail writes what follows the finish chunk: the usage chunk and [DONE].
+func (c *openAIChunks) tail(out eventSink, total int) error {
+	if c.m.includeUsage {
+		b := append(c.buf[:0], c.prefix...)
+		b = append(b, `],"usage":`...)
+		b = appendUsage(b, c.m, total)
+		b = append(b, "}\n\n"...)
+		c.buf = b
+		if err := out.event(b, 0); err != nil {
+			return err
+		}
+	}
+	return out.event([]byte("data: [DONE]\n\n"), 0)
+}
+
+// fail writes an OpenAI error object as a data event, then [DONE] (as vLLM does).
+func (c *openAIChunks) fail(out eventSink, e *apiError, _ int) error {
+	b := append(c.buf[:0], "data: "...)
+	b = append(b, openAIErrorBody(e)...)
+	b = append(b, "\n\n"...)
+	c.buf = b
+	if err := out.event(b, 0); err != nil {
+		return err
+	}
+	return out.event([]byte("data: [DONE]\n\n"), 0)
+}
+
+// malformed writes a chunk cut off in the middle of its JSON.
+func (c *openAIChunks) malformed(out eventSink) error {
+	b := append(c.buf[:0], c.prefix...)
+	b = append(b, `{"index":0,"delta":{"content":"tru`...)
+	b = append(b, "\n\n"...)
+	c.buf = b
+	return out.event(b, 0)
+}
+
+func finishReasonJSON(b []byte, reason string) []byte {
+	if reason == "" {
+		return append(b, "null"...)
+	}
+	return appendJSONString(b, reason)
+}
+
+// openAIUsage is the usage object of a non-streamed answer.
+type openAIUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+func newOpenAIUsage(m *respMeta, completion int) openAIUsage {
+	u := openAIUsage{PromptTokens: m.promptTokens, CompletionTokens: completion, TotalTokens: m.promptTokens + completion}
+	u.PromptTokensDetails.CachedTokens = m.cachedTokens
+	return u
+}

@@ -440,37 +440,42 @@ type sseOut struct {
 }
 
 func (o *sseOut) event(b []byte, tokens int) error {
-	emit := o.emitAt
-	if emit.IsZero() {
-		emit = time.Now()
+	var now int64
+	if o.traced {
+		now = time.Now().UnixNano() // just before the bytes go: never after the client has them
 	}
 	if o.gateway {
 		o.buf = append(o.buf, b...)
 		o.held += tokens
-		o.record(emit, 0, tokens)
+		o.record(now, 0, tokens)
 		return nil
 	}
-	now := time.Now().UnixNano() // just before the bytes go: never after the client has them
 	if _, err := o.w.Write(b); err != nil {
 		return err
 	}
 	if err := o.rc.Flush(); err != nil {
 		return err
 	}
-	if tokens > 0 && o.rec.FirstTokenNS == 0 {
+	if o.traced && tokens > 0 && o.rec.FirstTokenNS == 0 {
 		o.rec.FirstTokenNS = now
 	}
-	o.record(emit, now, tokens)
+	o.record(now, now, tokens)
 	return nil
 }
 
-func (o *sseOut) record(emit time.Time, flushed int64, tokens int) {
+// record notes one event in the trace; the engine's time of its tokens, if
+// any, is its emit time.
+func (o *sseOut) record(now, flushed int64, tokens int) {
 	if !o.traced {
 		return
 	}
+	emit := now
+	if !o.emitAt.IsZero() {
+		emit = o.emitAt.UnixNano()
+	}
 	o.rec.ChunksNS = append(o.rec.ChunksNS, flushed)
 	o.rec.ChunkTokens = append(o.rec.ChunkTokens, tokens)
-	o.rec.EmitNS = append(o.rec.EmitNS, emit.UnixNano())
+	o.rec.EmitNS = append(o.rec.EmitNS, emit)
 }
 
 // flush sends what gateway mode holds.
@@ -478,7 +483,10 @@ func (o *sseOut) flush() error {
 	if !o.gateway || len(o.buf) == 0 {
 		return nil
 	}
-	now := time.Now().UnixNano()
+	var now int64
+	if o.traced {
+		now = time.Now().UnixNano()
+	}
 	_, err := o.w.Write(o.buf)
 	if err == nil {
 		err = o.rc.Flush()
@@ -487,15 +495,15 @@ func (o *sseOut) flush() error {
 	if err != nil {
 		return err
 	}
-	if o.held > 0 && o.rec.FirstTokenNS == 0 {
-		o.rec.FirstTokenNS = now
-	}
-	o.held = 0
 	if o.traced {
+		if o.held > 0 && o.rec.FirstTokenNS == 0 {
+			o.rec.FirstTokenNS = now
+		}
 		for i := o.pending; i < len(o.rec.ChunksNS); i++ {
 			o.rec.ChunksNS[i] = now
 		}
 		o.pending = len(o.rec.ChunksNS)
 	}
+	o.held = 0
 	return nil
 }

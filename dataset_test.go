@@ -283,3 +283,20 @@ func TestDatasetOneCopyForManyVUs(t *testing.T) {
 	// A copy per VU would add ~1000× the dataset; allow per-VU bookkeeping only.
 	require.Less(t, rest, one/4, "VUs after the first must not copy the dataset")
 }
+
+// BenchmarkDatasetNextJS: d.next() called from a script, item object
+// included (what a VU pays per iteration).
+func BenchmarkDatasetNextJS(b *testing.B) {
+	rt := modulestest.NewRuntime(b)
+	require.NoError(b, rt.SetupModuleSystem(map[string]any{ImportPath: New()}, nil, nil))
+	_, err := rt.VU.Runtime().RunString(`const llm = require('k6/x/llmstream');
+		const d = llm.Dataset.synthetic({seed: 1, variants: 4});
+		function draw(n) { let t = 0; for (let i = 0; i < n; i++) { const p = d.next(); t += p.messages.length + p.maxTokens } return t }`)
+	require.NoError(b, err)
+	draw, ok := sobek.AssertFunction(rt.VU.Runtime().Get("draw"))
+	require.True(b, ok)
+	b.ReportAllocs()
+	b.ResetTimer()
+	_, err = draw(sobek.Undefined(), rt.VU.Runtime().ToValue(b.N))
+	require.NoError(b, err)
+}

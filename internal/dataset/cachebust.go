@@ -3,7 +3,7 @@ package dataset
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"fmt"
+	"strings"
 	"sync/atomic"
 )
 
@@ -15,6 +15,8 @@ type buster struct {
 	run     uint32 // random per process: nonces differ across runs and instances
 	counter atomic.Uint64
 	c       *counter
+	words   []string // single-token words the nonce is spelt with
+	tokens  int      // tokens of every nonce; 0 = count each one
 	// additive[i] says whether item i's first message counts the same with a
 	// nonce in front as nonce + message counted apart. Tokenizers split text at
 	// word boundaries before merging, and a nonce ends with a fixed separator,
@@ -25,12 +27,34 @@ type buster struct {
 
 // nonceSep separates the nonce from the message: a paragraph break, which
 // every built-in tokenizer splits on.
-const nonceSep = "\n\n"
+const nonceSep = ".\n\n"
+
+// nonceDigits is how many words encode the draw counter: len(nonceWords)^6
+// draws (over 10^10) before a nonce repeats within a run.
+const nonceDigits = 6
 
 func newBuster(c *counter, items []Item) *buster {
 	var b [4]byte
 	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported platforms
 	bs := &buster{run: binary.LittleEndian.Uint32(b[:]), c: c, additive: make([]bool, len(items))}
+	// A nonce is "Request" and words that are one token each, so its length
+	// is the same for every draw and is counted once, here; if this tokenizer
+	// splits some word in two, every draw's nonce is counted instead.
+	for _, w := range nouns {
+		if c.piece(" "+w) == 1 {
+			bs.words = append(bs.words, " "+w)
+		}
+	}
+	if len(bs.words) >= 16 {
+		bs.tokens = c.count(bs.nonce(0))
+		for _, n := range []uint64{1, 12345, 1 << 40} {
+			if c.count(bs.nonce(n)) != bs.tokens {
+				bs.tokens = 0
+			}
+		}
+	} else {
+		bs.words = []string{" alpha", " beta", " gamma", " delta"}
+	}
 	sample := bs.nonce(0)
 	ns := c.count(sample)
 	for i := range items {
@@ -40,8 +64,22 @@ func newBuster(c *counter, items []Item) *buster {
 	return bs
 }
 
+// nonce spells the process's run id and the draw number in words.
 func (b *buster) nonce(n uint64) string {
-	return fmt.Sprintf("Request %08x-%06d.%s", b.run, n, nonceSep)
+	var s strings.Builder
+	s.WriteString("Request")
+	base := uint64(len(b.words))
+	run := uint64(b.run)
+	for range 3 {
+		s.WriteString(b.words[run%base])
+		run /= base
+	}
+	for range nonceDigits {
+		s.WriteString(b.words[n%base])
+		n /= base
+	}
+	s.WriteString(nonceSep)
+	return s.String()
 }
 
 // apply returns a copy of it whose first message starts with a fresh nonce
@@ -52,10 +90,13 @@ func (b *buster) apply(it Item) Item {
 	copy(msgs, it.Messages)
 	first := msgs[0].Content
 	msgs[0].Content = n + first
-	if it.index < len(b.additive) && b.additive[it.index] {
-		it.PromptTokens += b.c.count(n)
-	} else {
+	switch {
+	case it.index >= len(b.additive) || !b.additive[it.index]:
 		it.PromptTokens += b.c.count(msgs[0].Content) - b.c.count(first)
+	case b.tokens > 0:
+		it.PromptTokens += b.tokens
+	default:
+		it.PromptTokens += b.c.count(n)
 	}
 	it.Messages = msgs
 	return it

@@ -41,23 +41,47 @@ func (c *counter) fit(l layout, target int, pickFiller func() string) (string, e
 	if fixed > target {
 		return c.cutToTokens(l.head+l.tail, target)
 	}
-	var supply []string
-	piece := func(i int) string {
-		for i >= len(supply) {
-			supply = append(supply, l.body()...)
-		}
-		return supply[i]
+	sp := &supply{next: l.body}
+	text, err := c.fitBody(l, sp, fixed, target, pickFiller, true)
+	if err == nil && c.count(text) == target {
+		return text, nil
 	}
-	k, est := 0, fixed // body = supply[:k]
+	// A seam inside the frozen part did not add up: count whole texts only.
+	return c.fitBody(l, sp, fixed, target, pickFiller, false)
+}
+
+// supply is the body pieces of one prompt, generated on demand.
+type supply struct {
+	pieces []string
+	next   func() []string
+}
+
+func (s *supply) at(i int) string {
+	for i >= len(s.pieces) {
+		s.pieces = append(s.pieces, s.next()...)
+	}
+	return s.pieces[i]
+}
+
+// freezeMargin is how many tokens before the estimated end the body is
+// frozen: long prompts are adjusted near their end only, so each adjustment
+// counts the last few hundred bytes instead of the whole prompt.
+const freezeMargin = 64
+
+func (c *counter) fitBody(l layout, sp *supply, fixed, target int, pickFiller func() string, freeze bool) (string, error) {
+	piece := sp.at
+	k, est := 0, fixed // body = pieces[:k]
 	for est+c.piece(piece(k)) <= target {
 		est += c.piece(piece(k))
 		k++
 	}
 	var b strings.Builder
-	render := func(k int, pad []string) string {
+	write := func(from, k int, pad []string, head bool) string {
 		b.Reset()
-		b.WriteString(l.head)
-		for _, p := range supply[:k] {
+		if head {
+			b.WriteString(l.head)
+		}
+		for _, p := range sp.pieces[from:k] {
 			b.WriteString(p)
 		}
 		for _, p := range pad {
@@ -66,7 +90,29 @@ func (c *counter) fit(l layout, target int, pickFiller func() string) (string, e
 		b.WriteString(l.tail)
 		return b.String()
 	}
-	n := c.count(render(k, nil))
+	render := func(k int, pad []string) string { return write(0, k, pad, true) }
+	// Tokenizers split text into words before merging, so the count of a text
+	// cut before a " Word" is the sum of the counts of both sides. The final
+	// text is counted whole in fit, which catches any exception.
+	frozen, frozenTokens := -1, 0
+	if freeze && est-fixed > 4*freezeMargin {
+		tokens := 0
+		for j := k - 1; j > 0; j-- {
+			tokens += c.piece(sp.pieces[j])
+			if p := sp.pieces[j]; tokens >= freezeMargin && len(p) > 1 && p[0] == ' ' && isLetter(p[1]) {
+				frozen = j
+				frozenTokens = c.count(l.head + strings.Join(sp.pieces[:j], ""))
+				break
+			}
+		}
+	}
+	measure := func(k int, pad []string) int {
+		if frozen >= 0 && k >= frozen {
+			return frozenTokens + c.count(write(frozen, k, pad, false))
+		}
+		return c.count(render(k, pad))
+	}
+	n := measure(k, nil)
 	// The estimate misses seam merges (about one token per paragraph in some
 	// encodings); re-aim with the estimated costs before walking piece by piece.
 	for range 4 {
@@ -78,21 +124,21 @@ func (c *counter) fit(l layout, target int, pickFiller func() string) (string, e
 		}
 		for diff := n - target; diff > 0 && k2 > 0; {
 			k2--
-			diff -= c.piece(supply[k2])
+			diff -= c.piece(sp.pieces[k2])
 		}
 		if k2 == k {
 			break
 		}
 		k = k2
-		n = c.count(render(k, nil))
+		n = measure(k, nil)
 	}
 	for n > target && k > 0 {
 		k--
-		n = c.count(render(k, nil))
+		n = measure(k, nil)
 	}
 	for n < target {
-		piece(k) // make sure supply[k] exists
-		m := c.count(render(k+1, nil))
+		piece(k) // make sure pieces[k] exists
+		m := measure(k+1, nil)
 		if m > target {
 			break
 		}
@@ -110,9 +156,8 @@ func (c *counter) fit(l layout, target int, pickFiller func() string) (string, e
 			if drop == 0 && m == 0 {
 				continue
 			}
-			text := render(k-drop, pad[:m])
-			if c.count(text) == target {
-				return text, nil
+			if measure(k-drop, pad[:m]) == target {
+				return render(k-drop, pad[:m]), nil
 			}
 		}
 	}
@@ -143,3 +188,5 @@ func (c *counter) cutToTokens(text string, target int) (string, error) {
 	}
 	return "", fmt.Errorf("could not cut %d tokens to %d with %s", len(ids), target, c.tk.Name())
 }
+
+func isLetter(b byte) bool { return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') }

@@ -341,7 +341,9 @@ func countsObject(m map[string]int) map[string]any {
 }
 
 // itemObject builds the JS item. Explicit maps keep the names camelCase (k6's
-// field mapper would snake_case struct fields).
+// field mapper would snake_case struct fields); integers are int64, the type
+// JS numbers export as, so an item handed back to client.chat({item}) reads
+// the same whether the script passed it through or rebuilt it.
 func itemObject(it dataset.Item) map[string]any {
 	msgs := make([]any, len(it.Messages))
 	for i, m := range it.Messages {
@@ -352,12 +354,12 @@ func itemObject(it dataset.Item) map[string]any {
 		"category":     it.Category,
 		"messages":     msgs,
 		"prompt":       it.Prompt(),
-		"promptTokens": it.PromptTokens,
-		"maxTokens":    it.MaxTokens,
-		"turn":         it.Turn,
+		"promptTokens": int64(it.PromptTokens),
+		"maxTokens":    int64(it.MaxTokens),
+		"turn":         int64(it.Turn),
 		"conversation": it.Conversation,
 		"sharedPrefix": it.SharedPrefix(),
-		"prefixTokens": it.PrefixTokens,
+		"prefixTokens": int64(it.PrefixTokens),
 	}
 }
 

@@ -126,9 +126,12 @@ func TestDatasetItemsFeedClientChat(t *testing.T) {
 		const client = new llm.Client({baseURL: %q, model: 'm'});
 		const d = llm.Dataset.synthetic({seed: 1, variants: 2, mix: {short: 1}, turns: {min: 2, max: 2},
 			sharedPrefix: {count: 1, tokens: 40}});`, srv.URL))
-	vu.run(`(async () => { for (let i = 0; i < 2; i++) { const p = d.next();
+	vu.run(`(async () => {
+		const p = d.next();
 		await client.chat({messages: p.messages, max_tokens: p.maxTokens},
-			{tags: {category: p.category, turn: String(p.turn)}}) } })()`)
+			{tags: {category: p.category, turn: String(p.turn)}});
+		const q = d.next(); // {item} tags the call with the item's category and turn
+		await client.chat({messages: q.messages, max_tokens: q.maxTokens}, {item: q}) })()`)
 	mu.Lock()
 	defer mu.Unlock()
 	require.Len(t, bodies, 2)
@@ -140,7 +143,9 @@ func TestDatasetItemsFeedClientChat(t *testing.T) {
 	got := vu.drain()
 	require.Len(t, got["llm_ttft"], 2)
 	require.Equal(t, "short", got["llm_ttft"][0].Tags.Map()["category"])
+	require.Equal(t, "1", got["llm_ttft"][0].Tags.Map()["turn"])
 	require.Equal(t, "2", got["llm_ttft"][1].Tags.Map()["turn"])
+	require.Equal(t, "short", got["llm_ttft"][1].Tags.Map()["category"])
 }
 
 func TestDatasetLoadThroughInitFileSystem(t *testing.T) {

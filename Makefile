@@ -15,7 +15,7 @@ k6:
 llm-sim:
 	$(GO) build -trimpath -o llm-sim ./cmd/llm-sim
 
-## demo: build both, start llm-sim on loopback, run an example with thresholds, stop llm-sim.
+## demo: build both, start llm-sim on loopback, run the mixed workload with per-category thresholds, stop llm-sim.
 demo: k6 llm-sim
 	./scripts/demo.sh
 

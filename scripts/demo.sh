@@ -6,7 +6,7 @@
 # different machines (seed §1.3): here both share one for a self-contained demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-script="${1:-${DEMO_SCRIPT:-examples/quickstart.js}}"
+script="${1:-${DEMO_SCRIPT:-examples/mixed-workload.js}}"
 log="$(mktemp)"
 # An example may name the simulator set-up it needs on a first line "// llm-sim: ARGS".
 args="$(sed -n '1s#^// llm-sim:##p' "$script")"
@@ -25,4 +25,4 @@ for _ in $(seq 1 100); do
 done
 [ -n "$url" ] || { cat "$log"; echo "llm-sim did not start" >&2; exit 1; }
 echo "llm-sim at $url; running $script"
-./k6 run -e LLM_BASE_URL="$url/v1" "$script"
+./k6 run -e LLM_BASE_URL="$url/v1" -e DURATION="${DURATION:-30s}" "$script"

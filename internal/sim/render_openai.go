@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 )
 
 // Shared by the OpenAI chat and completions renderers: SSE framing, usage
@@ -31,8 +30,9 @@ func openAIErrorBody(e *apiError) []byte {
 	return mustJSON(map[string]inner{"error": in})
 }
 
-// openAICommon are the request fields both OpenAI routes share.
-type openAICommon struct {
+// openAIRequest is the body of both OpenAI routes; each reads its own prompt
+// field (messages or prompt).
+type openAIRequest struct {
 	Model               string `json:"model"`
 	MaxTokens           *int64 `json:"max_tokens"`
 	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
@@ -41,8 +41,27 @@ type openAICommon struct {
 		IncludeUsage         *bool `json:"include_usage"`
 		ContinuousUsageStats *bool `json:"continuous_usage_stats"`
 	} `json:"stream_options"`
-	N    *int64 `json:"n"`
-	Seed *int64 `json:"seed"`
+	N        *int64          `json:"n"`
+	Seed     *int64          `json:"seed"`
+	Messages json.RawMessage `json:"messages"`
+	Prompt   json.RawMessage `json:"prompt"`
+}
+
+// parseOpenAI decodes and validates the shared fields; prompt reads the
+// route's own prompt field into g.
+func parseOpenAI(body []byte, prompt func(r *openAIRequest, g *genRequest) *apiError) (*genRequest, *apiError) {
+	var req openAIRequest
+	if e := parseOpenAIBody(body, &req); e != nil {
+		return nil, e
+	}
+	g := &genRequest{}
+	if e := req.fill(g); e != nil {
+		return nil, e
+	}
+	if e := prompt(&req, g); e != nil {
+		return nil, e
+	}
+	return g, nil
 }
 
 func parseOpenAIBody(body []byte, v any) *apiError {
@@ -51,8 +70,7 @@ func parseOpenAIBody(body []byte, v any) *apiError {
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		if ute, ok := err.(*json.UnmarshalTypeError); ok && ute.Field != "" { //nolint:errorlint // a direct result
-			field := strings.TrimPrefix(ute.Field, "openAICommon.")
-			return badRequest(field, "invalid type for '"+field+"': expected "+ute.Type.String())
+			return badRequest(ute.Field, "invalid type for '"+ute.Field+"': expected "+ute.Type.String())
 		}
 		return badRequest("", "invalid JSON body: "+err.Error())
 	}
@@ -60,7 +78,7 @@ func parseOpenAIBody(body []byte, v any) *apiError {
 }
 
 // fill copies the common fields into g and validates them.
-func (c *openAICommon) fill(g *genRequest) *apiError {
+func (c *openAIRequest) fill(g *genRequest) *apiError {
 	g.Model = c.Model
 	mt := c.MaxTokens
 	param := "max_tokens"
@@ -190,6 +208,29 @@ func finishReasonJSON(b []byte, reason string) []byte {
 		return append(b, "null"...)
 	}
 	return appendJSONString(b, reason)
+}
+
+// openAIAnswer renders a non-streamed answer with its one choice.
+func openAIAnswer(m *respMeta, object string, choice any, completion int) []byte {
+	return mustJSON(struct {
+		ID      string      `json:"id"`
+		Object  string      `json:"object"`
+		Created int64       `json:"created"`
+		Model   string      `json:"model"`
+		Choices []any       `json:"choices"`
+		Usage   openAIUsage `json:"usage"`
+	}{ID: m.id, Object: object, Created: m.created, Model: m.model, Choices: []any{choice}, Usage: newOpenAIUsage(m, completion)})
+}
+
+// openAITruncated is a non-streamed answer cut off inside its choice (the
+// malformed fault).
+func openAITruncated(m *respMeta, object, choiceStart string) []byte {
+	b := []byte(`{"id":`)
+	b = appendJSONString(b, m.id)
+	b = append(b, `,"object":"`...)
+	b = append(b, object...)
+	b = append(b, `","choices":[`...)
+	return append(b, choiceStart...)
 }
 
 // openAIUsage is the usage object of a non-streamed answer.

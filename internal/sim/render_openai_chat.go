@@ -19,46 +19,30 @@ func (openAIChat) idPrefix() string { return "chatcmpl-" }
 func (openAIChat) errorBody(e *apiError) []byte { return openAIErrorBody(e) }
 
 func (openAIChat) parse(body []byte) (*genRequest, *apiError) {
-	var req struct {
-		openAICommon
-		Messages json.RawMessage `json:"messages"`
-	}
-	if e := parseOpenAIBody(body, &req); e != nil {
-		return nil, e
-	}
-	g := &genRequest{}
-	if e := req.fill(g); e != nil {
-		return nil, e
-	}
-	prompt, e := chatPrompt(req.Messages)
-	if e != nil {
-		return nil, e
-	}
-	g.Prompt = prompt
-	return g, nil
+	return parseOpenAI(body, func(r *openAIRequest, g *genRequest) *apiError { return chatPrompt(r.Messages, g) })
 }
 
-// chatPrompt concatenates the text of the messages.
-func chatPrompt(raw json.RawMessage) (string, *apiError) {
+// chatPrompt sets g.Prompt to the concatenated text of the messages.
+func chatPrompt(raw json.RawMessage, g *genRequest) *apiError {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return "", badRequest("messages", "'messages' is a required property")
+		return badRequest("messages", "'messages' is a required property")
 	}
 	var msgs []struct {
 		Role    *string         `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(raw, &msgs); err != nil {
-		return "", badRequest("messages", "'messages' must be an array of message objects: "+err.Error())
+		return badRequest("messages", "'messages' must be an array of message objects: "+err.Error())
 	}
 	if len(msgs) == 0 {
-		return "", badRequest("messages", "'messages' must contain at least one message")
+		return badRequest("messages", "'messages' must contain at least one message")
 	}
 	var sb strings.Builder
 	for i, m := range msgs {
 		param := "messages[" + strconv.Itoa(i) + "]"
 		if m.Role == nil || *m.Role == "" {
-			return "", badRequest(param+".role", param+" has no 'role'")
+			return badRequest(param+".role", param+" has no 'role'")
 		}
 		c := bytes.TrimSpace(m.Content)
 		if len(c) == 0 || bytes.Equal(c, []byte("null")) {
@@ -67,7 +51,7 @@ func chatPrompt(raw json.RawMessage) (string, *apiError) {
 		if c[0] == '"' {
 			var s string
 			if err := json.Unmarshal(c, &s); err != nil {
-				return "", badRequest(param+".content", err.Error())
+				return badRequest(param+".content", err.Error())
 			}
 			sb.WriteString(s)
 			continue
@@ -77,7 +61,7 @@ func chatPrompt(raw json.RawMessage) (string, *apiError) {
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(c, &parts); err != nil {
-			return "", badRequest(param+".content", param+".content must be a string or an array of content parts")
+			return badRequest(param+".content", param+".content must be a string or an array of content parts")
 		}
 		for _, p := range parts {
 			if p.Type == "text" || p.Type == "input_text" {
@@ -85,7 +69,8 @@ func chatPrompt(raw json.RawMessage) (string, *apiError) {
 			}
 		}
 	}
-	return sb.String(), nil
+	g.Prompt = sb.String()
+	return nil
 }
 
 func (openAIChat) newStream(m *respMeta) streamRenderer {
@@ -121,28 +106,14 @@ func (openAIChat) complete(m *respMeta, text []byte, reason string, completion i
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	}
-	type choice struct {
+	return openAIAnswer(m, "chat.completion", struct {
 		Index        int     `json:"index"`
 		Message      message `json:"message"`
 		Logprobs     any     `json:"logprobs"`
 		FinishReason string  `json:"finish_reason"`
-	}
-	return mustJSON(struct {
-		ID      string      `json:"id"`
-		Object  string      `json:"object"`
-		Created int64       `json:"created"`
-		Model   string      `json:"model"`
-		Choices []choice    `json:"choices"`
-		Usage   openAIUsage `json:"usage"`
-	}{
-		ID: m.id, Object: "chat.completion", Created: m.created, Model: m.model,
-		Choices: []choice{{Message: message{Role: "assistant", Content: string(text)}, FinishReason: reason}},
-		Usage:   newOpenAIUsage(m, completion),
-	})
+	}{Message: message{Role: "assistant", Content: string(text)}, FinishReason: reason}, completion)
 }
 
 func (openAIChat) truncated(m *respMeta) []byte {
-	b := []byte(`{"id":`)
-	b = appendJSONString(b, m.id)
-	return append(b, `,"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"tru`...)
+	return openAITruncated(m, "chat.completion", `{"index":0,"message":{"role":"assistant","content":"tru`)
 }

@@ -17,21 +17,7 @@ func (openAICompletions) idPrefix() string { return "cmpl-" }
 func (openAICompletions) errorBody(e *apiError) []byte { return openAIErrorBody(e) }
 
 func (openAICompletions) parse(body []byte) (*genRequest, *apiError) {
-	var req struct {
-		openAICommon
-		Prompt json.RawMessage `json:"prompt"`
-	}
-	if e := parseOpenAIBody(body, &req); e != nil {
-		return nil, e
-	}
-	g := &genRequest{}
-	if e := req.fill(g); e != nil {
-		return nil, e
-	}
-	if e := completionPrompt(req.Prompt, g); e != nil {
-		return nil, e
-	}
-	return g, nil
+	return parseOpenAI(body, func(r *openAIRequest, g *genRequest) *apiError { return completionPrompt(r.Prompt, g) })
 }
 
 // completionPrompt accepts a string, a one-element array of strings, or an
@@ -93,28 +79,14 @@ func (c *completionStream) finish(out eventSink, reason string, total int) error
 }
 
 func (openAICompletions) complete(m *respMeta, text []byte, reason string, completion int) []byte {
-	type choice struct {
+	return openAIAnswer(m, "text_completion", struct {
 		Index        int    `json:"index"`
 		Text         string `json:"text"`
 		Logprobs     any    `json:"logprobs"`
 		FinishReason string `json:"finish_reason"`
-	}
-	return mustJSON(struct {
-		ID      string      `json:"id"`
-		Object  string      `json:"object"`
-		Created int64       `json:"created"`
-		Model   string      `json:"model"`
-		Choices []choice    `json:"choices"`
-		Usage   openAIUsage `json:"usage"`
-	}{
-		ID: m.id, Object: "text_completion", Created: m.created, Model: m.model,
-		Choices: []choice{{Text: string(text), FinishReason: reason}},
-		Usage:   newOpenAIUsage(m, completion),
-	})
+	}{Text: string(text), FinishReason: reason}, completion)
 }
 
 func (openAICompletions) truncated(m *respMeta) []byte {
-	b := []byte(`{"id":`)
-	b = appendJSONString(b, m.id)
-	return append(b, `,"object":"text_completion","choices":[{"index":0,"text":"tru`...)
+	return openAITruncated(m, "text_completion", `{"index":0,"text":"tru`)
 }

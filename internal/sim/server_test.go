@@ -515,3 +515,21 @@ func TestCloseEndsStreamsWithAnError(t *testing.T) {
 	resp2.Body.Close()
 	assert.Equal(t, http.StatusServiceUnavailable, resp2.StatusCode)
 }
+
+func TestTokensPerStepBundlesTokensInOneChunk(t *testing.T) {
+	m := fastModel("m")
+	m.TokensPerStep = 4
+	s := newTestSim(t, m)
+	resp := s.post("/v1/chat/completions", chatBody("bundle", 10, `"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}`))
+	evs, err := readSSE(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	var sizes, running []int
+	for _, ev := range evs[1 : len(evs)-3] { // content chunks only
+		c, _ := parseChunk(t, ev.data)
+		sizes = append(sizes, countTokens(t, *c.Choices[0].Delta.Content))
+		running = append(running, c.Usage.CompletionTokens)
+	}
+	assert.Equal(t, []int{4, 4, 2}, sizes)
+	assert.Equal(t, []int{4, 8, 10}, running)
+}

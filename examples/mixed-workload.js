@@ -1,3 +1,4 @@
+// llm-sim: --model sim-large=demo --model sim-small=small --set decode_base_ms=8 --seed 1
 // A mixed workload by length class (seed §1.2): short questions, medium tasks,
 // long-context documents and long-output requests, drawn in fixed proportions over
 // the whole test, with thresholds per class — a fixed short prompt would say

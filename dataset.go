@@ -360,6 +360,7 @@ func itemObject(it dataset.Item) map[string]any {
 		"conversation": it.Conversation,
 		"sharedPrefix": it.SharedPrefix(),
 		"prefixTokens": int64(it.PrefixTokens),
+		"cacheBust":    it.CacheBust,
 	}
 }
 

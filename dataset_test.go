@@ -78,7 +78,7 @@ func TestDatasetSyntheticItemsInJS(t *testing.T) {
 	v := vu.run(`const out = [];
 		for (let i = 0; i < 8; i++) { const p = d.next(); out.push([p.category, p.promptTokens, p.maxTokens,
 			p.messages.length, p.messages[0].role, typeof p.messages[0].content, p.prompt === p.messages[0].content,
-			p.turn, p.sharedPrefix, p.id]) }
+			p.turn, p.sharedPrefix, p.cacheBust, p.id]) }
 		JSON.stringify({out, size: d.size(), cats: d.categories(), info: d.info()})`)
 	var got struct {
 		Out  [][]any
@@ -98,7 +98,7 @@ func TestDatasetSyntheticItemsInJS(t *testing.T) {
 		} else {
 			require.True(t, tokens >= 200 && tokens <= 500, "%v", row)
 		}
-		require.Equal(t, []any{1.0, "user", "string", true, 1.0, false}, row[3:9])
+		require.Equal(t, []any{1.0, "user", "string", true, 1.0, false, false}, row[3:10])
 	}
 	require.Equal(t, 6, short, "8 draws of a 3:1 mix hold 6 short")
 	require.EqualValues(t, 8, got.Info["draws"])

@@ -99,5 +99,6 @@ func (b *buster) apply(it Item) Item {
 		it.PromptTokens += b.c.count(n)
 	}
 	it.Messages = msgs
+	it.CacheBust = true
 	return it
 }

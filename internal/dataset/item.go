@@ -24,6 +24,8 @@ type Item struct {
 	// (the cache scenario of §3.2); PrefixID says which.
 	PrefixTokens int
 	PrefixID     int
+	// CacheBust is set on draws that start with a unique nonce.
+	CacheBust bool
 
 	index int // position in its dataset
 }

@@ -124,6 +124,9 @@ func TestCacheBustNonceFirstAndUnique(t *testing.T) {
 		it := d.Next()
 		ref := plain.Draw(n)
 		first := it.Messages[0].Content
+		if !it.CacheBust || ref.CacheBust {
+			t.Fatalf("draw %d: cacheBust flag %v on the busted item, %v on the plain one", n, it.CacheBust, ref.CacheBust)
+		}
 		if !strings.HasSuffix(first, ref.Messages[0].Content) || !strings.HasPrefix(first, "Request ") {
 			t.Fatalf("draw %d: nonce is not at the very start: %.60q", n, first)
 		}

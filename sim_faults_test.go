@@ -101,11 +101,11 @@ func TestMeasurementsAgreeWithGroundTruth(t *testing.T) {
 	require.Equal(t, "usage", res["tokenSource"])
 
 	var truth struct {
-		RequestID        string  `json:"request_id"`
-		ArrivalNS        int64   `json:"arrival_ns"`
-		FirstTokenNS     int64   `json:"first_token_ns"`
-		ChunkTokens      []int   `json:"chunk_tokens"`
-		CompletionTokens int     `json:"completion_tokens"`
+		RequestID        string `json:"request_id"`
+		ArrivalNS        int64  `json:"arrival_ns"`
+		FirstTokenNS     int64  `json:"first_token_ns"`
+		ChunkTokens      []int  `json:"chunk_tokens"`
+		CompletionTokens int    `json:"completion_tokens"`
 	}
 	// The server writes its trace line once its handler returns, which may be
 	// just after the client saw the end of the stream.

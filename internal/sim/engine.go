@@ -126,8 +126,6 @@ type engine struct {
 	clock Clock
 	cache *prefixCache
 
-	prefillBase, prefillPerTok, decodeBase, decodePerSeq time.Duration
-
 	mu      sync.Mutex
 	waiting []*Seq
 	running []*Seq
@@ -152,12 +150,7 @@ func ms(v float64) time.Duration { return time.Duration(math.Round(v * float64(t
 func newEngine(name string, p ModelProfile, clock Clock) *engine {
 	e := &engine{
 		name: name, p: p, clock: clock,
-		prefillBase: ms(p.PrefillBaseMs), prefillPerTok: ms(p.PrefillPerTokenMs),
-		decodeBase: ms(p.DecodeBaseMs), decodePerSeq: ms(p.DecodePerSeqMs),
 		wake: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{}),
-	}
-	if p.PrefillPerTokenMs > 0 && e.prefillPerTok == 0 {
-		e.prefillPerTok = time.Duration(p.PrefillPerTokenMs * float64(time.Millisecond))
 	}
 	if p.PrefixCache {
 		e.cache = newPrefixCache(p.CacheBlockTokens, p.CacheCapacityBlks)
@@ -197,7 +190,6 @@ func (e *engine) close() {
 func (e *engine) submit(spec seqSpec) (*Seq, error) {
 	s := &Seq{spec: spec, ready: make(chan struct{}, 1), ended: make(chan struct{})}
 	s.endAt, s.endWhy = spec.Faults.endAt()
-	sort.Slice(s.spec.Faults.Stalls, func(i, j int) bool { return s.spec.Faults.Stalls[i].After < s.spec.Faults.Stalls[j].After })
 	s.points = faultPoints(&s.spec.Faults)
 	if e.cache != nil && spec.PromptIDs != nil {
 		s.keys = e.cache.blockHashes(spec.PromptIDs)
@@ -265,7 +257,10 @@ func (e *engine) loop() {
 			return
 		}
 		now := e.clock.Now()
-		if !due.IsZero() && now.After(due) && now.Sub(due) <= maxLag {
+		// Keep to the schedule, unless a request came after the step was due:
+		// a step never starts before a request it admits.
+		if !due.IsZero() && now.After(due) && now.Sub(due) <= maxLag &&
+			(len(e.waiting) == 0 || !e.waiting[len(e.waiting)-1].Enqueued.After(due)) {
 			now = due
 		}
 		dur, wait, step := e.plan(now)
@@ -346,10 +341,7 @@ func (e *engine) plan(now time.Time) (dur, wait time.Duration, step bool) {
 			prefillTokens += n
 			prefilling++
 			if s.PrefillStart.IsZero() {
-				s.PrefillStart = s.Admitted
-				if now.After(s.Admitted) {
-					s.PrefillStart = now
-				}
+				s.PrefillStart = now
 			}
 		case stDecode:
 			if now.Before(s.pausedUntil) {
@@ -365,12 +357,14 @@ func (e *engine) plan(now time.Time) (dur, wait time.Duration, step bool) {
 	if prefilling == 0 && decoding == 0 {
 		return 0, wait, false
 	}
+	var cost float64 // ms
 	if prefilling > 0 {
-		dur += e.prefillBase + time.Duration(prefillTokens)*e.prefillPerTok
+		cost += e.p.PrefillBaseMs + e.p.PrefillPerTokenMs*float64(prefillTokens)
 	}
 	if decoding > 0 {
-		dur += e.decodeBase + time.Duration(decoding)*e.decodePerSeq
+		cost += e.p.DecodeBaseMs + e.p.DecodePerSeqMs*float64(decoding)
 	}
+	dur = ms(cost)
 	e.stats.steps++
 	e.stats.prefillTokens += int64(prefillTokens)
 	return dur, 0, true
@@ -379,9 +373,6 @@ func (e *engine) plan(now time.Time) (dur, wait time.Duration, step bool) {
 func (e *engine) admit(s *Seq, now time.Time) {
 	s.state = stPrefill
 	s.Admitted = now
-	if now.Before(s.Enqueued) { // the step began on schedule, just before s came
-		s.Admitted = s.Enqueued
-	}
 	prompt := s.spec.PromptTokens
 	e.stats.promptTokens += int64(prompt)
 	if e.cache != nil && s.keys != nil {

@@ -15,7 +15,7 @@ const FaultHeader = "X-Sim-Fault"
 
 // Faults is what goes wrong with one request. The zero value is a healthy one.
 type Faults struct {
-	Stalls       []Stall       // pauses of the sequence after some tokens
+	Stalls       []Stall       // pauses of the sequence after some tokens, by After
 	TTFT         time.Duration // extra delay before the first token
 	Disconnect   int           // close the connection after this many tokens; -1 = never
 	Error        int           // OpenAI error data event after this many tokens; -1 = never
@@ -106,6 +106,7 @@ func (f *Faults) add(item string) error {
 		var d time.Duration
 		if d, err = ms(); err == nil {
 			f.Stalls = append(f.Stalls, Stall{After: at(1), Dur: d})
+			sort.SliceStable(f.Stalls, func(i, j int) bool { return f.Stalls[i].After < f.Stalls[j].After })
 		}
 	case "ttft":
 		if err = noAfter(); err == nil {

@@ -209,6 +209,13 @@ func TestClientOptionErrors(t *testing.T) {
 	}
 }
 
+func TestNonStreamedBodyIsRefused(t *testing.T) {
+	t.Parallel()
+	vu := newTestVU(t, `const client = new llm.Client({baseURL: 'http://127.0.0.1:1'});`)
+	_, err := vu.rt.RunOnEventLoop(`client.chat({messages: [], stream: false})`)
+	require.ErrorContains(t, err, "body.stream is false")
+}
+
 func TestChatInInitContextIsAnError(t *testing.T) {
 	t.Parallel()
 	rt := modulestest.NewRuntime(t)

@@ -47,7 +47,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		fail(badRequest("", "could not read the request body: "+err.Error()), OutcomeBadRequest)
 		return
 	}
-	req, aerr := p.parse(body)
+	req, aerr := parseRequest(p, r, body)
 	if aerr != nil {
 		fail(aerr, OutcomeBadRequest)
 		return
@@ -132,6 +132,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	meta := &respMeta{
 		id: p.idPrefix() + id, model: m.name, created: time.Now().Unix(),
 		includeUsage: req.IncludeUsage, continuousUsage: req.ContinuousUsage, promptTokens: promptTokens,
+		outputTokens: outTokens,
 	}
 	st := &genState{s: s, w: w, r: r, p: p, m: m, seq: seq, meta: meta, faults: faults, rec: rec, reason: reason, textSeed: textSeed}
 	if req.Stream {
@@ -312,7 +313,7 @@ func (g *genState) stream() {
 	}
 
 	tl := g.m.eng.timeline(g.seq)
-	g.meta.cachedTokens = tl.CachedTokens
+	g.meta.cachedTokens, g.meta.phases = tl.CachedTokens, tl
 	switch tl.Outcome {
 	case OutcomeDisconnect:
 		_ = out.flush()
@@ -366,7 +367,7 @@ func (g *genState) complete() {
 		}
 	}
 	tl := g.m.eng.timeline(g.seq)
-	g.meta.cachedTokens = tl.CachedTokens
+	g.meta.cachedTokens, g.meta.phases = tl.CachedTokens, tl
 	fail := func(e *apiError, o Outcome) {
 		g.end(tl, total, o)
 		g.rec.Status, g.rec.Error = e.Status, e.Message

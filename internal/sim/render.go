@@ -32,6 +32,12 @@ type respMeta struct {
 	continuousUsage bool
 	promptTokens    int
 	cachedTokens    int
+	// outputTokens is the planned answer length: a renderer whose last token
+	// event must say it is the last (TGI) knows it when total reaches it.
+	outputTokens int
+	// phases is the engine's timeline, set before finish, fail or complete
+	// (Ollama and llama.cpp report their durations in the body).
+	phases seqTimeline
 }
 
 // eventSink takes the framed events of a stream, one call per event; tokens

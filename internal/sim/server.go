@@ -151,10 +151,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, openAIChat{}, &apiError{Status: http.StatusInternalServerError, Message: "internal error in llm-sim", Type: "server_error"})
 		}
 	}()
-	if p, ok := routes[r.URL.Path]; ok {
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			writeJSONError(w, p, &apiError{Status: http.StatusMethodNotAllowed, Message: r.Method + " is not allowed on " + r.URL.Path + ": use POST", Type: "invalid_request_error"})
+	if p, ok := lookupRoute(r.URL.Path); ok {
+		if !allowsMethod(p, r.Method) {
+			w.Header().Set("Allow", allowHeader(p))
+			writeJSONError(w, p, &apiError{Status: http.StatusMethodNotAllowed, Message: r.Method + " is not allowed on " + r.URL.Path + ": use " + allowHeader(p), Type: "invalid_request_error"})
 			return
 		}
 		s.mu.Lock()

@@ -51,6 +51,20 @@ var wireCases = []wireCase{ //nolint:gochecknoglobals // test table
 		},
 		finishLength: "max_output_tokens", tokenSource: stream.TokensFromUsage, reportsCached: true, promptExact: true,
 	},
+	{
+		protocol: "ollama", path: "/api/chat",
+		body: func(p string, n int) string {
+			return `{"model":"m","options":{"num_predict":` + itoa(n) + `},"messages":[{"role":"user","content":` + jsonString(p) + `}]}`
+		},
+		finishLength: "length", tokenSource: stream.TokensFromUsage, promptExact: true,
+	},
+	{
+		protocol: "ollama", path: "/api/generate",
+		body: func(p string, n int) string {
+			return `{"model":"m","options":{"num_predict":` + itoa(n) + `},"prompt":` + jsonString(p) + `}`
+		},
+		finishLength: "length", tokenSource: stream.TokensFromUsage, promptExact: true,
+	},
 }
 
 func wireCaseFor(t *testing.T, name string) wireCase {

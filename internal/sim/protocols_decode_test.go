@@ -65,6 +65,13 @@ var wireCases = []wireCase{ //nolint:gochecknoglobals // test table
 		},
 		finishLength: "length", tokenSource: stream.TokensFromUsage, promptExact: true,
 	},
+	{
+		protocol: "gemini", path: "/v1beta/models/m:streamGenerateContent?alt=sse",
+		body: func(p string, n int) string {
+			return `{"contents":[{"role":"user","parts":[{"text":` + jsonString(p) + `}]}],"generationConfig":{"maxOutputTokens":` + itoa(n) + `}}`
+		},
+		finishLength: "MAX_TOKENS", tokenSource: stream.TokensFromStreamedUsage, reportsCached: true, promptExact: true,
+	},
 }
 
 func wireCaseFor(t *testing.T, name string) wireCase {

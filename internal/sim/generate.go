@@ -132,7 +132,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	meta := &respMeta{
 		id: p.idPrefix() + id, model: m.name, created: time.Now().Unix(),
 		includeUsage: req.IncludeUsage, continuousUsage: req.ContinuousUsage, promptTokens: promptTokens,
-		outputTokens: outTokens,
+		outputTokens: outTokens, finishReason: reason,
 	}
 	st := &genState{s: s, w: w, r: r, p: p, m: m, seq: seq, meta: meta, faults: faults, rec: rec, reason: reason, textSeed: textSeed}
 	if req.Stream {

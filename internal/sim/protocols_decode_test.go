@@ -72,6 +72,13 @@ var wireCases = []wireCase{ //nolint:gochecknoglobals // test table
 		},
 		finishLength: "MAX_TOKENS", tokenSource: stream.TokensFromStreamedUsage, reportsCached: true, promptExact: true,
 	},
+	{
+		protocol: "tgi", path: "/generate_stream",
+		body: func(p string, n int) string {
+			return `{"inputs":` + jsonString(p) + `,"parameters":{"details":true,"max_new_tokens":` + itoa(n) + `}}`
+		},
+		finishLength: "length", tokenSource: stream.TokensFromUsage, promptExact: true,
+	},
 }
 
 func wireCaseFor(t *testing.T, name string) wireCase {
@@ -199,6 +206,8 @@ func TestEveryWireFormatRendersFaults(t *testing.T) {
 			require.True(t, got.OK, "%+v", got.Err)
 			assert.GreaterOrEqual(t, time.Since(sent), 30*time.Millisecond, "the stall is in the stream")
 
+			// A handler whose client went away writes its trace line when it notices.
+			require.Eventually(t, func() bool { return len(s.trace.records(t)) == 5 }, 5*time.Second, 5*time.Millisecond)
 			outcomes := map[Outcome]int{}
 			for _, r := range s.trace.records(t) {
 				outcomes[r.Outcome]++

@@ -32,9 +32,11 @@ type respMeta struct {
 	continuousUsage bool
 	promptTokens    int
 	cachedTokens    int
-	// outputTokens is the planned answer length: a renderer whose last token
-	// event must say it is the last (TGI) knows it when total reaches it.
+	// outputTokens and finishReason are the planned answer length and its
+	// finish reason: a renderer whose last token event must say it is the
+	// last (TGI) knows it when total reaches outputTokens.
 	outputTokens int
+	finishReason string
 	// phases is the engine's timeline, set before finish, fail or complete
 	// (Ollama and llama.cpp report their durations in the body).
 	phases seqTimeline

@@ -79,6 +79,13 @@ var wireCases = []wireCase{ //nolint:gochecknoglobals // test table
 		},
 		finishLength: "length", tokenSource: stream.TokensFromUsage, promptExact: true,
 	},
+	{
+		protocol: "llamacpp", path: "/completion",
+		body: func(p string, n int) string {
+			return `{"stream":true,"n_predict":` + itoa(n) + `,"prompt":` + jsonString(p) + `}`
+		},
+		finishLength: "limit", tokenSource: stream.TokensFromStreamedUsage, reportsCached: true, promptExact: true,
+	},
 }
 
 func wireCaseFor(t *testing.T, name string) wireCase {

@@ -142,24 +142,9 @@ var vocabIDOf = sync.OnceValue(func() map[string]uint32 { //nolint:gochecknoglob
 	return out
 })
 
-// tokens writes one event per token of the step; text is n words, each with
-// its leading space.
+// tokens writes one event per token of the step.
 func (s *tgiStream) tokens(out eventSink, text []byte, n, total int) error {
-	for i := range n {
-		end := len(text)
-		if i < n-1 {
-			end = 1
-			for end < len(text) && text[end] != ' ' {
-				end++
-			}
-		}
-		word := text[:end]
-		text = text[end:]
-		if err := s.token(out, word, total-n+i+1); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachToken(text, n, func(i int, token []byte) error { return s.token(out, token, total-n+i+1) })
 }
 
 // token writes the index-th token (from 1); the planned last one ends the answer.

@@ -78,7 +78,9 @@ func (o *ollama) Decode(ev Event, d *Delta) error {
 	setFinish(d, reason)
 	prompt, out := nonNegInt(root, "prompt_eval_count"), nonNegInt(root, "eval_count")
 	if prompt > 0 || out > 0 {
-		d.Usage = &Usage{PromptTokens: prompt, CompletionTokens: out, TotalTokens: addCounts(prompt, out)}
+		d.Usage = &Usage{PromptTokens: prompt, CompletionTokens: out, TotalTokens: addCounts(prompt, out),
+			// prompt_eval_cached_count: the cached part of the prompt (Ollama since Aug 2026).
+			CachedTokens: nonNegInt(root, "prompt_eval_cached_count")}
 	}
 	d.ServerTimings = ollamaTimings(root)
 	return nil

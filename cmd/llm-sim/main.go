@@ -216,8 +216,11 @@ and decode steps, a prefix cache), with faults on demand and a ground-truth trac
 Usage: llm-sim [flags]
   e.g. llm-sim --addr 127.0.0.1:8000 --profile demo --model sim-large=demo --model sim-small=fast --trace trace.jsonl
 
-Endpoints: POST /v1/chat/completions, POST /v1/completions, GET /v1/models,
-GET /health, GET /metrics (Prometheus text).
+Endpoints: POST /v1/chat/completions, POST /v1/completions, POST /v1/responses,
+POST /v1/messages (Anthropic), POST /api/chat and /api/generate (Ollama, NDJSON),
+POST /v1beta/models/{model}:streamGenerateContent?alt=sse (Gemini),
+POST /generate_stream (TGI), POST /completion (llama.cpp), GET|POST /v1/sim/events
+(raw SSE), GET /v1/models, GET /health, GET /metrics (Prometheus text).
 
 Flags:
 `)

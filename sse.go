@@ -369,9 +369,7 @@ func (c *Client) emit(ctx context.Context, st *lib.State, out *outcome, attempt 
 	plan := out.plan
 	tm := plan.tags.Clone()
 	tm.SetTag("protocol", c.opts.Protocol.Name)
-	if c.opts.Name != "" {
-		tm.SetTag("name", c.opts.Name)
-	}
+	tm.SetTag("name", c.name())
 	if plan.model != "" {
 		tm.SetTag("model", plan.model)
 	}
@@ -449,7 +447,7 @@ func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan, 
 		Timeout:      to.Total + time.Second,
 		Throw:        true,
 		ResponseType: httpext.ResponseTypeNone,
-		Redirects:    st.Options.MaxRedirects,
+		Redirects:    maxRedirects(st),
 		TagsAndMeta:  tm,
 		ResponseCallback: func(status int) bool {
 			return status >= 200 && status < 400
@@ -479,6 +477,14 @@ func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan, 
 		}
 	}
 	return a
+}
+
+// maxRedirects is k6's maxRedirects option, with k6's default when unset.
+func maxRedirects(st *lib.State) null.Int {
+	if st.Options.MaxRedirects.Valid {
+		return st.Options.MaxRedirects
+	}
+	return null.IntFrom(10)
 }
 
 func requestPayload(p []byte) *bytes.Buffer {

@@ -38,7 +38,12 @@ export const options = {
 };
 
 export default async function () {
-  await client.chat({ messages, max_tokens: maxTokens });
+  const r = await client.chat({ messages, max_tokens: maxTokens });
+  // LOG_FAILURES=1 says how each failure ended, to tell injected faults
+  // (stalls after 20 tokens, disconnects after 40…) from anything else.
+  if (__ENV.LOG_FAILURES && !r.ok) {
+    console.warn(`failure ${r.error.type} chunks=${r.chunks} e2e=${Math.round(r.e2e)}ms: ${r.error.message}`);
+  }
 }
 
 export function handleSummary(data) {

@@ -5,7 +5,8 @@
 # memory, live Go heap and goroutine count are sampled every SOAK_EVERY (15s) and
 # printed as a table; the run fails when the last third of the run is clearly
 # above the first. Expects ./k6 and ./llm-sim (make soak builds them); K6 and
-# LLM_SIM point elsewhere. SOAK_GAP_SAMPLES ('request') picks the client's gapSamples.
+# LLM_SIM point elsewhere. SOAK_GAP_SAMPLES ('request') picks the client's gapSamples;
+# LOG_FAILURES=1 makes k6 log every failed call (on stderr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$(mktemp -d)}"

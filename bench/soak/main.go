@@ -30,6 +30,8 @@ type sample struct {
 	heapMB     float64
 	goroutines int
 	cpuPercent float64 // k6's CPU over the interval before this sample, % of one core
+	simPercent float64 // llm-sim's, likewise
+	load1      string  // the machine's 1-minute load average: other jobs share it
 }
 
 type summary struct {
@@ -102,9 +104,9 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 	fmt.Printf("soak: %d streams of up to %d tokens, %s, llm-sim %s (decode step %g ms), faults %s, gapSamples=%s\n",
 		vus, maxTokens, duration, sim.BaseURL, decodeMs, strings.Join(faults, " "), gapSamples)
 	fmt.Printf("k6 pid %d, REST API %s; one row every %s\n\n", cmd.Process.Pid, addr, every)
-	fmt.Printf("%8s %9s %13s %11s %9s\n", "time", "RSS MB", "live heap MB", "goroutines", "k6 CPU %")
+	fmt.Printf("%8s %9s %13s %11s %9s %10s %6s\n", "time", "RSS MB", "live heap MB", "goroutines", "k6 CPU %", "sim CPU %", "load")
 
-	samples, runErr := sampleUntilExit(cmd.Process.Pid, addr, every, exited)
+	samples, runErr := sampleUntilExit(cmd.Process.Pid, sim.Cmd.Process.Pid, addr, every, exited)
 	if runErr != nil {
 		return fmt.Errorf("k6: %w", runErr)
 	}
@@ -123,12 +125,13 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 
 // sampleUntilExit samples k6 every interval until it exits; a sample that
 // fails (REST API not up yet, k6 ending) is skipped.
-func sampleUntilExit(pid int, addr string, every time.Duration, exited <-chan error) ([]sample, error) {
+func sampleUntilExit(pid, simPid int, addr string, every time.Duration, exited <-chan error) ([]sample, error) {
 	start := time.Now()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var samples []sample
 	lastCPU, _ := harness.CPUSeconds(pid)
+	lastSimCPU, _ := harness.CPUSeconds(simPid)
 	lastAt := start
 	for {
 		select {
@@ -140,18 +143,31 @@ func sampleUntilExit(pid int, addr string, every time.Duration, exited <-chan er
 			cancel()
 			rss, rssErr := harness.RSSMB(pid)
 			cpu, cpuErr := harness.CPUSeconds(pid)
-			if err != nil || rssErr != nil || cpuErr != nil {
+			simCPU, simErr := harness.CPUSeconds(simPid)
+			if err != nil || rssErr != nil || cpuErr != nil || simErr != nil {
 				continue
 			}
+			interval := now.Sub(lastAt).Seconds()
 			s := sample{
 				at: now.Sub(start).Round(time.Second), rssMB: rss, heapMB: float64(rt.HeapAlloc) / (1 << 20),
-				goroutines: rt.Goroutines, cpuPercent: 100 * (cpu - lastCPU) / now.Sub(lastAt).Seconds(),
+				goroutines: rt.Goroutines, cpuPercent: 100 * (cpu - lastCPU) / interval,
+				simPercent: 100 * (simCPU - lastSimCPU) / interval, load1: loadAverage(),
 			}
-			lastCPU, lastAt = cpu, now
+			lastCPU, lastSimCPU, lastAt = cpu, simCPU, now
 			samples = append(samples, s)
-			fmt.Printf("%8s %9.1f %13.1f %11d %9.0f\n", s.at, s.rssMB, s.heapMB, s.goroutines, s.cpuPercent)
+			fmt.Printf("%8s %9.1f %13.1f %11d %9.0f %10.0f %6s\n",
+				s.at, s.rssMB, s.heapMB, s.goroutines, s.cpuPercent, s.simPercent, s.load1)
 		}
 	}
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	return first
 }
 
 // judge compares the medians of the last third of the samples with those of

@@ -1,8 +1,11 @@
+// llm-sim: --model sim-small=small --set decode_per_seq_ms=0.5 --seed 1
 // A step load against a small simulated batch (4 running slots): the report names
 // the knee (where latency starts rising faster than throughput) and the queueing
 // behind it (TTFT grows while each request's tokens/s holds), seed §2.2 and §3.3.
+// decode_per_seq_ms=0.5 keeps decode speed nearly flat as the batch fills, so the
+// one cause the simulator produces is the queue in front of its 4 slots.
 //
-//   ./llm-sim --model sim-small=small &
+//   ./llm-sim --model sim-small=small --set decode_per_seq_ms=0.5 &
 //   ./k6 run -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/step-load.js
 import { Client, report } from 'k6/x/llmstream';
 

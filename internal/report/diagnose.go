@@ -22,12 +22,15 @@ type Finding struct {
 // only when the effect is large against sampling noise, so a healthy run stays
 // silent. README documents each one.
 const (
-	minSamples = 50 // calls behind any median a rule compares
+	// minSamples is how many calls stand behind a run-wide median a rule reads.
+	// Rules that compare load stages use stageMinCalls and a significance test
+	// instead (significance.go): stages are short.
+	minSamples = 50
 
-	queueTTFTRatio    = 1.5  // TTFT median up ×1.5 from the lowest to the highest stage…
+	queueTTFTRatio    = 1.5  // TTFT median up ×1.5 between two stages…
 	queueTTFTMinDelta = 50.0 // …and by at least 50 ms…
-	queueTPSHolds     = 0.85 // …while tokens/s keeps ≥ 85 % of its low-load median
-	decodeTPSFall     = 0.75 // tokens/s median at ≤ 75 % of the low-load one
+	queueTPSHolds     = 0.85 // …while tokens/s keeps ≥ 85 % of its median at the lower one
+	decodeTPSFall     = 0.75 // tokens/s median at the highest stage ≤ 75 % of the lowest's
 	stageConcRatio    = 1.5  // stages compared must differ by ×1.5 in concurrency
 
 	kneeLatencyRise = 1.2 // latency up ≥ 20 % from one stage to the next…
@@ -88,133 +91,6 @@ func Diagnose(r *Run) []Finding {
 }
 
 func q50(s *Sketch) float64 { return s.Quantile(0.5) }
-
-// decodeSpeed is the per-request tokens/s median, or 1000/TPOT when the
-// client did not report tokens/s.
-func decodeSpeed(g *Group) (float64, uint64) {
-	if s := g.S(MetricTokensPerSec); s.Count() >= minSamples {
-		return q50(s), s.Count()
-	}
-	if s := g.S(MetricTPOT); s.Count() >= minSamples && q50(s) > 0 {
-		return 1000 / q50(s), s.Count()
-	}
-	return nan(), 0
-}
-
-// ruleLoadShape tells queueing (TTFT up, tokens/s steady) from decode
-// saturation (tokens/s down) by comparing each category at its lowest and
-// highest load stage (§2.2, §2.3).
-func ruleLoadShape(r *Run) []Finding {
-	stages := r.Stages()
-	var queue, decode []string
-	vals := map[string]float64{}
-	for _, cat := range r.Categories() {
-		var usable []*Stage
-		for _, st := range stages {
-			if g := st.ByCategory[cat]; g != nil && g.S(MetricTTFT).Count() >= minSamples {
-				if _, n := decodeSpeed(g); n > 0 {
-					usable = append(usable, st)
-				}
-			}
-		}
-		if len(usable) < 2 {
-			continue
-		}
-		lo, hi := usable[0], usable[len(usable)-1]
-		if hi.Concurrency < stageConcRatio*lo.Concurrency {
-			continue
-		}
-		gl, gh := lo.ByCategory[cat], hi.ByCategory[cat]
-		tl, th := q50(gl.S(MetricTTFT)), q50(gh.S(MetricTTFT))
-		sl, _ := decodeSpeed(gl)
-		sh, _ := decodeSpeed(gh)
-		ttftRatio, tpsRatio := th/tl, sh/sl
-		line := fmt.Sprintf("%s: TTFT P50 %s at %s VUs → %s at %s VUs (×%.2f); tokens/s P50 %.1f → %.1f (×%.2f)",
-			cat, fmtMS(tl), fmtConc(lo.Concurrency), fmtMS(th), fmtConc(hi.Concurrency), ttftRatio, sl, sh, tpsRatio)
-		switch {
-		case tpsRatio <= decodeTPSFall:
-			decode = append(decode, line)
-			vals[cat+".tokens_per_sec_ratio"] = tpsRatio
-		case ttftRatio >= queueTTFTRatio && th-tl >= queueTTFTMinDelta && tpsRatio >= queueTPSHolds:
-			queue = append(queue, line)
-			vals[cat+".ttft_ratio"] = ttftRatio
-		}
-	}
-	var out []Finding
-	if len(queue) > 0 {
-		out = append(out, Finding{
-			ID: "queue_bound", Title: "Queue-bound: TTFT grows with load while decode speed holds", Severity: "warning",
-			Evidence: queue, Values: vals,
-			Advice: "Requests wait before the model starts on them (§2.2): the server has compute to spare but admits too " +
-				"few requests at once, or a rate limiter queues them. Raise the server's batch/concurrency limit or add " +
-				"replicas; on the client side keep concurrency below the knee and set a first-token timeout.",
-		})
-	}
-	if len(decode) > 0 {
-		out = append(out, Finding{
-			ID: "decode_saturated", Title: "Decode-saturated: tokens/s per request falls as load rises", Severity: "warning",
-			Evidence: decode, Values: vals,
-			Advice: "The accelerator is the bottleneck (§2.3): every extra stream slows the others. Scale out, use a " +
-				"smaller/quantised model or tune batch size; more concurrency will not raise throughput much.",
-		})
-	}
-	return out
-}
-
-// ruleKnee finds the concurrency beyond which latency rises faster than
-// throughput in a step load (§3.3) and advises running at 80 % of it.
-func ruleKnee(r *Run) []Finding {
-	var stages []*Stage
-	for _, st := range r.Stages() {
-		if st.All.S(MetricE2E).Count() >= minSamples || st.All.S(MetricTTFT).Count() >= minSamples {
-			stages = append(stages, st)
-		}
-	}
-	if len(stages) < 3 {
-		return nil
-	}
-	latency := func(st *Stage) float64 {
-		if s := st.All.S(MetricE2E); s.Count() >= minSamples {
-			return q50(s)
-		}
-		return q50(st.All.S(MetricTTFT))
-	}
-	useTokens := true
-	for _, st := range stages {
-		if st.All.OutputTokens == 0 {
-			useTokens = false
-		}
-	}
-	throughput := func(st *Stage) float64 {
-		if useTokens {
-			return st.OutputTokensPerSec
-		}
-		return st.RequestsPerSec
-	}
-	unit := map[bool]string{true: "output tokens/s", false: "requests/s"}[useTokens]
-	for i := 1; i < len(stages); i++ {
-		a, b := stages[i-1], stages[i]
-		gl := latency(b) / latency(a)
-		gt := throughput(b) / throughput(a)
-		if gl >= kneeLatencyRise && gl > gt*kneeMargin {
-			knee := a.Concurrency
-			return []Finding{{
-				ID: "knee", Title: fmt.Sprintf("Soft capacity (knee) at about %s concurrent requests", fmtConc(knee)),
-				Severity: "info",
-				Evidence: []string{
-					fmt.Sprintf("from %s to %s VUs latency P50 went %s → %s (×%.2f) while throughput went %.1f → %.1f %s (×%.2f)",
-						fmtConc(a.Concurrency), fmtConc(b.Concurrency), fmtMS(latency(a)), fmtMS(latency(b)), gl,
-						throughput(a), throughput(b), unit, gt),
-				},
-				Advice: fmt.Sprintf("Beyond ~%s concurrent requests the service queues instead of serving more (§3.3). "+
-					"Plan for at most 80%% of it: ~%s concurrent requests, and re-measure when the server or model changes.",
-					fmtConc(knee), fmtConc(math.Floor(kneeAdvice*knee))),
-				Values: map[string]float64{"knee": knee, "recommended": math.Floor(kneeAdvice * knee), "latency_ratio": gl, "throughput_ratio": gt},
-			}}
-		}
-	}
-	return nil
-}
 
 // ruleNetwork flags TTFT dominated by what happens before the server answers (§2.1).
 func ruleNetwork(r *Run) []Finding {

@@ -74,7 +74,8 @@ type Stage struct {
 	First, Last time.Time     // first and last call start
 	All         *Group        // every category and model merged
 	ByCategory  map[string]*Group
-	// Throughput is completed calls (and output tokens) per second of stage time.
+	// Throughput is completed calls (and output tokens) per second while the
+	// stage's load was on (stage_throughput.go).
 	RequestsPerSec, OutputTokensPerSec float64
 }
 
@@ -102,9 +103,7 @@ func (r *Run) Stages() []*Stage {
 			}
 			cg.merge(g)
 		}
-		secs := st.Steady.Seconds()
-		st.RequestsPerSec = float64(st.All.Requests) / secs
-		st.OutputTokensPerSec = float64(st.All.OutputTokens) / secs
+		r.measureThroughput(st)
 		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Concurrency < out[j].Concurrency })

@@ -1,0 +1,229 @@
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The diagnosis is only worth something if it names the cause a real service
+// produces. Each scenario below sets llm-sim up to produce one cause strongly
+// (its `// llm-sim:` first line), runs k6 with report({json}) and checks the
+// run record's findings: the cause's id must be there, and the causes it could
+// be mistaken for must not. A healthy run must produce no finding at all.
+
+// diagnosisCase is one scripted scenario and what its record must say.
+type diagnosisCase struct {
+	script  string   // relative to the repository root
+	want    []string // finding ids that must be present (none at all for a healthy run)
+	mustNot []string // finding ids that would mean the rules confuse causes
+	healthy bool     // no finding at all
+}
+
+var diagnosisCases = []diagnosisCase{ //nolint:gochecknoglobals // the table of scenarios
+	{script: "e2e/scenarios/healthy.js", healthy: true},
+	// The step-load example is the knee scenario: README promises it names both.
+	{script: "examples/step-load.js", want: []string{"knee", "queue_bound"}, mustNot: []string{"decode_saturated", "drift"}},
+	{script: "e2e/scenarios/queue_bound.js", want: []string{"queue_bound"}, mustNot: []string{"decode_saturated"}},
+	{script: "e2e/scenarios/decode_saturated.js", want: []string{"decode_saturated"}, mustNot: []string{"queue_bound"}},
+	{script: "e2e/scenarios/network_heavy.js", want: []string{"network_heavy"}, mustNot: []string{"client_bound"}},
+	{script: "e2e/scenarios/gateway_buffering.js", want: []string{"gateway_buffering"}, mustNot: []string{"stalls"}},
+	{script: "e2e/scenarios/client_bound.js", want: []string{"client_bound"}},
+	{script: "e2e/scenarios/cache_busted.js", want: []string{"cache_busted"}},
+	{script: "e2e/scenarios/head_of_line.js", want: []string{"head_of_line"}},
+	{script: "e2e/scenarios/stalls.js", want: []string{"stalls"}, mustNot: []string{"gateway_buffering"}},
+	{script: "e2e/scenarios/length_variance.js", want: []string{"length_variance"}, mustNot: []string{"stalls"}},
+	{script: "e2e/scenarios/drift.js", want: []string{"drift"}},
+}
+
+// runRecord is the part of the JSON run record these tests read.
+type runRecord struct {
+	Findings []struct {
+		ID       string   `json:"id"`
+		Evidence []string `json:"evidence"`
+	} `json:"findings"`
+	Comparison *struct {
+		Rows []struct {
+			Category string `json:"category"`
+			Metric   string `json:"metric"`
+			Stat     string `json:"stat"`
+			Verdict  string `json:"verdict"`
+		} `json:"rows"`
+	} `json:"comparison"`
+}
+
+func (r runRecord) ids() []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, f.ID)
+	}
+	return out
+}
+
+// k6Run is runK6 for a goroutine: it reports failures instead of stopping
+// the test, which only the test's own goroutine may do.
+type k6Run struct {
+	code    int
+	out     string
+	err     error
+	elapsed time.Duration
+}
+
+func runK6Async(k6, root, script string, env map[string]string) k6Run {
+	// --address "": no REST API, so a dozen parallel runs do not fight over its port.
+	args := []string{"run", "--no-usage-report", "--no-color", "--address", ""}
+	for k, v := range env {
+		args = append(args, "-e", k+"="+v)
+	}
+	args = append(args, script)
+	cmd := exec.Command(k6, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "K6_NO_USAGE_REPORT=true")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	res := k6Run{out: string(out), elapsed: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		res.code = ee.ExitCode()
+	case err != nil:
+		res.err = err
+	}
+	return res
+}
+
+func readRecord(t *testing.T, path, k6Out string) runRecord {
+	t.Helper()
+	data, err := os.ReadFile(path) //nolint:gosec // a file the test's k6 run wrote
+	require.NoError(t, err, k6Out)
+	var rec runRecord
+	require.NoError(t, json.Unmarshal(data, &rec), k6Out)
+	return rec
+}
+
+// TestDiagnosisScenarios runs every scenario at once, each k6 against its own
+// llm-sim: they mostly wait on the simulator's clock, so running them side by
+// side keeps the whole set near the length of the longest (~65 s). go test
+// runs only GOMAXPROCS parallel tests at a time, hence plain goroutines here.
+func TestDiagnosisScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs k6 for about a minute")
+	}
+	t.Parallel()
+	k6, _ := binaries(t)
+	root := repoRoot(t)
+	type job struct {
+		c   diagnosisCase
+		dir string
+		res k6Run
+	}
+	jobs := make([]*job, len(diagnosisCases))
+	var wg sync.WaitGroup
+	for i, c := range diagnosisCases {
+		j := &job{c: c, dir: t.TempDir()}
+		jobs[i] = j
+		url := startSim(t, simArgs(t, filepath.Join(root, c.script))...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j.res = runK6Async(k6, root, c.script, map[string]string{
+				"LLM_BASE_URL": url + "/v1", "LLM_REPORT_DIR": j.dir,
+			})
+		}()
+	}
+	wg.Wait()
+	for _, j := range jobs {
+		name := strings.TrimSuffix(filepath.Base(j.c.script), ".js")
+		t.Run(name, func(t *testing.T) {
+			require.NoError(t, j.res.err)
+			require.Equal(t, 0, j.res.code, j.res.out)
+			t.Logf("%s: %s", name, j.res.elapsed.Round(time.Second))
+			rec := readRecord(t, recordPath(t, j.dir), j.res.out)
+			got := rec.ids()
+			if j.c.healthy {
+				require.Empty(t, got, "a healthy run must produce no finding:\n%s", j.res.out)
+			}
+			for _, id := range j.c.want {
+				require.Contains(t, got, id, j.res.out)
+			}
+			for _, id := range j.c.mustNot {
+				require.NotContains(t, got, id, j.res.out)
+			}
+		})
+	}
+}
+
+// recordPath finds the run record a script wrote into its report directory
+// (the examples name theirs, the scenarios write report.json).
+func recordPath(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1, "one run record in %s", dir)
+	return files[0]
+}
+
+// TestBaselineVerdictAfterSlowerDecode is the user's second run: the same
+// report example against a simulator whose decode steps take half as long again,
+// compared with the first run's record. The comparison must call it worse, and
+// never better, for the per-token time and the end-to-end time.
+func TestBaselineVerdictAfterSlowerDecode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs k6 twice")
+	}
+	t.Parallel()
+	k6, _ := binaries(t)
+	root := repoRoot(t)
+	first, second := t.TempDir(), t.TempDir()
+
+	url := startSim(t, "--model", "sim-large=demo", "--seed", "1")
+	res := runK6Async(k6, root, "examples/report.js", map[string]string{
+		"LLM_BASE_URL": url + "/v1", "LLM_REPORT_DIR": first,
+	})
+	require.NoError(t, res.err)
+	require.Equal(t, 0, res.code, res.out)
+	baseline := filepath.Join(first, "report.json")
+	require.FileExists(t, baseline)
+
+	slower := startSim(t, "--model", "sim-large=demo", "--set", "decode_base_ms=30", "--seed", "1")
+	res = runK6Async(k6, root, "examples/report.js", map[string]string{
+		"LLM_BASE_URL": slower + "/v1", "LLM_REPORT_DIR": second, "LLM_BASELINE": baseline,
+	})
+	require.NoError(t, res.err)
+	// llm_regression may fail its threshold (99): that is the verdict arriving live.
+	require.Contains(t, []int{0, k6ThresholdsFailed}, res.code, res.out)
+	rec := readRecord(t, filepath.Join(second, "report.json"), res.out)
+	require.NotNil(t, rec.Comparison, res.out)
+	// Every category has ≥ 30 calls on both sides (report.js sizes its load for
+	// it), so each row has a bootstrap interval behind its verdict.
+	worse := map[string]bool{}
+	cats := map[string]bool{}
+	for _, row := range rec.Comparison.Rows {
+		if row.Metric != "tpot" && row.Metric != "e2e" {
+			continue
+		}
+		cats[row.Category] = true
+		require.NotEqual(t, "better", row.Verdict, "%s %s %s", row.Category, row.Metric, row.Stat)
+		if row.Verdict == "worse" && row.Stat == "p50" {
+			worse[row.Category+"/"+row.Metric] = true
+		}
+	}
+	require.NotEmpty(t, cats, res.out)
+	for cat := range cats {
+		for _, m := range []string{"tpot", "e2e"} {
+			require.True(t, worse[cat+"/"+m], "%s %s P50 must be worse with a slower decode step; worse: %v\n%s",
+				cat, m, slices.Sorted(maps.Keys(worse)), res.out)
+		}
+	}
+	require.Contains(t, res.out, "worse")
+}

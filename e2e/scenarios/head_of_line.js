@@ -1,8 +1,9 @@
 // llm-sim: --model sim=demo --set prefill_per_token_ms=0.5 --set prefix_cache=false --seed 1
 // Head-of-line blocking (§2.2): one VU sends a ~3000-token prompt every few
-// seconds, whose prefill takes ~1.5 s in one engine step (no chunked prefill);
-// eight VUs ask one-token questions with half a second of think time. A short
-// request that arrives during that step waits for it.
+// seconds, whose prefill takes ~2 s in one engine step (no chunked prefill);
+// sixteen VUs ask one-token questions with 1–3 s of think time, so short
+// requests keep arriving during that step (and do not all arrive at once
+// after it). A short request that arrives during the step waits for it.
 import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { Client, report } from 'k6/x/llmstream';
@@ -18,21 +19,21 @@ function longPrompt(n) {
 
 export const options = {
   scenarios: {
-    short: { executor: 'constant-vus', vus: 8, duration: '20s', exec: 'short' },
-    long: { executor: 'constant-vus', vus: 1, duration: '20s', exec: 'long' },
+    short: { executor: 'constant-vus', vus: 16, duration: '24s', exec: 'short' },
+    long: { executor: 'constant-vus', vus: 1, duration: '24s', exec: 'long' },
   },
 };
 
 export async function short() {
   await client.chat({ messages: [{ role: 'user', content: 'What time is it in Paris?' }], max_tokens: 1 },
     { tags: { category: 'short' } });
-  sleep(0.5);
+  sleep(1 + 2 * Math.random());
 }
 
 export async function long() {
   await client.chat({ messages: [{ role: 'user', content: longPrompt(exec.scenario.iterationInTest) }], max_tokens: 1 },
     { tags: { category: 'long_context' } });
-  sleep(2);
+  sleep(3);
 }
 
 export function handleSummary(data) {

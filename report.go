@@ -184,15 +184,23 @@ func (mi *ModuleInstance) k6TextSummary(data sobek.Value) (string, error) {
 	return v.String(), nil
 }
 
+// activeVUs is k6's count of active VUs (0 outside a k6 run, e.g. in tests).
+func (c *Client) activeVUs() int {
+	if es := lib.GetExecutionState(c.mi.vu.Context()); es != nil {
+		return int(es.GetCurrentlyActiveVUsCount()) //nolint:gosec // a VU count fits
+	}
+	return 0
+}
+
 // observe feeds one finished call to the report's collector.
-func (c *Client) observe(out *outcome, active int) {
+func (c *Client) observe(out *outcome, active, vus int) {
 	r := out.res
 	obs := &report.Observation{
 		Start: r.Start, End: r.End, Category: out.plan.category, Model: out.plan.model, Name: c.opts.Name,
 		Route: out.plan.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
 		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: out.connect, Gaps: r.Gaps, GapMean: r.GapMean,
 		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: cacheState(r), Stalls: r.Stalls,
-		Active: active, SharedPrefix: out.plan.sharedPrefix, EventLag: time.Duration(out.plan.eventLag.Load()),
+		Active: active, VUs: vus, SharedPrefix: out.plan.sharedPrefix, EventLag: time.Duration(out.plan.eventLag.Load()),
 	}
 	if r.TPOT < 0 {
 		obs.TokensPerSec = 0
@@ -205,9 +213,6 @@ func (c *Client) observe(out *outcome, active int) {
 	}
 	if sc, ok := out.plan.tags.Tags.Get("scenario"); ok {
 		obs.Scenario = sc
-	}
-	if es := lib.GetExecutionState(c.mi.vu.Context()); es != nil {
-		obs.VUs = int(es.GetCurrentlyActiveVUsCount()) //nolint:gosec // a VU count fits
 	}
 	if obs.Start.IsZero() {
 		obs.Start = obs.End

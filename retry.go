@@ -21,7 +21,8 @@ func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan)
 		idem = newKey()
 		plan.header.Set(pol.IdempotencyKey, idem)
 	}
-	active := int(c.mi.root.active.Add(1))
+	// The load a call met is the load when it started: read both counts now.
+	active, vus := int(c.mi.root.active.Add(1)), c.activeVUs()
 	defer c.mi.root.active.Add(-1)
 	var (
 		a       *attempt
@@ -50,7 +51,7 @@ func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan)
 	}
 	if ctx.Err() == nil { // a call cut short by the end of the test is not a data point
 		c.emit(ctx, st, out, retries+1)
-		c.observe(out, active)
+		c.observe(out, active, vus)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ const client = new Client({
   model: __ENV.LLM_MODEL || 'sim-soak',
   name: 'soak',
   gapSamples: __ENV.GAP_SAMPLES || 'request',
+  // idle must match soakIdleTimeout in bench/soak/main.go.
   timeouts: { connect: '3s', firstToken: '5s', idle: '1s', total: '60s' },
 });
 
@@ -42,7 +43,7 @@ export default async function () {
   // LOG_FAILURES=1 says how each failure ended, to tell injected faults
   // (stalls after 20 tokens, disconnects after 40…) from anything else.
   if (__ENV.LOG_FAILURES && !r.ok) {
-    console.warn(`failure ${r.error.type} chunks=${r.chunks} e2e=${Math.round(r.e2e)}ms: ${r.error.message}`);
+    console.warn(`failure ${r.error.type} chunks=${r.chunks} e2e=${Math.round(r.e2e)}ms id=${r.requestId}: ${r.error.message}`);
   }
 }
 

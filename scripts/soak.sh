@@ -6,7 +6,8 @@
 # printed as a table; the run fails when the last third of the run is clearly
 # above the first. Expects ./k6 and ./llm-sim (make soak builds them); K6 and
 # LLM_SIM point elsewhere. SOAK_GAP_SAMPLES ('request') picks the client's gapSamples;
-# LOG_FAILURES=1 makes k6 log every failed call (on stderr).
+# LOG_FAILURES=1 makes k6 log every failed call (on stderr); SOAK_TRACE=1 has llm-sim
+# write its ground truth and reports the server's longest pauses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$(mktemp -d)}"
@@ -15,4 +16,5 @@ echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f
 go build -trimpath -o "$out/soak" ./bench/soak
 exec "$out/soak" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -out "$out" \
   -duration "${SOAK_DURATION:-10m}" -every "${SOAK_EVERY:-15s}" -vus "${SOAK_VUS:-200}" \
-  -fault-rate "${SOAK_FAULT_RATE:-0.01}" -gap-samples "${SOAK_GAP_SAMPLES:-request}"
+  -fault-rate "${SOAK_FAULT_RATE:-0.01}" -gap-samples "${SOAK_GAP_SAMPLES:-request}" \
+  -trace="${SOAK_TRACE:-0}"

@@ -53,8 +53,9 @@ func main() {
 	decodeMs := flag.Float64("decode-ms", 20, "llm-sim decode step (ms): one token per stream per step")
 	gapSamples := flag.String("gap-samples", "request", "the client's gapSamples ('event' adds one k6 Trend sample per token, which k6 keeps in memory for its summary)")
 	out := flag.String("out", os.TempDir(), "directory for the summary and llm-sim's log")
+	trace := flag.Bool("trace", false, "have llm-sim write its ground truth (every chunk's write time) and report its longest pauses")
 	flag.Parse()
-	if err := soak(*k6, *simBin, *out, *gapSamples, *duration, *every, *vus, *maxTokens, *faultRate, *decodeMs); err != nil {
+	if err := soak(*k6, *simBin, *out, *gapSamples, *duration, *every, *vus, *maxTokens, *faultRate, *decodeMs, *trace); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
@@ -64,7 +65,10 @@ func main() {
 // The stall outlasts soak.js's 1 s idle timeout, so it ends as timeout_idle.
 var faultKinds = []string{"disconnect@40", "stall=3000@20", "status=500", "error@60"} //nolint:gochecknoglobals // fixed table
 
-func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus, maxTokens int, faultRate, decodeMs float64) error {
+// soakIdleTimeout is soak.js's idle timeout.
+const soakIdleTimeout = time.Second
+
+func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus, maxTokens int, faultRate, decodeMs float64, trace bool) error {
 	simLog, err := os.Create(filepath.Join(out, "llm-sim.log"))
 	if err != nil {
 		return err
@@ -76,6 +80,10 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 		spec := fmt.Sprintf("%s:%g", f, faultRate/float64(len(faultKinds)))
 		faults = append(faults, spec)
 		args = append(args, "--fault", spec)
+	}
+	tracePath := filepath.Join(out, "llm-sim-trace.jsonl")
+	if trace {
+		args = append(args, "--trace", tracePath)
 	}
 	sim, err := harness.StartSim(simBin, simLog, args...)
 	if err != nil {
@@ -120,6 +128,12 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 	}
 	fmt.Printf("\nk6: %.0f answers in %.0fs, %.0f failed (%.2f%%), %.0f output tokens; errors %v\n",
 		s.Requests, s.DurationSec, s.Failed, 100*s.Failed/max(s.Requests, 1), s.OutputTokens, s.Errors)
+	if trace {
+		sim.Stop() // flushes the trace
+		if err := serverGaps(tracePath, soakIdleTimeout); err != nil {
+			return err
+		}
+	}
 	return judge(samples)
 }
 

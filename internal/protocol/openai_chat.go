@@ -65,28 +65,51 @@ func decodeOpenAIChunk(ev Event, d *Delta, choice func(gjson.Result, *Delta)) er
 	if err != nil {
 		return err
 	}
-	if e := streamedOpenAIError(root); e != nil {
-		d.Err = e
+	// One pass over the chunk's top-level fields: looking each one up with Get
+	// would rescan the chunk from its start, and this is the hottest path of a
+	// load test (one call per token).
+	var choices, usage, timings gjson.Result
+	failed := false
+	root.ForEach(func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "error":
+			failed = failed || v.Type != gjson.Null
+		case "object":
+			failed = failed || v.Str == "error"
+		case "model":
+			if v.Type == gjson.String {
+				d.Model = v.Str
+			}
+		case "choices":
+			choices = v
+		case "usage":
+			usage = v
+		case "timings":
+			timings = v
+		}
+		return true
+	})
+	if failed {
+		d.Err = streamedOpenAIError(root)
 		return nil
 	}
-	d.Model = str(root, "model")
 	// Azure's first chunk has choices: [] and only prompt_filter_results: it
 	// carries nothing, and it is not a usage chunk unless usage is an object.
 	hasChoices := false
-	root.Get("choices").ForEach(func(_, ch gjson.Result) bool {
+	choices.ForEach(func(_, ch gjson.Result) bool {
 		hasChoices = true
 		choice(ch, d)
 		return true
 	})
-	if u := root.Get("usage"); u.IsObject() {
-		d.Usage = openAIUsage(u)
+	if usage.IsObject() {
+		d.Usage = openAIUsage(usage)
 		// Usage on a chunk that still carries choices is vLLM/SGLang's
 		// continuous_usage_stats: a running total, exact per event. The final
 		// usage chunk (choices: []) repeats the total.
 		d.UsageCumulative = hasChoices
 	}
-	if t := root.Get("timings"); t.IsObject() {
-		d.ServerTimings = llamaCppTimings(t)
+	if timings.IsObject() {
+		d.ServerTimings = llamaCppTimings(timings)
 	}
 	return nil
 }
@@ -95,26 +118,54 @@ func decodeOpenAIChunk(ev Event, d *Delta, choice func(gjson.Result, *Delta)) er
 // into one text in arrival order: the figures stay right, the text is only
 // meaningful for n = 1.
 func decodeChatChoice(ch gjson.Result, d *Delta) {
-	delta := ch.Get("delta")
-	d.Text += str(delta, "content")
-	d.Text += str(delta, "refusal")
-	// vLLM renamed reasoning_content to reasoning (PR #27752) and later dropped
-	// the old name; SGLang and llama.cpp still use reasoning_content.
-	if r := str(delta, "reasoning_content"); r != "" {
-		d.Reasoning += r
-	} else {
-		d.Reasoning += str(delta, "reasoning")
-	}
-	delta.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-		d.ToolCalls = append(d.ToolCalls, ToolCallDelta{
-			Index: int(tc.Get("index").Int()),
-			ID:    str(tc, "id"),
-			Name:  str(tc, "function.name"),
-			Args:  str(tc, "function.arguments"),
-		})
+	ch.ForEach(func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "delta":
+			decodeChatDelta(v, d)
+		case "finish_reason":
+			if v.Type == gjson.String {
+				setFinish(d, v.Str)
+			}
+		}
 		return true
 	})
-	setFinish(d, str(ch, "finish_reason"))
+}
+
+// decodeChatDelta reads a choice's delta in one pass.
+func decodeChatDelta(delta gjson.Result, d *Delta) {
+	var reasoningContent, reasoning string
+	delta.ForEach(func(key, v gjson.Result) bool {
+		if v.Type == gjson.String {
+			switch key.Str {
+			case "content", "refusal":
+				d.Text += v.Str
+			// vLLM renamed reasoning_content to reasoning (PR #27752) and later
+			// dropped the old name; SGLang and llama.cpp still use reasoning_content.
+			case "reasoning_content":
+				reasoningContent = v.Str
+			case "reasoning":
+				reasoning = v.Str
+			}
+			return true
+		}
+		if key.Str == "tool_calls" {
+			v.ForEach(func(_, tc gjson.Result) bool {
+				d.ToolCalls = append(d.ToolCalls, ToolCallDelta{
+					Index: int(tc.Get("index").Int()),
+					ID:    str(tc, "id"),
+					Name:  str(tc, "function.name"),
+					Args:  str(tc, "function.arguments"),
+				})
+				return true
+			})
+		}
+		return true
+	})
+	if reasoningContent != "" { // a chunk carrying both names is counted once
+		d.Reasoning += reasoningContent
+	} else {
+		d.Reasoning += reasoning
+	}
 }
 
 // setFinish records a finish reason; any finish reason is the server saying the

@@ -21,11 +21,32 @@ type Watchdog struct {
 	t      Timeouts
 	cancel context.CancelCauseFunc
 
-	mu      sync.Mutex
-	stopped bool
-	connect *time.Timer
-	first   *time.Timer
-	idle    *time.Timer
+	mu           sync.Mutex
+	stopped      bool
+	connect      *time.Timer
+	first        *time.Timer
+	idle         *time.Timer
+	idleDeadline time.Time
+	graced       bool // the idle timer was re-armed once for a starved process
+	starved      int
+}
+
+// starvationSlack is how late a timer may fire before we conclude the process
+// (not the server) was starved of CPU: Go timers fire within about a
+// millisecond on a healthy machine.
+const starvationSlack = 50 * time.Millisecond
+
+// idleGrace decides what a firing idle timer does. A timer that fires far past
+// its deadline means this process did not run for that long, so the reader
+// goroutine may not have read bytes that did arrive in time: give it one short
+// grace period (as long as the lateness, and at least the slack) before the
+// call fails. ok is false when the call should fail now.
+func idleGrace(deadline, now time.Time, graced bool) (time.Duration, bool) {
+	late := now.Sub(deadline)
+	if graced || late <= starvationSlack {
+		return 0, false
+	}
+	return late + starvationSlack, true
 }
 
 // NewWatchdog returns a watchdog that cancels through cancel.
@@ -76,11 +97,35 @@ func (w *Watchdog) Bytes() {
 	if w.stopped {
 		return
 	}
+	w.idleDeadline, w.graced = time.Now().Add(w.t.Idle), false
 	if w.idle == nil {
-		w.idle = time.AfterFunc(w.t.Idle, w.fire(ErrTimeoutIdle))
+		w.idle = time.AfterFunc(w.t.Idle, w.idleFired)
 		return
 	}
 	w.idle.Reset(w.t.Idle)
+}
+
+func (w *Watchdog) idleFired() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	if grace, ok := idleGrace(w.idleDeadline, time.Now(), w.graced); ok {
+		w.graced = true
+		w.starved++
+		w.idle.Reset(grace)
+		return
+	}
+	w.cancel(CauseFor(ErrTimeoutIdle))
+}
+
+// Starved counts the idle timers that fired so late that the process, not the
+// server, was the one not running (each got one grace period).
+func (w *Watchdog) Starved() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.starved
 }
 
 // FirstOutput disarms the first-token timer.

@@ -31,27 +31,19 @@ type jsonMessage struct {
 
 func readJSONL(data []byte, name string) ([]record, error) {
 	var recs []record
-	line := 0
-	for len(data) > 0 {
-		line++
-		var raw []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			raw, data = data[:i], data[i+1:]
-		} else {
-			raw, data = data, nil
-		}
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 {
-			continue
+	err := eachLine(data, func(line int, raw []byte) error {
+		if raw = bytes.TrimSpace(raw); len(raw) == 0 {
+			return nil
 		}
 		r, err := parseJSONLRecord(raw)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		r.line = line
 		recs = append(recs, r)
-	}
-	return recs, nil
+		return nil
+	})
+	return recs, err
 }
 
 func parseJSONLRecord(raw []byte) (record, error) {

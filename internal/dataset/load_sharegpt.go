@@ -67,29 +67,22 @@ func readShareGPT(data []byte, name string, allTurns bool) ([]record, error) {
 
 func readShareGPTLines(data []byte, name string, allTurns bool) ([]record, error) {
 	var recs []record
-	line := 0
-	for len(data) > 0 {
-		line++
-		var raw []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			raw, data = data[:i], data[i+1:]
-		} else {
-			raw, data = data, nil
-		}
+	err := eachLine(data, func(line int, raw []byte) error {
 		if raw = bytes.TrimSpace(raw); len(raw) == 0 {
-			continue
+			return nil
 		}
 		var c shareGPTConversation
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, fmt.Errorf("%s:%d: invalid JSON: %w", name, line, err)
+			return fmt.Errorf("%s:%d: invalid JSON: %w", name, line, err)
 		}
 		rs, err := c.records(line, allTurns)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		recs = append(recs, rs...)
-	}
-	return recs, nil
+		return nil
+	})
+	return recs, err
 }
 
 func (c *shareGPTConversation) records(line int, allTurns bool) ([]record, error) {

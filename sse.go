@@ -469,6 +469,7 @@ func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan, 
 		a.call.Fail(typ, msg)
 	}
 	a.res = a.call.Finish()
+	a.res.Starved = a.wd.Starved()
 	if a.resp != nil {
 		a.res.ServerTimings = mergeTimings(a.res.ServerTimings, a.resp.Header)
 		a.res.ServerTimings = mergeTimings(a.res.ServerTimings, a.resp.Trailer)

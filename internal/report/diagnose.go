@@ -50,6 +50,7 @@ const (
 	clientParseShare = 0.10 // §2.4: parsing > 10 % of E2E
 	eventLagP95MS    = 100.0
 	eventLagP50MS    = 20.0
+	starvedMin       = 3 // calls with a late idle timer (the process was starved of CPU)
 
 	cacheMinKnown = 30
 	cacheHitMax   = 0.05
@@ -170,6 +171,11 @@ func ruleClientBound(r *Run) []Finding {
 			ev = append(ev, fmt.Sprintf("JavaScript event callbacks ran late: P50 %s, P95 %s after the bytes arrived", fmtMS(p50), fmtMS(p95)))
 			vals["event_lag_p95_ms"] = p95
 		}
+	}
+	if n := all.StarvedRequests; n >= starvedMin {
+		ev = append(ev, fmt.Sprintf("%d calls had an idle timer fire over 50 ms late: this process, not the server, "+
+			"was not running", n))
+		vals["starved_calls"] = float64(n)
 	}
 	if len(ev) == 0 {
 		return nil

@@ -70,6 +70,7 @@ func TestEachCauseIsDiagnosed(t *testing.T) {
 		{"gateway_buffering", synth{stages: []synthStage{{12, 90}}, gateway: true}, []string{"stalls"}},
 		{"client_bound", synth{stages: []synthStage{{12, 90}}, parseShare: 0.2}, nil},
 		{"client_bound", synth{stages: []synthStage{{12, 90}}, eventLagMS: 150}, nil},
+		{"client_bound", synth{stages: []synthStage{{12, 90}}, starvedProb: 0.05}, nil},
 		{"cache_busted", synth{stages: []synthStage{{12, 90}}, sharedPrefix: true}, nil},
 		{"head_of_line", synth{stages: []synthStage{{8, 240}}, cats: longOut, holMS: 800}, []string{"drift"}},
 		{"stalls", synth{stages: []synthStage{{12, 90}}, stallProb: 0.1}, []string{"gateway_buffering"}},

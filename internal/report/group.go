@@ -54,6 +54,7 @@ type Group struct {
 	CacheHit, CacheMiss, CacheUnknown        uint64
 	SharedPrefix, SharedHit, SharedMiss      uint64
 	Stalls, StalledRequests                  uint64
+	StarvedRequests                          uint64 // calls whose idle timer fired far too late
 	PromptTokens, OutputTokens, CachedTokens int64
 	// Sums over OK calls where both parse time and E2E were measured: the client's share.
 	ParseSumMS, ParseE2ESumMS float64
@@ -100,6 +101,7 @@ func (g *Group) merge(o *Group) {
 	g.SharedMiss += o.SharedMiss
 	g.Stalls += o.Stalls
 	g.StalledRequests += o.StalledRequests
+	g.StarvedRequests += o.StarvedRequests
 	g.PromptTokens += o.PromptTokens
 	g.OutputTokens += o.OutputTokens
 	g.CachedTokens += o.CachedTokens
@@ -153,6 +155,9 @@ func (g *Group) add(o *Observation, gapFine *Sketch) {
 	if o.Stalls > 0 {
 		g.Stalls += uint64(o.Stalls)
 		g.StalledRequests++
+	}
+	if o.Starved > 0 {
+		g.StarvedRequests++
 	}
 	if v, ok := ms(o.TTFB); ok {
 		g.Sketches[MetricTTFB].Add(v)

@@ -31,6 +31,9 @@ type Observation struct {
 	VUs                                      int           // active VUs when the call started (for stages)
 	SharedPrefix                             bool          // the prompt came from a shared-prefix dataset set (for cache_busted)
 	EventLag                                 time.Duration // delay between an event's arrival and its JS callback (0 when no callback)
+	// Starved counts idle timers that fired over 50 ms past their deadline: this
+	// process, not the server, was not running (a CPU-starved load generator).
+	Starved int
 }
 
 // DefaultCategory names calls that carry no category tag.

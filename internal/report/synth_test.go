@@ -23,6 +23,7 @@ type synth struct {
 	headersMS    float64               // response headers arrive this long after t0 (≤ TTFT)
 	parseShare   float64               // client parse time as a share of E2E
 	eventLagMS   float64               // JS callback lag
+	starvedProb  float64               // share of calls whose idle timer fired far too late
 	sharedPrefix bool
 	hitRate      float64
 	holMS        float64 // extra short-prompt TTFT per long prefill in flight
@@ -174,6 +175,9 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 	}
 	if s.eventLagMS > 0 {
 		o.EventLag = time.Duration(s.eventLagMS * ln() * float64(time.Millisecond))
+	}
+	if s.starvedProb > 0 && rng.Float64() < s.starvedProb {
+		o.Starved = 1
 	}
 	if s.sharedPrefix || s.hitRate > 0 {
 		o.Cache = "miss"

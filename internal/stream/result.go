@@ -39,6 +39,7 @@ type Result struct {
 	Gaps                              []time.Duration // only with Config.KeepGaps
 	GapMean                           time.Duration   // Absent with fewer than two output events
 	ServerTimings                     map[string]float64
+	Starved                           int // idle timers that fired far too late (a starved client), from the watchdog
 
 	// Moments, for the timestamps of samples.
 	Start, FirstOutAt, LastOutAt, End time.Time

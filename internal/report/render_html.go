@@ -52,7 +52,7 @@ svg .legend{font-size:10px;fill:#374151}svg .empty{font-size:13px;fill:#9ca3af;t
 .finding.info{border-color:#3b82f6;background:#eff6ff}.finding code{font-weight:600}
 .finding ul{margin:4px 0 4px 18px;padding:0}.advice{margin:4px 0 0}
 .worse{color:#b91c1c;font-weight:600}.better{color:#15803d;font-weight:600}.same{color:#6b7280}
-.ok{color:#15803d}pre{background:#f9fafb;padding:8px;border-radius:4px;overflow:auto;font-size:12px}
+.ok{color:#15803d}.wide{overflow-x:auto;max-width:100%}pre{background:#f9fafb;padding:8px;border-radius:4px;overflow:auto;font-size:12px}
 `
 
 // RenderHTML writes one self-contained page: inline CSS and SVG, no script,
@@ -84,7 +84,8 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(cat), g.Requests,
 			fmtPct(g.FailureRate()), fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
 	}
-	b.WriteString(`</table><table id="latency"><tr><th>category</th>`)
+	// Five metrics × four figures is wider than a page: the table scrolls on its own.
+	b.WriteString(`</table><div class="wide"><table id="latency"><tr><th>category</th>`)
 	for _, m := range textMetrics {
 		fmt.Fprintf(&b, `<th colspan="4">%s mean · p50 · p95 · p99</th>`, m)
 	}
@@ -98,7 +99,7 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 		}
 		b.WriteString("</tr>\n")
 	}
-	b.WriteString("</table>\n")
+	b.WriteString("</table></div>\n")
 
 	// Diagnosis.
 	b.WriteString(`<h2>Diagnosis</h2><div id="diagnosis">`)

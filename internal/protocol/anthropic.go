@@ -41,14 +41,9 @@ type anthropic struct {
 }
 
 func (a *anthropic) Decode(ev Event, d *Delta) error {
-	root, err := parseObject(ev.Data)
+	root, typ, err := namedEvent(ev)
 	if err != nil {
 		return err
-	}
-	// The event: name equals data.type; data.type is what the SDK keys on.
-	typ := str(root, "type")
-	if typ == "" {
-		typ = ev.Type
 	}
 	switch typ {
 	case "message_start":

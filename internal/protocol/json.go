@@ -71,3 +71,19 @@ func addCounts(counts ...int64) int64 {
 	}
 	return sum
 }
+
+// namedEvent parses a named-event payload (Anthropic, OpenAI Responses) and
+// returns its type: data.type, which equals the event: name and is what the
+// SDKs key on; the event: name only when data.type is missing, which also
+// serves compatible servers that leave the event: lines out.
+func namedEvent(ev Event) (gjson.Result, string, error) {
+	root, err := parseObject(ev.Data)
+	if err != nil {
+		return gjson.Result{}, "", err
+	}
+	typ := str(root, "type")
+	if typ == "" {
+		typ = ev.Type
+	}
+	return root, typ, nil
+}

@@ -26,15 +26,9 @@ func init() {
 type openAIResponses struct{}
 
 func (*openAIResponses) Decode(ev Event, d *Delta) error {
-	root, err := parseObject(ev.Data)
+	root, typ, err := namedEvent(ev)
 	if err != nil {
 		return err
-	}
-	// data.type is always present and equals the event name; keying on it also
-	// serves compatible servers that leave the event: lines out.
-	typ := str(root, "type")
-	if typ == "" {
-		typ = ev.Type
 	}
 	switch typ {
 	case "response.created", "response.in_progress", "response.queued":

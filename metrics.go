@@ -105,7 +105,8 @@ type emission struct {
 // describes, so k6 pushes it in one channel send.
 func (m *llmMetrics) samples(e *emission) metrics.Samples {
 	r := e.res
-	tags := e.tags.With("status", strconv.Itoa(e.status)).With("cache", cacheState(r))
+	cache := cacheState(r)
+	tags := e.tags.With("status", strconv.Itoa(e.status)).With("cache", cache)
 	if e.attempt > 1 {
 		tags = tags.With("attempt", strconv.Itoa(e.attempt))
 	}
@@ -166,8 +167,8 @@ func (m *llmMetrics) samples(e *emission) metrics.Samples {
 		addCount(add, m.reasoningTokens, end, u.ReasoningTokens)
 	}
 	addCount(add, m.outputTokens, end, r.OutputTokens)
-	if cs := cacheState(r); cs != "unknown" {
-		add(m.cacheHit, end, boolValue(cs == "hit"))
+	if cache != "unknown" {
+		add(m.cacheHit, end, boolValue(cache == "hit"))
 	}
 	if q, ok := r.ServerTimings["queue"]; ok {
 		add(m.serverQueue, end, q)

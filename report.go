@@ -202,9 +202,6 @@ func (c *Client) observe(out *outcome, active, vus int) {
 		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: cacheState(r), Stalls: r.Stalls,
 		Active: active, VUs: vus, Starved: r.Starved, SharedPrefix: out.plan.sharedPrefix, EventLag: time.Duration(out.plan.eventLag.Load()),
 	}
-	if r.TPOT < 0 {
-		obs.TokensPerSec = 0
-	}
 	if r.Err != nil {
 		obs.ErrorType = string(r.Err.Type)
 	}
@@ -213,9 +210,6 @@ func (c *Client) observe(out *outcome, active, vus int) {
 	}
 	if sc, ok := out.plan.tags.Tags.Get("scenario"); ok {
 		obs.Scenario = sc
-	}
-	if obs.Start.IsZero() {
-		obs.Start = obs.End
 	}
 	c.mi.root.report.coll().Add(obs)
 }

@@ -2,8 +2,6 @@ package llmstream
 
 import (
 	"time"
-
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // toJS builds the result object of DESIGN.md: flat, camelCase, times in ms.
@@ -12,7 +10,7 @@ func (o *outcome) toJS() map[string]any {
 	r := o.res
 	var errObj any
 	if r.Err != nil {
-		errObj = map[string]any{"type": string(r.Err.Type), "message": o.redact(r.Err.Message)}
+		errObj = map[string]any{"type": string(r.Err.Type), "message": r.Err.Message}
 	}
 	var usage any
 	if u := r.Usage; u != nil {
@@ -67,7 +65,7 @@ func (o *outcome) toJS() map[string]any {
 		"cache":            cacheState(r),
 		"gaps":             nil,
 	}
-	if o.keepGaps {
+	if o.plan.params.Gaps {
 		gaps := make([]float64, len(r.Gaps))
 		for i, g := range r.Gaps {
 			gaps[i] = msf(g)
@@ -78,7 +76,7 @@ func (o *outcome) toJS() map[string]any {
 }
 
 func ms(d time.Duration) any {
-	if d < 0 || d == stream.Absent {
+	if d < 0 { // stream.Absent
 		return nil
 	}
 	return msf(d)

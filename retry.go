@@ -44,9 +44,8 @@ func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan)
 	out := &outcome{
 		res: a.res, status: a.status, retries: retries, reconnects: a.reconnects, connect: a.connect,
 		servedBy: c.name(), plan: plan,
-		ok: a.res.OK, keepGaps: plan.params.Gaps, redact: c.redact,
 	}
-	if out.res.Err != nil {
+	if out.res.Err != nil { // redacted once here: the result, errors and the report all read it
 		out.res.Err.Message = c.redact(out.res.Err.Message)
 	}
 	if ctx.Err() == nil { // a call cut short by the end of the test is not a data point

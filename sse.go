@@ -110,7 +110,7 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 	ctx := vu.Context()
 	go func() {
 		res := c.execute(ctx, st, plan, fb)
-		if st.Options.Throw.Bool && !res.ok {
+		if st.Options.Throw.Bool && !res.res.OK {
 			reject(fmt.Errorf("llmstream: %s: %s", res.errType(), res.errMessage()))
 			return
 		}
@@ -325,9 +325,6 @@ type outcome struct {
 	connect    time.Duration
 	servedBy   string
 	plan       *callPlan
-	keepGaps   bool
-	ok         bool
-	redact     func(string) string
 }
 
 func (o *outcome) errType() string {
@@ -341,7 +338,7 @@ func (o *outcome) errMessage() string {
 	if o.res.Err == nil {
 		return ""
 	}
-	return o.redact(o.res.Err.Message)
+	return o.res.Err.Message
 }
 
 // execute runs the call (with its retries), then the fallback when the primary
@@ -350,7 +347,7 @@ func (c *Client) execute(ctx context.Context, st *lib.State, plan, fb *callPlan)
 	defer plan.close()
 	defer fb.close() // an unused fallback's event queue must still be released
 	out := c.withRetries(ctx, st, plan)
-	if !out.ok && fb != nil && c.opts.FallbackOn[out.res.Err.Type] && ctx.Err() == nil {
+	if !out.res.OK && fb != nil && c.opts.FallbackOn[out.res.Err.Type] && ctx.Err() == nil {
 		out = c.fallback.withRetries(ctx, st, fb)
 	}
 	return out

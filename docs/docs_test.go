@@ -1,0 +1,386 @@
+// Package docs holds the tests that keep the documentation honest: every code
+// block marked as runnable is the file it names, every relative link and
+// anchor resolves, and every report finding has its section in the guide.
+// There is no Go code to build here, only these checks over the Markdown.
+package docs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"unicode"
+
+	"github.com/stretchr/testify/require"
+)
+
+// repo is the repository root as a file system, so the checks read paths the
+// way Markdown links name them (slash-separated, relative).
+func repo(t *testing.T) fs.FS {
+	t.Helper()
+	return os.DirFS("..")
+}
+
+// markdownFiles lists every Markdown file of the repository, skipping what
+// is not documentation (git data, npm packages, test fixtures).
+func markdownFiles(fsys fs.FS) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "testdata":
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".md") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// exampleMarker introduces a runnable block: `<!-- example: examples/x.js -->`
+// for the whole file, or `<!-- example: examples/x.js#name -->` for the lines
+// between `// #region name` and `// #endregion` in it (editors fold those).
+// markerLike catches what was meant as a marker but does not parse.
+var (
+	exampleMarker = regexp.MustCompile(`^<!--\s*example:\s*([^\s#]+)(?:#(\S+))?\s*-->\s*$`)
+	markerLike    = regexp.MustCompile(`(?i)^<!--\s*examples?\b`)
+)
+
+
+// runnableBlock is one marked code block of a Markdown file.
+type runnableBlock struct {
+	doc    string // the Markdown file
+	line   int    // the marker's line, 1-based
+	file   string // the example it names, relative to the repository root
+	region string // "" for the whole file
+	body   string // the block's content, without the fences
+}
+
+// runnableBlocks finds the marked blocks of one Markdown file. A marker must
+// be followed (blank lines allowed) by a fenced block; a marker that is not,
+// or a marker-like comment that does not parse, is an error, so a typo
+// cannot silently switch the check off.
+func runnableBlocks(doc, text string) ([]runnableBlock, error) {
+	lines := strings.Split(text, "\n")
+	var out []runnableBlock
+	var errs []error
+	for i := 0; i < len(lines); i++ {
+		trimmed := strings.TrimSpace(lines[i])
+		if !markerLike.MatchString(trimmed) {
+			continue
+		}
+		m := exampleMarker.FindStringSubmatch(trimmed)
+		if m == nil {
+			errs = append(errs, fmt.Errorf("%s:%d: malformed example marker %q (want <!-- example: path[#region] -->)", doc, i+1, trimmed))
+			continue
+		}
+		b := runnableBlock{doc: doc, line: i + 1, file: m[1], region: m[2]}
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		if j == len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[j]), "```") {
+			errs = append(errs, fmt.Errorf("%s:%d: example marker for %s is not followed by a code block", doc, i+1, b.file))
+			continue
+		}
+		fence := strings.TrimSpace(lines[j])
+		fence = fence[:len(fence)-len(strings.TrimLeft(fence, "`"))]
+		k := j + 1
+		for k < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[k]), fence) {
+			k++
+		}
+		if k == len(lines) {
+			errs = append(errs, fmt.Errorf("%s:%d: the code block after the marker never closes", doc, j+1))
+			break
+		}
+		b.body = strings.Join(lines[j+1:k], "\n")
+		out = append(out, b)
+		i = k
+	}
+	return out, errors.Join(errs...)
+}
+
+var (
+	regionStart = regexp.MustCompile(`^\s*//\s*#region\s+(\S+)\s*$`)
+	regionEnd   = regexp.MustCompile(`^\s*//\s*#endregion\b`)
+)
+
+// expected is what a block must show: the whole file, or one region of it
+// with its common indentation removed.
+func expected(fsys fs.FS, b runnableBlock) (string, error) {
+	data, err := fs.ReadFile(fsys, b.file)
+	if err != nil {
+		return "", fmt.Errorf("%s:%d: names %s: %w", b.doc, b.line, b.file, err)
+	}
+	text := strings.TrimRight(string(data), "\n")
+	if b.region == "" {
+		return text, nil
+	}
+	var region []string
+	in, found := false, false
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case !in && regionStart.MatchString(l) && regionStart.FindStringSubmatch(l)[1] == b.region:
+			in, found = true, true
+		case in && regionEnd.MatchString(l):
+			in = false
+		case in:
+			region = append(region, l)
+		}
+	}
+	if !found {
+		return "", fmt.Errorf("%s:%d: %s has no region %q (// #region %s … // #endregion)", b.doc, b.line, b.file, b.region, b.region)
+	}
+	if in {
+		return "", fmt.Errorf("%s:%d: region %q of %s never ends", b.doc, b.line, b.region, b.file)
+	}
+	return dedent(region), nil
+}
+
+func dedent(lines []string) string {
+	indent := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " \t"))
+		if indent < 0 || n < indent {
+			indent = n
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if len(l) >= indent && indent > 0 {
+			l = l[indent:]
+		}
+		out[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.TrimRight(strings.Join(out, "\n"), "\n")
+}
+
+// checkRunnable returns one error per marked block that differs from its file.
+func checkRunnable(fsys fs.FS, docs []string) (int, error) {
+	var errs []error
+	n := 0
+	for _, doc := range docs {
+		data, err := fs.ReadFile(fsys, doc)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		blocks, err := runnableBlocks(doc, string(data))
+		errs = append(errs, err)
+		for _, b := range blocks {
+			n++
+			want, err := expected(fsys, b)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if got := strings.TrimRight(b.body, "\n"); got != want {
+				errs = append(errs, fmt.Errorf("%s:%d: the block differs from %s%s at its line %d; copy the file into the block again",
+					b.doc, b.line, b.file, regionSuffix(b.region), firstDiff(got, want)))
+			}
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+func regionSuffix(r string) string {
+	if r == "" {
+		return ""
+	}
+	return "#" + r
+}
+
+func firstDiff(a, b string) int {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return i + 1
+		}
+	}
+	return min(len(al), len(bl)) + 1
+}
+
+func TestRunnableBlocksMatchTheirFiles(t *testing.T) {
+	fsys := repo(t)
+	docs, err := markdownFiles(fsys)
+	require.NoError(t, err)
+	n, err := checkRunnable(fsys, docs)
+	require.NoError(t, err)
+	require.Positive(t, n, "no runnable block found: the markers are gone or no longer recognised")
+}
+
+func TestRunnableBlockCheckFailsOnDrift(t *testing.T) {
+	file := "import x from 'k6';\n// #region body\n  export default function () {\n    x();\n  }\n// #endregion\n"
+	block := func(marker, body string) string {
+		return "text\n\n" + marker + "\n```js\n" + body + "\n```\n"
+	}
+	cases := []struct {
+		name, doc, wantErr string
+	}{
+		{"whole file", block("<!-- example: ex.js -->", strings.TrimRight(file, "\n")), ""},
+		{"region dedented", block("<!-- example: ex.js#body -->", "export default function () {\n  x();\n}"), ""},
+		{"drifted file", block("<!-- example: ex.js -->", "import x from 'k6';"), "differs from ex.js"},
+		{"drifted region", block("<!-- example: ex.js#body -->", "export default function () {\n  y();\n}"), "differs from ex.js#body at its line 2"},
+		{"missing file", block("<!-- example: gone.js -->", "x"), "names gone.js"},
+		{"missing region", block("<!-- example: ex.js#nope -->", "x"), `no region "nope"`},
+		{"no block", "<!-- example: ex.js -->\ntext\n", "not followed by a code block"},
+		{"typo", block("<!-- example examples/ex.js -->", "x"), "malformed example marker"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"ex.js": {Data: []byte(file)}, "d.md": {Data: []byte(c.doc)}}
+			_, err := checkRunnable(fsys, []string{"d.md"})
+			if c.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, c.wantErr)
+		})
+	}
+}
+
+// link finds Markdown links and images: [text](target) and ![alt](target).
+var link = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
+
+var htmlAnchor = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
+
+// headingAnchors computes the anchors GitHub gives a Markdown file's
+// headings (lower case, punctuation dropped, spaces to hyphens, -1, -2 on
+// repeats) plus explicit <a id="…"> anchors.
+func headingAnchors(text string) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	inFence := false
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			inFence = !inFence
+			continue
+		}
+		for _, m := range htmlAnchor.FindAllStringSubmatch(l, -1) {
+			out[m[1]] = true
+		}
+		if inFence || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(l, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+				b.WriteRune(r)
+			case r == ' ':
+				b.WriteRune('-')
+			}
+		}
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			out[fmt.Sprintf("%s-%d", a, n)] = true
+		} else {
+			out[a] = true
+		}
+		seen[a]++
+	}
+	return out
+}
+
+// checkLinks returns one error per relative link whose file or anchor does
+// not exist. Links inside code blocks and inline code are not links.
+func checkLinks(fsys fs.FS, docs []string) error {
+	var errs []error
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(p string) (map[string]bool, error) {
+		if a, ok := anchors[p]; ok {
+			return a, nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		anchors[p] = headingAnchors(string(data))
+		return anchors[p], nil
+	}
+	inlineCode := regexp.MustCompile("`[^`]*`")
+	for _, doc := range docs {
+		data, err := fs.ReadFile(fsys, doc)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		inFence := false
+		for i, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "```") {
+				inFence = !inFence
+				continue
+			}
+			if inFence {
+				continue
+			}
+			for _, m := range link.FindAllStringSubmatch(inlineCode.ReplaceAllString(l, ""), -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				file, anchor, _ := strings.Cut(target, "#")
+				p := doc
+				if file != "" {
+					p = path.Clean(path.Join(path.Dir(doc), file))
+					if _, err := fs.Stat(fsys, strings.TrimSuffix(p, "/")); err != nil {
+						errs = append(errs, fmt.Errorf("%s:%d: link to %s: no such file", doc, i+1, target))
+						continue
+					}
+				}
+				if anchor == "" || !strings.HasSuffix(p, ".md") {
+					continue
+				}
+				a, err := anchorsOf(p)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if !a[anchor] {
+					errs = append(errs, fmt.Errorf("%s:%d: link to %s: %s has no anchor %q", doc, i+1, target, p, anchor))
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func TestRelativeLinksResolve(t *testing.T) {
+	fsys := repo(t)
+	docs, err := markdownFiles(fsys)
+	require.NoError(t, err)
+	require.NoError(t, checkLinks(fsys, docs))
+}
+
+func TestLinkCheckFailsOnBrokenLinks(t *testing.T) {
+	fsys := fstest.MapFS{
+		"README.md":   {Data: []byte("# Title\n\nSee [a](docs/a.md#the-clock-t0), [b](docs/a.md#why), [c](docs/gone.md), `[d](nowhere.md)`, [e](#title), [f](#nope).\n")},
+		"docs/a.md":   {Data: []byte("# The clock (t0)\n\n<a id=\"why\"></a>\n```md\n# Not a heading\n```\n[back](../README.md)\n")},
+		"docs/ok.txt": {Data: []byte("x")},
+	}
+	err := checkLinks(fsys, []string{"README.md", "docs/a.md"})
+	require.Error(t, err)
+	msg := err.Error()
+	require.Contains(t, msg, "link to docs/gone.md: no such file")
+	require.Contains(t, msg, `has no anchor "nope"`)
+	require.NotContains(t, msg, "the-clock-t0")
+	require.NotContains(t, msg, "#why")
+	require.NotContains(t, msg, "nowhere.md")
+	require.NotContains(t, msg, "#title")
+}

@@ -58,7 +58,6 @@ var (
 	markerLike    = regexp.MustCompile(`(?i)^<!--\s*examples?\b`)
 )
 
-
 // runnableBlock is one marked code block of a Markdown file.
 type runnableBlock struct {
 	doc    string // the Markdown file

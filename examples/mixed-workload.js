@@ -1,5 +1,5 @@
 // llm-sim: --model sim-large=demo --model sim-small=small --set decode_base_ms=8 --seed 1
-// A mixed workload by length class (seed §1.2): short questions, medium tasks,
+// A mixed workload by length class (docs/guide.md): short questions, medium tasks,
 // long-context documents and long-output requests, drawn in fixed proportions over
 // the whole test, with thresholds per class — a fixed short prompt would say
 // nothing about production, where prompts are mixed and often long.

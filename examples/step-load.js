@@ -1,7 +1,7 @@
 // llm-sim: --model sim-small=small --set decode_per_seq_ms=0.5 --seed 1
 // A step load against a small simulated batch (4 running slots): the report names
 // the knee (where latency starts rising faster than throughput) and the queueing
-// behind it (TTFT grows while each request's tokens/s holds), seed §2.2 and §3.3.
+// behind it (TTFT grows while each request's tokens/s holds): docs/guide.md#knee.
 // decode_per_seq_ms=0.5 keeps decode speed nearly flat as the batch fills, so the
 // one cause the simulator produces is the queue in front of its 4 slots.
 //

@@ -1,6 +1,6 @@
 // llm-sim: --model sim-large=demo --model sim-small=fast --fault status=503:0.15 --fault stall=1500@5:0.05 --seed 7
 //
-// Split timeouts, safe retries and a fallback against a flaky server (seed §3.4):
+// Split timeouts, safe retries and a fallback against a flaky server (docs/client.md):
 // 15% of requests get a 503 before streaming (retried with backoff, same
 // Idempotency-Key), 5% stall for 1.5 s after 5 tokens (the 1 s idle timeout ends
 // them; they are not retried because output was already received). The first line

@@ -3,7 +3,7 @@
 # stop llm-sim whatever happens. Expects ./k6 and ./llm-sim (make demo builds them).
 #
 # On a real test the load generator and the server under test belong on
-# different machines (seed §1.3): here both share one for a self-contained demo.
+# different machines: here both share one for a self-contained demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 script="${1:-${DEMO_SCRIPT:-examples/mixed-workload.js}}"

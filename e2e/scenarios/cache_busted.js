@@ -1,5 +1,5 @@
 // llm-sim: --model sim=demo --seed 1
-// Cache busted (§3.2): every prompt starts with one of two 1000-token system
+// Cache busted (docs/guide.md#cache_busted): every prompt starts with one of two 1000-token system
 // prompts, which the prefix cache would serve, but cacheBust puts a unique nonce
 // in front of each, as a timestamp or request id early in a real prompt does.
 import { Client, Dataset, report } from 'k6/x/llmstream';

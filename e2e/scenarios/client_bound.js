@@ -1,5 +1,5 @@
 // llm-sim: --model sim=demo --seed 1
-// Client-bound (§2.4, §1.3): a per-event callback that takes 30 ms while events
+// Client-bound (docs/guide.md#client_bound): a per-event callback that takes 30 ms while events
 // arrive every ~20 ms. The callback blocks its VU's event loop (k6's sleep, so it
 // does not burn the CI machine's CPU the way a heavy JSON.parse would), events
 // queue behind it and run later and later after they arrived.

@@ -1,5 +1,5 @@
 // llm-sim: --model sim=demo --set decode_base_ms=10 --set decode_per_seq_ms=8 --seed 1
-// Decode saturation (§2.3): 16 slots, so nothing waits, but every decoding
+// Decode saturation (docs/guide.md#decode_saturated): 16 slots, so nothing waits, but every decoding
 // sequence adds 8 ms to each step: at 8 VUs each stream gets about a quarter of
 // the tokens/s it gets alone.
 import { Client, report } from 'k6/x/llmstream';

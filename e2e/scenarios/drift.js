@@ -1,5 +1,5 @@
 // llm-sim: --model sim=demo --set prefill_per_token_ms=0.15 --seed 1
-// Warm-up (§4.4): each call asks about one of 64 documents of ~2000 words, in
+// Warm-up (docs/guide.md#drift): each call asks about one of 64 documents of ~2000 words, in
 // order, then starts over. The first pass finds the prefix cache cold: ~0.4 s of
 // prefill each, queued behind each other, for about 25 s. From the second pass on
 // every document is cached, so TTFT at the same 8 VUs falls by an order of

@@ -1,5 +1,5 @@
 // llm-sim: --model sim=demo --set gateway_flush_ms=250 --seed 1
-// Gateway buffering (§4.1): the server makes a token every ~20 ms but a buffering
+// Gateway buffering (docs/guide.md#gateway_buffering): the server makes a token every ~20 ms but a buffering
 // hop flushes the stream every 250 ms, so about twelve events arrive together,
 // then nothing for a quarter of a second. Every gap is kept (gapSamples 'event').
 import { Client, report } from 'k6/x/llmstream';

@@ -1,5 +1,5 @@
 // llm-sim: --model sim=demo --set prefill_per_token_ms=0.5 --set prefix_cache=false --seed 1
-// Head-of-line blocking (§2.2): one VU sends a ~3000-token prompt every few
+// Head-of-line blocking (docs/guide.md#head_of_line): one VU sends a ~3000-token prompt every few
 // seconds, whose prefill takes ~2 s in one engine step (no chunked prefill);
 // sixteen VUs ask one-token questions with 1–3 s of think time, so short
 // requests keep arriving during that step (and do not all arrive at once

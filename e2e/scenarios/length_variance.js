@@ -1,5 +1,5 @@
 // llm-sim: --model sim=demo --set output_dist=uniform --set output_min_tokens=4 --set output_mean_tokens=60 --set decode_base_ms=5 --seed 1
-// Length variance (§4.1): answers end anywhere between 4 and 116 tokens at the
+// Length variance (docs/guide.md#length_variance): answers end anywhere between 4 and 116 tokens at the
 // same per-token speed (each call sends its own seed, from which llm-sim draws the length), so E2E spreads widely for a reason that is not the service.
 import exec from 'k6/execution';
 import { Client, report } from 'k6/x/llmstream';

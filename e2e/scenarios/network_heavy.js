@@ -1,5 +1,5 @@
 // llm-sim: --model sim=demo --fault headers_delay=150,ttft=60:1 --seed 1
-// Network-heavy TTFT (§2.1): every response's headers come 150 ms after the
+// Network-heavy TTFT (docs/guide.md#network_heavy): every response's headers come 150 ms after the
 // request (a far region or a slow gateway), the first token 60 ms later, so most
 // of TTFT passes before the server answers.
 import { Client, report } from 'k6/x/llmstream';

@@ -1,5 +1,5 @@
 // llm-sim: --model sim=small --set max_num_seqs=2 --set decode_per_seq_ms=0.5 --seed 1
-// Queueing (§2.2): two running slots, decode barely slower with both busy. At 8
+// Queueing (docs/guide.md#queue_bound): two running slots, decode barely slower with both busy. At 8
 // VUs six requests wait for a slot, so TTFT grows while each stream's tokens/s holds.
 import { Client, report } from 'k6/x/llmstream';
 

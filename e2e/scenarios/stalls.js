@@ -1,5 +1,5 @@
 // llm-sim: --model sim=demo --fault stall=800@4:0.2 --seed 1
-// Stalls (§3.1): one stream in five pauses 800 ms after its fourth token, longer
+// Stalls (docs/guide.md#stalls): one stream in five pauses 800 ms after its fourth token, longer
 // than the client's 500 ms stall threshold.
 import { Client, report } from 'k6/x/llmstream';
 

@@ -15,7 +15,7 @@ const maxRetryAfter = 24 * time.Hour
 // ParseRetryAfter reads how long a server asked the client to wait: the
 // non-standard retry-after-ms (OpenAI, Azure) first, as it is the more precise,
 // then Retry-After in seconds (fractions tolerated, as the SDKs do) or as an
-// HTTP date measured from now (RFC 9110 §10.2.3); a past date means 0.
+// HTTP date measured from now (RFC 9110, section 10.2.3); a past date means 0.
 // Negative, NaN and infinite values are unusable; huge ones are capped at a day.
 func ParseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {

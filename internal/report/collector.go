@@ -18,7 +18,7 @@ type Options struct {
 	// Seed makes the reservoirs and the bootstrap reproducible (default 1).
 	Seed uint64
 	// ShortPromptTokens / LongPromptTokens classify prompts for the head-of-line
-	// rule when the server reports prompt tokens (defaults 500 and 2000, §1.2).
+	// rule when the server reports prompt tokens (defaults 500 and 2000).
 	ShortPromptTokens, LongPromptTokens int64
 	// MinStage is how long calls must keep starting at one concurrency for it to be a stage (default 10 s).
 	MinStage time.Duration
@@ -68,7 +68,44 @@ type Collector struct {
 	scratch sync.Pool // *gapScratch
 }
 
-type gapScratch struct{ fine, coarse *Sketch }
+// gapScratch summarises the gaps of one call before the collector's lock is
+// taken: the sketches merged into the group and the timeline, and the exact
+// burst statistics.
+type gapScratch struct {
+	fine, coarse         *Sketch
+	n, burstGaps, bursts uint64
+	longest              float64
+}
+
+// summarise fills gs from a call's gaps; false when none was measured.
+func (gs *gapScratch) summarise(gaps []time.Duration) bool {
+	inBurst := false
+	for _, d := range gaps {
+		v, ok := ms(d)
+		if !ok {
+			continue
+		}
+		gs.fine.Add(v)
+		gs.coarse.Add(v)
+		gs.n++
+		gs.longest = max(gs.longest, v)
+		near := v < nearZeroGapMS
+		if near {
+			gs.burstGaps++
+			if !inBurst {
+				gs.bursts++
+			}
+		}
+		inBurst = near
+	}
+	return gs.n > 0
+}
+
+func (gs *gapScratch) reset() {
+	gs.fine.reset()
+	gs.coarse.reset()
+	gs.n, gs.burstGaps, gs.bursts, gs.longest = 0, 0, 0, 0
+}
 
 // NewCollector returns an empty collector.
 func NewCollector(opt Options) *Collector {
@@ -99,18 +136,14 @@ func (c *Collector) Add(o *Observation) {
 	// lock, so VUs only contend for a merge of a few hundred buckets.
 	var gs *gapScratch
 	if o.OK && len(o.Gaps) > 0 {
-		gs = c.scratch.Get().(*gapScratch)
-		for _, d := range o.Gaps {
-			if v, ok := ms(d); ok {
-				gs.fine.Add(v)
-				gs.coarse.Add(v)
-			}
-		}
+		pooled := c.scratch.Get().(*gapScratch)
 		defer func() {
-			gs.fine.reset()
-			gs.coarse.reset()
-			c.scratch.Put(gs)
+			pooled.reset()
+			c.scratch.Put(pooled)
 		}()
+		if pooled.summarise(o.Gaps) {
+			gs = pooled
+		}
 	}
 	cat := o.category()
 	class := concurrencyClass(o.concurrency())
@@ -126,11 +159,7 @@ func (c *Collector) Add(o *Observation) {
 		g = newGroup()
 		c.groups[key] = g
 	}
-	var gapFine *Sketch
-	if gs != nil {
-		gapFine = gs.fine
-	}
-	g.add(o, gapFine)
+	g.add(o, gs)
 
 	li := c.levels[class]
 	if li == nil {

@@ -35,7 +35,7 @@ const (
 
 	kneeLatencyRise = 1.2 // latency up ≥ 20 % from one stage to the next…
 	kneeMargin      = 1.1 // …and by ×1.1 more than throughput did
-	kneeAdvice      = 0.8 // §3.3: run at 80 % of the soft capacity
+	kneeAdvice      = 0.8 // run at 80 % of the soft capacity
 
 	networkShareMedian = 0.4  // half the calls spend ≥ 40 % of TTFT before the server could answer
 	connectShare       = 0.25 // or connection set-up is ≥ 25 % of all TTFT
@@ -47,7 +47,7 @@ const (
 	longGapMinMS     = 20.0 // and well apart from the bursts
 	minGapsForBuffer = 500
 
-	clientParseShare = 0.10 // §2.4: parsing > 10 % of E2E
+	clientParseShare = 0.10 // parsing > 10 % of E2E
 	eventLagP95MS    = 100.0
 	eventLagP50MS    = 20.0
 	starvedMin       = 3 // calls with a late idle timer (the process was starved of CPU)
@@ -88,12 +88,19 @@ func Diagnose(r *Run) []Finding {
 	} {
 		out = append(out, rule(r)...)
 	}
+	for i := range out {
+		out[i].Advice += " " + guideLink(out[i].ID)
+	}
 	return out
 }
 
+// guideLink points a finding's advice at the section of the method guide that
+// explains the cause and how to test for it (the guide keeps an anchor per id).
+func guideLink(id string) string { return "See docs/guide.md#" + id }
+
 func q50(s *Sketch) float64 { return s.Quantile(0.5) }
 
-// ruleNetwork flags TTFT dominated by what happens before the server answers (§2.1).
+// ruleNetwork flags TTFT dominated by what happens before the server answers.
 func ruleNetwork(r *Run) []Finding {
 	all := r.Category(AllCategories)
 	share := all.S(MetricNetworkShare)
@@ -106,10 +113,10 @@ func ruleNetwork(r *Run) []Finding {
 		return nil
 	}
 	reuse := ratio(float64(all.ReusedConns), float64(all.ReusedConns+all.NewConns))
-	advice := "Most of TTFT is spent on the way to the server (§2.1): run the load generator closer to the service " +
+	advice := "Most of TTFT is spent on the way to the server: run the load generator closer to the service " +
 		"(same region, no extra proxy) or check the gateway in between."
 	if conn >= connectShare {
-		advice = "Connection set-up (dial + TLS) is a large part of TTFT (§2.1): make sure connections are reused " +
+		advice = "Connection set-up (dial + TLS) is a large part of TTFT: make sure connections are reused " +
 			"(keep-alive, a connection pool, HTTP/2) and that nothing closes them between calls."
 	}
 	return []Finding{{
@@ -124,14 +131,17 @@ func ruleNetwork(r *Run) []Finding {
 	}}
 }
 
-// ruleGatewayBuffering looks for the pattern of §4.1: bursts of events with
+// ruleGatewayBuffering looks for the pattern of a buffering hop: bursts of events with
 // almost no gap, separated by regular long pauses.
 func ruleGatewayBuffering(r *Run) []Finding {
-	gaps := r.Category(AllCategories).S(MetricGap)
-	if gaps.Count() < minGapsForBuffer {
+	all := r.Category(AllCategories)
+	gaps := all.S(MetricGap)
+	if all.GapCount < minGapsForBuffer || gaps.Count() < minGapsForBuffer {
 		return nil
 	}
-	nz := gaps.FractionBelow(nearZeroGapMS)
+	// The burst share is counted exactly per gap; the sketch only places the
+	// long gaps that separate the bursts.
+	nz := all.BurstShare()
 	if nz < burstShareMin || nz > burstShareMax {
 		return nil
 	}
@@ -141,20 +151,22 @@ func ruleGatewayBuffering(r *Run) []Finding {
 	if p10 < longGapMinMS || p90/p10 > longGapSpread {
 		return nil
 	}
+	perBurst := ratio(float64(all.BurstGaps+all.Bursts), float64(all.Bursts))
 	return []Finding{{
 		ID: "gateway_buffering", Title: "Gateway buffering: tokens arrive in bursts at a regular rhythm", Severity: "warning",
 		Evidence: []string{
-			fmt.Sprintf("%s of inter-token gaps are under %s (events delivered together)", fmtPct(nz), fmtMS(nearZeroGapMS)),
+			fmt.Sprintf("%s of %d inter-token gaps are under %s (events delivered together), %.1f events per burst on average",
+				fmtPct(nz), all.GapCount, fmtMS(nearZeroGapMS), perBurst),
 			fmt.Sprintf("the other gaps are regular: P10 %s, P50 %s, P90 %s", fmtMS(p10), fmtMS(p50), fmtMS(p90)),
 		},
-		Advice: "Something between the model and the client collects the stream into blocks (§4.1): a proxy or API " +
+		Advice: "Something between the model and the client collects the stream into blocks: a proxy or API " +
 			"gateway with response buffering (nginx proxy_buffering, X-Accel-Buffering: no, compression on event " +
-			"streams). Compare with a direct connection; the users see the same stutter.",
-		Values: map[string]float64{"burst_share": nz, "long_gap_p50_ms": p50},
+			"streams). Compare with a direct connection; the users see the same stutter. ",
+		Values: map[string]float64{"burst_share": nz, "long_gap_p50_ms": p50, "events_per_burst": perBurst},
 	}}
 }
 
-// ruleClientBound warns when the load generator itself is the bottleneck (§2.4, §1.3).
+// ruleClientBound warns when the load generator itself is the bottleneck.
 func ruleClientBound(r *Run) []Finding {
 	all := r.Category(AllCategories)
 	var ev []string
@@ -184,12 +196,12 @@ func ruleClientBound(r *Run) []Finding {
 		ID: "client_bound", Title: "Client-bound: the load generator is a bottleneck — do not trust these latencies", Severity: "warning",
 		Evidence: ev,
 		Advice: "Give the load generator more CPU or fewer VUs per instance (distribute the test), drop per-event " +
-			"callbacks and gap recording you do not need, and rerun (§1.3, §2.4).",
+			"callbacks and gap recording you do not need, and rerun.",
 		Values: vals,
 	}}
 }
 
-// ruleCacheBusted: prompts built to share a prefix never hit the cache (§3.2).
+// ruleCacheBusted: prompts built to share a prefix never hit the cache.
 func ruleCacheBusted(r *Run) []Finding {
 	var ev []string
 	var known, hits uint64
@@ -209,7 +221,7 @@ func ruleCacheBusted(r *Run) []Finding {
 	return []Finding{{
 		ID: "cache_busted", Title: "Cache busted: shared-prefix prompts do not hit the prefix cache", Severity: "warning",
 		Evidence: ev,
-		Advice: "Something makes the prefix differ between calls (§3.2): a timestamp, request id or random field early " +
+		Advice: "Something makes the prefix differ between calls: a timestamp, request id or random field early " +
 			"in the prompt, a different system prompt, or routing to replicas that do not share a cache. Also check " +
 			"that the server caches and reports it (vLLM --enable-prefix-caching and --enable-prompt-tokens-details, " +
 			"SGLang --enable-cache-report).",
@@ -219,7 +231,7 @@ func ruleCacheBusted(r *Run) []Finding {
 
 // ruleHeadOfLine compares short-prompt TTFT in seconds with and without
 // long-prompt prefill in flight, within each concurrency class so that plain
-// load does not pass for blocking (§2.2).
+// load does not pass for blocking.
 func ruleHeadOfLine(r *Run) []Finding {
 	tl := r.Timeline
 	type sides struct{ busy, quiet *Sketch }
@@ -271,13 +283,13 @@ func ruleHeadOfLine(r *Run) []Finding {
 	return []Finding{{
 		ID: "head_of_line", Title: "Long prompts block short ones", Severity: "warning",
 		Evidence: ev,
-		Advice: "Short requests wait behind the prefill of long ones in a shared queue (§2.2). Enable chunked prefill " +
+		Advice: "Short requests wait behind the prefill of long ones in a shared queue. Enable chunked prefill " +
 			"or a token budget per batch, route long-context traffic to its own replicas, or prioritise short requests.",
 		Values: map[string]float64{"ttft_ratio": wratio / wsum},
 	}}
 }
 
-// ruleStalls reports gaps long enough for a user to think the answer froze (§3.1).
+// ruleStalls reports gaps long enough for a user to think the answer froze.
 func ruleStalls(r *Run) []Finding {
 	all := r.Category(AllCategories)
 	if all.Requests == 0 || all.StalledRequests < stallMin || float64(all.StalledRequests)/float64(all.Requests) < stallShare {
@@ -286,23 +298,27 @@ func ruleStalls(r *Run) []Finding {
 	var ev []string
 	for _, cat := range r.Categories() {
 		g := r.Category(cat)
-		if g.StalledRequests > 0 {
-			ev = append(ev, fmt.Sprintf("%s: %d of %d calls stalled (%d stalls), gap P99 %s, longest %s",
-				cat, g.StalledRequests, g.Requests, g.Stalls, fmtMS(g.S(MetricGap).Quantile(0.99)), fmtMS(g.S(MetricGap).Max)))
+		if g.StalledRequests == 0 {
+			continue
 		}
+		line := fmt.Sprintf("%s: %d of %d calls stalled (%d stalls)", cat, g.StalledRequests, g.Requests, g.Stalls)
+		if g.GapCount > 0 {
+			line += fmt.Sprintf(", gap P99 %s, longest gap %s", fmtMS(g.S(MetricGap).Quantile(0.99)), fmtMS(g.LongestGapMS))
+		}
+		ev = append(ev, line)
 	}
 	return []Finding{{
 		ID: "stalls", Title: "Streams stall mid-answer", Severity: "warning",
 		Evidence: ev,
-		Advice: "Pauses longer than the stall threshold feel like a frozen answer (§3.1). Look at the time series for " +
+		Advice: "Pauses longer than the stall threshold feel like a frozen answer. Look at the time series for " +
 			"when they happen: under load they point at scheduler preemption or KV-cache pressure; at random, at " +
 			"packet loss or a buffering hop. Gate them with a threshold on llm_stalls.",
-		Values: map[string]float64{"stalled_share": float64(all.StalledRequests) / float64(all.Requests)},
+		Values: map[string]float64{"stalled_share": float64(all.StalledRequests) / float64(all.Requests), "longest_gap_ms": all.LongestGapMS},
 	}}
 }
 
 // ruleLengthVariance: E2E varies because answers vary in length, not because
-// the service does (§4.1): compare per-token times instead.
+// the service does: compare per-token times instead.
 func ruleLengthVariance(r *Run) []Finding {
 	var ev []string
 	for _, cat := range r.Categories() {
@@ -340,7 +356,7 @@ func ruleLengthVariance(r *Run) []Finding {
 	return []Finding{{
 		ID: "length_variance", Title: "E2E spread is explained by output length", Severity: "info",
 		Evidence: ev,
-		Advice: "Answers of different length take different time; that is not instability (§4.1). Compare TPOT or " +
+		Advice: "Answers of different length take different time; that is not instability. Compare TPOT or " +
 			"tokens/s across runs, or fix the output length (max_tokens with ignore_eos on the server) when E2E " +
 			"itself must be compared.",
 	}}
@@ -404,7 +420,7 @@ func ranks(v []float64) []float64 {
 }
 
 // ruleDrift compares the first and last third of every stretch of steady load
-// (§4.4): warm-up makes the start slower, drift the end.
+// : warm-up makes the start slower, drift the end.
 func ruleDrift(r *Run) []Finding {
 	tl := r.Timeline
 	var ev []string
@@ -447,7 +463,7 @@ func ruleDrift(r *Run) []Finding {
 	return []Finding{{
 		ID: "drift", Title: "Warm-up or drift: the same load behaves differently early and late", Severity: "warning",
 		Evidence: ev,
-		Advice: "Results from one stretch of steady load are not stable (§4.4). If the start is slower (cold cache, " +
+		Advice: "Results from one stretch of steady load are not stable. If the start is slower (cold cache, " +
 			"autoscaling, JIT), discard a warm-up window; if the end is slower (throttling, leaks, cache eviction), " +
 			"run longer (10–15 min) and look at the time series before trusting any percentile.",
 		Values: vals,

@@ -6,7 +6,7 @@ import (
 )
 
 // The rules that read a run as a curve of latency against concurrency: which
-// resource runs out as load rises (§2.2, §2.3) and where (§3.3). They compare
+// resource runs out as load rises and where. They compare
 // stages of a few dozen calls, so every "went up" is also checked against
 // sampling noise (significance.go).
 
@@ -45,7 +45,7 @@ func (p stagePoint) vs(q stagePoint) string {
 }
 
 // ruleLoadShape tells queueing (TTFT up, tokens/s steady) from decode
-// saturation (tokens/s down), per category (§2.2, §2.3). Both can be true of
+// saturation (tokens/s down), per category. Both can be true of
 // one run: decode slows while free slots fill, then requests queue once they
 // are full. So decode saturation compares the lowest and the highest stage,
 // and queueing looks for the pair of stages where TTFT grew most while
@@ -84,7 +84,7 @@ func ruleLoadShape(r *Run) []Finding {
 		out = append(out, Finding{
 			ID: "queue_bound", Title: "Queue-bound: TTFT grows with load while decode speed holds", Severity: "warning",
 			Evidence: queue, Values: vals,
-			Advice: "Requests wait before the model starts on them (§2.2): the server has compute to spare but admits too " +
+			Advice: "Requests wait before the model starts on them: the server has compute to spare but admits too " +
 				"few requests at once, or a rate limiter queues them. Raise the server's batch/concurrency limit or add " +
 				"replicas; on the client side keep concurrency below the knee and set a first-token timeout.",
 		})
@@ -93,7 +93,7 @@ func ruleLoadShape(r *Run) []Finding {
 		out = append(out, Finding{
 			ID: "decode_saturated", Title: "Decode-saturated: tokens/s per request falls as load rises", Severity: "warning",
 			Evidence: decode, Values: vals,
-			Advice: "The accelerator is the bottleneck (§2.3): every extra stream slows the others. Scale out, use a " +
+			Advice: "The accelerator is the bottleneck: every extra stream slows the others. Scale out, use a " +
 				"smaller/quantised model or tune batch size; more concurrency will not raise throughput much.",
 		})
 	}
@@ -121,7 +121,7 @@ func mostQueued(pts []stagePoint) (a, b stagePoint, ok bool) {
 }
 
 // ruleKnee finds the concurrency beyond which latency rises faster than
-// throughput in a step load (§3.3) and advises running at 80 % of it.
+// throughput in a step load and advises running at 80 % of it.
 func ruleKnee(r *Run) []Finding {
 	var stages []*Stage
 	for _, st := range r.Stages() {
@@ -169,7 +169,7 @@ func ruleKnee(r *Run) []Finding {
 					fmtConc(a.Concurrency), fmtConc(b.Concurrency), name, fmtMS(la), fmtMS(lb), gl,
 					throughput(a), throughput(b), unit, gt),
 			},
-			Advice: fmt.Sprintf("Beyond ~%s concurrent requests the service queues instead of serving more (§3.3). "+
+			Advice: fmt.Sprintf("Beyond ~%s concurrent requests the service queues instead of serving more. "+
 				"Plan for at most 80%% of it: ~%s concurrent requests, and re-measure when the server or model changes.",
 				fmtConc(knee), fmtConc(math.Floor(kneeAdvice*knee))),
 			Values: map[string]float64{"knee": knee, "recommended": math.Floor(kneeAdvice * knee), "latency_ratio": gl, "throughput_ratio": gt},

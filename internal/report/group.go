@@ -51,9 +51,14 @@ type Group struct {
 	Errors             map[string]uint64
 	Sketches           [numMetrics]*Sketch
 
-	CacheHit, CacheMiss, CacheUnknown        uint64
-	SharedPrefix, SharedHit, SharedMiss      uint64
-	Stalls, StalledRequests                  uint64
+	CacheHit, CacheMiss, CacheUnknown   uint64
+	SharedPrefix, SharedHit, SharedMiss uint64
+	Stalls, StalledRequests             uint64
+	// Gap statistics kept exactly, whatever the gap sketch's resolution: the
+	// longest real gap, how many gaps there were, how many were part of a burst
+	// (under nearZeroGapMS) and how many bursts (runs of such gaps) they formed.
+	LongestGapMS                             float64
+	GapCount, BurstGaps, Bursts              uint64
 	StarvedRequests                          uint64 // calls whose idle timer fired far too late
 	PromptTokens, OutputTokens, CachedTokens int64
 	// Sums over OK calls where both parse time and E2E were measured: the client's share.
@@ -101,6 +106,10 @@ func (g *Group) merge(o *Group) {
 	g.SharedMiss += o.SharedMiss
 	g.Stalls += o.Stalls
 	g.StalledRequests += o.StalledRequests
+	g.LongestGapMS = max(g.LongestGapMS, o.LongestGapMS)
+	g.GapCount += o.GapCount
+	g.BurstGaps += o.BurstGaps
+	g.Bursts += o.Bursts
 	g.StarvedRequests += o.StarvedRequests
 	g.PromptTokens += o.PromptTokens
 	g.OutputTokens += o.OutputTokens
@@ -113,6 +122,9 @@ func (g *Group) merge(o *Group) {
 	g.ReusedConns += o.ReusedConns
 }
 
+// BurstShare is the share of gaps under nearZeroGapMS (NaN without gaps).
+func (g *Group) BurstShare() float64 { return ratio(float64(g.BurstGaps), float64(g.GapCount)) }
+
 // FailureRate is failures / requests (NaN without requests).
 func (g *Group) FailureRate() float64 { return ratio(float64(g.Failures), float64(g.Requests)) }
 
@@ -121,8 +133,8 @@ func (g *Group) CacheHitRate() float64 {
 	return ratio(float64(g.CacheHit), float64(g.CacheHit+g.CacheMiss))
 }
 
-// add records one observation; gapFine is a pre-built sketch of its gaps (may be nil).
-func (g *Group) add(o *Observation, gapFine *Sketch) {
+// add records one observation; gs is the summary of its gaps (nil without gaps).
+func (g *Group) add(o *Observation, gs *gapScratch) {
 	g.Requests++
 	if !o.OK {
 		g.Failures++
@@ -213,19 +225,14 @@ func (g *Group) add(o *Observation, gapFine *Sketch) {
 		v, _ := ms(o.EventLag)
 		g.Sketches[MetricEventLag].Add(v)
 	}
-	switch {
-	case gapFine != nil:
-		_ = g.Sketches[MetricGap].Merge(gapFine)
-	case len(o.Gaps) > 0:
-		for _, d := range o.Gaps {
-			if v, ok := ms(d); ok {
-				g.Sketches[MetricGap].Add(v)
-			}
-		}
-	case o.GapMean > 0:
-		// Without the gaps themselves the mean is the best summary of this call's rhythm.
-		v, _ := ms(o.GapMean)
-		g.Sketches[MetricGap].Add(v)
+	if gs != nil {
+		// Only real gaps go into the distribution: a per-call mean would pass
+		// for a gap and hide both bursts and stalls.
+		_ = g.Sketches[MetricGap].Merge(gs.fine)
+		g.LongestGapMS = max(g.LongestGapMS, gs.longest)
+		g.GapCount += gs.n
+		g.BurstGaps += gs.burstGaps
+		g.Bursts += gs.bursts
 	}
 }
 

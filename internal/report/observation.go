@@ -17,7 +17,7 @@ type Observation struct {
 	Start, End                               time.Time
 	Category, Model, Name, Scenario, Route   string // Category from the call's tags ("" = "default")
 	OK                                       bool
-	ErrorType                                string // "" when OK; else one of DESIGN.md's error types
+	ErrorType                                string // "" when OK; else one of the error types of docs/metrics.md
 	TTFB, TTFT, TTFTAnswer, E2E, TPOT        time.Duration
 	ClientParse                              time.Duration
 	Connect                                  time.Duration   // dial+TLS time spent by this call (0 when the connection was reused)

@@ -177,7 +177,7 @@ func distributionCharts(r *Run, cats []string) string {
 	all := r.Category(AllCategories)
 	g := all.S(MetricGap)
 	glo, ghi := histRange(g)
-	gap := chart{ID: "gap-hist", Title: fmt.Sprintf("Inter-token gaps (%s under 1 ms)", fmtPct(g.FractionBelow(nearZeroGapMS))),
+	gap := chart{ID: "gap-hist", Title: fmt.Sprintf("Inter-token gaps (%s under 1 ms, longest %s)", fmtPct(all.BurstShare()), fmtMS(all.LongestGapMS)),
 		XLabel: "gap between output events (log scale)", YLabel: "share of gaps", LogX: true, FmtX: logMS, FmtY: share,
 		Series: []series{histogramSeries("all", g, glo, ghi, 50)}}
 	out.WriteString(gap.svg())

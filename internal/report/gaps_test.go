@@ -1,0 +1,93 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func msD(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+func TestGapStatisticsAreExact(t *testing.T) {
+	c := NewCollector(Options{Start: t0})
+	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second,
+		Gaps: []time.Duration{msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5)}, GapMean: msD(12.4)})
+	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second,
+		GapMean: msD(400)}) // a mean without the gaps behind it is not a gap
+	g := c.Snapshot().Category(AllCategories)
+	if g.GapCount != 5 || g.BurstGaps != 3 || g.Bursts != 2 || g.LongestGapMS != 31.5 {
+		t.Fatalf("gaps %d, burst gaps %d, bursts %d, longest %v", g.GapCount, g.BurstGaps, g.Bursts, g.LongestGapMS)
+	}
+	if n := g.S(MetricGap).Count(); n != 5 {
+		t.Fatalf("gap sketch holds %d values, want the 5 real gaps", n)
+	}
+}
+
+// The report reads gaps only from Observation.Gaps, which the module fills for
+// every call whatever gapSamples says: the gateway pattern is found from them
+// alone, with or without a per-call mean beside them.
+func TestGatewayBufferingNeedsOnlyTheCallsGaps(t *testing.T) {
+	obs := synth{seed: 3, stages: []synthStage{{12, 90}}, gateway: true}.observations()
+	for _, withMean := range []bool{false, true} {
+		c := NewCollector(Options{Start: t0})
+		for _, o := range obs {
+			o := *o
+			o.GapMean = -1
+			if withMean {
+				o.GapMean = o.TPOT
+			}
+			c.Add(&o)
+		}
+		fs := Diagnose(c.Snapshot())
+		f := findingByID(fs, "gateway_buffering")
+		if f == nil {
+			t.Fatalf("withMean=%v: gateway_buffering not found: %v", withMean, ids(fs))
+		}
+		if !strings.Contains(f.Evidence[0], "events per burst") || f.Values["events_per_burst"] < 5 {
+			t.Errorf("burst evidence: %v %v", f.Evidence, f.Values)
+		}
+	}
+}
+
+func TestStallEvidenceQuotesTheLongestRealGap(t *testing.T) {
+	run := synth{seed: 1, stages: []synthStage{{12, 90}}, stallProb: 0.1}.collect()
+	f := findingByID(Diagnose(run), "stalls")
+	if f == nil {
+		t.Fatal("stalls not found")
+	}
+	// The synthetic stall is a 900 ms gap; every other gap is about 20 ms.
+	if v := f.Values["longest_gap_ms"]; v < 899 || v > 901 {
+		t.Fatalf("longest gap %v ms, want the 900 ms stall", v)
+	}
+	if !strings.Contains(strings.Join(f.Evidence, "\n"), "longest gap 900ms") {
+		t.Errorf("evidence: %v", f.Evidence)
+	}
+}
+
+func TestEveryAdviceLinksItsGuideSection(t *testing.T) {
+	var fs []Finding
+	for _, s := range []synth{
+		{seed: 1, stages: []synthStage{{12, 90}}, stallProb: 0.1},
+		{seed: 1, stages: []synthStage{{12, 90}}, gateway: true, connectMS: 80, parseShare: 0.2},
+		{seed: 1, stages: steps(8, 16, 24, 32), queueMS: func(c int) float64 { return 30 * float64(max(0, c-16)) }},
+	} {
+		fs = append(fs, Diagnose(s.collect())...)
+	}
+	if len(fs) < 5 {
+		t.Fatalf("only %v", ids(fs))
+	}
+	for _, f := range fs {
+		if !strings.HasSuffix(f.Advice, "docs/guide.md#"+f.ID) || strings.Contains(f.Advice, "§") {
+			t.Errorf("%s advice: %q", f.ID, f.Advice)
+		}
+	}
+}
+
+func findingByID(fs []Finding, id string) *Finding {
+	for i := range fs {
+		if fs[i].ID == id {
+			return &fs[i]
+		}
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -22,6 +23,16 @@ type Options struct {
 	ShortPromptTokens, LongPromptTokens int64
 	// MinStage is how long calls must keep starting at one concurrency for it to be a stage (default 10 s).
 	MinStage time.Duration
+	// Exclude says which calls stay out of the report (warm-up, scenarios, tags, setup/teardown).
+	Exclude Exclude
+}
+
+// Validate names the first option that cannot be applied.
+func (o Options) Validate() error {
+	if o.MinStage < 0 {
+		return fmt.Errorf("minStage must not be negative (got %s)", o.MinStage)
+	}
+	return o.Exclude.validate()
 }
 
 func (o Options) withDefaults() Options {
@@ -58,6 +69,7 @@ type Collector struct {
 	opt Options
 
 	mu         sync.Mutex
+	exclude    *excluder
 	groups     map[groupKey]*Group
 	levels     map[int]*levelInfo
 	timeline   *Timeline
@@ -116,6 +128,7 @@ func NewCollector(opt Options) *Collector {
 		levels:     map[int]*levelInfo{},
 		timeline:   newTimeline(opt.Start, opt.MaxBuckets),
 		reservoirs: map[string]*reservoir{},
+		exclude:    newExcluder(opt.Exclude),
 	}
 	c.scratch.New = func() any {
 		return &gapScratch{fine: NewSketch(FineAlpha), coarse: NewSketch(CoarseAlpha)}
@@ -152,6 +165,9 @@ func (c *Collector) Add(o *Observation) {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.exclude.leaveOut(o) {
+		return
+	}
 
 	key := groupKey{Category: cat, Model: o.Model, Level: class}
 	g := c.groups[key]
@@ -244,6 +260,7 @@ func (c *Collector) Snapshot() *Run {
 		seen:    make(map[string]uint64, len(c.reservoirs)),
 		First:   c.first, Last: c.last,
 		Timeline: c.timeline.clone(),
+		Excluded: c.exclude.snapshot(),
 	}
 	for k, g := range c.groups {
 		r.groups[k] = g.clone()
@@ -268,6 +285,8 @@ type Run struct {
 	seen        map[string]uint64
 	First, Last time.Time
 	Timeline    *Timeline
+	// Excluded is what the collector left out (warm-up, scenarios, tags, setup/teardown).
+	Excluded Exclusions
 }
 
 // Duration is the wall time from the first call start to the last call end.

@@ -20,7 +20,7 @@ type Finding struct {
 
 // The thresholds of the rules. They are deliberately coarse: a rule speaks
 // only when the effect is large against sampling noise, so a healthy run stays
-// silent. README documents each one.
+// silent. docs/guide.md explains each one.
 const (
 	// minSamples is how many calls stand behind a run-wide median a rule reads.
 	// Rules that compare load stages use stageMinCalls and a significance test

@@ -34,6 +34,16 @@ type Observation struct {
 	// Starved counts idle timers that fired over 50 ms past their deadline: this
 	// process, not the server, was not running (a CPU-starved load generator).
 	Starved int
+
+	// Phase is PhaseSetup or PhaseTeardown for calls made in setup() and
+	// teardown(), "" during the test itself.
+	Phase string
+	// TestStart is when k6 started the test (zero when unknown): a warm-up
+	// window is counted from it.
+	TestStart time.Time
+	// Tag looks up one of the call's k6 tags (nil: the call has none), for
+	// leaving calls out by tag.
+	Tag func(name string) (string, bool)
 }
 
 // DefaultCategory names calls that carry no category tag.

@@ -22,6 +22,8 @@ type Record struct {
 	Stages     []StageRecord              `json:"stages,omitempty"`
 	Findings   []Finding                  `json:"findings"`
 	Comparison *Comparison                `json:"comparison,omitempty"`
+	// Excluded says which calls were left out of every figure above and why.
+	Excluded *Exclusions `json:"excluded,omitempty"`
 }
 
 // CategoryRecord summarises one category.
@@ -85,6 +87,9 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 	rec := &Record{
 		Format: RecordFormat, Meta: meta, Start: r.First, End: r.Last,
 		Categories: map[string]*CategoryRecord{}, Findings: findings, Comparison: cmp,
+	}
+	if ex := r.Excluded; ex.Summary() != "" {
+		rec.Excluded = &ex
 	}
 	for _, cat := range append(r.Categories(), AllCategories) {
 		g := r.Category(cat)

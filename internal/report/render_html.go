@@ -76,6 +76,9 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", esc(title), htmlStyle)
 	fmt.Fprintf(&b, "<h1>%s</h1><p class=\"sub\">%d calls · %s · %s · models: %s</p>\n", esc(title), all.Requests,
 		esc(r.First.UTC().Format(time.RFC3339)), esc(r.Duration().Round(time.Second).String()), esc(strings.Join(nonEmpty(r.Models()), ", ")))
+	if ex := r.Excluded.Summary(); ex != "" {
+		fmt.Fprintf(&b, "<p class=\"sub\" id=\"excluded\">%s</p>\n", esc(ex))
+	}
 
 	// Summary tables: counts per category, then each latency as mean/p50/p95/p99.
 	b.WriteString(`<h2>Per category</h2><table id="summary"><tr><th>category</th><th>requests</th><th>failed</th><th>tok/s p50</th><th>cache hit</th><th>stalls</th><th>errors</th></tr>`)

@@ -23,6 +23,9 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 	all := r.Category(AllCategories)
 	fmt.Fprintf(&b, "\n█ LLM streams — where the time went (%d calls, %s, models: %s)\n\n",
 		all.Requests, r.Duration().Round(1e9), strings.Join(nonEmpty(r.Models()), ", "))
+	if ex := r.Excluded.Summary(); ex != "" {
+		fmt.Fprintf(&b, "  %s\n\n", ex)
+	}
 	if all.Requests == 0 {
 		b.WriteString("  no LLM calls were recorded\n")
 		return b.String()
@@ -55,7 +58,7 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 	}
 	b.WriteString("\n  diagnosis: ")
 	if len(findings) == 0 {
-		b.WriteString("nothing stands out (see README for what each rule looks for)\n")
+		b.WriteString("nothing stands out (docs/guide.md says what each rule looks for)\n")
 	} else {
 		b.WriteString("\n")
 		for _, f := range findings {

@@ -1,0 +1,155 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Exclude says which calls stay out of the report: a warm-up window, whole
+// scenarios, calls carrying a tag, and the calls of setup() and teardown().
+// The collector is fed while the test runs, so this is set before the first
+// call arrives (Options.Exclude); what was left out is counted by reason and
+// stated in every rendering and the run record.
+type Exclude struct {
+	// Warmup leaves out the calls that started in the first Warmup of the test
+	// (counted from the test start k6 reports, else from the first call).
+	Warmup time.Duration
+	// Scenarios leaves out the calls of these k6 scenarios.
+	Scenarios []string
+	// Tags leaves out calls whose tag has the given value (e.g. phase: warmup).
+	Tags map[string]string
+	// KeepSetup keeps the calls made in setup() and teardown(), which are left
+	// out by default: they run before and after the load and measure neither.
+	KeepSetup bool
+}
+
+// The phases of a k6 test an Observation can come from.
+const (
+	PhaseSetup    = "setup"
+	PhaseTeardown = "teardown"
+)
+
+// Exclusions is what the report left out: the rules in force, and how many
+// calls each rule took out.
+type Exclusions struct {
+	Warmup       string            `json:"warmup,omitempty"`
+	Scenarios    []string          `json:"scenarios,omitempty"`
+	Tags         map[string]string `json:"tags,omitempty"`
+	SetupKept    bool              `json:"setup_teardown_kept,omitempty"`
+	Calls        uint64            `json:"calls"`
+	ByReason     map[string]uint64 `json:"by_reason,omitempty"`
+	IncludedFrom time.Time         `json:"included_from,omitzero"` // end of the warm-up window
+}
+
+// validate names the first option that cannot be applied.
+func (e Exclude) validate() error {
+	if e.Warmup < 0 {
+		return fmt.Errorf("warmup must not be negative (got %s)", e.Warmup)
+	}
+	for _, s := range e.Scenarios {
+		if s == "" {
+			return fmt.Errorf("excludeScenarios: an empty scenario name")
+		}
+	}
+	for k := range e.Tags {
+		if k == "" {
+			return fmt.Errorf("excludeTags: an empty tag name")
+		}
+	}
+	return nil
+}
+
+// excluder applies an Exclude to observations; the collector's lock guards it.
+type excluder struct {
+	rules     Exclude
+	scenarios map[string]bool
+	origin    time.Time // test start, once known
+	counts    map[string]uint64
+}
+
+func newExcluder(e Exclude) *excluder {
+	x := &excluder{rules: e, scenarios: map[string]bool{}, counts: map[string]uint64{}}
+	for _, s := range e.Scenarios {
+		x.scenarios[s] = true
+	}
+	return x
+}
+
+// reason says why o stays out of the report, or "" when it counts.
+func (x *excluder) reason(o *Observation) string {
+	switch {
+	case o.Phase == PhaseSetup && !x.rules.KeepSetup:
+		return "setup()"
+	case o.Phase == PhaseTeardown && !x.rules.KeepSetup:
+		return "teardown()"
+	case x.scenarios[o.Scenario]:
+		return "scenario " + o.Scenario
+	}
+	for _, k := range slices.Sorted(maps.Keys(x.rules.Tags)) {
+		if o.Tag == nil {
+			break
+		}
+		if v, ok := o.Tag(k); ok && v == x.rules.Tags[k] {
+			return "tag " + k + "=" + v
+		}
+	}
+	if x.rules.Warmup > 0 && o.Phase == "" {
+		if x.origin.IsZero() || (!o.TestStart.IsZero() && o.TestStart.Before(x.origin)) {
+			if x.origin = o.TestStart; x.origin.IsZero() {
+				x.origin = o.Start // k6 did not say when the test started: the first call did
+			}
+		}
+		if o.Start.Before(x.origin.Add(x.rules.Warmup)) {
+			return "warm-up window"
+		}
+	}
+	return ""
+}
+
+// leaveOut counts o under its reason and says whether it is left out.
+func (x *excluder) leaveOut(o *Observation) bool {
+	r := x.reason(o)
+	if r != "" {
+		x.counts[r]++
+	}
+	return r != ""
+}
+
+func (x *excluder) snapshot() Exclusions {
+	e := Exclusions{Scenarios: x.rules.Scenarios, Tags: maps.Clone(x.rules.Tags), SetupKept: x.rules.KeepSetup,
+		ByReason: maps.Clone(x.counts)}
+	if x.rules.Warmup > 0 {
+		e.Warmup = x.rules.Warmup.String()
+		if !x.origin.IsZero() {
+			e.IncludedFrom = x.origin.Add(x.rules.Warmup)
+		}
+	}
+	for _, n := range x.counts {
+		e.Calls += n
+	}
+	return e
+}
+
+// Summary is one line for the text report ("" when nothing was left out).
+func (e Exclusions) Summary() string {
+	if e.Calls == 0 && e.Warmup == "" && len(e.Scenarios) == 0 && len(e.Tags) == 0 {
+		return ""
+	}
+	reasons := make([]string, 0, len(e.ByReason))
+	for r, n := range e.ByReason {
+		label := r
+		if r == "warm-up window" {
+			label = "warm-up window " + e.Warmup
+		}
+		reasons = append(reasons, fmt.Sprintf("%s: %d", label, n))
+	}
+	sort.Strings(reasons)
+	if len(reasons) == 0 {
+		reasons = append(reasons, "no call matched the rules")
+	}
+	return fmt.Sprintf("left out of this report: %d calls (%s)", e.Calls, strings.Join(reasons, ", "))
+}

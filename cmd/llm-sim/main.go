@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"sort"
@@ -52,6 +51,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		maxBody   = fs.Int64("max-body-bytes", def.MaxBodyBytes, "largest request body accepted, in bytes (larger: 413)")
 		tokName   = fs.String("tokenizer", def.Tokenizer, "encoding that counts prompt tokens")
 		listProfs = fs.Bool("list-profiles", false, "print every profile's settings as JSON and exit")
+		useTLS    = fs.Bool("tls", false, "serve HTTPS with a self-signed certificate made at start (for 127.0.0.1, ::1, localhost and the --addr host); clients must skip verification (k6: insecureSkipTLSVerify)")
+		tlsCert   = fs.String("tls-cert", "", "serve HTTPS with the PEM certificate (chain) in `FILE` (with --tls-key)")
+		tlsKey    = fs.String("tls-key", "", "PEM private key `FILE` of --tls-cert")
+		http2     = fs.Bool("http2", true, "serve HTTP/2 as well as HTTP/1.1: by ALPN over TLS, as h2c (prior knowledge) in cleartext; --http2=false serves HTTP/1.1 only")
 		models    list
 		sets      list
 		faults    list
@@ -107,7 +110,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
 		return 2
 	}
-	return serve(ctx, cfg, stdout, stderr)
+	tr, err := transport(*useTLS, *tlsCert, *tlsKey, *http2, cfg.Addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
+		return 2
+	}
+	return serve(ctx, cfg, tr, stdout, stderr)
+}
+
+// transport turns the TLS and HTTP/2 flags into a sim.Transport.
+func transport(selfSigned bool, certFile, keyFile string, http2 bool, addr string) (sim.Transport, error) {
+	tr := sim.Transport{HTTP2: http2}
+	var err error
+	switch {
+	case certFile != "" || keyFile != "":
+		if selfSigned {
+			return tr, errors.New("--tls makes its own certificate: give either --tls or --tls-cert/--tls-key")
+		}
+		tr.TLS, err = sim.FileTLS(certFile, keyFile)
+	case selfSigned:
+		host, _, _ := net.SplitHostPort(addr)
+		tr.TLS, err = sim.SelfSignedTLS(host)
+	}
+	return tr, err
 }
 
 // applyModels sets the served models from --model, or gives the default
@@ -169,7 +194,7 @@ func applyKnobs(cfg *sim.Config, sets, faults []string) error {
 	return nil
 }
 
-func serve(ctx context.Context, cfg sim.Config, stdout, stderr io.Writer) int {
+func serve(ctx context.Context, cfg sim.Config, tr sim.Transport, stdout, stderr io.Writer) int {
 	srv, err := sim.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
@@ -181,11 +206,19 @@ func serve(ctx context.Context, cfg sim.Config, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
 		return 1
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer(tr)
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	fmt.Fprintf(stderr, "llm-sim: serving %s (default model %s)\n", strings.Join(srv.Models(), ", "), srv.Models()[0])
-	fmt.Fprintf(stdout, "llm-sim listening on http://%s\n", ln.Addr())
+	if tr.TLS != nil {
+		go func() { errc <- hs.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { errc <- hs.Serve(ln) }()
+	}
+	protos := "HTTP/1.1"
+	if tr.HTTP2 {
+		protos += map[bool]string{false: " and h2c", true: " and HTTP/2"}[tr.TLS != nil]
+	}
+	fmt.Fprintf(stderr, "llm-sim: serving %s (default model %s) over %s\n", strings.Join(srv.Models(), ", "), srv.Models()[0], protos)
+	fmt.Fprintf(stdout, "llm-sim listening on %s://%s\n", tr.Scheme(), ln.Addr())
 
 	code := 0
 	select {
@@ -216,6 +249,11 @@ and decode steps, a prefix cache), with faults on demand and a ground-truth trac
 Usage: llm-sim [flags]
   e.g. llm-sim --addr 127.0.0.1:8000 --profile demo --model sim-large=demo --model sim-small=fast --trace trace.jsonl
 
+Transport: HTTP/1.1 and h2c (HTTP/2 with prior knowledge) in cleartext; with
+--tls (self-signed) or --tls-cert/--tls-key, HTTPS with HTTP/1.1 and HTTP/2 by
+ALPN. --http2=false serves HTTP/1.1 only. /metrics counts accepted connections;
+the trace numbers each request's connection.
+
 Endpoints: POST /v1/chat/completions, POST /v1/completions, POST /v1/responses,
 POST /v1/messages (Anthropic), POST /api/chat and /api/generate (Ollama, NDJSON),
 POST /v1beta/models/{model}:streamGenerateContent?alt=sse (Gemini),
@@ -241,6 +279,7 @@ decoding sequences, if it decodes], so a long prompt delays everyone's next toke
 Profiles (llm-sim --list-profiles prints every value):
   demo   16 slots, ~3 ms prefill per 100 tokens, 20 ms + 0.5 ms/seq decode step, prefix cache
   fast   zero delays, 1024 slots: benchmarks and quick tests
+  slow   one token per stream per second, 10 000 slots: thousands of streams open for minutes, cheaply
   small  4 slots, 15 ms + 2 ms/seq decode: queueing and the knee at low load
   large  32 slots, 40 ms + 1.5 ms/seq decode, 0.08 ms/token prefill
 

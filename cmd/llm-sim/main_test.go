@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -181,4 +182,77 @@ func TestRunAddressInUse(t *testing.T) {
 	addr := strings.TrimPrefix(url, "http://")
 	assert.Equal(t, 1, run(context.Background(), []string{"--addr", addr}, &out, &errOut))
 	assert.Contains(t, errOut.String(), "address already in use")
+}
+
+// streamOver reads a whole streamed answer over c and checks it ends with
+// [DONE] and the Server-Timing trailer; it returns the protocol spoken.
+func streamOver(t *testing.T, c *http.Client, url string) string {
+	t.Helper()
+	resp, err := c.Post(url+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":20,"stream":true}`))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, 20, strings.Count(string(body), `"content":"`)-1, "20 tokens after the role chunk")
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(string(body)), "data: [DONE]"), "the stream ends with [DONE]")
+	assert.Contains(t, resp.Trailer.Get("Server-Timing"), "total;dur=", "the trailer arrives")
+	return resp.Proto
+}
+
+func TestRunServesHTTP2OverTLSAndH2C(t *testing.T) {
+	tlsURL, _ := start(t, "--tls", "--model", "m=fast")
+	require.True(t, strings.HasPrefix(tlsURL, "https://"), tlsURL)
+	h2 := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true} //nolint:gosec // self-signed test server
+	defer h2.CloseIdleConnections()
+	assert.Equal(t, "HTTP/2.0", streamOver(t, &http.Client{Transport: h2}, tlsURL))
+	h1 := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // self-signed test server
+	defer h1.CloseIdleConnections()
+	h1.Protocols = new(http.Protocols)
+	h1.Protocols.SetHTTP1(true)
+	assert.Equal(t, "HTTP/1.1", streamOver(t, &http.Client{Transport: h1}, tlsURL))
+
+	clearURL, _ := start(t, "--model", "m=fast")
+	require.True(t, strings.HasPrefix(clearURL, "http://"), clearURL)
+	h2c := &http.Transport{Protocols: new(http.Protocols)}
+	h2c.Protocols.SetUnencryptedHTTP2(true)
+	defer h2c.CloseIdleConnections()
+	assert.Equal(t, "HTTP/2.0", streamOver(t, &http.Client{Transport: h2c}, clearURL))
+	plain := &http.Transport{}
+	defer plain.CloseIdleConnections()
+	assert.Equal(t, "HTTP/1.1", streamOver(t, &http.Client{Transport: plain}, clearURL))
+
+	// Two streams over one h2c connection, then the counter in /metrics.
+	assert.Equal(t, "HTTP/2.0", streamOver(t, &http.Client{Transport: h2c}, clearURL))
+	resp, err := plain.RoundTrip(mustGet(t, clearURL+"/metrics"))
+	require.NoError(t, err)
+	m, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(m), "llmsim_connections_accepted_total 2\n", "one h2c and one HTTP/1.1 connection: h2c streams share theirs")
+
+	offURL, _ := start(t, "--tls", "--http2=false", "--model", "m=fast")
+	off := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true} //nolint:gosec // self-signed test server
+	defer off.CloseIdleConnections()
+	assert.Equal(t, "HTTP/1.1", streamOver(t, &http.Client{Transport: off}, offURL), "--http2=false")
+}
+
+func mustGet(t *testing.T, url string) *http.Request {
+	t.Helper()
+	r, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	return r
+}
+
+func TestRunTLSFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--tls", "--tls-cert", "c.pem", "--tls-key", "k.pem"},
+		{"--tls-cert", filepath.Join(dir, "c.pem")},
+		{"--tls-cert", filepath.Join(dir, "c.pem"), "--tls-key", filepath.Join(dir, "k.pem")},
+	} {
+		var out, errOut bytes.Buffer
+		assert.Equal(t, 2, run(context.Background(), append([]string{"--addr", "127.0.0.1:0"}, args...), &out, &errOut), "%v", args)
+		assert.Contains(t, errOut.String(), "--tls", "%v: the message names the flag", args)
+	}
 }

@@ -119,6 +119,16 @@ var profiles = map[string]func() ModelProfile{ //nolint:gochecknoglobals // read
 			RetryAfterSec: 1,
 		}
 	},
+	// slow: one token per stream per second and room for 10 000 streams, so
+	// thousands of streams stay open for minutes at little CPU (memory
+	// measurements of the client).
+	"slow": func() ModelProfile {
+		return ModelProfile{
+			MaxNumSeqs: 10000, MaxQueue: -1, DecodeBaseMs: 1000, TokensPerStep: 1,
+			DefaultMaxTokens: 120, OutputDist: "exact",
+			RetryAfterSec: 1,
+		}
+	},
 	// small: 4 slots, so queueing and the knee show at low concurrency.
 	"small": func() ModelProfile {
 		return ModelProfile{

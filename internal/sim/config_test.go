@@ -13,7 +13,7 @@ import (
 )
 
 func TestProfiles(t *testing.T) {
-	for _, name := range []string{"demo", "fast", "small", "large"} {
+	for _, name := range []string{"demo", "fast", "slow", "small", "large"} {
 		p, err := Profile(name)
 		require.NoError(t, err, name)
 		require.NoError(t, p.Validate(), name)
@@ -29,8 +29,11 @@ func TestProfiles(t *testing.T) {
 	assert.LessOrEqual(t, small.MaxNumSeqs, 4)
 	large, _ := Profile("large")
 	assert.Greater(t, large.DecodeBaseMs, demo.DecodeBaseMs)
+	slow, _ := Profile("slow")
+	assert.GreaterOrEqual(t, slow.MaxNumSeqs, 5000, "slow holds thousands of streams without queueing")
+	assert.GreaterOrEqual(t, slow.DecodeBaseMs, 1000.0, "one token a second: streams stay open for minutes")
 	_, err := Profile("huge")
-	require.ErrorContains(t, err, "demo, fast, large, small")
+	require.ErrorContains(t, err, "demo, fast, large, slow, small")
 }
 
 func TestKnobsDocumentEveryField(t *testing.T) {

@@ -81,6 +81,8 @@ func (s *Server) serveMetrics(w http.ResponseWriter) {
 	for _, k := range keys {
 		fmt.Fprintf(&b, "llmsim_requests_total{model=\"%s\",outcome=\"%s\"} %d\n", promLabel(k[0]), promLabel(k[1]), counts[k])
 	}
+	fmt.Fprintf(&b, "# HELP llmsim_connections_accepted_total Connections accepted since start.\n# TYPE llmsim_connections_accepted_total counter\nllmsim_connections_accepted_total %d\n", s.connSeq.Load())
+	fmt.Fprintf(&b, "# HELP llmsim_connections_open Connections open now.\n# TYPE llmsim_connections_open gauge\nllmsim_connections_open %d\n", s.connOpen.Load())
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	_, _ = w.Write([]byte(b.String()))
 }

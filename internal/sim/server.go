@@ -35,6 +35,8 @@ type Server struct {
 	idPrefix string
 	idSeq    atomic.Uint64
 	outcomes outcomeCounts
+	connSeq  atomic.Uint64 // connections accepted (HTTPServer)
+	connOpen atomic.Int64  // connections open now
 
 	mu       sync.Mutex
 	closing  bool

@@ -18,6 +18,13 @@ type TraceRecord struct {
 	Endpoint  string `json:"endpoint"`
 	Stream    bool   `json:"stream"`
 	Status    int    `json:"status"`
+	// Conn numbers the connection the request came on (1-based, in accept
+	// order) and ConnRequest is its ordinal there: 1 means the request opened
+	// the connection (a TCP and, with TLS, a handshake in its time). Proto is
+	// HTTP/1.1 or HTTP/2.0.
+	Conn        uint64 `json:"conn"`
+	ConnRequest int64  `json:"conn_request"`
+	Proto       string `json:"proto"`
 
 	ArrivalNS      int64 `json:"arrival_ns"`       // request received (body not yet read)
 	HeadersNS      int64 `json:"headers_ns"`       // response headers sent

@@ -24,7 +24,7 @@ type Sim struct {
 	BaseURL string // http://127.0.0.1:PORT/v1
 }
 
-var listening = regexp.MustCompile(`listening on (http://\S+)`)
+var listening = regexp.MustCompile(`listening on (https?://\S+)`)
 
 // StartSim starts llm-sim with args (plus a free loopback address) and waits
 // for the line that says where it listens. Its output goes to log.

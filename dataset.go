@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"time"
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/lib/fsext"
@@ -136,13 +135,6 @@ func (o *loadOptions) toDataset() dataset.LoadOptions {
 		out.Buckets = append(out.Buckets, db)
 	}
 	return out
-}
-
-type arrivalOptions struct {
-	Rate float64 `json:"rate"`
-	CV   float64 `json:"cv"`
-	Seed uint64  `json:"seed"`
-	Name string  `json:"name"` // two processes with equal options but different names stay apart
 }
 
 // decodeOptions turns a JS options object into a Go struct, rejecting unknown
@@ -362,60 +354,4 @@ func itemObject(it dataset.Item) map[string]any {
 		"prefixTokens": int64(it.PrefixTokens),
 		"cacheBust":    it.CacheBust,
 	}
-}
-
-// ---- Arrivals ----
-
-func (mi *ModuleInstance) poissonArrivals(opts sobek.Value) (*jsArrivals, error) {
-	var o arrivalOptions
-	if err := decodeOptions(opts, "Arrivals.poisson options", &o); err != nil {
-		return nil, err
-	}
-	if o.CV != 0 && o.CV != 1 {
-		return nil, errors.New("Arrivals.poisson: cv is always 1; use Arrivals.bursty for other values")
-	}
-	return mi.arrivals("poisson", o)
-}
-
-// defaultBurstCV makes Arrivals.bursty clearly bursty when cv is not given:
-// counts per window vary about nine times more than Poisson.
-const defaultBurstCV = 3
-
-func (mi *ModuleInstance) burstyArrivals(opts sobek.Value) (*jsArrivals, error) {
-	var o arrivalOptions
-	if err := decodeOptions(opts, "Arrivals.bursty options", &o); err != nil {
-		return nil, err
-	}
-	if o.CV == 0 {
-		o.CV = defaultBurstCV
-	}
-	return mi.arrivals("bursty", o)
-}
-
-func (mi *ModuleInstance) arrivals(kind string, o arrivalOptions) (*jsArrivals, error) {
-	a, err := dataset.Shared(mi.root.shared.datasets, storeKey("arrivals", o), func() (*dataset.Arrivals, error) {
-		return dataset.NewArrivals(dataset.ArrivalOptions{Rate: o.Rate, CV: o.CV, Seed: o.Seed})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("Arrivals.%s: %w", kind, err)
-	}
-	return &jsArrivals{a: a}, nil
-}
-
-// jsArrivals: next() claims the process's next arrival and returns the
-// seconds to sleep() before sending it; offsets(seconds) lists the schedule;
-// stats() says whether the VUs kept up.
-type jsArrivals struct{ a *dataset.Arrivals }
-
-// Next claims the next arrival; the result is in seconds, for k6's sleep().
-func (j *jsArrivals) Next() float64 { return j.a.Next().Seconds() }
-
-// Offsets lists the arrival times (seconds from the start) within duration.
-func (j *jsArrivals) Offsets(duration float64) ([]float64, error) { return j.a.Offsets(duration) }
-
-// Stats reports claimed and late arrivals.
-func (j *jsArrivals) Stats() map[string]any {
-	s := j.a.Stats()
-	return map[string]any{"claimed": s.Claimed, "late": s.Late, "maxLagMs": s.MaxLag * float64(time.Second/time.Millisecond),
-		"rate": s.Rate, "cv": s.CV}
 }

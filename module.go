@@ -11,6 +11,8 @@ import (
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
 	"go.k6.io/k6/js/modules"
+
+	"github.com/llmstream/xk6-llmstream/internal/dataset"
 )
 
 // ImportPath is the module's name in scripts. (k6/x/llm is taken by another
@@ -97,3 +99,15 @@ func exportObject(v sobek.Value, what string) (map[string]any, error) {
 	}
 	return m, nil
 }
+
+// sharedState is process-wide state beyond stream counting: the dataset store
+// and the report collector hang off it as those pieces land.
+type sharedState struct {
+	datasets *dataset.Store // datasets and arrival processes, one per source + options
+}
+
+func newSharedState() *sharedState { return &sharedState{datasets: dataset.NewStore()} }
+
+// extraExports are the named exports contributed by other parts of the module
+// (datasets, arrivals, report).
+func (mi *ModuleInstance) extraExports() map[string]any { return mi.datasetExports() }

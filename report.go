@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/grafana/sobek"
-	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/fsext"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6summary"
@@ -182,34 +181,4 @@ func (mi *ModuleInstance) k6TextSummary(data sobek.Value) (string, error) {
 		return "", fmt.Errorf("report: k6 summary: %w", err)
 	}
 	return v.String(), nil
-}
-
-// activeVUs is k6's count of active VUs (0 outside a k6 run, e.g. in tests).
-func (c *Client) activeVUs() int {
-	if es := lib.GetExecutionState(c.mi.vu.Context()); es != nil {
-		return int(es.GetCurrentlyActiveVUsCount()) //nolint:gosec // a VU count fits
-	}
-	return 0
-}
-
-// observe feeds one finished call to the report's collector.
-func (c *Client) observe(out *outcome, active, vus int) {
-	r := out.res
-	obs := &report.Observation{
-		Start: r.Start, End: r.End, Category: out.plan.category, Model: out.plan.model, Name: c.opts.Name,
-		Route: out.plan.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
-		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: out.connect, Gaps: r.Gaps, GapMean: r.GapMean,
-		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: cacheState(r), Stalls: r.Stalls,
-		Active: active, VUs: vus, Starved: r.Starved, SharedPrefix: out.plan.sharedPrefix, EventLag: time.Duration(out.plan.eventLag.Load()),
-	}
-	if r.Err != nil {
-		obs.ErrorType = string(r.Err.Type)
-	}
-	if u := r.Usage; u != nil {
-		obs.PromptTokens, obs.CachedTokens = u.PromptTokens, u.CachedTokens
-	}
-	if sc, ok := out.plan.tags.Tags.Get("scenario"); ok {
-		obs.Scenario = sc
-	}
-	c.mi.root.report.coll().Add(obs)
 }

@@ -12,6 +12,18 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
+// execute runs the call (with its retries), then the fallback when the primary
+// failed in a way the client routes, pushes the samples, and returns the outcome.
+func (c *Client) execute(ctx context.Context, st *lib.State, plan, fb *callPlan) *outcome {
+	defer plan.close()
+	defer fb.close() // an unused fallback's event queue must still be released
+	out := c.withRetries(ctx, st, plan)
+	if !out.res.OK && fb != nil && c.opts.FallbackOn[out.res.Err.Type] && ctx.Err() == nil {
+		out = c.fallback.withRetries(ctx, st, fb)
+	}
+	return out
+}
+
 // withRetries runs attempts until one succeeds or the policy says stop. Only
 // the final attempt's samples are pushed, so llm_requests counts each call once.
 func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan) *outcome {
@@ -53,13 +65,6 @@ func (c *Client) withRetries(ctx context.Context, st *lib.State, plan *callPlan)
 		c.observe(out, active, vus)
 	}
 	return out
-}
-
-func (c *Client) name() string {
-	if c.opts.Name != "" {
-		return c.opts.Name
-	}
-	return c.opts.BaseURL
 }
 
 // backoff is the wait before attempt n+1: the server's Retry-After when it gave

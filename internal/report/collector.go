@@ -21,7 +21,9 @@ type Options struct {
 	// ShortPromptTokens / LongPromptTokens classify prompts for the head-of-line
 	// rule when the server reports prompt tokens (defaults 500 and 2000).
 	ShortPromptTokens, LongPromptTokens int64
-	// MinStage is how long calls must keep starting at one concurrency for it to be a stage (default 10 s).
+	// MinStage is how long calls must keep starting at one concurrency for it
+	// to be a stage. Zero: relative to the calls themselves, stageCallSpans
+	// median call durations and at least minStageFloor (stages.go).
 	MinStage time.Duration
 	// Exclude says which calls stay out of the report (warm-up, scenarios, tags, setup/teardown).
 	Exclude Exclude
@@ -50,9 +52,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LongPromptTokens <= 0 {
 		o.LongPromptTokens = 2000
-	}
-	if o.MinStage <= 0 {
-		o.MinStage = 10 * time.Second
 	}
 	return o
 }

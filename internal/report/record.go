@@ -20,6 +20,7 @@ type Record struct {
 	End        time.Time                  `json:"end"`
 	Categories map[string]*CategoryRecord `json:"categories"` // every category and "all"
 	Stages     []StageRecord              `json:"stages,omitempty"`
+	StageNote  string                     `json:"stage_note,omitempty"` // why no stages could be compared
 	Findings   []Finding                  `json:"findings"`
 	Comparison *Comparison                `json:"comparison,omitempty"`
 	// Excluded says which calls were left out of every figure above and why.
@@ -88,6 +89,7 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 		Format: RecordFormat, Meta: meta, Start: r.First, End: r.Last,
 		Categories: map[string]*CategoryRecord{}, Findings: findings, Comparison: cmp,
 	}
+	rec.StageNote = r.StageNote()
 	if ex := r.Excluded; ex.Summary() != "" {
 		rec.Excluded = &ex
 	}

@@ -251,6 +251,10 @@ func stageCharts(r *Run) string {
 	if len(stages) < 2 {
 		note = " (needs a step load: one stage only)"
 	}
+	var intro string
+	if why := r.StageNote(); why != "" {
+		intro = `<p id="stage-note" style="grid-column:1/-1">` + html.EscapeString(why) + "</p>"
+	}
 	charts := []chart{
 		{ID: "stage-ttft", Title: "TTFT against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "TTFT", FmtX: fmtConc, FmtY: logMS,
 			Series: []series{{Name: "p50", Points: t50}, {Name: "p95", Points: t95}}},
@@ -260,6 +264,7 @@ func stageCharts(r *Run) string {
 			Series: []series{{Name: "all calls", Points: thr}}},
 	}
 	var out strings.Builder
+	out.WriteString(intro)
 	for _, c := range charts {
 		out.WriteString(c.svg())
 	}

@@ -56,6 +56,9 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 				fmtMetric(MetricTokensPerSec, q50(st.All.S(MetricTokensPerSec))), st.OutputTokensPerSec)
 		}
 	}
+	if note := r.StageNote(); note != "" {
+		fmt.Fprintf(&b, "\n  stages: %s\n", note)
+	}
 	b.WriteString("\n  diagnosis: ")
 	if len(findings) == 0 {
 		b.WriteString("nothing stands out (docs/guide.md says what each rule looks for)\n")

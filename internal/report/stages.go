@@ -1,8 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -10,8 +12,11 @@ import (
 // concurrency class they started in, not by time, so that a step load, a
 // scenario sequence and a wave that revisits a level all land on the same
 // points of a "latency against concurrency" curve. A class only counts as a
-// stage when calls kept starting in it for long enough: a ramp passes through
-// each class in about one second and is left out.
+// stage when calls kept starting in it for long enough compared with how long
+// one call takes: the server settles into a new load within a call or two, so
+// a plateau of 5–8 s is a stage for calls of one second (or of four, once they
+// queue), not for calls of ten.
+// A ramp passes through each class in about one second and is left out.
 
 // concurrencyClass maps a VU count to its class: exact up to 20, then a 5 %
 // logarithmic grid, so a ramp to 10 000 VUs makes at most ~130 classes.
@@ -27,14 +32,35 @@ type levelInfo struct {
 	Calls       uint64
 	VUsSum      float64
 	ActiveSum   float64
+	E2ESumMS    float64 // over calls with an E2E, for the typical call duration
+	E2ECalls    uint64
 	First, Last time.Time
-	// Steady time: spans of call starts no more than spanGap apart, summed.
+	// Steady time: spans of call starts no more than spanGap() apart, summed.
 	spanStart, lastStart time.Time
 	closedDur            time.Duration
 }
 
-// spanGap separates two visits of one class (a wave coming back to it).
-const spanGap = 30 * time.Second
+// Two visits of one class (a wave coming back to it) are told apart by a
+// pause in its call starts longer than a few calls.
+const (
+	minSpanGap    = 2 * time.Second
+	spanGapCalls  = 3
+	stageCallSpan = 1 // a stage lasts at least this many typical calls…
+	minStageFloor = 3 * time.Second // …and never less than this
+)
+
+// spanGap is how long starts may pause within one visit of the class.
+func (l *levelInfo) spanGap() time.Duration {
+	return max(minSpanGap, spanGapCalls*l.meanCall())
+}
+
+// meanCall is the mean E2E of the class's calls (0 before any).
+func (l *levelInfo) meanCall() time.Duration {
+	if l.E2ECalls == 0 {
+		return 0
+	}
+	return time.Duration(l.E2ESumMS / float64(l.E2ECalls) * float64(time.Millisecond))
+}
 
 // steady is the time during which calls kept starting in this class.
 func (l *levelInfo) steady() time.Duration { return l.closedDur + l.lastStart.Sub(l.spanStart) }
@@ -43,17 +69,21 @@ func (l *levelInfo) add(o *Observation) {
 	l.Calls++
 	l.VUsSum += float64(o.concurrency())
 	l.ActiveSum += float64(o.Active)
+	if v, ok := ms(o.E2E); ok && o.OK {
+		l.E2ESumMS += v
+		l.E2ECalls++
+	}
 	t := o.Start
 	switch {
 	case l.Calls == 1:
 		l.spanStart, l.lastStart = t, t
 	case t.After(l.lastStart):
-		if t.Sub(l.lastStart) > spanGap {
+		if t.Sub(l.lastStart) > l.spanGap() {
 			l.closedDur += l.lastStart.Sub(l.spanStart)
 			l.spanStart = t
 		}
 		l.lastStart = t
-	case t.Before(l.spanStart) && l.spanStart.Sub(t) <= spanGap:
+	case t.Before(l.spanStart) && l.spanStart.Sub(t) <= l.spanGap():
 		l.spanStart = t // calls end out of order: an earlier start may arrive late
 	}
 	if l.First.IsZero() || o.Start.Before(l.First) {
@@ -79,11 +109,25 @@ type Stage struct {
 	RequestsPerSec, OutputTokensPerSec float64
 }
 
+// minStage is the steady time class l needs to be a stage: the MinStage
+// option when set, else stageCallSpan typical calls and at least minStageFloor.
+func (r *Run) minStage(l *levelInfo) time.Duration {
+	if r.opt.MinStage > 0 {
+		return r.opt.MinStage
+	}
+	return max(minStageFloor, stageCallSpan*l.meanCall())
+}
+
+// qualifies says whether class l was held long enough, with calls enough, to be a stage.
+func (r *Run) qualifies(l *levelInfo) bool {
+	return l.Calls >= stageMinCalls && l.steady() >= r.minStage(l)
+}
+
 // Stages returns the steady stages, lowest concurrency first.
 func (r *Run) Stages() []*Stage {
 	var out []*Stage
 	for class, li := range r.levels {
-		if li.steady() < r.opt.MinStage || li.Calls == 0 {
+		if !r.qualifies(&li) {
 			continue
 		}
 		st := &Stage{
@@ -108,4 +152,63 @@ func (r *Run) Stages() []*Stage {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Concurrency < out[j].Concurrency })
 	return out
+}
+
+// levelShare is the share of calls a concurrency level must hold for the load
+// to count as having had that level (a ramp's passing classes do not).
+const levelShare = 0.05
+
+// StageNote explains, when the load had several levels of concurrency but
+// fewer than two of them qualified as stages, why none could be compared:
+// the report says so instead of staying silent. "" otherwise.
+func (r *Run) StageNote() string {
+	var total uint64
+	for _, l := range r.levels {
+		total += l.Calls
+	}
+	type level struct {
+		class int
+		l     levelInfo
+	}
+	var seen []level
+	qualified := 0
+	for class, l := range r.levels {
+		if r.qualifies(&l) {
+			qualified++
+		}
+		if float64(l.Calls) >= levelShare*float64(total) && l.Calls > 1 {
+			seen = append(seen, level{class, l})
+		}
+	}
+	if len(seen) < 2 || qualified >= 2 {
+		return ""
+	}
+	sort.Slice(seen, func(i, j int) bool { return seen[i].class < seen[j].class })
+	var names []string
+	longest := seen[0]
+	for _, s := range seen {
+		names = append(names, fmtConc(math.Round(s.l.VUsSum/float64(s.l.Calls))))
+		if s.l.steady() > longest.l.steady() {
+			longest = s
+		}
+	}
+	need := fmt.Sprintf("%s of steady starts (minStage)", fmtDur(r.minStage(&longest.l)))
+	if r.opt.MinStage == 0 {
+		need = fmt.Sprintf("%s of steady starts (as long as its mean call, %s, and at least %s; minStage sets it)",
+			fmtDur(r.minStage(&longest.l)), fmtDur(longest.l.meanCall()), fmtDur(minStageFloor))
+	}
+	return fmt.Sprintf("no load stages to compare: the load had %d concurrency levels (%s VUs) but %s held long enough; "+
+		"the longest, %s VUs, kept calls starting for %s over %d calls, and a stage needs %s and %d calls. "+
+		"Hold each level longer to get the latency-against-load curve.",
+		len(seen), strings.Join(names, ", "), map[bool]string{true: "only one", false: "none"}[qualified == 1],
+		fmtConc(math.Round(longest.l.VUsSum/float64(longest.l.Calls))), fmtDur(longest.l.steady()), longest.l.Calls,
+		need, stageMinCalls)
+}
+
+// fmtDur prints a duration cut for reading (1.2s, 350ms): never more than it was.
+func fmtDur(d time.Duration) string {
+	if d >= time.Second {
+		return d.Truncate(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
 }

@@ -45,7 +45,7 @@ type levelInfo struct {
 const (
 	minSpanGap    = 2 * time.Second
 	spanGapCalls  = 3
-	stageCallSpan = 1 // a stage lasts at least this many typical calls…
+	stageCallSpan = 1               // a stage lasts at least this many typical calls…
 	minStageFloor = 3 * time.Second // …and never less than this
 )
 

@@ -21,6 +21,7 @@ type Record struct {
 	Categories map[string]*CategoryRecord `json:"categories"` // every category and "all"
 	Stages     []StageRecord              `json:"stages,omitempty"`
 	StageNote  string                     `json:"stage_note,omitempty"` // why no stages could be compared
+	Waves      []WaveRecord               `json:"waves,omitempty"`
 	Findings   []Finding                  `json:"findings"`
 	Comparison *Comparison                `json:"comparison,omitempty"`
 	// Excluded says which calls were left out of every figure above and why.
@@ -90,6 +91,7 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 		Categories: map[string]*CategoryRecord{}, Findings: findings, Comparison: cmp,
 	}
 	rec.StageNote = r.StageNote()
+	rec.Waves = waveRecords(r)
 	if ex := r.Excluded; ex.Summary() != "" {
 		rec.Excluded = &ex
 	}

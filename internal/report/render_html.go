@@ -130,6 +130,7 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 	b.WriteString("</div>\n<h2>Against concurrency (load stages)</h2><div class=\"charts\">")
 	b.WriteString(stageCharts(r))
 	b.WriteString("</div>\n")
+	writeWavesHTML(&b, r)
 
 	if len(opt.Meta) > 0 {
 		meta, err := json.MarshalIndent(opt.Meta, "", "  ")
@@ -269,4 +270,24 @@ func stageCharts(r *Run) string {
 		out.WriteString(c.svg())
 	}
 	return out.String()
+}
+
+func writeWavesHTML(b *bytes.Buffer, r *Run) {
+	waves := r.Waves()
+	if len(waves) == 0 {
+		return
+	}
+	fmt.Fprintf(b, `<h2>Waves: recovery after each burst</h2><p class="sub">Recovered: the TTFT median is back within %.0f%% `+
+		`(or %s) of its level before the burst.</p><table id="waves"><tr><th>burst</th><th>VUs</th><th>TTFT P50 before</th>`+
+		`<th>at worst</th><th>recovered after</th></tr>`, 100*RecoveryMargin, fmtMS(recoveryFloorMS))
+	for _, w := range waves {
+		rec := "not within the " + fmtDur(w.ObservedAfter) + " observed"
+		if w.Recovered {
+			rec = fmtDur(w.Recovery)
+		}
+		fmt.Fprintf(b, "<tr><td>%.0fs–%.0fs</td><td>%s → %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			w.Start.Sub(r.Timeline.Origin).Seconds(), w.End.Sub(r.Timeline.Origin).Seconds(), fmtConc(w.Base), fmtConc(w.Peak),
+			fmtMS(w.BeforeTTFTP50), fmtMS(w.PeakTTFTP50), html.EscapeString(rec))
+	}
+	b.WriteString("</table>\n")
 }

@@ -56,6 +56,12 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 				fmtMetric(MetricTokensPerSec, q50(st.All.S(MetricTokensPerSec))), st.OutputTokensPerSec)
 		}
 	}
+	if waves := r.Waves(); len(waves) > 0 {
+		fmt.Fprintf(&b, "\n  waves (recovered: TTFT P50 back within %.0f%%, or %s, of its level before the burst):\n", 100*RecoveryMargin, fmtMS(recoveryFloorMS))
+		for _, w := range waves {
+			fmt.Fprintf(&b, "    %s\n", w.Describe(r.Timeline.Origin))
+		}
+	}
 	if note := r.StageNote(); note != "" {
 		fmt.Fprintf(&b, "\n  stages: %s\n", note)
 	}

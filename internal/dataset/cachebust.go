@@ -8,7 +8,7 @@ import (
 )
 
 // buster puts a unique nonce at the very start of every item handed out, so
-// no prefix cache can ever hit (§3.2: run it beside the same dataset without
+// no prefix cache can ever hit (run it beside the same dataset without
 // cacheBust; if both show the same TTFT the server's cache key is already
 // being busted by something else, such as a timestamp in the system prompt).
 type buster struct {

@@ -27,11 +27,11 @@ type Category struct {
 }
 
 // DefaultVariants is how many distinct items a synthetic category gets unless
-// told otherwise (the issue asks for at least 20).
+// told otherwise: enough distinct prompts per class that no single one dominates.
 const DefaultVariants = 32
 
-// Built-in length classes of seed §1.2. Long output asks for a long answer to a
-// short prompt, which loads the decode phase rather than prefill.
+// Built-in length classes (see docs/datasets.md). Long output asks for a long
+// answer to a short prompt, which loads the decode phase rather than prefill.
 func builtinCategories() map[string]Category {
 	return map[string]Category{
 		"short":        {Name: "short", Prompt: Range{10, 50}, MaxTokens: Range{128, 128}, style: styleQuestion},
@@ -41,8 +41,8 @@ func builtinCategories() map[string]Category {
 	}
 }
 
-// defaultMix is the design's example mix: medium is the bulk of production
-// traffic (§1.2), short next, long classes rare.
+// defaultMix follows typical production traffic: medium prompts are the bulk,
+// short ones next, the long classes rare.
 func defaultMix() map[string]float64 {
 	return map[string]float64{"short": 3, "medium": 5, "long_context": 1, "long_output": 1}
 }

@@ -4,20 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"sync/atomic"
+	"sync"
 )
 
 // Dataset is an immutable set of items grouped by category plus the sampling
-// state shared by every VU of the process (one atomic draw counter).
+// state shared by every VU of the process: one draw counter for the whole
+// test, and one per part when the test is split across instances.
 type Dataset struct {
 	name      string
 	tokenizer string
 	items     []Item
 	cats      []categoryItems
 	sched     *schedule
-	draws     atomic.Uint64
+	whole     *Part
 	bust      *buster // nil unless cacheBust
 	info      Info
+
+	mu    sync.Mutex
+	parts map[string]*Part // by segment and sequence
 }
 
 type categoryItems struct {
@@ -59,6 +63,7 @@ func newDataset(name, tokenizerName string, items []Item, weights map[string]flo
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	d.sched = s
+	d.whole = newPart(d, Share{})
 	d.info = d.describe()
 	return d, nil
 }
@@ -80,18 +85,32 @@ func (d *Dataset) Categories() []string {
 
 // Next returns the next draw of the process-wide sequence: whichever VU calls,
 // the sequence of draws keeps the mix's proportions (see schedule).
-func (d *Dataset) Next() Item {
-	return d.Draw(d.draws.Add(1) - 1)
-}
+func (d *Dataset) Next() Item { return d.whole.Next() }
 
 // Draw returns draw n of the sequence without advancing it, so a script can key
 // on k6's iteration number for a run that is reproducible draw by draw. Within a
 // category items come in turn (a conversation's turns in order).
-func (d *Dataset) Draw(n uint64) Item {
-	c, occ := d.sched.at(n)
-	idx := d.cats[c].items
-	it := d.items[idx[occ%uint64(len(idx))]]
-	return d.busted(it)
+func (d *Dataset) Draw(n uint64) Item { return d.whole.Draw(n) }
+
+// Part returns the dataset as the instance running share s draws it, the
+// same Part (and draw counter) for every caller; the whole dataset when s is
+// the whole test.
+func (d *Dataset) Part(s Share) *Part {
+	if s.Full() {
+		return d.whole
+	}
+	key := s.Segment() + " in " + s.Sequence()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, ok := d.parts[key]
+	if !ok {
+		p = newPart(d, s)
+		if d.parts == nil {
+			d.parts = map[string]*Part{}
+		}
+		d.parts[key] = p
+	}
+	return p
 }
 
 // At returns item i of the dataset (i modulo Size), in category order.
@@ -113,7 +132,7 @@ func (d *Dataset) busted(it Item) Item {
 }
 
 // Draws is how many items Next has handed out in this process.
-func (d *Dataset) Draws() uint64 { return d.draws.Load() }
+func (d *Dataset) Draws() uint64 { return d.whole.Draws() }
 
 // Info describes the dataset for scripts and logs.
 func (d *Dataset) Info() Info { return d.info }

@@ -21,7 +21,7 @@ type Item struct {
 	Turn         int
 	Conversation string
 	// PrefixTokens > 0 when the item starts with one of the shared prefixes
-	// (the cache scenario of §3.2); PrefixID says which.
+	// (a prefix-cache scenario); PrefixID says which.
 	PrefixTokens int
 	PrefixID     int
 	// CacheBust is set on draws that start with a unique nonce.

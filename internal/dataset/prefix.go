@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// prefixSet holds the shared prefixes of a cache scenario (§3.2): the same
+// prefixSet holds the shared prefixes of a cache scenario: the same
 // long system prompt or document in front of many requests, which a server
 // with prefix caching computes once.
 type prefixSet struct {

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Scrubbing masks personal data and secrets in loaded prompts (§1.2: never
+// Scrubbing masks personal data and secrets in loaded prompts (never
 // load-test with raw customer data). It is a safety net for data that was
 // meant to be clean, not an anonymiser: names and addresses are not found.
 //

@@ -23,9 +23,9 @@ type SyntheticOptions struct {
 	Tokenizer  string // "" = o200k_base
 	Variants   int    // items per category unless the category says; 0 = DefaultVariants
 	// SharedPrefix, when Count > 0, starts a fraction of the items with one of
-	// Count shared system prompts of Tokens tokens (§3.2).
+	// Count shared system prompts of Tokens tokens (a prefix-cache scenario).
 	SharedPrefix SharedPrefixOptions
-	CacheBust    bool // a unique nonce first in every draw (§3.2)
+	CacheBust    bool // a unique nonce first in every draw: no prefix cache can hit
 	// Turns, when Max > 0, makes every variant a conversation of Min..Max user
 	// turns, each turn an item whose history holds the earlier turns.
 	Turns Range

@@ -1,0 +1,139 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// Option types that a script writes in another shape than their Go type:
+// the decoder asks customDecoder before its generic rules.
+
+// decodeFunc reads v into rv; its errors name fields relative to the option.
+type decodeFunc func(rv reflect.Value, v any, f field) error
+
+func customDecoder(t reflect.Type) decodeFunc {
+	switch t {
+	case reflect.TypeFor[stream.Timeouts]():
+		return decodeTimeouts
+	case reflect.TypeFor[*protocol.Spec]():
+		return decodeProtocol
+	case reflect.TypeFor[ErrorTypes]():
+		return decodeErrorTypes
+	case reflect.TypeFor[map[string]string]():
+		return decodeTextMap
+	}
+	return nil
+}
+
+// timeouts is stream.Timeouts as scripts write it.
+type timeouts struct {
+	Connect    time.Duration `opt:"connect"`
+	FirstToken time.Duration `opt:"firstToken"`
+	Idle       time.Duration `opt:"idle"`
+	Total      time.Duration `opt:"total"`
+}
+
+func (t *timeouts) check() error {
+	if t.Total <= 0 {
+		return fieldErr("total", "must be greater than 0 (it bounds every call)")
+	}
+	return nil
+}
+
+// decodeTimeouts merges the given timeouts over the ones rv holds.
+func decodeTimeouts(rv reflect.Value, v any, f field) error {
+	t := timeouts(rv.Interface().(stream.Timeouts)) //nolint:forcetypeassert // customDecoder matched the type
+	if err := decodeValue(reflect.ValueOf(&t).Elem(), v, "", f); err != nil {
+		return err
+	}
+	rv.Set(reflect.ValueOf(stream.Timeouts(t)))
+	return nil
+}
+
+// decodeProtocol looks a protocol up by name; "" keeps the default.
+func decodeProtocol(rv reflect.Value, v any, f field) error {
+	name, ok := v.(string)
+	if !ok {
+		return wrongType("", v, f.want, "a protocol name")
+	}
+	if name == "" {
+		return nil
+	}
+	if err := oneOf(name, protocol.Names()); err != nil {
+		return err
+	}
+	spec, err := protocol.Lookup(name)
+	if err != nil {
+		return &fieldError{problem: err.Error()}
+	}
+	rv.Set(reflect.ValueOf(spec))
+	return nil
+}
+
+// ErrorTypes is a set of error classes, written as a list: ['http_429', 'http_5xx'].
+type ErrorTypes map[stream.ErrorType]bool
+
+func decodeErrorTypes(rv reflect.Value, v any, f field) error {
+	list, ok := v.([]any)
+	if !ok {
+		return wrongType("", v, f.want, "a list of error types like ['http_429', 'http_5xx']")
+	}
+	known := make([]string, len(stream.AllErrorTypes))
+	for i, t := range stream.AllErrorTypes {
+		known[i] = string(t)
+	}
+	set := ErrorTypes{}
+	for i, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			return wrongType(fmt.Sprintf("[%d]", i), e, "", "an error type name")
+		}
+		if err := oneOf(s, known); err != nil {
+			return under(fmt.Sprintf("[%d]", i), err)
+		}
+		set[stream.ErrorType(s)] = true
+	}
+	rv.Set(reflect.ValueOf(set))
+	return nil
+}
+
+// decodeTextMap reads headers and tags: strings, with numbers and booleans
+// taken as their text (tags: {turn: 2}).
+func decodeTextMap(rv reflect.Value, v any, f field) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("", v, f.want, "an object of strings")
+	}
+	out := make(map[string]string, len(m))
+	for _, k := range sortedKeys(m) {
+		switch x := m[k].(type) {
+		case nil:
+		case string:
+			out[k] = x
+		case int64, float64, bool:
+			out[k] = fmt.Sprint(x)
+		default:
+			return wrongType(k, x, "", "a string")
+		}
+	}
+	rv.Set(reflect.ValueOf(out))
+	return nil
+}
+
+// oneOf checks a name against a closed list.
+func oneOf(s string, known []string) error {
+	if slices.Contains(known, s) {
+		return nil
+	}
+	msg := fmt.Sprintf("must be one of %s, got %q", strings.Join(known, ", "), s)
+	if near := nearest(s, known); near != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return &fieldError{problem: msg}
+}

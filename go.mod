@@ -3,6 +3,7 @@ module github.com/llmstream/xk6-llmstream
 go 1.26
 
 require (
+	github.com/DataDog/sketches-go v1.4.8
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/grafana/sobek v0.0.0-20260429085637-a66d4790012b
 	github.com/mstoykov/k6-taskqueue-lib v0.1.3

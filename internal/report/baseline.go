@@ -9,7 +9,7 @@ import (
 )
 
 // Comparison is this run against a stored baseline, per category, metric and
-// percentile (§4.4: change one variable at a time against a fixed baseline).
+// percentile: change one variable at a time against a fixed baseline (docs/guide.md).
 type Comparison struct {
 	BaselineStart time.Time       `json:"baseline_start"`
 	BaselineMeta  map[string]any  `json:"baseline_meta,omitempty"`

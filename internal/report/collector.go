@@ -135,10 +135,6 @@ func NewCollector(opt Options) *Collector {
 	return c
 }
 
-func (s *Sketch) reset() {
-	s.Counts, s.Zero, s.N, s.Sum, s.Min, s.Max, s.Offset = s.Counts[:0], 0, 0, 0, 0, 0, 0
-}
-
 // Add records one finished call. A nil observation is ignored.
 func (c *Collector) Add(o *Observation) {
 	if o == nil {

@@ -8,9 +8,11 @@ import (
 	"time"
 )
 
-// RecordFormat is the version of the run-record layout. A reader refuses
-// other versions rather than misread them.
-const RecordFormat = 1
+// RecordFormat is the version of the run-record layout. Format 2 stores
+// sketches in sketches-go's encoding; format 1 (the module's own sketch
+// layout) is still read and converted. A reader refuses other versions rather
+// than misread them.
+const RecordFormat = 2
 
 // Record is the JSON run record: what a later run loads as its baseline.
 type Record struct {
@@ -143,49 +145,70 @@ func MarshalRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]
 	return b, nil
 }
 
-// LoadBaseline reads a run record written by MarshalRecord, checking it
-// enough that a corrupt or foreign file gives an error, never a panic.
-func LoadBaseline(data []byte) (*Record, error) {
+// LoadBaseline reads a run record written by MarshalRecord (or by an older
+// version of this module, whose sketches it converts), checking it enough that
+// a corrupt or foreign file gives an error, never a panic.
+func LoadBaseline(data []byte) (*Record, error) { return ParseRecord("baseline", data) }
+
+// ParseRecord is LoadBaseline with the file's name in every error.
+func ParseRecord(name string, data []byte) (*Record, error) {
 	var head struct {
 		Format *int `json:"format"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("report: baseline is not a JSON run record: %w", err)
+		return nil, fmt.Errorf("report: %s is not a JSON run record: %w", name, err)
 	}
 	if head.Format == nil {
-		return nil, errors.New(`report: baseline has no "format" field: not a run record`)
+		return nil, fmt.Errorf(`report: %s has no "format" field: not a run record`, name)
 	}
-	if *head.Format != RecordFormat {
-		return nil, fmt.Errorf("report: baseline record format %d; this version reads format %d", *head.Format, RecordFormat)
+	var rec *Record
+	var err error
+	switch *head.Format {
+	case RecordFormat:
+		rec = &Record{}
+		err = json.Unmarshal(data, rec)
+	case recordFormatV1:
+		rec, err = parseRecordV1(data)
+	default:
+		return nil, fmt.Errorf("report: %s is a run record of format %d; this version reads formats %d and %d "+
+			"(write it again with a matching version of xk6-llmstream)", name, *head.Format, recordFormatV1, RecordFormat)
 	}
-	var rec Record
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("report: baseline record: %w", err)
+	if err != nil {
+		return nil, fmt.Errorf("report: %s (record format %d): %w", name, *head.Format, err)
 	}
+	if err := rec.check(); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", name, err)
+	}
+	rec.Format = RecordFormat // converted, if it was older
+	return rec, nil
+}
+
+// check validates what JSON decoding cannot: every figure a report reads is there and sane.
+func (rec *Record) check() error {
 	if len(rec.Categories) == 0 {
-		return nil, errors.New("report: baseline record has no categories (was the run empty?)")
+		return errors.New("record has no categories (was the run empty?)")
 	}
 	for cat, cr := range rec.Categories {
 		if cr == nil {
-			return nil, fmt.Errorf("report: baseline category %q is null", cat)
+			return fmt.Errorf("category %q is null", cat)
 		}
 		for name, mr := range cr.Metrics {
 			if mr == nil || mr.Sketch == nil {
-				return nil, fmt.Errorf("report: baseline %s/%s has no sketch", cat, name)
+				return fmt.Errorf("%s/%s has no sketch", cat, name)
 			}
 			if err := mr.Sketch.validate(); err != nil {
-				return nil, fmt.Errorf("report: baseline %s/%s: %w", cat, name, err)
+				return fmt.Errorf("%s/%s: %w", cat, name, err)
 			}
 		}
 		for name, vs := range cr.Samples {
 			for _, v := range vs {
 				if math.IsNaN(v) || v < 0 {
-					return nil, fmt.Errorf("report: baseline %s/%s has an invalid sample %v", cat, name, v)
+					return fmt.Errorf("%s/%s has an invalid sample %v", cat, name, v)
 				}
 			}
 		}
 	}
-	return &rec, nil
+	return nil
 }
 
 // P95 is the baseline's 95th percentile of a duration metric ("ttft", "e2e",

@@ -1,40 +1,48 @@
 package report
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"sort"
+
+	"github.com/DataDog/sketches-go/ddsketch"
+	"github.com/DataDog/sketches-go/ddsketch/mapping"
+	"github.com/DataDog/sketches-go/ddsketch/store"
 )
 
-// Sketch is a log-bucketed histogram in the spirit of DDSketch: every value v
-// lands in bucket ceil(log_gamma(v)), so any quantile it returns is within a
-// relative error alpha of a value that was really added, whatever the
-// distribution. Two sketches with the same alpha merge exactly (bucket counts
-// add), which is what lets per-stage, per-model and per-bucket statistics be
-// combined after the run without keeping the samples. Memory depends on the
-// range of the values (about ln(max/min)/(2·alpha) buckets), never on how many
-// were added.
+// Sketch is a distribution kept as a DDSketch (github.com/DataDog/sketches-go):
+// any quantile it returns is within a relative error alpha of a value that
+// was really added, whatever the distribution. Two sketches with the same
+// alpha merge exactly (bucket counts add), which is what lets per-stage,
+// per-model and per-instance statistics be combined after the run without
+// keeping the samples. Memory depends on the range of the values, never on how
+// many were added, and is bounded: past maxBuckets the lowest buckets are
+// folded together (the tail that matters for latency is the high one).
+//
+// Next to the sketch it keeps the exact count, sum, minimum and maximum, so
+// means and extremes are not estimates.
 //
 // A Sketch is not safe for concurrent use; the Collector serialises access.
 type Sketch struct {
-	Alpha  float64  `json:"alpha"`
-	Zero   uint64   `json:"zero"`   // values at or below minIndexable (and negative ones clamped to 0)
-	Offset int32    `json:"offset"` // bucket index of Counts[0]
-	Counts []uint64 `json:"counts"`
-	N      uint64   `json:"n"`
-	Sum    float64  `json:"sum"`
-	Min    float64  `json:"min"`
-	Max    float64  `json:"max"`
+	Alpha float64
+	N     uint64
+	Sum   float64
+	Min   float64
+	Max   float64
 
-	logGamma float64
+	dd     *ddsketch.DDSketch
+	maxIdx float64 // dd's largest indexable value, kept to spare an interface call per Add
 }
 
 const (
 	// minIndexable is the smallest value that gets its own bucket. Durations are
-	// kept in milliseconds, so this is one nanosecond: anything below is "zero".
+	// kept in milliseconds, so this is one nanosecond: anything below is "zero"
+	// (it also keeps one stray tiny value from stretching every bucket array).
 	minIndexable = 1e-6
-	// maxBuckets bounds a sketch even for absurd inputs: beyond it the lowest
-	// buckets are folded together (the tail that matters for latency is the high one).
+	// maxBuckets bounds a sketch even for absurd inputs.
 	maxBuckets = 4096
 	// FineAlpha is the accuracy of the per-group sketches the report quotes.
 	FineAlpha = 0.01
@@ -44,41 +52,36 @@ const (
 
 // NewSketch returns an empty sketch with relative accuracy alpha (0 < alpha < 1).
 func NewSketch(alpha float64) *Sketch {
-	s := &Sketch{Alpha: alpha}
-	s.init()
-	return s
+	dd, err := newDD(alpha)
+	if err != nil {
+		// Only the constants above reach here; a bad one is a programming error.
+		panic(fmt.Sprintf("report: sketch accuracy %g: %v", alpha, err))
+	}
+	return &Sketch{Alpha: alpha, dd: dd, maxIdx: dd.MaxIndexableValue()}
 }
 
-func (s *Sketch) init() {
-	gamma := (1 + s.Alpha) / (1 - s.Alpha)
-	s.logGamma = math.Log(gamma)
+func newDD(alpha float64) (*ddsketch.DDSketch, error) {
+	return ddsketch.LogCollapsingLowestDenseDDSketch(alpha, maxBuckets)
 }
 
-// index maps a positive value to its bucket.
-func (s *Sketch) index(v float64) int32 {
-	return int32(math.Ceil(math.Log(v) / s.logGamma))
-}
-
-// bucketValue is the representative of bucket i: the point whose relative
-// distance to both bucket edges is alpha.
-func (s *Sketch) bucketValue(i int32) float64 {
-	return 2 * math.Exp(float64(i)*s.logGamma) / (1 + math.Exp(s.logGamma))
-}
+func boundedStore() store.Store { return store.NewCollapsingLowestDenseStore(maxBuckets) }
 
 // Add records one value. NaN and infinities are ignored: they are "not measured".
+// Negative values count as zero.
 func (s *Sketch) Add(v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return
 	}
-	if v < 0 {
-		v = 0
-	}
+	v = max(v, 0)
 	s.addStats(v)
-	if v <= minIndexable {
-		s.Zero++
-		return
+	switch {
+	case v <= minIndexable:
+		_ = s.dd.AddWithCount(0, 1)
+	case v > s.maxIdx:
+		_ = s.dd.AddWithCount(s.maxIdx, 1)
+	default:
+		_ = s.dd.Add(v) // cannot fail: v is in the indexable range
 	}
-	s.addIndex(s.index(v), 1)
 }
 
 func (s *Sketch) addStats(v float64) {
@@ -92,47 +95,6 @@ func (s *Sketch) addStats(v float64) {
 	s.Sum += v
 }
 
-func (s *Sketch) addIndex(i int32, c uint64) {
-	if len(s.Counts) == 0 {
-		s.Offset = i
-		s.Counts = append(s.Counts, c)
-		return
-	}
-	switch {
-	case i < s.Offset:
-		grow := int(s.Offset - i)
-		if len(s.Counts)+grow > maxBuckets {
-			// Fold into the lowest bucket rather than grow past the bound.
-			s.Counts[0] += c
-			return
-		}
-		nc := make([]uint64, len(s.Counts)+grow, len(s.Counts)+grow+16)
-		copy(nc[grow:], s.Counts)
-		s.Counts = nc
-		s.Offset = i
-	case int(i-s.Offset) >= len(s.Counts):
-		need := int(i-s.Offset) + 1
-		for len(s.Counts) < need {
-			s.Counts = append(s.Counts, 0)
-		}
-		if len(s.Counts) > maxBuckets {
-			s.foldLow(len(s.Counts) - maxBuckets)
-		}
-	}
-	s.Counts[i-s.Offset] += c
-}
-
-// foldLow merges the k lowest buckets into the next one.
-func (s *Sketch) foldLow(k int) {
-	var moved uint64
-	for _, c := range s.Counts[:k] {
-		moved += c
-	}
-	s.Counts = append(s.Counts[:0], s.Counts[k:]...)
-	s.Counts[0] += moved
-	s.Offset += int32(k)
-}
-
 // Merge adds every value of o into s. Both must have the same alpha.
 func (s *Sketch) Merge(o *Sketch) error {
 	if o == nil || o.N == 0 {
@@ -140,6 +102,9 @@ func (s *Sketch) Merge(o *Sketch) error {
 	}
 	if o.Alpha != s.Alpha {
 		return fmt.Errorf("report: cannot merge sketches with accuracy %g and %g", s.Alpha, o.Alpha)
+	}
+	if err := s.dd.MergeWith(o.dd); err != nil {
+		return fmt.Errorf("report: merging sketches: %w", err)
 	}
 	if s.N == 0 || o.Min < s.Min {
 		s.Min = o.Min
@@ -149,20 +114,20 @@ func (s *Sketch) Merge(o *Sketch) error {
 	}
 	s.N += o.N
 	s.Sum += o.Sum
-	s.Zero += o.Zero
-	for j, c := range o.Counts {
-		if c != 0 {
-			s.addIndex(o.Offset+int32(j), c)
-		}
-	}
 	return nil
 }
 
 // Clone returns an independent copy.
 func (s *Sketch) Clone() *Sketch {
 	c := *s
-	c.Counts = append([]uint64(nil), s.Counts...)
+	c.dd = s.dd.Copy()
 	return &c
+}
+
+// reset empties the sketch, keeping its allocated buckets for reuse.
+func (s *Sketch) reset() {
+	s.dd.Clear()
+	s.N, s.Sum, s.Min, s.Max = 0, 0, 0, 0
 }
 
 // Count is the number of values added.
@@ -177,76 +142,154 @@ func (s *Sketch) Mean() float64 {
 }
 
 // Quantile returns the q-quantile (0 ≤ q ≤ 1) within relative error alpha,
-// NaN when the sketch is empty.
+// NaN when the sketch is empty. The extremes (q 0 and 1) are exact, and no
+// answer falls outside them.
 func (s *Sketch) Quantile(q float64) float64 {
-	if s.N == 0 || math.IsNaN(q) {
+	switch {
+	case s.N == 0 || math.IsNaN(q):
+		return math.NaN()
+	case q <= 0:
+		return s.Min
+	case q >= 1:
+		return s.Max
+	}
+	v, err := s.dd.GetValueAtQuantile(q)
+	if err != nil {
 		return math.NaN()
 	}
-	q = math.Max(0, math.Min(1, q))
-	rank := uint64(q * float64(s.N-1))
-	if rank < s.Zero {
-		return s.clamp(0)
-	}
-	seen := s.Zero
-	for j, c := range s.Counts {
-		seen += c
-		if seen > rank {
-			return s.clamp(s.bucketValue(s.Offset + int32(j)))
-		}
-	}
-	return s.Max
+	return math.Max(s.Min, math.Min(s.Max, v))
 }
-
-func (s *Sketch) clamp(v float64) float64 { return math.Max(s.Min, math.Min(s.Max, v)) }
 
 // FractionBelow estimates the share of values ≤ v (bucket resolution).
 func (s *Sketch) FractionBelow(v float64) float64 {
 	if s.N == 0 {
 		return math.NaN()
 	}
-	below := s.Zero
+	below := s.dd.GetZeroCount()
 	if v > minIndexable {
-		top := s.index(v)
-		for j, c := range s.Counts {
-			if s.Offset+int32(j) > top {
-				break
+		top := s.dd.Index(v)
+		s.dd.GetPositiveValueStore().ForEach(func(i int, c float64) bool {
+			if i <= top {
+				below += c
 			}
-			below += c
-		}
+			return false
+		})
 	}
-	return float64(below) / float64(s.N)
+	return below / float64(s.N)
 }
 
 // Bins calls fn for every non-empty bucket in increasing order with the
 // bucket's lower edge, upper edge and count (the zero bucket first, as [0,0]).
 func (s *Sketch) Bins(fn func(lo, hi float64, count uint64)) {
-	if s.Zero > 0 {
-		fn(0, 0, s.Zero)
+	if z := s.dd.GetZeroCount(); z > 0 {
+		fn(0, 0, uint64(z))
 	}
-	for j, c := range s.Counts {
-		if c == 0 {
-			continue
+	type bin struct {
+		i int
+		c float64
+	}
+	var bins []bin
+	s.dd.GetPositiveValueStore().ForEach(func(i int, c float64) bool {
+		if c > 0 {
+			bins = append(bins, bin{i, c})
 		}
-		i := s.Offset + int32(j)
-		fn(math.Exp(float64(i-1)*s.logGamma), math.Exp(float64(i)*s.logGamma), c)
+		return false
+	})
+	sort.Slice(bins, func(a, b int) bool { return bins[a].i < bins[b].i })
+	for _, b := range bins {
+		fn(s.dd.LowerBound(b.i), s.dd.LowerBound(b.i+1), uint64(b.c))
 	}
 }
 
-// validate checks a sketch read from a record; it also restores derived fields.
+// buckets is how many buckets hold values (the zero bucket included).
+func (s *Sketch) buckets() int {
+	n := 0
+	if s.dd.GetZeroCount() > 0 {
+		n++
+	}
+	s.dd.GetPositiveValueStore().ForEach(func(_ int, c float64) bool {
+		if c > 0 {
+			n++
+		}
+		return false
+	})
+	return n
+}
+
+// sketchJSON is how a sketch is stored in a run record: the exact statistics
+// in plain JSON and the buckets in sketches-go's own binary encoding (index
+// mapping included), base64, so any DDSketch implementation can read them.
+type sketchJSON struct {
+	Alpha    float64 `json:"alpha"`
+	N        uint64  `json:"n"`
+	Sum      float64 `json:"sum"`
+	Min      float64 `json:"min"`
+	Max      float64 `json:"max"`
+	DDSketch string  `json:"ddsketch"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (s *Sketch) MarshalJSON() ([]byte, error) {
+	var enc []byte
+	s.dd.Encode(&enc, false)
+	return json.Marshal(sketchJSON{
+		Alpha: s.Alpha, N: s.N, Sum: s.Sum, Min: s.Min, Max: s.Max,
+		DDSketch: base64.StdEncoding.EncodeToString(enc),
+	})
+}
+
+// UnmarshalJSON implements json.Unmarshaler; it checks what it reads, so a
+// corrupt record gives an error, never a sketch that answers nonsense.
+func (s *Sketch) UnmarshalJSON(b []byte) error {
+	var j sketchJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	if !(j.Alpha > 0 && j.Alpha < 1) {
+		return fmt.Errorf("sketch accuracy %g out of (0,1)", j.Alpha)
+	}
+	raw, err := base64.StdEncoding.DecodeString(j.DDSketch)
+	if err != nil {
+		return fmt.Errorf("sketch buckets: %w", err)
+	}
+	dd, err := decodeDD(raw)
+	if err != nil {
+		return fmt.Errorf("sketch buckets: %w", err)
+	}
+	want, _ := mapping.NewLogarithmicMapping(j.Alpha)
+	if !dd.IndexMapping.Equals(want) {
+		return fmt.Errorf("sketch buckets are not a logarithmic mapping of accuracy %g", j.Alpha)
+	}
+	*s = Sketch{Alpha: j.Alpha, N: j.N, Sum: j.Sum, Min: j.Min, Max: j.Max, dd: dd, maxIdx: dd.MaxIndexableValue()}
+	return s.validate()
+}
+
+// decodeDD reads sketches-go's encoding into bounded stores. The decoder is
+// not written for hostile input, so a panic in it becomes an error.
+func decodeDD(raw []byte) (dd *ddsketch.DDSketch, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			dd, err = nil, fmt.Errorf("undecodable (%v)", p)
+		}
+	}()
+	return ddsketch.DecodeDDSketch(raw, boundedStore, nil)
+}
+
+// validate checks a sketch read from a record: the buckets hold exactly the
+// stated count, whole counts only, no negative values, and the extremes agree.
 func (s *Sketch) validate() error {
-	if !(s.Alpha > 0 && s.Alpha < 1) {
-		return fmt.Errorf("sketch accuracy %g out of (0,1)", s.Alpha)
+	if s.dd == nil {
+		return errors.New("sketch has no buckets")
 	}
-	if len(s.Counts) > maxBuckets {
-		return errors.New("sketch has too many buckets")
+	if !s.dd.GetNegativeValueStore().IsEmpty() {
+		return errors.New("sketch has negative values")
 	}
-	total := s.Zero
-	for _, c := range s.Counts {
-		total += c
+	total := s.dd.GetCount()
+	if total != math.Trunc(total) || total != float64(s.N) {
+		return fmt.Errorf("sketch counts add up to %g, not n=%d", total, s.N)
 	}
-	if total != s.N {
-		return fmt.Errorf("sketch counts add up to %d, not n=%d", total, s.N)
+	if s.N > 0 && (!finite(s.Sum) || !finite(s.Min) || !finite(s.Max) || s.Min < 0 || s.Min > s.Max) {
+		return fmt.Errorf("sketch statistics are inconsistent (min %g, max %g, sum %g)", s.Min, s.Max, s.Sum)
 	}
-	s.init()
 	return nil
 }

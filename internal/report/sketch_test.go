@@ -56,7 +56,8 @@ func TestSketchMergeEqualsSingleSketch(t *testing.T) {
 			t.Errorf("q %g: merged %g, single %g", q, a.Quantile(q), all.Quantile(q))
 		}
 	}
-	if a.N != all.N || a.Zero != all.Zero || math.Abs(a.Sum-all.Sum) > 1e-6 {
+	if a.N != all.N || a.dd.GetZeroCount() != all.dd.GetZeroCount() || math.Abs(a.Sum-all.Sum) > 1e-6 ||
+		a.Min != all.Min || a.Max != all.Max {
 		t.Errorf("merged stats differ: %+v vs %+v", a.N, all.N)
 	}
 	if err := a.Merge(NewSketch(CoarseAlpha)); err != nil {
@@ -92,13 +93,17 @@ func TestSketchMemoryIsBoundedByRangeNotCount(t *testing.T) {
 		s.Add(10 + rng.Float64()*990) // 10 ms .. 1 s
 	}
 	// ln(100)/ln(gamma) ≈ 231 buckets for two decades at 1%.
-	if len(s.Counts) > 260 {
-		t.Fatalf("%d buckets for two decades of values", len(s.Counts))
+	if n := s.buckets(); n > 260 {
+		t.Fatalf("%d buckets for two decades of values", n)
 	}
 	s.Add(1e300)
 	s.Add(1e-300 + 2e-6)
-	if len(s.Counts) > maxBuckets {
-		t.Fatalf("bucket bound broken: %d", len(s.Counts))
+	s.Add(math.MaxFloat64)
+	if n := s.buckets(); n > maxBuckets {
+		t.Fatalf("bucket bound broken: %d", n)
+	}
+	if s.Count() != 200003 || s.Max != math.MaxFloat64 || s.Quantile(1) != math.MaxFloat64 {
+		t.Fatalf("extremes must stay exact: n %d max %g q1 %g", s.Count(), s.Max, s.Quantile(1))
 	}
 }
 
@@ -115,15 +120,29 @@ func TestSketchJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if err := back.validate(); err != nil {
-		t.Fatal(err)
+	for _, q := range []float64{0, 0.5, 0.95, 1} {
+		if back.Quantile(q) != s.Quantile(q) {
+			t.Fatalf("round trip changed q%g: %g vs %g", q, back.Quantile(q), s.Quantile(q))
+		}
 	}
-	if back.Quantile(0.95) != s.Quantile(0.95) {
-		t.Fatalf("round trip changed P95: %g vs %g", back.Quantile(0.95), s.Quantile(0.95))
+	if back.N != s.N || back.Sum != s.Sum || back.Min != s.Min || back.Max != s.Max || back.Alpha != s.Alpha {
+		t.Fatalf("round trip changed the exact statistics: %+v vs %+v", back, s)
 	}
 	back.N++
 	if back.validate() == nil {
 		t.Fatal("inconsistent counts must be rejected")
+	}
+	for _, bad := range []string{
+		`{"alpha":0.01,"n":1,"sum":1,"min":1,"max":1,"ddsketch":"!!"}`,   // not base64
+		`{"alpha":0.01,"n":1,"sum":1,"min":1,"max":1,"ddsketch":"AQID"}`, // not a sketch
+		`{"alpha":0.05,"n":100,"sum":1,"min":1,"max":100,"ddsketch":"` + jsonField(t, b, "ddsketch") + `"}`, // other accuracy
+		`{"alpha":0.01,"n":7,"sum":1,"min":1,"max":100,"ddsketch":"` + jsonField(t, b, "ddsketch") + `"}`,   // other count
+		`{"alpha":2,"n":0,"ddsketch":""}`,
+	} {
+		var x Sketch
+		if err := json.Unmarshal([]byte(bad), &x); err == nil {
+			t.Errorf("accepted a corrupt sketch: %s", bad)
+		}
 	}
 }
 
@@ -141,5 +160,67 @@ func TestSketchFractionBelow(t *testing.T) {
 	}
 	if f := s.FractionBelow(1000); f != 1 {
 		t.Fatalf("FractionBelow(1000) = %g, want 1", f)
+	}
+}
+
+func jsonField(t *testing.T, b []byte, name string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m[name].(string)
+}
+
+// The guarantee the report relies on, checked against exact order statistics
+// on shapes latency really has: a narrow peak, two modes, a heavy tail, and
+// many exact zeros (gaps of tokens delivered in one read).
+func TestSketchQuantilesOnLatencyShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	shapes := map[string]func() float64{
+		"narrow":  func() float64 { return 200 + rng.NormFloat64() },
+		"bimodal": func() float64 { return []float64{30, 900}[rng.IntN(2)] * math.Exp(rng.NormFloat64()*0.1) },
+		"pareto":  func() float64 { return 5 / math.Pow(1-rng.Float64(), 1/1.2) },
+		"zeros":   func() float64 { return float64(rng.IntN(3)) * rng.ExpFloat64() * 20 },
+	}
+	for name, gen := range shapes {
+		s := NewSketch(FineAlpha)
+		vals := make([]float64, 50000)
+		for i := range vals {
+			vals[i] = gen()
+			s.Add(vals[i])
+		}
+		sort.Float64s(vals)
+		for _, q := range []float64{0.001, 0.1, 0.5, 0.9, 0.99, 0.999} {
+			want, got := exactQuantile(vals, q), s.Quantile(q)
+			if want == 0 {
+				if got != 0 {
+					t.Errorf("%s q%g: got %g, want 0", name, q, got)
+				}
+				continue
+			}
+			if rel := math.Abs(got-want) / want; rel > FineAlpha+1e-9 {
+				t.Errorf("%s q%g: got %g want %g (rel err %.4f > %g)", name, q, got, want, rel, FineAlpha)
+			}
+		}
+	}
+}
+
+func TestSketchBinsAreOrderedAndCountEverything(t *testing.T) {
+	s := NewSketch(FineAlpha)
+	for _, v := range []float64{500, 0, 3, 3, 70, 0.5, 500} {
+		s.Add(v)
+	}
+	var total uint64
+	lastHi := -1.0
+	s.Bins(func(lo, hi float64, c uint64) {
+		if lo < lastHi || hi < lo {
+			t.Errorf("bins out of order: [%g,%g] after %g", lo, hi, lastHi)
+		}
+		lastHi = hi
+		total += c
+	})
+	if total != s.Count() {
+		t.Fatalf("bins hold %d values, sketch %d", total, s.Count())
 	}
 }

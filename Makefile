@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 3s
 export CGO_ENABLED ?= 0
 
-.PHONY: all k6 llm-sim test unit e2e fuzz-short vet bench soak demo clean
+.PHONY: all k6 llm-sim test unit e2e fuzz-short vet types bench soak demo clean
 
 all: k6 llm-sim
 
@@ -19,11 +19,18 @@ llm-sim:
 demo: k6 llm-sim
 	./scripts/demo.sh
 
-## test: everything CI runs — vet, unit tests with -race, short fuzzing, end-to-end runs of every example.
-test: vet unit fuzz-short e2e
+## test: everything CI runs — vet, type-check, unit tests with -race, short fuzzing, end-to-end runs of every example.
+test: vet types unit fuzz-short e2e
 
 vet:
 	$(GO) vet ./...
+
+## types: index.d.ts and every example type-checked by TypeScript (checkJs); needs node and npm.
+types: node_modules/.package-lock.json
+	./node_modules/.bin/tsc -p tsconfig.json
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
 
 unit:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e)
@@ -45,4 +52,4 @@ soak: k6 llm-sim
 	./scripts/soak.sh
 
 clean:
-	rm -f k6 llm-sim
+	rm -rf k6 llm-sim node_modules

@@ -1,68 +1,151 @@
 /**
  * k6/x/llmstream — load-test streaming LLM APIs with k6 and see where the time goes.
- * Types for editors (`// @ts-check` or TypeScript); the README has the full reference.
+ *
+ * Types for editors and for `tsc --checkJs` (see docs/types.md). They follow what the
+ * module accepts at run time: every object below rejects unknown keys, so a name that is
+ * not declared here is an error in k6 too (a test compares both lists).
  */
 declare module "k6/x/llmstream" {
-  /** A duration: a k6/Go duration string ("3s", "250ms", "1m30s") or milliseconds. */
+  /** A duration: a k6/Go duration string ("3s", "250ms", "1m30s") or a number of milliseconds. */
   export type Duration = string | number;
 
+  /** Wire formats the client speaks; `path` defaults to the protocol's own endpoint. */
   export type Protocol =
-    | "openai-chat" | "openai-completions" | "openai-responses" | "anthropic"
-    | "ollama" | "gemini" | "tgi" | "llamacpp" | "sse";
+    | "openai-chat"
+    | "openai-completions"
+    | "openai-responses"
+    | "anthropic"
+    | "ollama"
+    | "gemini"
+    | "tgi"
+    | "llamacpp"
+    | "sse";
 
+  /** How a failed call ended: the `error_type` tag of `llm_errors` and `result.error.type`. */
   export type ErrorType =
-    | "timeout_connect" | "timeout_first_token" | "timeout_idle" | "timeout_total"
-    | "http_429" | "http_4xx" | "http_5xx" | "network" | "stream_error" | "decode"
-    | "truncated" | "canceled";
+    | "timeout_connect"
+    | "timeout_first_token"
+    | "timeout_idle"
+    | "timeout_total"
+    | "http_429"
+    | "http_4xx"
+    | "http_5xx"
+    | "network"
+    | "stream_error"
+    | "decode"
+    | "truncated"
+    | "canceled";
 
-  export interface Timeouts { connect?: Duration; firstToken?: Duration; idle?: Duration; total?: Duration }
+  /** Tokenizers for counting tokens when the server sends no usage. */
+  export type Tokenizer = "o200k_base" | "cl100k_base" | "p50k_base" | "r50k_base";
 
+  /** Split timeouts: each phase of a streamed call has its own limit. */
+  export interface Timeouts {
+    /** Dial, TLS and sending the request (default 10s). */
+    connect?: Duration;
+    /** From sending the request to the first output-carrying event (default 60s). */
+    firstToken?: Duration;
+    /** The longest silence between two events once streaming (default 60s). */
+    idle?: Duration;
+    /** The whole call, end to end (default 10m). */
+    total?: Duration;
+  }
+
+  /** Per-request objectives: `llm_goodput` is 1 for a successful call within all the given ones. */
+  export interface SLO {
+    ttft?: Duration;
+    tpot?: Duration;
+    e2e?: Duration;
+  }
+
+  /** Opt-in retries; a retried call counts once in `llm_requests`, with its final attempt. */
+  export interface RetryOptions {
+    /** Total attempts, 1 = no retry. */
+    attempts?: number;
+    /** Error types worth another attempt (default: `http_429`, `http_5xx`, `network`, `timeout_connect`, `timeout_first_token`). */
+    on?: ErrorType[];
+    /** Wait between attempts: min(max, base·2^(n-1)) ± jitter (a fraction of the wait, 0..1); default 200ms, 5s, 0.2. */
+    backoff?: { base?: Duration; max?: Duration; jitter?: number };
+    /** Wait what a `Retry-After` header asks (default true). */
+    respectRetryAfter?: boolean;
+    /** `true` sends one `Idempotency-Key` header for all attempts of a call; a string names the header. */
+    idempotencyKey?: boolean | string;
+    /** Also retry a call that already received part of its answer (off: a partial answer is kept, never asked twice). */
+    afterOutput?: boolean;
+  }
+
+  /** Protocol `sse` only: reopen a broken stream with `Last-Event-ID`. */
+  export interface ReconnectOptions {
+    attempts?: number;
+    /** Wait before reopening when the server sent no `retry:` field (default 1s). */
+    delay?: Duration;
+  }
+
+  /** `new Client(options)`: one endpoint. */
   export interface ClientOptions {
-    /** e.g. "http://127.0.0.1:8000/v1"; the protocol's path is appended. */
+    /** e.g. "http://127.0.0.1:8000/v1"; the protocol's path is appended. Required. */
     baseURL: string;
+    /** Wire format (default "openai-chat"). */
     protocol?: Protocol;
+    /** Put in the body unless the body names one; the `model` tag. */
     model?: string;
     /** Sent in the protocol's auth header; redacted from errors, results, logs and reports. */
     apiKey?: string;
-    /** The `name` tag of llm_* and http_req_* samples. */
+    /** The `name` tag of llm_* and http_req_* samples (default: the base URL). */
     name?: string;
+    /** Endpoint path (or a full URL) instead of the protocol's. */
     path?: string;
+    /** Extra request headers. */
     headers?: Record<string, string>;
+    /** Extra tags on every sample of this client. */
     tags?: Record<string, string>;
     timeouts?: Timeouts;
-    /** llm_inter_token_gap samples: one per gap (default), one mean per request, or none. */
+    /** llm_inter_token_gap samples: one per gap (default "event"), one mean per request, or none. */
     gapSamples?: "event" | "request" | "off";
+    /** A gap longer than this counts in `llm_stalls` (default "500ms"). */
     stallThreshold?: Duration;
-    /** llm_goodput is 1 for a successful call that met every objective given. */
-    slo?: { ttft?: Duration; tpot?: Duration; e2e?: Duration };
+    slo?: SLO;
+    /** Ask vLLM/SGLang for `continuous_usage_stats` (exact per-event token counts). */
     continuousUsage?: boolean;
-    tokenizer?: "o200k_base" | "cl100k_base" | "p50k_base" | "r50k_base" | "none";
+    /** Counts output tokens when the server sends no usage (default "o200k_base"; "none": one per event). */
+    tokenizer?: Tokenizer | "none";
+    /** Largest event in bytes (default 4 MiB); past it the call fails with `decode`. */
     maxEventSize?: number;
+    /** Largest response body in bytes (default 256 MiB); past it the call fails with `decode`. */
     maxBodySize?: number;
-    retry?: {
-      attempts?: number;
-      on?: ErrorType[];
-      backoff?: { base?: Duration; max?: Duration; jitter?: number };
-      respectRetryAfter?: boolean;
-      /** true sends Idempotency-Key; a string names the header. */
-      idempotencyKey?: boolean | string;
-      afterOutput?: boolean;
-    };
+    retry?: RetryOptions;
+    /** Another client that takes the call when this one fails with an error in `fallbackOn`. */
     fallback?: Client;
+    /** Error types that hand the call to `fallback`; without it the fallback is never used. */
     fallbackOn?: ErrorType[];
-    /** Keep every gap in result.gaps. */
+    /** Keep every gap in `result.gaps` (default false). */
     gaps?: boolean;
-    /** Protocol "sse" only: reopen a broken stream with Last-Event-ID. */
-    reconnect?: { attempts?: number; delay?: Duration };
+    reconnect?: ReconnectOptions;
   }
 
-  export interface StreamEvent { type: string; id: string; data: string; /** ms since the first event */ time: number }
+  /** One event as `onEvent` sees it. */
+  export interface StreamEvent {
+    /** The SSE event name (or the protocol's event type). */
+    type: string;
+    /** The SSE id, "" when absent. */
+    id: string;
+    /** The raw event data. */
+    data: string;
+    /** Milliseconds since the first event, taken in Go when its bytes arrived. */
+    time: number;
+  }
 
+  /** `client.chat(body, params)`: per-call settings. */
   export interface CallParams {
+    /** Tags on this call's samples, e.g. `{category: 'short'}` (`error_type`, `cache`, `protocol` are reserved). */
     tags?: Record<string, string>;
+    /** Extra request headers for this call. */
     headers?: Record<string, string>;
+    /** Override the client's timeouts for this call. */
     timeouts?: Timeouts;
+    /** Endpoint path for this call. */
     path?: string;
+    /** Keep every gap in `result.gaps` for this call. */
     gaps?: boolean;
     /** A dataset item: tags the call with its category and turn. */
     item?: DatasetItem;
@@ -70,77 +153,298 @@ declare module "k6/x/llmstream" {
     onEvent?: (e: StreamEvent) => void;
   }
 
+  /** Token counts as the server reported them. */
   export interface Usage {
-    promptTokens: number; completionTokens: number; cachedTokens: number;
-    reasoningTokens: number; totalTokens: number;
+    promptTokens: number;
+    completionTokens: number;
+    cachedTokens: number;
+    reasoningTokens: number;
+    totalTokens: number;
   }
 
-  export interface ChatResult {
-    ok: boolean;
+  /** One tool call assembled from the stream. */
+  export interface ToolCall {
+    index: number;
+    id: string;
+    name: string;
+    /** The arguments as streamed (a JSON text). */
+    arguments: string;
+  }
+
+  /** Why a call failed: its class and a message (secrets redacted). */
+  export interface ChatError {
+    type: ErrorType;
+    message: string;
+  }
+
+  /**
+   * What `client.chat` resolves with. Times are in ms; `null` when not measurable, never a
+   * made-up zero. `ok` tells the two shapes apart: `error` is `null` exactly when `ok` is true,
+   * so `r.ok || r.error.type === 'timeout_idle'` type-checks.
+   */
+  export type ChatResult = ChatResultFields &
+    ({ /** The call completed with the protocol's terminal event. */ ok: true; error: null } | { ok: false; error: ChatError });
+
+  /** The fields every result has, failed or not. */
+  export interface ChatResultFields {
+    /** HTTP status of the final attempt (0 when no response came). */
     status: number;
-    error: null | { type: ErrorType; message: string };
+    /** The answer text. */
     text: string;
+    /** The reasoning output, "" for non-reasoning models. */
     reasoningText: string;
-    toolCalls: { index: number; id: string; name: string; arguments: string }[];
+    toolCalls: ToolCall[];
     finishReason: string;
+    /** `null` when the server reported no usage. */
     usage: Usage | null;
+    /** Where `outputTokens` came from. */
     tokenSource: "usage_stream" | "usage" | "tokenizer" | "events";
+    /** The model the server reports. */
     model: string;
-    /** Times in ms; null when not measurable. */
-    ttfb: number | null; ttft: number | null; ttftAnswer: number | null; e2e: number | null;
-    tpot: number | null; tokensPerSec: number | null;
-    clientParseTime: number; clientParseShare: number;
-    chunks: number; outputTokens: number; stalls: number; retries: number; reconnects: number;
-    servedBy: string; requestId: string; cache: "hit" | "miss" | "unknown";
+    /** Request sent → response headers. */
+    ttfb: number | null;
+    /** Request sent → first output-carrying event (text, reasoning or tool-call arguments). */
+    ttft: number | null;
+    /** Request sent → first non-reasoning output. */
+    ttftAnswer: number | null;
+    /** Request sent → end of stream. */
+    e2e: number | null;
+    /** Time per output token after the first event. */
+    tpot: number | null;
+    /** Decode speed of this request (tokens/s after the first event). */
+    tokensPerSec: number | null;
+    /** Time this client spent framing, decoding and dispatching (ms). */
+    clientParseTime: number | null;
+    /** `clientParseTime / e2e`. */
+    clientParseShare: number;
+    /** Output-carrying events. */
+    chunks: number;
+    /** Output tokens (see `tokenSource`). */
+    outputTokens: number;
+    /** Gaps longer than `stallThreshold`. */
+    stalls: number;
+    /** Retries made for this call. */
+    retries: number;
+    /** Reconnections of a raw `sse` stream. */
+    reconnects: number;
+    /** The client (name) that served the call: this one or its fallback. */
+    servedBy: string;
+    /** The server's request id, "" when none. */
+    requestId: string;
+    /** Prompt cache: cached prompt tokens > 0, none, or not reported. */
+    cache: "hit" | "miss" | "unknown";
+    /** The server's timings in ms (Server-Timing, llama.cpp `timings`, Ollama durations). */
     serverTimings: Record<string, number> | null;
+    /** Every inter-token gap in ms, only with `gaps: true`. */
     gaps: number[] | null;
   }
 
+  /** One endpoint; create it in the init context and share it across iterations. */
   export class Client {
     constructor(options: ClientOptions);
-    /** Streams one answer. Resolves (never rejects, unless k6's `throw` is on) with the result. */
+    /**
+     * Streams one answer. `body` is the provider's request object (or a JSON string), passed
+     * through except the streaming flags the protocol needs. Resolves (never rejects, unless
+     * k6's `throw` option is on) with the result.
+     */
     chat(body: object | string | null, params?: CallParams): Promise<ChatResult>;
   }
 
-  export interface DatasetItem {
-    id: string; category: string; messages: { role: string; content: string }[]; prompt: string;
-    promptTokens: number; maxTokens: number; turn: number; conversation: string;
-    sharedPrefix: boolean; prefixTokens: number; cacheBust: boolean;
+  // ---- Dataset ----
+
+  /** A length in tokens: exactly `n`, `[min, max]` or `{min, max}`. */
+  export type TokenRange = number | [number, number] | { min: number; max: number };
+
+  /** A synthetic category: built-in (`short`, `medium`, `long_context`, `long_output`) or new. */
+  export interface CategorySpec {
+    prompt?: TokenRange;
+    maxTokens?: TokenRange;
+    weight?: number;
+    /** Distinct items of this category. */
+    variants?: number;
+    /** Picked from the lengths when absent. */
+    style?: "question" | "task" | "document" | "essay";
   }
 
+  /** `Dataset.synthetic(options)`. */
+  export interface SyntheticOptions {
+    /** Same seed and options, same items on every machine (default 0). */
+    seed?: number;
+    /** Weight of each category drawn (default `{short: 3, medium: 5, long_context: 1, long_output: 1}`). */
+    mix?: Record<string, number>;
+    /** Override a built-in category or add one. */
+    categories?: Record<string, CategorySpec>;
+    /** Tokenizer the prompt lengths are exact for (default "o200k_base"). */
+    tokenizer?: Tokenizer;
+    /** Distinct items per category (default 32). */
+    variants?: number;
+    /** A cache scenario: `count` prefixes of `tokens` tokens start `fraction` of the items. */
+    sharedPrefix?: { count?: number; tokens?: number; fraction?: number };
+    /** A unique nonce first in every draw (defeats prompt caches). */
+    cacheBust?: boolean;
+    /** Multi-turn conversations of min..max turns. */
+    turns?: TokenRange;
+  }
+
+  /** A rule putting a loaded prompt in a category (tried in order). */
+  export interface Bucket {
+    name: string;
+    /** Prompt tokens, `[min, max]` (max 0 = no limit). */
+    prompt?: TokenRange;
+    /** Only prompts whose reference answer has at least this many tokens. */
+    minOutputTokens?: number;
+    /** `maxTokens` for items of this bucket without their own. */
+    maxTokens?: number;
+  }
+
+  /** `Dataset.load(path, options)`. */
+  export interface LoadOptions {
+    /** Default: from the file name (.jsonl, .json = ShareGPT, .txt). */
+    format?: "jsonl" | "sharegpt" | "text";
+    tokenizer?: Tokenizer;
+    /** Mask e-mail addresses, phone and card numbers and API-key-like strings. */
+    scrub?: boolean;
+    buckets?: Bucket[];
+    /** Category weights (default: in proportion to each category's items). */
+    mix?: Record<string, number>;
+    minPromptTokens?: number;
+    maxPromptTokens?: number;
+    /** ShareGPT: the first user turn (default) or every turn with its history. */
+    turns?: "first" | "all";
+    /** Keep the first `limit` items (after a seeded shuffle). */
+    limit?: number;
+    shuffle?: boolean;
+    seed?: number;
+    cacheBust?: boolean;
+  }
+
+  /** One prompt, a fresh plain object per draw. */
+  export interface DatasetItem {
+    /** e.g. "medium-012", "medium-012#3" (turn 3), "prompts.jsonl:17". */
+    id: string;
+    category: string;
+    /** OpenAI chat messages, ready for `client.chat({messages})`. */
+    messages: { role: string; content: string }[];
+    /** The last user message. */
+    prompt: string;
+    /** Tokens of all message contents with the dataset's tokenizer. */
+    promptTokens: number;
+    /** The class's output length, for `max_tokens`. */
+    maxTokens: number;
+    /** Turn number (1 for single prompts). */
+    turn: number;
+    conversation: string;
+    /** The item starts with a shared prefix. */
+    sharedPrefix: boolean;
+    prefixTokens: number;
+    /** The draw starts with a unique nonce. */
+    cacheBust: boolean;
+  }
+
+  /** What `info()` says about a category. */
+  export interface CategoryInfo {
+    name: string;
+    items: number;
+    weight: number;
+    share: number;
+    minPromptTokens: number;
+    maxPromptTokens: number;
+    meanPromptTokens: number;
+    minMaxTokens: number;
+    maxMaxTokens: number;
+  }
+
+  /** What `info()` says about a dataset. */
+  export interface DatasetInfo {
+    name: string;
+    tokenizer: string;
+    items: number;
+    categories: CategoryInfo[];
+    /** Records a loader skipped, by reason. */
+    skipped: Record<string, number>;
+    /** Values scrubbing masked, by kind. */
+    scrubbed: Record<string, number>;
+    sharedPrefixItems: number;
+    cacheBust: boolean;
+    /** Draws so far in this process. */
+    draws: number;
+  }
+
+  /** A prompt set shared by every VU of the process, drawn in exact proportions. */
   export interface Dataset {
+    /** The next draw of the process-wide sequence. */
     next(): DatasetItem;
+    /** Draw number `n`, without advancing (reproducible: key it on the iteration). */
     draw(n: number): DatasetItem;
+    /** Item `i` (modulo size). */
     at(i: number): DatasetItem;
+    /** Distinct items. */
     size(): number;
+    /** Categories drawn. */
     categories(): string[];
-    info(): object;
+    info(): DatasetInfo;
   }
 
   export const Dataset: {
-    synthetic(options?: object): Dataset;
-    load(path: string, options?: object): Dataset;
+    /** Readable made-up prompts by length class, token counts exact for the tokenizer. */
+    synthetic(options?: SyntheticOptions): Dataset;
+    /** Init context only: reads a JSON-lines, ShareGPT or text file through k6's file system (carried by `k6 archive`). */
+    load(path: string, options?: LoadOptions): Dataset;
   };
 
+  // ---- Arrivals ----
+
+  /** Options of `Arrivals.poisson` / `Arrivals.bursty`. */
+  export interface ArrivalOptions {
+    /** Requests per second, process-wide. */
+    rate: number;
+    /** Coefficient of variation of the gaps (poisson: always 1; bursty default 3). */
+    cv?: number;
+    seed?: number;
+    /** Two processes with equal options but different names stay apart. */
+    name?: string;
+  }
+
+  /** A process-wide arrival schedule: every VU claims the next arrival. */
   export interface Arrivals {
-    /** Seconds to sleep before the next request. */
+    /** Claims the next arrival: seconds to `sleep()` before sending it. */
     next(): number;
+    /** Arrival times (seconds from the start) within `seconds`. */
     offsets(seconds: number): number[];
+    /** Whether the VUs kept up: arrivals claimed, claimed late, the worst lag, the realised rate and cv. */
     stats(): { claimed: number; late: number; maxLagMs: number; rate: number; cv: number };
   }
 
   export const Arrivals: {
-    poisson(options: { rate: number; seed?: number }): Arrivals;
-    bursty(options: { rate: number; cv?: number; seed?: number }): Arrivals;
+    /** Open-model arrivals with exponential gaps. */
+    poisson(options: ArrivalOptions): Arrivals;
+    /** Arrivals in bursts: gaps with the given cv (default 3). */
+    bursty(options: ArrivalOptions): Arrivals;
   };
 
+  // ---- Report ----
+
+  /** `report(data, options)`. */
+  export interface ReportOptions {
+    /** Write the HTML report to this path. */
+    html?: string;
+    /** Write the JSON run record (a future baseline) to this path. */
+    json?: string;
+    /** A run record to compare with (default: the one `loadBaseline` loaded). */
+    baseline?: string;
+    title?: string;
+    /** Stored in the record's metadata. */
+    meta?: Record<string, unknown>;
+    /** Print k6's summary plus the LLM section (default true). */
+    stdout?: boolean;
+  }
+
   /** For handleSummary: k6's text summary plus the LLM section, and the files asked for. */
-  export function report(data: object, options?: {
-    html?: string; json?: string; baseline?: string; title?: string; meta?: Record<string, unknown>; stdout?: boolean;
-  }): Record<string, string>;
+  export function report(data: object, options?: ReportOptions): Record<string, string>;
 
   /** Init context: a stored run record that drives llm_regression and the comparison. */
   export function loadBaseline(path: string): { path: string; categories: string[] };
 
+  /** The module's version, e.g. "v0.1.0". */
   export const version: string;
 }

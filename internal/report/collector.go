@@ -57,26 +57,56 @@ func (o Options) withDefaults() Options {
 }
 
 type groupKey struct {
-	Category, Model string
-	Level           int
+	Client, Category, Model, Route string
+	Level                          int
 }
 
 // Collector aggregates observations from every VU of a process. It is safe
-// for concurrent use; its memory depends on the number of categories, models
-// and concurrency classes, never on the length of the test.
+// for concurrent use; its memory depends on the number of clients,
+// categories, models and concurrency classes, never on the length of the test.
 type Collector struct {
 	opt Options
 
-	mu         sync.Mutex
-	exclude    *excluder
-	groups     map[groupKey]*Group
-	levels     map[int]*levelInfo
-	timeline   *Timeline
-	reservoirs map[string]*reservoir
-	first      time.Time // earliest call start
-	last       time.Time // latest call end
+	mu      sync.Mutex
+	exclude *excluder
+	groups  map[groupKey]*Group
+	whole   *part            // the whole run
+	clients map[string]*part // each client alone, once a second client appears
+	first   string           // the one client seen until a second appears
+	seenAny bool
+	pairs   *pairer
 
 	scratch sync.Pool // *gapScratch
+}
+
+// part is what the collector keeps per view of the run (the whole run, or
+// one client of several): the load levels, the timeline and the reservoirs.
+type part struct {
+	levels      map[int]*levelInfo
+	timeline    *Timeline
+	reservoirs  map[string]*reservoir
+	first, last time.Time // earliest call start, latest call end
+	seedName    string    // keeps each client's reservoirs independent
+}
+
+func newPart(opt Options, seedName string) *part {
+	return &part{levels: map[int]*levelInfo{}, timeline: newTimeline(opt.Start, opt.MaxBuckets),
+		reservoirs: map[string]*reservoir{}, seedName: seedName}
+}
+
+func (p *part) clone() *part {
+	c := *p
+	c.levels = make(map[int]*levelInfo, len(p.levels))
+	for k, l := range p.levels {
+		l := *l
+		c.levels[k] = &l
+	}
+	c.timeline = p.timeline.clone()
+	c.reservoirs = make(map[string]*reservoir, len(p.reservoirs))
+	for k, r := range p.reservoirs {
+		c.reservoirs[k] = r.clone()
+	}
+	return &c
 }
 
 // gapScratch summarises the gaps of one call before the collector's lock is
@@ -122,12 +152,11 @@ func (gs *gapScratch) reset() {
 func NewCollector(opt Options) *Collector {
 	opt = opt.withDefaults()
 	c := &Collector{
-		opt:        opt,
-		groups:     map[groupKey]*Group{},
-		levels:     map[int]*levelInfo{},
-		timeline:   newTimeline(opt.Start, opt.MaxBuckets),
-		reservoirs: map[string]*reservoir{},
-		exclude:    newExcluder(opt.Exclude),
+		opt:     opt,
+		groups:  map[groupKey]*Group{},
+		whole:   newPart(opt, ""),
+		exclude: newExcluder(opt.Exclude),
+		pairs:   newPairer(),
 	}
 	c.scratch.New = func() any {
 		return &gapScratch{fine: NewSketch(FineAlpha), coarse: NewSketch(CoarseAlpha)}
@@ -164,7 +193,7 @@ func (c *Collector) Add(o *Observation) {
 		return
 	}
 
-	key := groupKey{Category: cat, Model: o.Model, Level: class}
+	key := groupKey{Client: o.Name, Category: cat, Model: o.Model, Route: o.Route, Level: class}
 	g := c.groups[key]
 	if g == nil {
 		g = newGroup()
@@ -172,22 +201,67 @@ func (c *Collector) Add(o *Observation) {
 	}
 	g.add(o, gs)
 
-	li := c.levels[class]
+	in := callFacts{o: o, gs: gs, cat: cat, class: class, ttft: ttft, hasTTFT: hasTTFT, isShort: isShort, isLong: isLong}
+	cp := c.clientPart(o.Name)
+	c.whole.add(c.opt, &in)
+	if cp != nil {
+		cp.add(c.opt, &in)
+	}
+	if o.ItemID != "" && o.OK {
+		c.pairs.add(o)
+	}
+}
+
+// clientPart is the part of o's client, or nil while the run has one client
+// (the whole run is then that client's). When a second client appears the
+// whole run so far becomes the first one's part. Called before the call is
+// added to the whole run.
+func (c *Collector) clientPart(name string) *part {
+	if c.clients == nil {
+		if !c.seenAny || name == c.first {
+			c.seenAny, c.first = true, name
+			return nil
+		}
+		fp := c.whole.clone()
+		fp.seedName = c.first
+		c.clients = map[string]*part{c.first: fp}
+	}
+	p := c.clients[name]
+	if p == nil {
+		p = newPart(c.opt, name)
+		c.clients[name] = p
+	}
+	return p
+}
+
+// callFacts is what a part needs of one call, computed once.
+type callFacts struct {
+	o                        *Observation
+	gs                       *gapScratch
+	cat                      string
+	class                    int
+	ttft                     float64
+	hasTTFT, isShort, isLong bool
+}
+
+func (p *part) add(opt Options, in *callFacts) {
+	o := in.o
+	li := p.levels[in.class]
 	if li == nil {
 		li = &levelInfo{}
-		c.levels[class] = li
+		p.levels[in.class] = li
 	}
 	li.add(o)
 
-	if c.first.IsZero() || o.Start.Before(c.first) {
-		c.first = o.Start
+	if p.first.IsZero() || o.Start.Before(p.first) {
+		p.first = o.Start
 	}
-	if o.End.After(c.last) {
-		c.last = o.End
+	if o.End.After(p.last) {
+		p.last = o.End
 	}
 
 	if !o.Start.IsZero() {
-		b := c.timeline.at(o.Start)
+		b := p.timeline.at(o.Start)
 		if b.Requests == 0 || o.concurrency() < b.VUsMin {
 			b.VUsMin = o.concurrency()
 		}
@@ -197,39 +271,39 @@ func (c *Collector) Add(o *Observation) {
 		if !o.OK {
 			b.Failures++
 		} else {
-			if hasTTFT {
-				coarse(&b.TTFT).Add(ttft)
-				if isShort {
-					coarse(&b.ShortTTFT).Add(ttft)
+			if in.hasTTFT {
+				coarse(&b.TTFT).Add(in.ttft)
+				if in.isShort {
+					coarse(&b.ShortTTFT).Add(in.ttft)
 				}
 			}
-			if gs != nil {
-				_ = coarse(&b.Gap).Merge(gs.coarse)
+			if in.gs != nil {
+				_ = coarse(&b.Gap).Merge(in.gs.coarse)
 			}
 			if o.TokensPerSec > 0 {
 				coarse(&b.TokensPerSec).Add(o.TokensPerSec)
 			}
 		}
 		// b may move when the timeline grows: no use of it below this line.
-		if isLong {
+		if in.isLong {
 			prefillEnd := o.End
-			if hasTTFT {
+			if in.hasTTFT {
 				prefillEnd = o.Start.Add(o.TTFT)
 			}
-			c.timeline.spreadLongPrefill(o.Start, prefillEnd)
+			p.timeline.spreadLongPrefill(o.Start, prefillEnd)
 		}
 	}
 	if !o.End.IsZero() {
-		e := c.timeline.at(o.End)
+		e := p.timeline.at(o.End)
 		e.Completed++
 		e.OutputTokens += o.OutputTokens
 	}
 
 	if o.OK {
-		r := c.reservoirs[cat]
+		r := p.reservoirs[in.cat]
 		if r == nil {
-			r = newReservoir(c.opt.ReservoirSize, c.opt.Seed, cat)
-			c.reservoirs[cat] = r
+			r = newReservoir(opt.ReservoirSize, opt.Seed, p.seedName+in.cat)
+			p.reservoirs[in.cat] = r
 		}
 		r.offer(Sample{TTFT: orMinus(o.TTFT), E2E: orMinus(o.E2E), TPOT: orMinus(o.TPOT), OutputTokens: o.OutputTokens})
 	}
@@ -247,27 +321,41 @@ func orMinus(d time.Duration) float64 {
 func (c *Collector) Snapshot() *Run {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := &Run{
-		opt:     c.opt,
-		groups:  make(map[groupKey]*Group, len(c.groups)),
-		levels:  make(map[int]levelInfo, len(c.levels)),
-		samples: make(map[string][]Sample, len(c.reservoirs)),
-		seen:    make(map[string]uint64, len(c.reservoirs)),
-		First:   c.first, Last: c.last,
-		Timeline: c.timeline.clone(),
-		Excluded: c.exclude.snapshot(),
-	}
+	r := &Run{opt: c.opt, groups: make(map[groupKey]*Group, len(c.groups)), Excluded: c.exclude.snapshot(),
+		pairs: c.pairs.snapshot()}
 	for k, g := range c.groups {
 		r.groups[k] = g.clone()
 	}
-	for k, l := range c.levels {
+	c.whole.freeze(r)
+	if c.clients != nil {
+		r.parts = map[string]*Run{}
+		for name, p := range c.clients {
+			v := &Run{opt: c.opt, groups: map[groupKey]*Group{}, Excluded: r.Excluded, client: name}
+			for k, g := range r.groups {
+				if k.Client == name {
+					v.groups[k] = g
+				}
+			}
+			p.freeze(v)
+			r.parts[name] = v
+		}
+	}
+	return r
+}
+
+// freeze copies the part into a Run.
+func (p *part) freeze(r *Run) {
+	r.levels = make(map[int]levelInfo, len(p.levels))
+	for k, l := range p.levels {
 		r.levels[k] = *l
 	}
-	for k, res := range c.reservoirs {
+	r.samples = make(map[string][]Sample, len(p.reservoirs))
+	r.seen = make(map[string]uint64, len(p.reservoirs))
+	for k, res := range p.reservoirs {
 		r.samples[k] = append([]Sample(nil), res.Items...)
 		r.seen[k] = res.Seen
 	}
-	return r
+	r.First, r.Last, r.Timeline = p.first, p.last, p.timeline.clone()
 }
 
 // Run is a frozen copy of a Collector's statistics, what the diagnosis and
@@ -282,7 +370,35 @@ type Run struct {
 	Timeline    *Timeline
 	// Excluded is what the collector left out (warm-up, scenarios, tags, setup/teardown).
 	Excluded Exclusions
+	parts    map[string]*Run // each client alone, when the run had several
+	client   string          // the client of this view ("" for a whole run)
+	pairs    []PairedComparison
 }
+
+// Clients lists the clients (Client name option) seen, sorted.
+func (r *Run) Clients() []string {
+	set := map[string]bool{}
+	for k := range r.groups {
+		set[k.Client] = true
+	}
+	return sortedKeys(set)
+}
+
+// Client is the run as one client saw it: every figure, stage, wave and rule
+// of that client alone. With a single client it is the run itself.
+func (r *Run) Client(name string) *Run {
+	if v := r.parts[name]; v != nil {
+		return v
+	}
+	return r
+}
+
+// PerClient says whether the run had several clients, so that every table and
+// rule must be read per client.
+func (r *Run) PerClient() bool { return len(r.parts) > 1 }
+
+// ClientName is the client of a per-client view ("" for a whole run).
+func (r *Run) ClientName() string { return r.client }
 
 // Duration is the wall time from the first call start to the last call end.
 func (r *Run) Duration() time.Duration {

@@ -16,6 +16,8 @@ type Finding struct {
 	Evidence []string           `json:"evidence"`
 	Advice   string             `json:"advice"`
 	Values   map[string]float64 `json:"values,omitempty"`
+	// Client is the client the finding is about when the run had several.
+	Client string `json:"client,omitempty"`
 }
 
 // The thresholds of the rules. They are deliberately coarse: a rule speaks
@@ -76,11 +78,36 @@ const (
 	driftMinSide     = 30
 )
 
-// Diagnose applies every rule to a run. A healthy run gets none.
+// Diagnose applies every rule to a run. A healthy run gets none. When the run
+// had several clients every rule reads each client alone: two services mixed
+// in one distribution would look like neither.
 func Diagnose(r *Run) []Finding {
 	if r == nil {
 		return nil
 	}
+	if !r.PerClient() {
+		return diagnoseOne(r)
+	}
+	var out []Finding
+	for _, name := range r.Clients() {
+		for _, f := range diagnoseOne(r.Client(name)) {
+			f.Client = name
+			f.Title = clientLabel(name) + ": " + f.Title
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// clientLabel names a client in the report ("(unnamed)" for a Client without a name).
+func clientLabel(name string) string {
+	if name == "" {
+		return "(unnamed)"
+	}
+	return name
+}
+
+func diagnoseOne(r *Run) []Finding {
 	var out []Finding
 	for _, rule := range []func(*Run) []Finding{
 		ruleLoadShape, ruleKnee, ruleNetwork, ruleGatewayBuffering, ruleClientBound,

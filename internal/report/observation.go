@@ -41,6 +41,9 @@ type Observation struct {
 	// TestStart is when k6 started the test (zero when unknown): a warm-up
 	// window is counted from it.
 	TestStart time.Time
+	// ItemID is the dataset item the prompt came from ("" when none): calls of
+	// two clients on one item are compared pairwise.
+	ItemID string
 	// Tag looks up one of the call's k6 tags (nil: the call has none), for
 	// leaving calls out by tag.
 	Tag func(name string) (string, bool)

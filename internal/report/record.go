@@ -24,8 +24,13 @@ type Record struct {
 	Stages     []StageRecord              `json:"stages,omitempty"`
 	StageNote  string                     `json:"stage_note,omitempty"` // why no stages could be compared
 	Waves      []WaveRecord               `json:"waves,omitempty"`
-	Findings   []Finding                  `json:"findings"`
-	Comparison *Comparison                `json:"comparison,omitempty"`
+	// With several clients: each client's own figures, stages and waves
+	// (render_record.go), the routes, and the paired comparisons.
+	Clients    map[string]*ClientRecord `json:"clients,omitempty"`
+	Routes     []RouteRecord            `json:"routes,omitempty"`
+	Paired     []PairedComparison       `json:"paired,omitempty"`
+	Findings   []Finding                `json:"findings"`
+	Comparison *Comparison              `json:"comparison,omitempty"`
 	// Excluded says which calls were left out of every figure above and why.
 	Excluded *Exclusions `json:"excluded,omitempty"`
 }
@@ -92,8 +97,7 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 		Format: RecordFormat, Meta: meta, Start: r.First, End: r.Last,
 		Categories: map[string]*CategoryRecord{}, Findings: findings, Comparison: cmp,
 	}
-	rec.StageNote = r.StageNote()
-	rec.Waves = waveRecords(r)
+	rec.Clients, rec.Routes, rec.Paired = clientRecords(r), routeRecords(r), r.Paired()
 	if ex := r.Excluded; ex.Summary() != "" {
 		rec.Excluded = &ex
 	}
@@ -122,13 +126,8 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 		}
 		rec.Categories[cat] = cr
 	}
-	for _, st := range r.Stages() {
-		rec.Stages = append(rec.Stages, StageRecord{
-			Concurrency: st.Concurrency, Calls: st.Calls, SteadySeconds: st.Steady.Seconds(),
-			TTFTP50: finiteOr0(q50(st.All.S(MetricTTFT))), TTFTP95: finiteOr0(st.All.S(MetricTTFT).Quantile(0.95)),
-			TokensPerSecP50: finiteOr0(q50(st.All.S(MetricTokensPerSec))),
-			RequestsPerSec:  finiteOr0(st.RequestsPerSec), OutputTokensPerSec: finiteOr0(st.OutputTokensPerSec),
-		})
+	if !r.PerClient() { // with several clients, stages and waves are per client only
+		rec.Stages, rec.StageNote, rec.Waves = stageRecords(r), r.StageNote(), waveRecords(r)
 	}
 	return rec
 }

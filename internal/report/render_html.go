@@ -71,7 +71,6 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 		title = "LLM load test — where the time went"
 	}
 	all := r.Category(AllCategories)
-	cats := r.Categories()
 	esc := html.EscapeString
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", esc(title), htmlStyle)
 	fmt.Fprintf(&b, "<h1>%s</h1><p class=\"sub\">%d calls · %s · %s · models: %s</p>\n", esc(title), all.Requests,
@@ -80,29 +79,33 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 		fmt.Fprintf(&b, "<p class=\"sub\" id=\"excluded\">%s</p>\n", esc(ex))
 	}
 
-	// Summary tables: counts per category, then each latency as mean/p50/p95/p99.
-	b.WriteString(`<h2>Per category</h2><table id="summary"><tr><th>category</th><th>requests</th><th>failed</th><th>tok/s p50</th><th>cache hit</th><th>stalls</th><th>errors</th></tr>`)
-	for _, cat := range append(cats, AllCategories) {
-		g := r.Category(cat)
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(cat), g.Requests,
+	// Summary tables: counts per category (per client and category with
+	// several clients), then each latency as mean/p50/p95/p99.
+	rows := summaryRows(r)
+	fmt.Fprintf(&b, `<h2>Per %s</h2><table id="summary"><tr><th>%s</th><th>requests</th><th>failed</th><th>tok/s p50</th><th>cache hit</th><th>stalls</th><th>errors</th></tr>`,
+		esc(rowHeading(r)), esc(rowHeading(r)))
+	for _, row := range rows {
+		g := row.g
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(row.label), g.Requests,
 			fmtPct(g.FailureRate()), fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
 	}
 	// Five metrics × four figures is wider than a page: the table scrolls on its own.
-	b.WriteString(`</table><div class="wide"><table id="latency"><tr><th>category</th>`)
+	fmt.Fprintf(&b, `</table><div class="wide"><table id="latency"><tr><th>%s</th>`, esc(rowHeading(r)))
 	for _, m := range textMetrics {
 		fmt.Fprintf(&b, `<th colspan="4">%s mean · p50 · p95 · p99</th>`, m)
 	}
 	b.WriteString("</tr>\n")
-	for _, cat := range append(cats, AllCategories) {
-		g := r.Category(cat)
-		fmt.Fprintf(&b, "<tr><td>%s</td>", esc(cat))
+	for _, row := range rows {
+		fmt.Fprintf(&b, "<tr><td>%s</td>", esc(row.label))
 		for _, m := range textMetrics {
-			s := g.S(m)
+			s := row.g.S(m)
 			fmt.Fprintf(&b, "<td>%s</td><td>%s</td><td>%s</td><td>%s</td>", fmtMS(s.Mean()), fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99)))
 		}
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</table></div>\n")
+	writeRoutesHTML(&b, r)
+	writePairedHTML(&b, r)
 
 	// Diagnosis.
 	b.WriteString(`<h2>Diagnosis</h2><div id="diagnosis">`)
@@ -122,15 +125,26 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 		writeComparisonHTML(&b, cmp)
 	}
 
-	// Charts.
-	b.WriteString(`<h2>Distributions</h2><div class="charts">`)
-	b.WriteString(distributionCharts(r, cats))
-	b.WriteString("</div>\n<h2>Over time</h2><div class=\"charts\">")
-	b.WriteString(timeCharts(r))
-	b.WriteString("</div>\n<h2>Against concurrency (load stages)</h2><div class=\"charts\">")
-	b.WriteString(stageCharts(r))
-	b.WriteString("</div>\n")
-	writeWavesHTML(&b, r)
+	// Charts, per client when the run had several.
+	if r.PerClient() {
+		b.WriteString(`<h2>Clients side by side</h2><div class="charts">`)
+		b.WriteString(clientCharts(r))
+		b.WriteString("</div>\n")
+	}
+	forEachView(r, func(label string, v *Run) {
+		sfx, head := "", ""
+		if label != "" {
+			sfx, head = "-"+slug(v.ClientName()), " — "+esc(label)
+		}
+		fmt.Fprintf(&b, `<h2>Distributions%s</h2><div class="charts">`, head)
+		b.WriteString(distributionCharts(v, v.Categories(), sfx))
+		fmt.Fprintf(&b, "</div>\n<h2>Over time%s</h2><div class=\"charts\">", head)
+		b.WriteString(timeCharts(v, sfx))
+		fmt.Fprintf(&b, "</div>\n<h2>Against concurrency (load stages)%s</h2><div class=\"charts\">", head)
+		b.WriteString(stageCharts(v, sfx))
+		b.WriteString("</div>\n")
+		writeWavesHTML(&b, v, sfx, head)
+	})
 
 	if len(opt.Meta) > 0 {
 		meta, err := json.MarshalIndent(opt.Meta, "", "  ")
@@ -163,7 +177,7 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
 func logMS(x float64) string { return fmtMS(x) }
 func share(y float64) string { return fmt.Sprintf("%.0f%%", 100*y) }
 
-func distributionCharts(r *Run, cats []string) string {
+func distributionCharts(r *Run, cats []string, sfx string) string {
 	var out strings.Builder
 	// TTFT per category.
 	var sk []*Sketch
@@ -171,7 +185,7 @@ func distributionCharts(r *Run, cats []string) string {
 		sk = append(sk, r.Category(c).S(MetricTTFT))
 	}
 	lo, hi := histRange(sk...)
-	ttft := chart{ID: "ttft-hist", Title: "TTFT distribution per category", XLabel: "time to first token (log scale)",
+	ttft := chart{ID: "ttft-hist" + sfx, Title: "TTFT distribution per category", XLabel: "time to first token (log scale)",
 		YLabel: "share of calls", LogX: true, FmtX: logMS, FmtY: share}
 	for i, c := range cats {
 		ttft.Series = append(ttft.Series, histogramSeries(c, sk[i], lo, hi, 40))
@@ -181,21 +195,21 @@ func distributionCharts(r *Run, cats []string) string {
 	all := r.Category(AllCategories)
 	g := all.S(MetricGap)
 	glo, ghi := histRange(g)
-	gap := chart{ID: "gap-hist", Title: fmt.Sprintf("Inter-token gaps (%s under 1 ms, longest %s)", fmtPct(all.BurstShare()), fmtMS(all.LongestGapMS)),
+	gap := chart{ID: "gap-hist" + sfx, Title: fmt.Sprintf("Inter-token gaps (%s under 1 ms, longest %s)", fmtPct(all.BurstShare()), fmtMS(all.LongestGapMS)),
 		XLabel: "gap between output events (log scale)", YLabel: "share of gaps", LogX: true, FmtX: logMS, FmtY: share,
 		Series: []series{histogramSeries("all", g, glo, ghi, 50)}}
 	out.WriteString(gap.svg())
 
 	hit, miss := all.S(MetricTTFTCacheHit), all.S(MetricTTFTCacheMiss)
 	clo, chi := histRange(hit, miss)
-	cache := chart{ID: "ttft-cache", Title: fmt.Sprintf("TTFT: cache hit (%d) vs miss (%d)", hit.Count(), miss.Count()),
+	cache := chart{ID: "ttft-cache" + sfx, Title: fmt.Sprintf("TTFT: cache hit (%d) vs miss (%d)", hit.Count(), miss.Count()),
 		XLabel: "time to first token (log scale)", YLabel: "share of calls", LogX: true, FmtX: logMS, FmtY: share,
 		Series: []series{histogramSeries("hit", hit, clo, chi, 40), histogramSeries("miss", miss, clo, chi, 40)}}
 	out.WriteString(cache.svg())
 	return out.String()
 }
 
-func timeCharts(r *Run) string {
+func timeCharts(r *Run, sfx string) string {
 	tl := r.Timeline
 	secs := func(i int) float64 { return tl.BucketStart(i).Sub(tl.Origin).Seconds() }
 	fmtSec := func(x float64) string { return fmt.Sprintf("%.0fs", x) }
@@ -219,15 +233,15 @@ func timeCharts(r *Run) string {
 		reqs = append(reqs, point{x, float64(b.Requests) / w})
 	}
 	charts := []chart{
-		{ID: "ts-ttft", Title: "TTFT over time", XLabel: "time into the run", YLabel: "TTFT", FmtX: fmtSec, FmtY: logMS,
+		{ID: "ts-ttft" + sfx, Title: "TTFT over time", XLabel: "time into the run", YLabel: "TTFT", FmtX: fmtSec, FmtY: logMS,
 			Series: []series{{Name: "p50", Points: p50}, {Name: "p95", Points: p95}, {Name: "p99", Points: p99, Dashed: true}}},
-		{ID: "ts-tps", Title: "Decode speed per request (p50) over time", XLabel: "time into the run", YLabel: "tokens/s", FmtX: fmtSec, FmtY: num,
+		{ID: "ts-tps" + sfx, Title: "Decode speed per request (p50) over time", XLabel: "time into the run", YLabel: "tokens/s", FmtX: fmtSec, FmtY: num,
 			Series: []series{{Name: "tokens/s per request", Points: tps}}},
-		{ID: "ts-throughput", Title: "Output tokens per second (all calls)", XLabel: "time into the run", YLabel: "tokens/s", FmtX: fmtSec, FmtY: num,
+		{ID: "ts-throughput" + sfx, Title: "Output tokens per second (all calls)", XLabel: "time into the run", YLabel: "tokens/s", FmtX: fmtSec, FmtY: num,
 			Series: []series{{Name: "output tokens/s", Points: agg}}},
-		{ID: "ts-active", Title: "Streams in flight", XLabel: "time into the run", YLabel: "streams", FmtX: fmtSec, FmtY: num,
+		{ID: "ts-active" + sfx, Title: "Streams in flight", XLabel: "time into the run", YLabel: "streams", FmtX: fmtSec, FmtY: num,
 			Series: []series{{Name: "active streams (max)", Points: active}}},
-		{ID: "ts-failures", Title: "Requests and failures per second", XLabel: "time into the run", YLabel: "per second", FmtX: fmtSec, FmtY: num,
+		{ID: "ts-failures" + sfx, Title: "Requests and failures per second", XLabel: "time into the run", YLabel: "per second", FmtX: fmtSec, FmtY: num,
 			Series: []series{{Name: "started", Points: reqs}, {Name: "failed", Points: fails}}},
 	}
 	var out strings.Builder
@@ -237,7 +251,7 @@ func timeCharts(r *Run) string {
 	return out.String()
 }
 
-func stageCharts(r *Run) string {
+func stageCharts(r *Run, sfx string) string {
 	stages := r.Stages()
 	num := func(y float64) string { return fmt.Sprintf("%.4g", y) }
 	var t50, t95, tps, thr []point
@@ -254,14 +268,14 @@ func stageCharts(r *Run) string {
 	}
 	var intro string
 	if why := r.StageNote(); why != "" {
-		intro = `<p id="stage-note" style="grid-column:1/-1">` + html.EscapeString(why) + "</p>"
+		intro = `<p id="stage-note` + sfx + `" style="grid-column:1/-1">` + html.EscapeString(why) + "</p>"
 	}
 	charts := []chart{
-		{ID: "stage-ttft", Title: "TTFT against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "TTFT", FmtX: fmtConc, FmtY: logMS,
+		{ID: "stage-ttft" + sfx, Title: "TTFT against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "TTFT", FmtX: fmtConc, FmtY: logMS,
 			Series: []series{{Name: "p50", Points: t50}, {Name: "p95", Points: t95}}},
-		{ID: "stage-tps", Title: "Tokens/s against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "tokens/s", FmtX: fmtConc, FmtY: num,
+		{ID: "stage-tps" + sfx, Title: "Tokens/s against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "tokens/s", FmtX: fmtConc, FmtY: num,
 			Series: []series{{Name: "per request (p50)", Points: tps}}},
-		{ID: "stage-throughput", Title: "Throughput against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "output tokens/s", FmtX: fmtConc, FmtY: num,
+		{ID: "stage-throughput" + sfx, Title: "Throughput against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "output tokens/s", FmtX: fmtConc, FmtY: num,
 			Series: []series{{Name: "all calls", Points: thr}}},
 	}
 	var out strings.Builder
@@ -272,14 +286,14 @@ func stageCharts(r *Run) string {
 	return out.String()
 }
 
-func writeWavesHTML(b *bytes.Buffer, r *Run) {
+func writeWavesHTML(b *bytes.Buffer, r *Run, sfx, head string) {
 	waves := r.Waves()
 	if len(waves) == 0 {
 		return
 	}
-	fmt.Fprintf(b, `<h2>Waves: recovery after each burst</h2><p class="sub">Recovered: the TTFT median is back within %.0f%% `+
-		`(or %s) of its level before the burst.</p><table id="waves"><tr><th>burst</th><th>VUs</th><th>TTFT P50 before</th>`+
-		`<th>at worst</th><th>recovered after</th></tr>`, 100*RecoveryMargin, fmtMS(recoveryFloorMS))
+	fmt.Fprintf(b, `<h2>Waves: recovery after each burst%s</h2><p class="sub">Recovered: the TTFT median is back within %.0f%% `+
+		`(or %s) of its level before the burst.</p><table id="waves%s"><tr><th>burst</th><th>VUs</th><th>TTFT P50 before</th>`+
+		`<th>at worst</th><th>recovered after</th></tr>`, head, 100*RecoveryMargin, fmtMS(recoveryFloorMS), sfx)
 	for _, w := range waves {
 		rec := "not within the " + fmtDur(w.ObservedAfter) + " observed"
 		if w.Recovered {
@@ -290,4 +304,89 @@ func writeWavesHTML(b *bytes.Buffer, r *Run) {
 			fmtMS(w.BeforeTTFTP50), fmtMS(w.PeakTTFTP50), html.EscapeString(rec))
 	}
 	b.WriteString("</table>\n")
+}
+
+// slug makes a client name safe for an element id.
+func slug(name string) string {
+	if name == "" {
+		return "unnamed"
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+func writeRoutesHTML(b *bytes.Buffer, r *Run) {
+	recs := routeRecords(r)
+	if len(recs) == 0 {
+		return
+	}
+	b.WriteString(`<h2>Per client, route and model</h2><table id="routes"><tr><th>client · route · model</th><th>requests</th>` +
+		`<th>failed</th><th>TTFT p50</th><th>TTFT p95</th><th>E2E p50</th><th>tok/s p50</th></tr>`)
+	for _, rr := range recs {
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			html.EscapeString(rr.label()), rr.Requests, fmtPct(ratio(float64(rr.Failures), float64(rr.Requests))),
+			fmtMS(rr.TTFTP50), fmtMS(rr.TTFTP95), fmtMS(rr.E2EP50), fmtMetric(MetricTokensPerSec, rr.TokensPerSecP50))
+	}
+	b.WriteString("</table>\n")
+}
+
+func writePairedHTML(b *bytes.Buffer, r *Run) {
+	for i, pc := range r.Paired() {
+		a, bn := html.EscapeString(clientLabel(pc.A)), html.EscapeString(clientLabel(pc.B))
+		fmt.Fprintf(b, `<h2>Paired: %s vs %s on the same dataset items</h2><p class="sub">%d pairs; difference = %s − %s, `+
+			`median of the per-item differences with its 95%% interval.</p><table id="paired-%d"><tr><th>metric</th><th>pairs</th>`+
+			`<th>%s p50</th><th>%s p50</th><th>median Δ</th><th>95%% CI</th><th>verdict</th></tr>`, a, bn, pc.Pairs, bn, a, i, a, bn)
+		for _, row := range pc.Rows {
+			f, sf := fmtMS, fmtSigned
+			if row.Metric == "tokens_per_sec" {
+				f = func(v float64) string { return fmt.Sprintf("%.1f/s", v) }
+				sf = func(v float64) string { return fmt.Sprintf("%+.1f/s", v) }
+			}
+			if row.Pairs < pairMin {
+				fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td colspan=\"5\">too few pairs</td></tr>\n", row.Metric, row.Pairs)
+				continue
+			}
+			class := "same"
+			if strings.HasSuffix(row.Verdict, "better") {
+				class = "better"
+			} else if strings.HasSuffix(row.Verdict, "worse") {
+				class = "worse"
+			}
+			fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s (%+.1f%%)</td><td>[%s, %s]</td><td class=\"%s\">%s</td></tr>\n",
+				row.Metric, row.Pairs, f(row.MedianA), f(row.MedianB), sf(row.MedianDiff), 100*row.RelDiff, sf(row.CILow), sf(row.CIHigh),
+				class, html.EscapeString(row.Verdict))
+		}
+		b.WriteString("</table>\n")
+	}
+}
+
+// clientCharts sets the clients side by side: TTFT and E2E distributions.
+func clientCharts(r *Run) string {
+	var out strings.Builder
+	for _, m := range []struct {
+		id, title, x string
+		metric       Metric
+	}{
+		{"ttft-clients", "TTFT distribution per client", "time to first token (log scale)", MetricTTFT},
+		{"e2e-clients", "End-to-end time per client", "end-to-end time (log scale)", MetricE2E},
+	} {
+		var sk []*Sketch
+		for _, name := range r.Clients() {
+			sk = append(sk, r.Client(name).Category(AllCategories).S(m.metric))
+		}
+		lo, hi := histRange(sk...)
+		c := chart{ID: m.id, Title: m.title, XLabel: m.x, YLabel: "share of calls", LogX: true, FmtX: logMS, FmtY: share}
+		for i, name := range r.Clients() {
+			c.Series = append(c.Series, histogramSeries(clientLabel(name), sk[i], lo, hi, 40))
+		}
+		out.WriteString(c.svg())
+	}
+	return out.String()
 }

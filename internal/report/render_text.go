@@ -19,7 +19,6 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 	if r == nil {
 		return ""
 	}
-	cats := append(r.Categories(), AllCategories)
 	all := r.Category(AllCategories)
 	fmt.Fprintf(&b, "\n█ LLM streams — where the time went (%d calls, %s, models: %s)\n\n",
 		all.Requests, r.Duration().Round(1e9), strings.Join(nonEmpty(r.Models()), ", "))
@@ -30,41 +29,51 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 		b.WriteString("  no LLM calls were recorded\n")
 		return b.String()
 	}
-	w := catWidth(cats)
-	fmt.Fprintf(&b, "  %-*s %9s %7s %10s %9s %7s  %s\n", w, "category", "requests", "failed", "tok/s p50", "cache hit", "stalls", "errors")
-	for _, cat := range cats {
-		g := r.Category(cat)
-		fmt.Fprintf(&b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, cat, g.Requests, fmtPct(g.FailureRate()),
+	rows := summaryRows(r)
+	w := 8
+	for _, row := range rows {
+		w = max(w, len(row.label))
+	}
+	w = min(w, 32)
+	fmt.Fprintf(&b, "  %-*s %9s %7s %10s %9s %7s  %s\n", w, rowHeading(r), "requests", "failed", "tok/s p50", "cache hit", "stalls", "errors")
+	for _, row := range rows {
+		g := row.g
+		fmt.Fprintf(&b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, row.label, g.Requests, fmtPct(g.FailureRate()),
 			fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, errorList(g.Errors))
 	}
-	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, "category", "mean", "p50", "p95", "p99", "n")
+	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, rowHeading(r), "mean", "p50", "p95", "p99", "n")
 	for _, m := range textMetrics {
-		for _, cat := range cats {
-			s := r.Category(cat).S(m)
+		for _, row := range rows {
+			s := row.g.S(m)
 			if s.Count() == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "  %-12s %-*s %9s %9s %9s %9s %8d\n", m.String(), w, cat,
+			fmt.Fprintf(&b, "  %-12s %-*s %9s %9s %9s %9s %8d\n", m.String(), w, row.label,
 				fmtMS(s.Mean()), fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99)), s.Count())
 		}
 	}
-	if stages := r.Stages(); len(stages) > 1 {
-		fmt.Fprintf(&b, "\n  %-12s %9s %9s %9s %10s %12s\n", "stage (VUs)", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s")
-		for _, st := range stages {
-			fmt.Fprintf(&b, "  %-12s %9d %9s %9s %10s %12.1f\n", fmtConc(st.Concurrency), st.Calls,
-				fmtMS(q50(st.All.S(MetricTTFT))), fmtMS(st.All.S(MetricTTFT).Quantile(0.95)),
-				fmtMetric(MetricTokensPerSec, q50(st.All.S(MetricTokensPerSec))), st.OutputTokensPerSec)
+	writeRoutesText(&b, r)
+	forEachView(r, func(label string, v *Run) {
+		if stages := v.Stages(); len(stages) > 1 {
+			fmt.Fprintf(&b, "\n  %-12s %9s %9s %9s %10s %12s  %s\n", "stage (VUs)", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s", label)
+			for _, st := range stages {
+				fmt.Fprintf(&b, "  %-12s %9d %9s %9s %10s %12.1f\n", fmtConc(st.Concurrency), st.Calls,
+					fmtMS(q50(st.All.S(MetricTTFT))), fmtMS(st.All.S(MetricTTFT).Quantile(0.95)),
+					fmtMetric(MetricTokensPerSec, q50(st.All.S(MetricTokensPerSec))), st.OutputTokensPerSec)
+			}
 		}
-	}
-	if waves := r.Waves(); len(waves) > 0 {
-		fmt.Fprintf(&b, "\n  waves (recovered: TTFT P50 back within %.0f%%, or %s, of its level before the burst):\n", 100*RecoveryMargin, fmtMS(recoveryFloorMS))
-		for _, w := range waves {
-			fmt.Fprintf(&b, "    %s\n", w.Describe(r.Timeline.Origin))
+		if waves := v.Waves(); len(waves) > 0 {
+			fmt.Fprintf(&b, "\n  waves%s (recovered: TTFT P50 back within %.0f%%, or %s, of its level before the burst):\n",
+				suffix(label), 100*RecoveryMargin, fmtMS(recoveryFloorMS))
+			for _, w := range waves {
+				fmt.Fprintf(&b, "    %s\n", w.Describe(v.Timeline.Origin))
+			}
 		}
-	}
-	if note := r.StageNote(); note != "" {
-		fmt.Fprintf(&b, "\n  stages: %s\n", note)
-	}
+		if note := v.StageNote(); note != "" {
+			fmt.Fprintf(&b, "\n  stages%s: %s\n", suffix(label), note)
+		}
+	})
+	writePairedText(&b, r)
 	b.WriteString("\n  diagnosis: ")
 	if len(findings) == 0 {
 		b.WriteString("nothing stands out (docs/guide.md says what each rule looks for)\n")
@@ -125,14 +134,66 @@ func errorList(m map[string]uint64) string {
 	return strings.Join(parts, " ")
 }
 
-func catWidth(cats []string) int {
-	w := len("category")
-	for _, c := range cats {
-		w = max(w, len(c))
-	}
-	return min(w, 24)
-}
-
 func nonEmpty(s []string) []string {
 	return slices.DeleteFunc(slices.Clone(s), func(v string) bool { return v == "" })
+}
+
+// summaryRow is one row of the summary tables.
+type summaryRow struct {
+	label string
+	g     *Group
+}
+
+// summaryRows are the rows of the summary tables: each category and "all";
+// with several clients, each client's categories and total, then the run's.
+func summaryRows(r *Run) []summaryRow {
+	var rows []summaryRow
+	if !r.PerClient() {
+		for _, cat := range append(r.Categories(), AllCategories) {
+			rows = append(rows, summaryRow{cat, r.Category(cat)})
+		}
+		return rows
+	}
+	for _, name := range r.Clients() {
+		v := r.Client(name)
+		for _, cat := range append(v.Categories(), AllCategories) {
+			rows = append(rows, summaryRow{clientLabel(name) + " · " + cat, v.Category(cat)})
+		}
+	}
+	return append(rows, summaryRow{"every client · all", r.Category(AllCategories)})
+}
+
+func rowHeading(r *Run) string {
+	if r.PerClient() {
+		return "client · category"
+	}
+	return "category"
+}
+
+// forEachView calls fn with the run, or with each client's view when it had several.
+func forEachView(r *Run, fn func(label string, v *Run)) {
+	if !r.PerClient() {
+		fn("", r)
+		return
+	}
+	for _, name := range r.Clients() {
+		fn("client "+clientLabel(name), r.Client(name))
+	}
+}
+
+func suffix(label string) string {
+	if label == "" {
+		return ""
+	}
+	return " — " + label
+}
+
+func writePairedText(b *strings.Builder, r *Run) {
+	for _, pc := range r.Paired() {
+		fmt.Fprintf(b, "\n  paired: %s vs %s on the same dataset items (%d pairs; difference = %s − %s)\n",
+			clientLabel(pc.A), clientLabel(pc.B), pc.Pairs, clientLabel(pc.B), clientLabel(pc.A))
+		for _, row := range pc.Rows {
+			fmt.Fprintf(b, "    %s\n", row.describe(pc))
+		}
+	}
 }

@@ -19,13 +19,24 @@ type reservoir struct {
 	Seen  uint64
 	Items []Sample
 	size  int
+	src   *rand.PCG
 	rng   *rand.Rand
 }
 
 func newReservoir(size int, seed uint64, name string) *reservoir {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
-	return &reservoir{size: size, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}
+	src := rand.NewPCG(seed, h.Sum64())
+	return &reservoir{size: size, src: src, rng: rand.New(src)}
+}
+
+func (r *reservoir) clone() *reservoir {
+	c := *r
+	c.Items = append([]Sample(nil), r.Items...)
+	src := *r.src
+	c.src = &src
+	c.rng = rand.New(c.src)
+	return &c
 }
 
 func (r *reservoir) offer(s Sample) {

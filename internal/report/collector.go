@@ -376,13 +376,7 @@ type Run struct {
 }
 
 // Clients lists the clients (Client name option) seen, sorted.
-func (r *Run) Clients() []string {
-	set := map[string]bool{}
-	for k := range r.groups {
-		set[k.Client] = true
-	}
-	return sortedKeys(set)
-}
+func (r *Run) Clients() []string { return r.distinct(func(k groupKey) string { return k.Client }) }
 
 // Client is the run as one client saw it: every figure, stage, wave and rule
 // of that client alone. With a single client it is the run itself.
@@ -409,19 +403,16 @@ func (r *Run) Duration() time.Duration {
 }
 
 // Categories lists the categories seen, sorted.
-func (r *Run) Categories() []string {
-	set := map[string]bool{}
-	for k := range r.groups {
-		set[k.Category] = true
-	}
-	return sortedKeys(set)
-}
+func (r *Run) Categories() []string { return r.distinct(func(k groupKey) string { return k.Category }) }
 
 // Models lists the models seen, sorted.
-func (r *Run) Models() []string {
+func (r *Run) Models() []string { return r.distinct(func(k groupKey) string { return k.Model }) }
+
+// distinct lists one field of the group keys, sorted, without repeats.
+func (r *Run) distinct(field func(groupKey) string) []string {
 	set := map[string]bool{}
 	for k := range r.groups {
-		set[k.Model] = true
+		set[field(k)] = true
 	}
 	return sortedKeys(set)
 }

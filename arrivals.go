@@ -14,10 +14,8 @@ import (
 // bursty inter-arrival times), kept once per process in the shared store.
 
 type arrivalOptions struct {
-	Rate float64 `json:"rate"`
-	CV   float64 `json:"cv"`
-	Seed uint64  `json:"seed"`
-	Name string  `json:"name"` // two processes with equal options but different names stay apart
+	dataset.ArrivalOptions
+	Name string `opt:"name"` // two processes with equal options but different names stay apart
 }
 
 func (mi *ModuleInstance) poissonArrivals(opts sobek.Value) (*jsArrivals, error) {
@@ -48,7 +46,7 @@ func (mi *ModuleInstance) burstyArrivals(opts sobek.Value) (*jsArrivals, error) 
 
 func (mi *ModuleInstance) arrivals(kind string, o arrivalOptions) (*jsArrivals, error) {
 	a, err := dataset.Shared(mi.root.shared.datasets, storeKey("arrivals", o), func() (*dataset.Arrivals, error) {
-		return dataset.NewArrivals(dataset.ArrivalOptions{Rate: o.Rate, CV: o.CV, Seed: o.Seed})
+		return dataset.NewArrivals(o.ArrivalOptions)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("Arrivals.%s: %w", kind, err)

@@ -178,9 +178,18 @@ func TestDatasetErrorsInJS(t *testing.T) {
 		`llm.Dataset.synthetic({categories: {x: {prompt: 5}}})`:                   "give it prompt and maxTokens",
 		`llm.Dataset.synthetic({sharedPrefix: {count: 1, token: 9}})`:             `unknown option "sharedPrefix.token"`,
 		`llm.Dataset.synthetic({categories: {x: {prompt: 5, max_tokens: 1}}})`:    `unknown option "categories.x.max_tokens"`,
-		`llm.Dataset.load('bad.jsonl', {buckets: [{name: 'a', Prompt: [1, 2]}]})`: `unknown option "buckets.0.Prompt"`,
-		`llm.Arrivals.poisson({rate: 0})`:                                         "rate must be a positive",
-		`llm.Arrivals.poisson({rate: 1, cv: 3})`:                                  "Arrivals.bursty",
+		`llm.Dataset.load('bad.jsonl', {buckets: [{name: 'a', Prompt: [1, 2]}]})`: `unknown option "buckets[0].Prompt" (did you mean "prompt"?)`,
+		`llm.Dataset.synthetic({sharedprefix: {count: 1}, seed: 1})`: `Dataset.synthetic options: unknown option "sharedprefix" ` +
+			`(did you mean "sharedPrefix"?); known: seed, mix, categories, tokenizer, variants, sharedPrefix, cacheBust, turns`,
+		`llm.Dataset.synthetic({variants: 2.5})`:          "Dataset.synthetic options: variants must be a whole number, got 2.5",
+		`llm.Dataset.synthetic({turns: 'two'})`:           `turns must be a number, [min, max] or {min, max}, got "two"`,
+		`llm.Dataset.synthetic({turns: {min: 1, mx: 3}})`: `unknown option "turns.mx" (did you mean "max"?); known: min, max`,
+		`llm.Dataset.synthetic({mix: {short: '3'}})`:      `mix.short must be a number, got "3"`,
+		`llm.Dataset.synthetic('short')`:                  `Dataset.synthetic options must be an object, got "short"`,
+		`llm.Arrivals.bursty({rate: 5, sede: 1})`:         `Arrivals.bursty options: unknown option "sede" (did you mean "seed"?); known: rate, cv, seed, name`,
+		`llm.Arrivals.poisson({rate: '5/s'})`:             `Arrivals.poisson options: rate must be a number, got "5/s"`,
+		`llm.Arrivals.poisson({rate: 0})`:                 "rate must be a positive",
+		`llm.Arrivals.poisson({rate: 1, cv: 3})`:          "Arrivals.bursty",
 	} {
 		require.Contains(t, initError(t, files, code), want, code)
 	}

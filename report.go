@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/common"
 	"go.k6.io/k6/lib/fsext"
 
+	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/k6summary"
 	"github.com/llmstream/xk6-llmstream/internal/report"
 )
@@ -84,24 +86,12 @@ func (mi *ModuleInstance) loadBaseline(path string) (map[string]any, error) {
 	return map[string]any{"path": path, "categories": cats}, nil
 }
 
-// reportOptions is what report(data, options) accepts.
-type reportOptions struct {
-	HTML     string         `js:"html"`
-	JSON     string         `js:"json"`
-	Baseline string         `js:"baseline"`
-	Title    string         `js:"title"`
-	Meta     map[string]any `js:"meta"`
-	Stdout   *bool          `js:"stdout"`
-}
-
 // report is the JS `report(data, options)` for handleSummary: k6's own text
 // summary plus the LLM section on stdout, and the HTML and JSON files asked for.
 func (mi *ModuleInstance) report(data sobek.Value, opts sobek.Value) (map[string]any, error) {
-	var o reportOptions
-	if opts != nil && !sobek.IsUndefined(opts) && !sobek.IsNull(opts) {
-		if err := mi.vu.Runtime().ExportTo(opts, &o); err != nil {
-			return nil, fmt.Errorf("report options: %w", err)
-		}
+	o := config.DefaultReport()
+	if err := decodeOptions(opts, "report options", &o); err != nil {
+		return nil, err
 	}
 	rs := mi.root.report
 	run := rs.coll().Snapshot()
@@ -126,7 +116,7 @@ func (mi *ModuleInstance) report(data sobek.Value, opts sobek.Value) (map[string
 		return nil, err
 	}
 	out := map[string]any{}
-	if o.Stdout == nil || *o.Stdout {
+	if o.Stdout {
 		out["stdout"] = k6Text + "\n" + text + "\n"
 	}
 	if o.HTML != "" {
@@ -160,7 +150,7 @@ func k6Version() string {
 
 // k6TextSummary renders k6's end-of-test text summary from handleSummary's data.
 func (mi *ModuleInstance) k6TextSummary(data sobek.Value) (string, error) {
-	if data == nil || sobek.IsUndefined(data) || sobek.IsNull(data) {
+	if common.IsNullish(data) {
 		return "", nil
 	}
 	rt := mi.vu.Runtime()

@@ -140,7 +140,7 @@ type (
 // field is what a struct tag says about one option.
 type field struct {
 	name     string
-	index    int
+	index    []int // reflect.Value.FieldByIndex
 	positive bool
 	want     string // what the option takes, for messages
 	ifTrue   string // a string option that also takes true, meaning this value
@@ -285,7 +285,7 @@ func decodeStruct(rv reflect.Value, v any, path string, f field) error {
 	}
 	for _, fl := range fields {
 		if x, ok := m[fl.name]; ok {
-			if err := decodeValue(rv.Field(fl.index), x, join(path, fl.name), fl); err != nil {
+			if err := decodeValue(rv.FieldByIndex(fl.index), x, join(path, fl.name), fl); err != nil {
 				return err
 			}
 		}
@@ -301,7 +301,8 @@ func decodeStruct(rv reflect.Value, v any, path string, f field) error {
 var fieldCache sync.Map //nolint:gochecknoglobals // reflect.Type → []field, read-mostly
 
 // fieldsOf lists a struct's options in declaration order (the order they are
-// listed in messages).
+// listed in messages). An embedded struct without a tag lends its options,
+// as in encoding/json.
 func fieldsOf(t reflect.Type) []field {
 	if c, ok := fieldCache.Load(t); ok {
 		return c.([]field) //nolint:forcetypeassert // only this function stores
@@ -310,6 +311,13 @@ func fieldsOf(t reflect.Type) []field {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag, ok := sf.Tag.Lookup("opt")
+		if !ok && sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			for _, f := range fieldsOf(sf.Type) {
+				f.index = append([]int{i}, f.index...)
+				out = append(out, f)
+			}
+			continue
+		}
 		if !ok || tag == "-" {
 			continue
 		}
@@ -317,7 +325,7 @@ func fieldsOf(t reflect.Type) []field {
 			panic(fmt.Sprintf("config: %s.%s has an opt tag but is not exported", t, sf.Name))
 		}
 		name, flags, _ := strings.Cut(tag, ",")
-		out = append(out, field{name: name, index: i, positive: flags == "positive",
+		out = append(out, field{name: name, index: []int{i}, positive: flags == "positive",
 			want: sf.Tag.Get("want"), ifTrue: sf.Tag.Get("true")})
 	}
 	fieldCache.Store(t, out)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/dataset"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -27,6 +28,8 @@ func customDecoder(t reflect.Type) decodeFunc {
 		return decodeErrorTypes
 	case reflect.TypeFor[map[string]string]():
 		return decodeTextMap
+	case reflect.TypeFor[dataset.Range]():
+		return decodeRange
 	}
 	return nil
 }
@@ -123,6 +126,42 @@ func decodeTextMap(rv reflect.Value, v any, f field) error {
 		}
 	}
 	rv.Set(reflect.ValueOf(out))
+	return nil
+}
+
+// tokenRange is dataset.Range written as an object.
+type tokenRange struct {
+	Min int `opt:"min"`
+	Max int `opt:"max"`
+}
+
+const rangeShapes = "a number, [min, max] or {min, max}"
+
+// decodeRange reads a token range written as 7, [10, 50] or {min: 10, max: 50}.
+func decodeRange(rv reflect.Value, v any, f field) error {
+	var r tokenRange
+	switch x := v.(type) {
+	case map[string]any:
+		if err := decodeValue(reflect.ValueOf(&r).Elem(), x, "", f); err != nil {
+			return err
+		}
+	case []any:
+		if len(x) != 2 {
+			return &fieldError{problem: fmt.Sprintf("must be %s: a list of two numbers, got %d", rangeShapes, len(x))}
+		}
+		for i, p := range []*int{&r.Min, &r.Max} {
+			if err := decodeValue(reflect.ValueOf(p).Elem(), x[i], fmt.Sprintf("[%d]", i), field{}); err != nil {
+				return err
+			}
+		}
+	default:
+		n, ok := wholeNumber(v)
+		if !ok || n != int64(int(n)) {
+			return wrongType("", v, f.want, rangeShapes)
+		}
+		r.Min, r.Max = int(n), int(n)
+	}
+	rv.Set(reflect.ValueOf(dataset.Range(r)))
 	return nil
 }
 

@@ -82,9 +82,9 @@ func (s *stream) gap() float64 {
 
 // ArrivalOptions configure an arrival process.
 type ArrivalOptions struct {
-	Rate float64 // mean arrivals per second of the whole test (all instances together)
-	CV   float64 // coefficient of variation of the gaps; 0 or 1 = Poisson
-	Seed uint64
+	Rate float64 `opt:"rate"` // mean arrivals per second of the whole test (all instances together)
+	CV   float64 `opt:"cv"`   // coefficient of variation of the gaps; 0 or 1 = Poisson
+	Seed uint64  `opt:"seed"`
 }
 
 // maxCV keeps the gamma shape away from values where samples underflow.

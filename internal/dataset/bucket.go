@@ -5,14 +5,14 @@ import "fmt"
 // Bucket is a rule that puts loaded records into a category by their token
 // counts. Rules are tried in order; the first that matches wins.
 type Bucket struct {
-	Name string
+	Name string `opt:"name"`
 	// Prompt tokens must be in [Min, Max]; Max 0 means no upper limit.
-	Prompt Range
+	Prompt Range `opt:"prompt"`
 	// MinOutputTokens > 0 matches only records whose expected answer (their
 	// max_tokens, or the length of the reference reply) is at least this long.
-	MinOutputTokens int
+	MinOutputTokens int `opt:"minOutputTokens"`
 	// MaxTokens is the max_tokens of items whose record gives no length.
-	MaxTokens int
+	MaxTokens int `opt:"maxTokens"`
 }
 
 // DefaultBuckets sort loaded prompts into the built-in classes. Unlike the

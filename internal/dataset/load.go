@@ -18,23 +18,25 @@ const (
 	FormatText     = "text"     // one prompt a line
 )
 
-// LoadOptions configure Load. Zero values mean defaults.
+// LoadOptions configure Load. Zero values mean defaults. The opt tags are
+// the names scripts write (Dataset.load options, read by internal/config).
 type LoadOptions struct {
-	Format    string // "" = from the file name: .jsonl, .json (ShareGPT), .txt
-	Tokenizer string
-	Scrub     bool
-	Buckets   []Bucket           // nil = DefaultBuckets
-	Mix       map[string]float64 // nil = in proportion to the items of each category
+	Format    string             `opt:"format"` // "" = from the file name: .jsonl, .json (ShareGPT), .txt
+	Tokenizer string             `opt:"tokenizer"`
+	Scrub     bool               `opt:"scrub"`
+	Buckets   []Bucket           `opt:"buckets"` // nil = DefaultBuckets
+	Mix       map[string]float64 `opt:"mix"`     // nil = in proportion to the items of each category
 	// Filters: records outside [MinPromptTokens, MaxPromptTokens] are skipped
 	// (0 = no limit).
-	MinPromptTokens, MaxPromptTokens int
+	MinPromptTokens int `opt:"minPromptTokens"`
+	MaxPromptTokens int `opt:"maxPromptTokens"`
 	// Turns "all" makes one item per user turn of a conversation (history
 	// included); the default "first" keeps the first user turn only.
-	Turns     string
-	Limit     int // keep at most this many items (0 = all)
-	Shuffle   bool
-	Seed      uint64
-	CacheBust bool
+	Turns     string `opt:"turns"`
+	Limit     int    `opt:"limit"` // keep at most this many items (0 = all)
+	Shuffle   bool   `opt:"shuffle"`
+	Seed      uint64 `opt:"seed"`
+	CacheBust bool   `opt:"cacheBust"`
 }
 
 // record is one prompt read from a file, before counting and bucketing.

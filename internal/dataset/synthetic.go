@@ -11,41 +11,43 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
 )
 
-// SyntheticOptions configure Synthetic. Zero values mean defaults.
+// SyntheticOptions configure Synthetic. Zero values mean defaults. The opt
+// tags are the names scripts write (Dataset.synthetic options, read by
+// internal/config).
 type SyntheticOptions struct {
-	Seed uint64
+	Seed uint64 `opt:"seed"`
 	// Mix weighs the categories drawn; nil means the default mix (short 3,
 	// medium 5, long_context 1, long_output 1). Only categories with a positive
 	// weight are generated.
-	Mix map[string]float64
+	Mix map[string]float64 `opt:"mix"`
 	// Categories overrides built-in categories or adds custom ones.
-	Categories map[string]CategorySpec
-	Tokenizer  string // "" = o200k_base
-	Variants   int    // items per category unless the category says; 0 = DefaultVariants
+	Categories map[string]CategorySpec `opt:"categories"`
+	Tokenizer  string                  `opt:"tokenizer"` // "" = o200k_base
+	Variants   int                     `opt:"variants"`  // items per category unless the category says; 0 = DefaultVariants
 	// SharedPrefix, when Count > 0, starts a fraction of the items with one of
 	// Count shared system prompts of Tokens tokens (a prefix-cache scenario).
-	SharedPrefix SharedPrefixOptions
-	CacheBust    bool // a unique nonce first in every draw: no prefix cache can hit
+	SharedPrefix SharedPrefixOptions `opt:"sharedPrefix"`
+	CacheBust    bool                `opt:"cacheBust"` // a unique nonce first in every draw: no prefix cache can hit
 	// Turns, when Max > 0, makes every variant a conversation of Min..Max user
 	// turns, each turn an item whose history holds the earlier turns.
-	Turns Range
+	Turns Range `opt:"turns"`
 }
 
 // CategorySpec overrides or defines a category. Nil/zero fields keep the
 // built-in value.
 type CategorySpec struct {
-	Prompt    *Range
-	MaxTokens *Range
-	Weight    *float64
-	Variants  int
-	Style     string
+	Prompt    *Range   `opt:"prompt"`
+	MaxTokens *Range   `opt:"maxTokens"`
+	Weight    *float64 `opt:"weight"`
+	Variants  int      `opt:"variants"`
+	Style     string   `opt:"style"`
 }
 
 // SharedPrefixOptions describe the shared prefixes of a cache scenario.
 type SharedPrefixOptions struct {
-	Count    int
-	Tokens   int
-	Fraction float64 // 0 means 1: every item
+	Count    int     `opt:"count"`
+	Tokens   int     `opt:"tokens"`
+	Fraction float64 `opt:"fraction"` // 0 means 1: every item
 }
 
 // Synthetic generates a dataset. The same options give the same items, in the

@@ -1,0 +1,14 @@
+package config
+
+// Report is what report(data, options) takes in handleSummary.
+type Report struct {
+	HTML     string         `opt:"html"`     // file name of the HTML report; "" = none
+	JSON     string         `opt:"json"`     // file name of the run record; "" = none
+	Baseline string         `opt:"baseline"` // a run record to compare with (path)
+	Title    string         `opt:"title"`
+	Meta     map[string]any `opt:"meta"`   // added to the run record's metadata
+	Stdout   bool           `opt:"stdout"` // k6's summary and the LLM section on stdout
+}
+
+// DefaultReport is report() without options: the text on stdout, no files.
+func DefaultReport() Report { return Report{Stdout: true} }

@@ -51,23 +51,52 @@ func (mi *ModuleInstance) arrivals(kind string, o arrivalOptions) (*jsArrivals, 
 	if err != nil {
 		return nil, fmt.Errorf("Arrivals.%s: %w", kind, err)
 	}
-	return &jsArrivals{a: a}, nil
+	return &jsArrivals{a: a, mi: mi}, nil
 }
 
 // jsArrivals: next() claims the process's next arrival and returns the
 // seconds to sleep() before sending it; offsets(seconds) lists the schedule;
 // stats() says whether the VUs kept up.
-type jsArrivals struct{ a *dataset.Arrivals }
+//
+// When the test is split across k6 instances, each instance runs its share
+// of the one process of the whole test (known from the first call in a VU;
+// in the init context, offsets() lists the whole test's schedule).
+type jsArrivals struct {
+	a    *dataset.Arrivals
+	mi   *ModuleInstance
+	part *dataset.Arrivals // nil until the execution segment is known
+}
+
+func (j *jsArrivals) process() (*dataset.Arrivals, error) {
+	return instancePart(j.mi, &j.part, func() *dataset.Arrivals { return j.a }, j.a.Part)
+}
 
 // Next claims the next arrival; the result is in seconds, for k6's sleep().
-func (j *jsArrivals) Next() float64 { return j.a.Next().Seconds() }
+func (j *jsArrivals) Next() (float64, error) {
+	a, err := j.process()
+	if err != nil {
+		return 0, fmt.Errorf("arrivals next(): %w", err)
+	}
+	return a.Next().Seconds(), nil
+}
 
 // Offsets lists the arrival times (seconds from the start) within duration.
-func (j *jsArrivals) Offsets(duration float64) ([]float64, error) { return j.a.Offsets(duration) }
+func (j *jsArrivals) Offsets(duration float64) ([]float64, error) {
+	a, err := j.process()
+	if err != nil {
+		return nil, fmt.Errorf("arrivals offsets(): %w", err)
+	}
+	return a.Offsets(duration)
+}
 
-// Stats reports claimed and late arrivals.
+// Stats reports claimed and late arrivals, and the share of the process this
+// instance runs.
 func (j *jsArrivals) Stats() map[string]any {
-	s := j.a.Stats()
+	a, err := j.process()
+	if err != nil {
+		a = j.a
+	}
+	s := a.Stats()
 	return map[string]any{"claimed": s.Claimed, "late": s.Late, "maxLagMs": s.MaxLag * float64(time.Second/time.Millisecond),
-		"rate": s.Rate, "cv": s.CV}
+		"rate": s.Rate, "cv": s.CV, "segment": s.Segment, "share": s.Share}
 }

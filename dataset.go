@@ -58,7 +58,7 @@ func (mi *ModuleInstance) syntheticDataset(opts sobek.Value) (*jsDataset, error)
 	if err != nil {
 		return nil, fmt.Errorf("Dataset.synthetic: %w", err)
 	}
-	return &jsDataset{d: d}, nil
+	return &jsDataset{d: d, mi: mi}, nil
 }
 
 // loadDataset is Dataset.load(path, options). It reads through k6's init
@@ -94,23 +94,55 @@ func (mi *ModuleInstance) loadDataset(path string, opts sobek.Value) (*jsDataset
 	if err != nil {
 		return nil, fmt.Errorf("Dataset.load: %w", err)
 	}
-	return &jsDataset{d: d}, nil
+	return &jsDataset{d: d, mi: mi}, nil
 }
 
 // jsDataset is what scripts hold. Its methods become next(), draw(), at(),
 // size(), categories() and info(); items are fresh plain objects, so a script
 // that edits one cannot change what other VUs get.
-type jsDataset struct{ d *dataset.Dataset }
+//
+// next() and draw() draw from this instance's part of the dataset when the
+// test is split across k6 instances: known from the first call in a VU (k6
+// has not read its options yet while init code runs, where the whole dataset
+// is drawn).
+type jsDataset struct {
+	d    *dataset.Dataset
+	mi   *ModuleInstance
+	part *dataset.Part // nil until the execution segment is known
+}
 
-// Next returns the next item of the process-wide mix.
-func (j *jsDataset) Next() map[string]any { return itemObject(j.d.Next()) }
+func (j *jsDataset) sequence() (*dataset.Part, error) {
+	return instancePart(j.mi, &j.part, func() *dataset.Part { return j.d.Part(dataset.Share{}) },
+		func(share dataset.Share) *dataset.Part {
+			p := j.d.Part(share)
+			if u := p.Unsplit(); len(u) > 0 {
+				j.mi.warnOnce("unsplit:"+j.d.Name(), "llmstream: %s: categories %v have too few items to split across "+
+					"instances: every instance draws all of them", j.d.Name(), u)
+			}
+			return p
+		})
+}
 
-// Draw returns draw n of the mix (reproducible: key it on the iteration).
+// Next returns the next item of this instance's mix.
+func (j *jsDataset) Next() (map[string]any, error) {
+	p, err := j.sequence()
+	if err != nil {
+		return nil, fmt.Errorf("next(): %w", err)
+	}
+	return itemObject(p.Next()), nil
+}
+
+// Draw returns this instance's draw n (reproducible: key it on
+// exec.scenario.iterationInInstance).
 func (j *jsDataset) Draw(n int64) (map[string]any, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("draw(%d): the draw number must not be negative", n)
 	}
-	return itemObject(j.d.Draw(uint64(n))), nil
+	p, err := j.sequence()
+	if err != nil {
+		return nil, fmt.Errorf("draw(%d): %w", n, err)
+	}
+	return itemObject(p.Draw(uint64(n))), nil
 }
 
 // At returns item i (modulo size).
@@ -140,11 +172,19 @@ func (j *jsDataset) Info() map[string]any {
 			"meanPromptTokens": c.MeanPrompt, "minMaxTokens": c.MinMaxTokens, "maxMaxTokens": c.MaxMaxTokens,
 		}
 	}
-	return map[string]any{
+	out := map[string]any{
 		"name": in.Name, "tokenizer": in.Tokenizer, "items": in.Items, "categories": cats,
 		"skipped": countsObject(in.Skipped), "scrubbed": countsObject(in.Scrubbed),
 		"sharedPrefixItems": in.SharedPrefix, "cacheBust": in.CacheBust, "draws": j.d.Draws(),
 	}
+	if p, err := j.sequence(); err == nil && j.part != nil {
+		// this instance's part of a split test: its draws, its items
+		sh := p.Share()
+		out["draws"] = p.Draws()
+		out["segment"] = map[string]any{"segment": sh.Segment(), "sequence": sh.Sequence(), "fraction": sh.Fraction(),
+			"items": p.Items(), "unsplit": p.Unsplit()}
+	}
+	return out
 }
 
 func countsObject(m map[string]int) map[string]any {

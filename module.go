@@ -29,9 +29,10 @@ func init() {
 // RootModule is process-wide: one per k6 process, shared by every VU. State that
 // must be shared (stream counts, datasets, report statistics) lives here.
 type RootModule struct {
-	active atomic.Int64 // streams in flight in this process
-	shared *sharedState
-	report *reportState
+	active  atomic.Int64 // streams in flight in this process
+	shared  *sharedState
+	report  *reportState
+	segment segmentState // the share of a split test this instance runs
 }
 
 // New returns the root module.

@@ -14,10 +14,13 @@ import "sync/atomic"
 //   - no item is drawn by two instances, and each instance keeps the mix on
 //     its own, so the mix also holds over the union whatever each instance's
 //     pace;
-//   - when each instance makes its k6 share of the draws, the union of the
-//     instances' first pass through their items is exactly the set a single
-//     instance would draw; otherwise it differs only at the end of each
-//     category's sequence, by about one item per instance.
+//   - when each instance makes its share of the draws and that share splits
+//     over the categories as the items do (say 120 iterations of a 1:1 mix
+//     over 2, 3 or 4 instances), the instances together draw exactly the
+//     items a single instance would; otherwise the union differs only at the
+//     end of each category's sequence, by about one item per instance, and
+//     an instance may start its second pass an item or two before a single
+//     instance would.
 //
 // A category with fewer conversations than it would take to give every
 // instance one cannot be split; every instance then draws all of it, and

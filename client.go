@@ -76,6 +76,11 @@ type callPlan struct {
 	route    string
 	// sharedPrefix says the prompt came from a dataset's shared-prefix set (params.item).
 	sharedPrefix bool
+	// itemID is the dataset item's id (params.item), for paired comparisons.
+	itemID string
+	// phase is setup/teardown for calls made there; testStart when k6 started the test.
+	phase     string
+	testStart time.Time
 	// eventLag is the longest wait of an event for its JS callback, in ns.
 	eventLag atomic.Int64
 }
@@ -203,6 +208,7 @@ func (c *Client) finishPlan(st *lib.State, plan *callPlan, item map[string]any, 
 	}
 	plan.applyItem(item)
 	plan.category, _ = plan.tags.Tags.Get("category")
+	plan.phase, plan.testStart = c.mi.runPhase(plan.tags.Tags)
 	if fn, ok := sobek.AssertFunction(onEvent); ok {
 		plan.onEvent, plan.finish = c.eventQueue(fn, &plan.eventLag)
 	}
@@ -225,6 +231,7 @@ func (p *callPlan) applyItem(item map[string]any) {
 		}
 	}
 	p.sharedPrefix, _ = item["sharedPrefix"].(bool)
+	p.itemID, _ = item["id"].(string)
 }
 
 // requestBody accepts an object or a JSON string.

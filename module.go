@@ -72,6 +72,7 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 		"Client":       mi.newClient,
 		"version":      Version,
 		"report":       mi.report,
+		"collect":      mi.collect,
 		"loadBaseline": mi.loadBaseline,
 	}
 	for k, v := range mi.extraExports() {

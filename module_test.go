@@ -40,8 +40,15 @@ func newTestRuntime(t *testing.T) *modulestest.Runtime {
 // then moves the VU to its VU context.
 func newTestVU(t *testing.T, initCode string) *testVU {
 	t.Helper()
+	return newTestVUOn(t, New(), initCode)
+}
+
+// newTestVUOn is newTestVU on a given root module, for tests that read its
+// process-wide state (the report collector).
+func newTestVUOn(t *testing.T, root *RootModule, initCode string) *testVU {
+	t.Helper()
 	rt := modulestest.NewRuntime(t)
-	require.NoError(t, rt.SetupModuleSystem(map[string]any{ImportPath: New()}, nil, nil))
+	require.NoError(t, rt.SetupModuleSystem(map[string]any{ImportPath: root}, nil, nil))
 	_, err := rt.VU.Runtime().RunString(`const llm = require('k6/x/llmstream');` + initCode)
 	require.NoError(t, err)
 

@@ -279,7 +279,7 @@ func boolValue(b bool) float64 {
 func (c *Client) observe(out *outcome, active, vus int) {
 	r := out.res
 	obs := &report.Observation{
-		Start: r.Start, End: r.End, Category: out.plan.category, Model: out.plan.model, Name: c.opts.Name,
+		Start: r.Start, End: r.End, Category: out.plan.category, Model: out.plan.model, Name: c.name(),
 		Route: out.plan.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
 		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: out.connect, Gaps: r.Gaps, GapMean: r.GapMean,
 		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: cacheState(r), Stalls: r.Stalls,
@@ -294,5 +294,6 @@ func (c *Client) observe(out *outcome, active, vus int) {
 	if sc, ok := out.plan.tags.Tags.Get("scenario"); ok {
 		obs.Scenario = sc
 	}
+	obs.ItemID, obs.Phase, obs.TestStart, obs.Tag = out.plan.itemID, out.plan.phase, out.plan.testStart, out.plan.tags.Tags.Get
 	c.mi.root.report.coll().Add(obs)
 }

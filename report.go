@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"sort"
 	"sync"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
+	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/fsext"
+	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/k6summary"
@@ -23,6 +26,11 @@ import (
 type reportState struct {
 	once      sync.Once
 	collector *report.Collector
+	// opts is what collect() set; it must be known before the first call
+	// (the collector is fed live, so calls cannot be left out afterwards).
+	optsMu  sync.Mutex
+	opts    report.Options
+	optsSet bool
 
 	mu           sync.RWMutex
 	baseline     *report.Record
@@ -30,7 +38,11 @@ type reportState struct {
 }
 
 func (s *reportState) coll() *report.Collector {
-	s.once.Do(func() { s.collector = report.NewCollector(report.Options{}) })
+	s.once.Do(func() {
+		s.optsMu.Lock()
+		defer s.optsMu.Unlock()
+		s.collector = report.NewCollector(s.opts)
+	})
 	return s.collector
 }
 
@@ -174,4 +186,76 @@ func (mi *ModuleInstance) k6TextSummary(data sobek.Value) (string, error) {
 		return "", fmt.Errorf("report: k6 summary: %w", err)
 	}
 	return v.String(), nil
+}
+
+// collectOptions is what collect(options) accepts: which calls the report
+// leaves out, and how long a load stage must last.
+type collectOptions struct {
+	Warmup           time.Duration     `opt:"warmup"`
+	ExcludeScenarios []string          `opt:"excludeScenarios"`
+	ExcludeTags      map[string]string `opt:"excludeTags"`
+	KeepSetup        bool              `opt:"keepSetup"`
+	MinStage         time.Duration     `opt:"minStage"`
+}
+
+// collect is the JS `collect(options)`: in the init context it sets what the
+// report leaves out (warm-up window, scenarios, tagged calls; setup() and
+// teardown() calls unless keepSetup) before any call is collected. Every VU
+// runs the init code, so the same options may come many times; different
+// ones are an error, as is a call after the test has started collecting.
+func (mi *ModuleInstance) collect(opts sobek.Value) (map[string]any, error) {
+	if mi.vu.InitEnv() == nil {
+		return nil, errors.New("collect() must be called in the init context (top level of the script), " +
+			"before any call: the report is collected while the test runs")
+	}
+	var o collectOptions
+	if !common.IsNullish(opts) {
+		if err := config.Decode("collect() options", opts.Export(), &o); err != nil {
+			return nil, err
+		}
+	}
+	ro := report.Options{MinStage: o.MinStage, Exclude: report.Exclude{
+		Warmup: o.Warmup, Scenarios: o.ExcludeScenarios, Tags: o.ExcludeTags, KeepSetup: o.KeepSetup,
+	}}
+	if err := ro.Validate(); err != nil {
+		return nil, fmt.Errorf("collect() options: %w", err)
+	}
+	rs := mi.root.report
+	rs.optsMu.Lock()
+	defer rs.optsMu.Unlock()
+	if rs.optsSet && !reflect.DeepEqual(rs.opts, ro) {
+		return nil, errors.New("collect() was already called with other options: call it once, at the top level of the script")
+	}
+	if rs.collector != nil && !rs.optsSet {
+		return nil, errors.New("collect() came after calls were collected: call it at the top level of the script")
+	}
+	rs.opts, rs.optsSet = ro, true
+	return map[string]any{"warmup": o.Warmup.String(), "excludeScenarios": o.ExcludeScenarios,
+		"excludeTags": o.ExcludeTags, "keepSetup": o.KeepSetup}, nil
+}
+
+// runPhase says whether a call is made in setup() or teardown() (k6's
+// execution status, or the group tag k6 gives those calls) and when the test
+// started (zero before it has).
+func (mi *ModuleInstance) runPhase(tags *metrics.TagSet) (phase string, testStart time.Time) {
+	if es := lib.GetExecutionState(mi.vu.Context()); es != nil {
+		switch es.GetCurrentExecutionStatus() { //nolint:exhaustive // only these two phases matter
+		case lib.ExecutionStatusSetup:
+			phase = report.PhaseSetup
+		case lib.ExecutionStatusTeardown:
+			phase = report.PhaseTeardown
+		}
+		if es.HasStarted() {
+			testStart = time.Now().Add(-es.GetCurrentTestRunDuration())
+		}
+	}
+	if g, ok := tags.Get("group"); ok && phase == "" {
+		switch g {
+		case lib.GroupSeparator + "setup":
+			phase = report.PhaseSetup
+		case lib.GroupSeparator + "teardown":
+			phase = report.PhaseTeardown
+		}
+	}
+	return phase, testStart
 }

@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// One test split across k6 instances (--execution-segment with the same
+// --execution-segment-sequence, as k6-operator runs it) against one llm-sim
+// must send what a single instance sends: every dataset item once, and the
+// configured arrival process once, not one copy per instance.
+
+var (
+	itemLine    = regexp.MustCompile(`msg="ITEM ([^"]+)"`)
+	arrivalLine = regexp.MustCompile(`msg=ARRIVAL`)
+)
+
+// instanceRun is what one k6 instance sent.
+type instanceRun struct {
+	segment  string
+	items    []string
+	arrivals int
+	record   struct {
+		Meta map[string]any `json:"meta"`
+	}
+}
+
+// runInstances runs the script once per segment of sequence, all at once
+// (an empty sequence: one instance, the whole test).
+func runInstances(t *testing.T, url, sequence string, segments []string) []instanceRun {
+	t.Helper()
+	if len(segments) == 0 {
+		segments = []string{""}
+	}
+	runs := make([]instanceRun, len(segments))
+	var wg sync.WaitGroup
+	for i, seg := range segments {
+		wg.Go(func() {
+			record := filepath.Join(t.TempDir(), "record.json")
+			var extra []string
+			if seg != "" {
+				extra = []string{"--execution-segment", seg, "--execution-segment-sequence", sequence}
+			}
+			code, out := runK6(t, "e2e/testdata/segments.js",
+				map[string]string{"LLM_BASE_URL": url + "/v1", "LLM_RECORD": record}, extra...)
+			r := &runs[i]
+			r.segment = seg
+			if code != 0 {
+				t.Errorf("segment %q: k6 exited with %d\n%s", seg, code, out)
+				return
+			}
+			for _, m := range itemLine.FindAllStringSubmatch(out, -1) {
+				r.items = append(r.items, m[1])
+			}
+			r.arrivals = len(arrivalLine.FindAllString(out, -1))
+			raw, err := os.ReadFile(record) //nolint:gosec // the test's own temp file
+			if err != nil {
+				t.Errorf("segment %q: no run record: %v", seg, err)
+				return
+			}
+			if err := json.Unmarshal(raw, &r.record); err != nil {
+				t.Errorf("segment %q: run record: %v", seg, err)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	return runs
+}
+
+func TestSegmentsSplitTheTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds k6")
+	}
+	url := startSim(t, "--model", "sim-fast=fast", "--seed", "1")
+	single := runInstances(t, url, "", nil)[0]
+	require.Len(t, single.items, 120, "the single instance sends every iteration's item")
+	slices.Sort(single.items)
+	require.Equal(t, 120, len(slices.Compact(slices.Clone(single.items))), "one pass: 120 distinct items")
+	require.Equal(t, "0:1", segmentOf(single))
+
+	for _, c := range []struct {
+		sequence string
+		segments []string
+	}{
+		{"0,1/2,1", []string{"0:1/2", "1/2:1"}},
+		{"0,1/3,2/3,1", []string{"0:1/3", "1/3:2/3", "2/3:1"}},
+		{"0,1/4,1/2,1", []string{"0:1/4", "1/4:1/2", "1/2:1"}},
+	} {
+		t.Run(fmt.Sprintf("%d instances %s", len(c.segments), c.sequence), func(t *testing.T) {
+			runs := runInstances(t, url, c.sequence, c.segments)
+			var union []string
+			arrivals := 0
+			for _, r := range runs {
+				require.Equal(t, r.segment, segmentOf(r), "the run record names the segment it covered")
+				t.Logf("segment %s: %d items, %d arrivals", r.segment, len(r.items), r.arrivals)
+				union = append(union, r.items...)
+				arrivals += r.arrivals
+			}
+			slices.Sort(union)
+			for i := 1; i < len(union); i++ {
+				require.NotEqual(t, union[i-1], union[i], "item %s sent by two instances", union[i])
+			}
+			require.Equal(t, single.items, union, "the instances together send the single instance's items")
+			// Each instance runs its share of the one seeded process, so the
+			// sum matches the single instance's count up to the edges of
+			// the 3 s window (the instances start a little apart), far within
+			// Poisson noise; N copies would send N times as many.
+			noise := 3 * math.Sqrt(float64(single.arrivals))
+			t.Logf("arrivals: %d over %d instances, %d on one (Poisson 3σ ±%.0f)", arrivals, len(runs), single.arrivals, noise)
+			require.InDelta(t, single.arrivals, arrivals, noise)
+		})
+	}
+}
+
+// segmentOf reads the segment a run record says it covered.
+func segmentOf(r instanceRun) string {
+	seg, _ := r.record.Meta["executionSegment"].(map[string]any)
+	s, _ := seg["segment"].(string)
+	return s
+}

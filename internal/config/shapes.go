@@ -49,13 +49,15 @@ func (t *timeouts) check() error {
 	return nil
 }
 
-// decodeTimeouts merges the given timeouts over the ones rv holds.
+// decodeTimeouts merges the given timeouts over the ones rv holds; on an
+// error rv is left as it was.
 func decodeTimeouts(rv reflect.Value, v any, f field) error {
-	t := timeouts(rv.Interface().(stream.Timeouts)) //nolint:forcetypeassert // customDecoder matched the type
-	if err := decodeValue(reflect.ValueOf(&t).Elem(), v, "", f); err != nil {
+	t := (*timeouts)(rv.Addr().Interface().(*stream.Timeouts)) //nolint:forcetypeassert // customDecoder matched the type
+	merged := *t
+	if err := decodeValue(reflect.ValueOf(&merged).Elem(), v, "", f); err != nil {
 		return err
 	}
-	rv.Set(reflect.ValueOf(stream.Timeouts(t)))
+	*t = merged
 	return nil
 }
 

@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 3s
 export CGO_ENABLED ?= 0
 
-.PHONY: all k6 llm-sim test unit e2e fuzz-short vet types bench soak demo clean
+.PHONY: all k6 llm-sim test unit e2e fuzz-short vet types bench accuracy accuracy-short soak demo clean
 
 all: k6 llm-sim
 
@@ -19,8 +19,9 @@ llm-sim:
 demo: k6 llm-sim
 	./scripts/demo.sh
 
-## test: everything CI runs — vet, type-check, unit tests with -race, short fuzzing, end-to-end runs of every example.
-test: vet types unit fuzz-short e2e
+## test: everything CI runs — vet, type-check, unit tests with -race, short fuzzing, end-to-end runs of every example,
+## the short accuracy check.
+test: vet types unit fuzz-short e2e accuracy-short
 
 vet:
 	$(GO) vet ./...
@@ -46,6 +47,15 @@ fuzz-short:
 ## bench: hot-path Go benchmarks and the loopback k6-vs-bare-client comparison (numbers go in BENCHMARKS.md).
 bench: k6 llm-sim
 	./scripts/bench.sh
+
+## accuracy: the module's TTFT / gap error against llm-sim's ground truth, bare Go client as the floor,
+## at 1, 50, 200, 500 and 1 000 streams, staggered and uniform answers (about 12 minutes; knobs in scripts/accuracy.sh).
+accuracy: k6 llm-sim
+	./scripts/accuracy.sh
+
+## accuracy-short: the CI variant (1 and 50 streams, 3 s each, 20–40-token answers): every answer joined, errors finite and positive.
+accuracy-short: k6 llm-sim
+	CHECK=1 LEVELS=1,50 DURATION=3s DECODE_MS=10 MIN_TOKENS=20 MAX_TOKENS=40 ./scripts/accuracy.sh
 
 ## soak: 10 minutes, 200 concurrent streams, 1% faults; heap and goroutines sampled over time (not in CI).
 soak: k6 llm-sim

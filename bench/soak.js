@@ -5,14 +5,18 @@
 // often as through clean ends.
 import { Client } from 'k6/x/llmstream';
 
-const client = new Client({
+const clientOptions = {
   baseURL: __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1',
   model: __ENV.LLM_MODEL || 'sim-soak',
   name: 'soak',
-  gapSamples: __ENV.GAP_SAMPLES || 'request',
   // idle must match soakIdleTimeout in bench/soak/main.go.
   timeouts: { connect: '3s', firstToken: '5s', idle: '1s', total: '60s' },
-});
+};
+// GAP_SAMPLES=default leaves gapSamples unset: the module's default.
+if ((__ENV.GAP_SAMPLES || 'request') !== 'default') {
+  clientOptions.gapSamples = __ENV.GAP_SAMPLES || 'request';
+}
+const client = new Client(clientOptions);
 
 const maxTokens = parseInt(__ENV.MAX_TOKENS || '256', 10);
 const messages = [{ role: 'user', content: 'Tell me a long story about load testing.' }];

@@ -5,7 +5,9 @@
 # memory, live Go heap and goroutine count are sampled every SOAK_EVERY (15s) and
 # printed as a table; the run fails when the last third of the run is clearly
 # above the first. Expects ./k6 and ./llm-sim (make soak builds them); K6 and
-# LLM_SIM point elsewhere. SOAK_GAP_SAMPLES ('request') picks the client's gapSamples;
+# LLM_SIM point elsewhere. SOAK_GAP_SAMPLES ('request'; 'default' leaves it unset) picks the
+# client's gapSamples; SOAK_MAX_TOKENS (256) and SOAK_DECODE_MS (20) the answers; SOAK_MAX_HEAP_GROWTH
+# (MB/min, with SOAK_WARMUP) judges by the live heap's slope instead of thirds (make soak-short);
 # LOG_FAILURES=1 makes k6 log every failed call (on stderr); SOAK_TRACE=1 has llm-sim
 # write its ground truth and reports the server's longest pauses.
 set -euo pipefail
@@ -17,4 +19,6 @@ go build -trimpath -o "$out/soak" ./bench/soak
 exec "$out/soak" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -out "$out" \
   -duration "${SOAK_DURATION:-10m}" -every "${SOAK_EVERY:-15s}" -vus "${SOAK_VUS:-200}" \
   -fault-rate "${SOAK_FAULT_RATE:-0.01}" -gap-samples "${SOAK_GAP_SAMPLES:-request}" \
+  -max-tokens "${SOAK_MAX_TOKENS:-256}" -decode-ms "${SOAK_DECODE_MS:-20}" \
+  -max-heap-growth "${SOAK_MAX_HEAP_GROWTH:-0}" -warmup "${SOAK_WARMUP:-30s}" \
   -trace="${SOAK_TRACE:-0}"

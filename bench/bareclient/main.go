@@ -1,10 +1,14 @@
-// Command bareclient is the reference for the loopback benchmark: the simplest
-// honest streaming client a Go developer would write. Goroutines loop POST →
-// read lines with bufio → json.Unmarshal every "data:" chunk, and count the
-// output tokens of every complete answer (the usage of its final chunk, as the
-// k6 module counts them). It measures nothing per token: whatever the module
-// does beyond this (timestamps, gaps, metrics, JavaScript) is the cost the
-// comparison shows.
+// Command bareclient is the floor of the loopback and accuracy benchmarks: the
+// simplest honest streaming client a Go developer would write. Goroutines loop
+// POST → read lines with bufio → json.Unmarshal every "data:" chunk → read the
+// body to EOF (so the connection goes back to the pool and trailers arrive),
+// and count the output tokens of every complete answer (the usage of its final
+// chunk, as the k6 module counts them). By default it measures nothing per
+// token: whatever the module does beyond this (timestamps, gaps, metrics,
+// JavaScript) is the cost the loopback comparison shows. With -requests-out it
+// also timestamps each line as it is read (time.Now after ReadBytes, nothing
+// in between) and writes, per answer, its request id, TTFB, TTFT and every
+// gap: the floor of the accuracy benchmark (bench/accuracy).
 //
 //	go run ./bench/bareclient -url http://127.0.0.1:8000/v1 -model sim-fast -vus 50 -duration 30s
 package main
@@ -54,12 +58,27 @@ type counters struct {
 	requests, failed, tokens, events atomic.Int64
 }
 
+// timing is one answer as the accuracy benchmark reads it; the field names
+// and units (ms) are those of the k6 module's result.
+type timing struct {
+	ID    string    `json:"id"`
+	OK    bool      `json:"ok"`
+	TTFB  float64   `json:"ttfb"`
+	TTFT  float64   `json:"ttft"`
+	Gaps  []float64 `json:"gaps"`
+	Chunk int       `json:"chunks"`
+}
+
+func msSince(a, b time.Time) float64 { return float64(b.Sub(a)) / float64(time.Millisecond) }
+
 func main() {
 	url := flag.String("url", "http://127.0.0.1:8000/v1", "base URL of an OpenAI-compatible server")
 	model := flag.String("model", "sim-fast", "model to ask for")
 	vus := flag.Int("vus", 50, "concurrent streams (goroutines)")
 	duration := flag.Duration("duration", 30*time.Second, "how long to run; answers still open at the end are not counted")
 	maxTokens := flag.Int("max-tokens", 1000, "max_tokens of every request")
+	requestsOut := flag.String("requests-out", "", "write one JSON line per answer (request id, ttfb, ttft, gaps in ms) to `FILE`")
+	finishOpen := flag.Bool("finish-open", false, "at the end of -duration start no new answer but let the open ones finish (counted); default: cut them")
 	flag.Parse()
 
 	payload, err := json.Marshal(map[string]any{
@@ -82,18 +101,32 @@ func main() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), *duration)
 	defer cancel()
+	reqCtx := ctx // what cuts the answers open at the end
+	if *finishOpen {
+		reqCtx = context.Background()
+	}
 	var c counters
 	var wg sync.WaitGroup
+	timings := make([][]timing, *vus)
 	start := time.Now()
-	for range *vus {
+	for i := range *vus {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				stream(ctx, client, *url+"/chat/completions", payload, &c)
+				t := stream(reqCtx, client, *url+"/chat/completions", payload, &c, *requestsOut != "")
+				if t != nil {
+					timings[i] = append(timings[i], *t)
+				}
 			}
 		})
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	if *requestsOut != "" {
+		if err := writeTimings(*requestsOut, timings); err != nil {
+			fmt.Fprintln(os.Stderr, "bareclient:", err)
+			os.Exit(1)
+		}
+	}
 
 	s := summary{
 		Client: "bare", VUs: *vus, DurationSec: elapsed.Seconds(),
@@ -103,24 +136,31 @@ func main() {
 	_ = json.NewEncoder(os.Stdout).Encode(s)
 }
 
-// stream makes one request and reads its answer to [DONE].
-func stream(ctx context.Context, client *http.Client, url string, payload []byte, c *counters) {
+// stream makes one request, reads its answer to [DONE] and the body to EOF.
+// With timed, it returns the answer's timing (nil if it failed).
+func stream(ctx context.Context, client *http.Client, url string, payload []byte, c *counters, timed bool) *timing {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		panic(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	t0 := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
 		countFailure(ctx, c)
-		return
+		return nil
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		countFailure(ctx, c)
-		return
+		return nil
+	}
+	var t *timing
+	var last time.Time
+	if timed {
+		t = &timing{ID: resp.Header.Get("X-Request-Id"), TTFB: msSince(t0, time.Now()), TTFT: -1}
 	}
 	br := bufio.NewReader(resp.Body)
 	var (
@@ -130,30 +170,74 @@ func stream(ctx context.Context, client *http.Client, url string, payload []byte
 	)
 	for {
 		line, err := br.ReadBytes('\n')
+		var at time.Time
+		if timed {
+			at = time.Now()
+		}
 		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
 			data = bytes.TrimSpace(data)
 			if string(data) == "[DONE]" {
+				// Read to EOF: Go's transport pools a connection only once
+				// its body was read to the end.
+				if _, err := io.Copy(io.Discard, br); err != nil {
+					countFailure(ctx, c)
+					return nil
+				}
 				c.requests.Add(1)
 				c.tokens.Add(tokens)
 				c.events.Add(events)
-				return
+				if t != nil {
+					t.OK = true
+				}
+				return t
 			}
 			var ch chunk
 			if json.Unmarshal(data, &ch) == nil {
 				events++
+				n := len(text)
 				for _, choice := range ch.Choices {
 					text = append(text, choice.Delta.Content...)
 				}
 				if ch.Usage != nil {
 					tokens = ch.Usage.CompletionTokens
 				}
+				if t != nil && len(text) > n { // an event carrying output
+					t.Chunk++
+					if t.TTFT < 0 {
+						t.TTFT = msSince(t0, at)
+					} else {
+						t.Gaps = append(t.Gaps, msSince(last, at))
+					}
+					last = at
+				}
 			}
 		}
 		if err != nil {
 			countFailure(ctx, c)
-			return
+			return nil
 		}
 	}
+}
+
+// writeTimings writes every answer's timing as one JSON line.
+func writeTimings(path string, perVU [][]timing) error {
+	f, err := os.Create(path) //nolint:gosec // the operator's path
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, ts := range perVU {
+		for i := range ts {
+			if err := enc.Encode(&ts[i]); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // countFailure counts a failed answer, except the ones cut by the end of the

@@ -51,11 +51,14 @@ func main() {
 	maxTokens := flag.Int("max-tokens", 256, "max_tokens of every request")
 	faultRate := flag.Float64("fault-rate", 0.01, "share of requests that get a fault, split evenly over the fault kinds")
 	decodeMs := flag.Float64("decode-ms", 20, "llm-sim decode step (ms): one token per stream per step")
-	gapSamples := flag.String("gap-samples", "request", "the client's gapSamples ('event' adds one k6 Trend sample per token, which k6 keeps in memory for its summary)")
+	gapSamples := flag.String("gap-samples", "request", "the client's gapSamples ('default' leaves it unset: the module's default)")
+	maxGrowth := flag.Float64("max-heap-growth", 0, "judge by slope: fail when k6's live heap grows faster than this many MB/min after -warmup (0: compare the first and last thirds)")
+	warmup := flag.Duration("warmup", 30*time.Second, "with -max-heap-growth: samples before this are left out of the slope")
 	out := flag.String("out", os.TempDir(), "directory for the summary and llm-sim's log")
 	trace := flag.Bool("trace", false, "have llm-sim write its ground truth (every chunk's write time) and report its longest pauses")
 	flag.Parse()
-	if err := soak(*k6, *simBin, *out, *gapSamples, *duration, *every, *vus, *maxTokens, *faultRate, *decodeMs, *trace); err != nil {
+	j := judgement{maxGrowth: *maxGrowth, warmup: *warmup}
+	if err := soak(*k6, *simBin, *out, *gapSamples, *duration, *every, *vus, *maxTokens, *faultRate, *decodeMs, *trace, j); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
@@ -68,7 +71,7 @@ var faultKinds = []string{"disconnect@40", "stall=3000@20", "status=500", "error
 // soakIdleTimeout is soak.js's idle timeout.
 const soakIdleTimeout = time.Second
 
-func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus, maxTokens int, faultRate, decodeMs float64, trace bool) error {
+func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus, maxTokens int, faultRate, decodeMs float64, trace bool, j judgement) error {
 	simLog, err := os.Create(filepath.Join(out, "llm-sim.log"))
 	if err != nil {
 		return err
@@ -77,6 +80,9 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 	args := []string{"--model", "sim-soak=fast", "--seed", "1", "--set", fmt.Sprint("decode_base_ms=", decodeMs)}
 	var faults []string
 	for _, f := range faultKinds {
+		if faultRate <= 0 {
+			break
+		}
 		spec := fmt.Sprintf("%s:%g", f, faultRate/float64(len(faultKinds)))
 		faults = append(faults, spec)
 		args = append(args, "--fault", spec)
@@ -134,7 +140,58 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 			return err
 		}
 	}
+	if j.maxGrowth > 0 {
+		return j.slope(samples, s.OutputTokens/max(s.DurationSec, 1))
+	}
 	return judge(samples)
+}
+
+// judgement is how the run is judged: by the slope of the live heap after
+// warm-up when maxGrowth (MB/min) is set, else by comparing thirds.
+type judgement struct {
+	maxGrowth float64
+	warmup    time.Duration
+}
+
+// slope fits a line to the live heap and to RSS over the samples after
+// warm-up (least squares) and fails when the heap grows faster than
+// maxGrowth. A client that keeps something per token grows in proportion to
+// the token rate (k6 keeps every Trend sample: 8 bytes and more per sample);
+// one that is bounded grows only with what k6 keeps per call.
+func (j judgement) slope(samples []sample, tokensPerSec float64) error {
+	var at, heap, rss []float64
+	for _, s := range samples {
+		if s.at >= j.warmup {
+			at, heap, rss = append(at, s.at.Minutes()), append(heap, s.heapMB), append(rss, s.rssMB)
+		}
+	}
+	if len(at) < 4 {
+		return fmt.Errorf("%d samples after the %s warm-up: too few to judge (run longer or sample more often)", len(at), j.warmup)
+	}
+	h, r := fit(at, heap), fit(at, rss)
+	perToken := h * (1 << 20) / 60 / max(tokensPerSec, 1)
+	fmt.Printf("\nafter %s of warm-up (%d samples): live heap %+.2f MB/min (%.2f bytes per output token at %.0f tokens/s), RSS %+.2f MB/min\n",
+		j.warmup, len(at), h, perToken, tokensPerSec, r)
+	if h > j.maxGrowth {
+		fmt.Printf("  GROWING: the live heap grows faster than the allowed %.1f MB/min\n", j.maxGrowth)
+		return fmt.Errorf("k6's live heap grew %.2f MB/min after warm-up (allowed %.1f)", h, j.maxGrowth)
+	}
+	fmt.Printf("  flat: within the allowed %.1f MB/min\n", j.maxGrowth)
+	return nil
+}
+
+// fit is the least-squares slope of y over x.
+func fit(x, y []float64) float64 {
+	n := float64(len(x))
+	var sx, sy, sxx, sxy float64
+	for i := range x {
+		sx, sy, sxx, sxy = sx+x[i], sy+y[i], sxx+x[i]*x[i], sxy+x[i]*y[i]
+	}
+	d := n*sxx - sx*sx
+	if d == 0 {
+		return 0
+	}
+	return (n*sxy - sx*sy) / d
 }
 
 // sampleUntilExit samples k6 every interval until it exits; a sample that

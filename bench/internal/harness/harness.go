@@ -189,3 +189,29 @@ func get(ctx context.Context, url string) (string, error) {
 	}
 	return string(b), nil
 }
+
+// SimMetric sums the samples of one metric (every label set) in llm-sim's
+// /metrics; baseURL is Sim.BaseURL.
+func SimMetric(ctx context.Context, baseURL, name string) (float64, error) {
+	body, err := get(ctx, strings.TrimSuffix(baseURL, "/v1")+"/metrics")
+	if err != nil {
+		return 0, err
+	}
+	found, sum := false, 0.0
+	for _, line := range strings.Split(body, "\n") {
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '{') {
+			continue
+		}
+		f := strings.Fields(rest)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q", name, line)
+		}
+		found, sum = true, sum+v
+	}
+	if !found {
+		return 0, fmt.Errorf("no %s in llm-sim's /metrics", name)
+	}
+	return sum, nil
+}

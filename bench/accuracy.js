@@ -1,0 +1,63 @@
+// The k6 side of the accuracy benchmark (scripts/accuracy.sh → bench/accuracy):
+// STREAMS concurrent streams (STREAMS_PER_VU per VU, each VU running that many
+// loops at once), looping chat calls for DURATION, then letting the open ones
+// finish. Every finished call writes one JSON line to the console (run with
+// --console-output FILE --log-format raw): its request id, TTFB, TTFT and gaps,
+// which bench/accuracy joins with llm-sim's ground-truth trace. The client runs
+// with default options apart from `gaps: true` (result.gaps, needed to compare
+// every gap).
+import exec from 'k6/execution';
+import { Client } from 'k6/x/llmstream';
+
+const streams = parseInt(__ENV.STREAMS || '1', 10);
+const perVU = Math.max(1, Math.min(streams, parseInt(__ENV.STREAMS_PER_VU || '10', 10)));
+const vus = Math.ceil(streams / perVU);
+const durationMs = parseInt(__ENV.DURATION_MS || '15000', 10);
+const maxTokens = parseInt(__ENV.MAX_TOKENS || '200', 10);
+
+// GAPS=0 leaves result.gaps off (the memory benchmark measures the defaults).
+const client = new Client({
+  baseURL: __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1',
+  model: __ENV.LLM_MODEL || 'sim-accuracy',
+  gaps: __ENV.GAPS !== '0',
+});
+const messages = [{ role: 'user', content: 'Tell me about load testing.' }];
+
+export const options = {
+  scenarios: {
+    accuracy: {
+      executor: 'per-vu-iterations',
+      vus,
+      iterations: 1,
+      maxDuration: `${Math.ceil(durationMs / 1000) + 120}s`,
+    },
+  },
+};
+
+async function loop(end) {
+  while (Date.now() < end) {
+    const r = await client.chat({ messages, max_tokens: maxTokens });
+    if (__ENV.LOG_CALLS === '0') {
+      continue;
+    }
+    console.log(JSON.stringify({
+      id: r.requestId, ok: r.ok, ttfb: r.ttfb, ttft: r.ttft, gaps: r.gaps, chunks: r.chunks,
+      error: r.error ? r.error.type : undefined,
+    }));
+  }
+}
+
+export default async function () {
+  const end = exec.scenario.startTime + durationMs;
+  const first = (exec.vu.idInTest - 1) * perVU;
+  const mine = Math.min(perVU, streams - first);
+  const loops = [];
+  for (let i = 0; i < mine; i++) {
+    loops.push(loop(end));
+  }
+  await Promise.all(loops);
+}
+
+export function handleSummary() {
+  return {};
+}

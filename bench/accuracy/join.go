@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+)
+
+// serverRecord is the part of an llm-sim --trace line the join reads.
+type serverRecord struct {
+	RequestID    string  `json:"request_id"`
+	ConnRequest  int64   `json:"conn_request"`
+	ArrivalNS    int64   `json:"arrival_ns"`
+	HeadersNS    int64   `json:"headers_ns"`
+	FirstTokenNS int64   `json:"first_token_ns"`
+	ChunksNS     []int64 `json:"chunks_ns"`
+	ChunkTokens  []int   `json:"chunk_tokens"`
+	Outcome      string  `json:"outcome"`
+}
+
+// clientRecord is one answer as a client saw it (ms since its t0), written by
+// bench/accuracy.js (through k6's console) or by bench/bareclient.
+type clientRecord struct {
+	ID    string    `json:"id"`
+	OK    bool      `json:"ok"`
+	TTFB  *float64  `json:"ttfb"`
+	TTFT  *float64  `json:"ttft"`
+	Gaps  []float64 `json:"gaps"`
+	Error string    `json:"error"`
+}
+
+// errors are one run's per-request errors, client − server, in ms.
+type errors struct {
+	calls, joined, failed, newConn int
+	gapCountMismatch               int
+	ttft, read, gap                []float64
+	ttftNewConn, ttftReused        []float64
+}
+
+func readLines[T any](path string, keep func(string) bool) ([]T, error) {
+	f, err := os.Open(path) //nolint:gosec // files this program wrote or was given
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !keep(line) {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			return nil, fmt.Errorf("%s: %w in %.80q", path, err, line)
+		}
+		out = append(out, v)
+	}
+	return out, sc.Err()
+}
+
+// join reads the trace and the client's lines and pairs them by request id:
+//   - TTFT error: client TTFT − server TTFT (first token written − request
+//     arrived), what a user's TTFT overstates;
+//   - read-side error: client (TTFT − TTFB) − server (first token − headers
+//     written): the request's sending and the connection set-up are out, so
+//     this is what reading and timestamping the first event adds;
+//   - gap error: each client gap − the server's gap between the same two
+//     output-carrying chunks.
+func join(tracePath, clientPath string) (*errors, error) {
+	trace, err := readLines[serverRecord](tracePath, func(string) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*serverRecord, len(trace))
+	for i := range trace {
+		byID[trace[i].RequestID] = &trace[i]
+	}
+	calls, err := readLines[clientRecord](clientPath, func(l string) bool { return strings.HasPrefix(l, "{") })
+	if err != nil {
+		return nil, err
+	}
+	e := &errors{calls: len(calls)}
+	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+	for _, c := range calls {
+		if !c.OK || c.TTFT == nil || c.TTFB == nil {
+			e.failed++
+			continue
+		}
+		s, ok := byID[c.ID]
+		if !ok || s.FirstTokenNS == 0 {
+			continue
+		}
+		e.joined++
+		ttftErr := *c.TTFT - ms(s.FirstTokenNS-s.ArrivalNS)
+		e.ttft = append(e.ttft, ttftErr)
+		e.read = append(e.read, (*c.TTFT-*c.TTFB)-ms(s.FirstTokenNS-s.HeadersNS))
+		if s.ConnRequest == 1 {
+			e.newConn++
+			e.ttftNewConn = append(e.ttftNewConn, ttftErr)
+		} else {
+			e.ttftReused = append(e.ttftReused, ttftErr)
+		}
+		var out []int64 // write times of the chunks carrying output
+		for i, n := range s.ChunkTokens {
+			if n > 0 && i < len(s.ChunksNS) {
+				out = append(out, s.ChunksNS[i])
+			}
+		}
+		if len(out) != len(c.Gaps)+1 {
+			e.gapCountMismatch++
+			continue
+		}
+		for i, g := range c.Gaps {
+			e.gap = append(e.gap, g-ms(out[i+1]-out[i]))
+		}
+	}
+	return e, nil
+}
+
+// dist is p50 / p99 / max of a sample.
+type dist struct{ p50, p99, max float64 }
+
+func distOf(v []float64) dist {
+	if len(v) == 0 {
+		return dist{math.NaN(), math.NaN(), math.NaN()}
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	q := func(p float64) float64 { return s[min(len(s)-1, int(math.Ceil(p*float64(len(s))))-1)] }
+	return dist{q(0.50), q(0.99), s[len(s)-1]}
+}
+
+func (d dist) String() string { return fmt.Sprintf("%.2f / %.2f / %.1f", d.p50, d.p99, d.max) }

@@ -1,0 +1,241 @@
+// Command accuracy measures how far the k6 module's timings are from the
+// truth, with a bare Go client as the floor, against llm-sim's ground-truth
+// trace (scripts/accuracy.sh, make accuracy). For each answer shape
+// (staggered: lengths drawn uniformly from [min, max] tokens; uniform: every
+// answer max tokens, so the streams start and end together), each level of
+// concurrent streams and each client in turn, it starts a fresh llm-sim with a
+// trace, runs the client for -duration (open answers then finish), joins every
+// answer with the trace by request id and prints, per level, the p50 / p99 /
+// max of the TTFT error, the read-side error and the per-gap error (client −
+// server, ms; see join.go), the CPU seconds of the client and of llm-sim, and
+// the TCP connections llm-sim accepted. With -check it fails unless every
+// answer joined and the errors are sane (the CI variant).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/bench/internal/harness"
+)
+
+type settings struct {
+	k6, sim, bare, out   string
+	levels               []int
+	shapes, clients      []string
+	duration             time.Duration
+	decodeMs, ttftMs     float64
+	minTokens, maxTokens int
+	streamsPerVU         int
+	check, checkReuse    bool
+}
+
+// result is one run: one client at one level of one shape.
+type result struct {
+	shape, client     string
+	streams           int
+	e                 *errors
+	clientCPU, simCPU float64
+	connections       int
+}
+
+func main() {
+	var s settings
+	levels := flag.String("levels", "1,50,200,500,1000", "concurrent streams, comma-separated")
+	shapes := flag.String("shapes", "staggered,uniform", "answer shapes: staggered (lengths uniform in [-min-tokens, -max-tokens]) and/or uniform (all -max-tokens)")
+	clients := flag.String("clients", "k6,bare", "clients to run, in this order at every level")
+	flag.StringVar(&s.k6, "k6", "./k6", "k6 binary with the module")
+	flag.StringVar(&s.sim, "sim", "./llm-sim", "llm-sim binary")
+	flag.StringVar(&s.bare, "bare", "", "bareclient binary (built from bench/bareclient)")
+	flag.StringVar(&s.out, "out", os.TempDir(), "directory for traces, client lines and logs")
+	flag.DurationVar(&s.duration, "duration", 15*time.Second, "how long each client starts answers at each level (open answers then finish)")
+	flag.Float64Var(&s.decodeMs, "decode-ms", 20, "llm-sim decode step, ms (one token per stream per step)")
+	flag.Float64Var(&s.ttftMs, "ttft-ms", 60, "time to first token added to every request by llm-sim, ms")
+	flag.IntVar(&s.minTokens, "min-tokens", 100, "shortest staggered answer, tokens")
+	flag.IntVar(&s.maxTokens, "max-tokens", 200, "longest staggered answer and every uniform answer, tokens")
+	flag.IntVar(&s.streamsPerVU, "streams-per-vu", 10, "concurrent streams per k6 VU")
+	flag.BoolVar(&s.check, "check", false, "fail unless every answer joined the trace, none failed, and the TTFT errors are finite and positive")
+	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams (+2)")
+	flag.Parse()
+	var err error
+	if s.levels, err = ints(*levels); err != nil {
+		fatal(fmt.Errorf("-levels: %w", err))
+	}
+	s.shapes, s.clients = strings.Split(*shapes, ","), strings.Split(*clients, ",")
+	for _, sh := range s.shapes {
+		if sh != "staggered" && sh != "uniform" {
+			fatal(fmt.Errorf("-shapes: unknown shape %q (staggered, uniform)", sh))
+		}
+	}
+	for _, c := range s.clients {
+		if c != "k6" && c != "bare" {
+			fatal(fmt.Errorf("-clients: unknown client %q (k6, bare)", c))
+		}
+		if c == "bare" && s.bare == "" {
+			fatal(fmt.Errorf("-bare: the bareclient binary is needed for client bare"))
+		}
+	}
+	var results []result
+	failures := 0
+	for _, shape := range s.shapes {
+		for _, n := range s.levels {
+			for _, c := range s.clients {
+				r, err := s.run(shape, c, n)
+				if err != nil {
+					fatal(fmt.Errorf("%s %s %d streams: %w", shape, c, n, err))
+				}
+				results = append(results, r)
+				fmt.Fprintf(os.Stderr, "accuracy: %s %s %d streams: %d answers, %d joined, TTFT error p50 %.2f ms\n",
+					shape, c, n, r.e.calls, r.e.joined, distOf(r.e.ttft).p50)
+				if s.check {
+					for _, p := range s.problems(r) {
+						fmt.Fprintf(os.Stderr, "accuracy: CHECK FAILED: %s %s %d streams: %s\n", shape, c, n, p)
+						failures++
+					}
+				}
+			}
+		}
+	}
+	printTables(os.Stdout, s, results)
+	if failures > 0 {
+		fatal(fmt.Errorf("%d check(s) failed", failures))
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "accuracy:", err)
+	os.Exit(1)
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// problems are the bounds a loaded 2-core machine always meets: every answer
+// finished and joined, and the TTFT error finite and positive (the client's t0
+// precedes the server's arrival and its first-token time follows the
+// server's write; -0.5 ms allows for wall-clock slewing).
+func (s settings) problems(r result) []string {
+	var p []string
+	e := r.e
+	if e.calls == 0 {
+		p = append(p, "no answer")
+	}
+	if e.failed > 0 {
+		p = append(p, fmt.Sprintf("%d answers failed", e.failed))
+	}
+	if e.joined != e.calls-e.failed {
+		p = append(p, fmt.Sprintf("%d of %d answers joined the trace", e.joined, e.calls-e.failed))
+	}
+	if e.gapCountMismatch > 0 {
+		p = append(p, fmt.Sprintf("%d answers had a different number of gaps than the server's chunks", e.gapCountMismatch))
+	}
+	for _, v := range e.ttft {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < -0.5 || v > 60_000 {
+			p = append(p, fmt.Sprintf("TTFT error %.3f ms is not a sane positive figure", v))
+			break
+		}
+	}
+	if d := distOf(e.ttft); !(d.p50 > 0) {
+		p = append(p, fmt.Sprintf("median TTFT error %.3f ms is not positive", d.p50))
+	}
+	if s.checkReuse && r.connections > r.streams+2 {
+		p = append(p, fmt.Sprintf("%d connections for %d streams: connections are not reused", r.connections, r.streams))
+	}
+	return p
+}
+
+// simArgs is llm-sim for a shape: -decode-ms per token, -ttft-ms before the
+// first, lengths per shape.
+func (s settings) simArgs(shape, trace string) []string {
+	args := []string{"--model", "sim-accuracy=fast", "--seed", "1", "--trace", trace,
+		"--set", fmt.Sprint("decode_base_ms=", s.decodeMs), "--fault", fmt.Sprintf("ttft=%g:1", s.ttftMs)}
+	if shape == "staggered" {
+		mean := float64(s.minTokens+s.maxTokens) / 2
+		args = append(args, "--set", "output_dist=uniform", "--set", fmt.Sprint("output_min_tokens=", s.minTokens),
+			"--set", fmt.Sprint("output_mean_tokens=", mean))
+	}
+	return args
+}
+
+// run starts a fresh llm-sim, runs one client against it and joins.
+func (s settings) run(shape, client string, streams int) (result, error) {
+	r := result{shape: shape, client: client, streams: streams}
+	name := fmt.Sprintf("%s-%s-%d", shape, client, streams)
+	trace := filepath.Join(s.out, name+"-trace.jsonl")
+	lines := filepath.Join(s.out, name+"-client.jsonl")
+	simLog, err := os.Create(filepath.Join(s.out, name+"-llm-sim.log"))
+	if err != nil {
+		return r, err
+	}
+	defer simLog.Close()
+	sim, err := harness.StartSim(s.sim, simLog, s.simArgs(shape, trace)...)
+	if err != nil {
+		return r, err
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			sim.Stop()
+		}
+	}()
+	var cmd *exec.Cmd
+	switch client {
+	case "k6":
+		cmd = exec.Command(s.k6, "run", "-q", "--no-usage-report", "--no-summary", "--no-thresholds",
+			"--log-format", "raw", "--console-output", lines,
+			"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("STREAMS=", streams),
+			"-e", fmt.Sprint("STREAMS_PER_VU=", s.streamsPerVU), "-e", fmt.Sprint("DURATION_MS=", s.duration.Milliseconds()),
+			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "bench/accuracy.js")
+	default:
+		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-accuracy", "-vus", fmt.Sprint(streams),
+			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-requests-out", lines)
+	}
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Run(); err != nil {
+		return r, fmt.Errorf("%s: %w\n%s", client, err, tail(stderr.String()))
+	}
+	if u := cmd.ProcessState.SysUsage(); u != nil {
+		r.clientCPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	}
+	conns, err := harness.SimMetric(context.Background(), sim.BaseURL, "llmsim_connections_accepted_total")
+	if err != nil {
+		return r, err
+	}
+	r.connections = int(conns)
+	r.simCPU, _ = harness.CPUSeconds(sim.Cmd.Process.Pid)
+	sim.Stop() // flushes and closes the trace
+	stopped = true
+	r.e, err = join(trace, lines)
+	if err != nil {
+		return r, err
+	}
+	// The metrics scrape above is one connection of its own.
+	r.connections--
+	return r, nil
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "…" + s[len(s)-2000:]
+	}
+	return s
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// printTables prints one Markdown table per shape, the two clients of a level
+// side by side, and the ratio of the module's error to the floor's.
+func printTables(w io.Writer, s settings, results []result) {
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(w, "\nllm-sim: decode step %g ms, +%g ms before the first token; answers %d–%d tokens (staggered) or %d (uniform); "+
+		"%s per client and level; k6: %d streams per VU; load average now %s\n",
+		s.decodeMs, s.ttftMs, s.minTokens, s.maxTokens, s.maxTokens, s.duration, s.streamsPerVU, strings.Fields(string(load) + " ?")[0])
+	fmt.Fprintln(w, "errors are client − server (llm-sim's trace), ms, p50 / p99 / max")
+	for _, shape := range s.shapes {
+		fmt.Fprintf(w, "\n%s answers\n\n", shape)
+		fmt.Fprintln(w, "| streams | client | answers (joined) | opened a connection | TTFT error | read-side error | gap error | TTFT error, new / reused conn (p50) | client CPU s | llm-sim CPU s | connections |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+		byLevel := map[int]map[string]result{}
+		for _, r := range results {
+			if r.shape != shape {
+				continue
+			}
+			if byLevel[r.streams] == nil {
+				byLevel[r.streams] = map[string]result{}
+			}
+			byLevel[r.streams][r.client] = r
+			e := r.e
+			fmt.Fprintf(w, "| %d | %s | %d (%d) | %d | %s | %s | %s | %.2f / %.2f | %.1f | %.1f | %d |\n",
+				r.streams, r.client, e.calls, e.joined, e.newConn, distOf(e.ttft), distOf(e.read), distOf(e.gap),
+				distOf(e.ttftNewConn).p50, distOf(e.ttftReused).p50, r.clientCPU, r.simCPU, r.connections)
+		}
+		fmt.Fprintln(w, "\nratio k6 / bare (goal ≤ 1.25): TTFT error p50, p99; gap error p99")
+		for _, n := range s.levels {
+			k, b := byLevel[n]["k6"], byLevel[n]["bare"]
+			if k.e == nil || b.e == nil {
+				continue
+			}
+			kt, bt, kg, bg := distOf(k.e.ttft), distOf(b.e.ttft), distOf(k.e.gap), distOf(b.e.gap)
+			fmt.Fprintf(w, "  %5d streams: %.2f  %.2f  %.2f\n", n, kt.p50/bt.p50, kt.p99/bt.p99, kg.p99/bg.p99)
+		}
+	}
+}

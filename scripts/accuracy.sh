@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# make accuracy: how far the k6 module's TTFT and gaps are from llm-sim's ground
+# truth, with bench/bareclient as the floor, at several levels of concurrent
+# streams (bench/accuracy; figures go in BENCHMARKS.md with this command).
+# Expects ./k6 and ./llm-sim (make accuracy builds them); K6 and LLM_SIM point
+# elsewhere. Knobs (environment): LEVELS (1,50,200,500,1000), SHAPES
+# (staggered,uniform), CLIENTS (k6,bare), DURATION (15s per client and level),
+# MIN_TOKENS (100), MAX_TOKENS (200), DECODE_MS (20), TTFT_MS (60), STREAMS_PER_VU (10), OUT (temp dir), CHECK=1
+# (fail unless every answer joined and the errors are sane: the CI variant,
+# make accuracy-short), CHECK_REUSE=1 (also fail on connection churn).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-$(mktemp -d)}"
+mkdir -p "$out"
+echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg); results in $out"
+go build -trimpath -o "$out/bareclient" ./bench/bareclient
+go build -trimpath -o "$out/accuracy" ./bench/accuracy
+exec "$out/accuracy" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
+  -levels "${LEVELS:-1,50,200,500,1000}" -shapes "${SHAPES:-staggered,uniform}" -clients "${CLIENTS:-k6,bare}" \
+  -duration "${DURATION:-15s}" -min-tokens "${MIN_TOKENS:-100}" -max-tokens "${MAX_TOKENS:-200}" -decode-ms "${DECODE_MS:-20}" -ttft-ms "${TTFT_MS:-60}" \
+  -streams-per-vu "${STREAMS_PER_VU:-10}" -check="${CHECK:-0}" -check-reuse="${CHECK_REUSE:-0}"

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestJoin(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.jsonl")
+	client := filepath.Join(dir, "client.jsonl")
+	// Arrival at 1 000 000 ns, headers at +1 ms, role chunk at +10 ms, tokens
+	// at +11, +21 and +41 ms; the second request reused the connection.
+	const line = `{"request_id":"a","conn_request":1,"arrival_ns":1000000,"headers_ns":2000000,"first_token_ns":12000000,` +
+		`"chunks_ns":[11000000,12000000,22000000,42000000,43000000],"chunk_tokens":[0,1,1,1,0]}`
+	if err := os.WriteFile(trace, []byte(line+"\n"+`{"request_id":"b","conn_request":2,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000,6000000],"chunk_tokens":[1,1]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// a: TTFT 12.5 ms (server 11 ms), TTFB 1.5 ms, gaps 10.5 and 19.5 (server
+	// 10 and 20). b: its gap count differs from the server's. c: not in the
+	// trace. d: failed. A line that is not JSON (k6's own log) is skipped.
+	lines := `{"id":"a","ok":true,"ttfb":1.5,"ttft":12.5,"gaps":[10.5,19.5]}
+{"id":"b","ok":true,"ttfb":1.2,"ttft":5.2,"gaps":[1,1]}
+{"id":"c","ok":true,"ttfb":1,"ttft":2,"gaps":[]}
+{"id":"d","ok":false,"ttfb":null,"ttft":null,"gaps":[],"error":"network"}
+level=info msg=done
+`
+	if err := os.WriteFile(client, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := join(trace, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.calls != 4 || e.joined != 2 || e.failed != 1 || e.newConn != 1 || e.gapCountMismatch != 1 {
+		t.Fatalf("calls %d joined %d failed %d newConn %d mismatch %d", e.calls, e.joined, e.failed, e.newConn, e.gapCountMismatch)
+	}
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if d := got - want; d > 1e-9 || d < -1e-9 {
+			t.Errorf("%s = %v, want %v", what, got, want)
+		}
+	}
+	near("TTFT error a", e.ttft[0], 1.5)    // 12.5 − (12 − 1)
+	near("read-side error a", e.read[0], 1) // (12.5 − 1.5) − (12 − 2)
+	near("TTFT error b", e.ttft[1], 0.2)    // 5.2 − 5
+	near("gap error 1", e.gap[0], 0.5)      // 10.5 − 10
+	near("gap error 2", e.gap[1], -0.5)     // 19.5 − 20
+	near("TTFT error on a new connection", e.ttftNewConn[0], 1.5)
+	if len(e.gap) != 2 {
+		t.Errorf("%d gap errors, want 2 (b's do not pair)", len(e.gap))
+	}
+	d := distOf([]float64{5, 1, 3, 2, 4})
+	near("p50", d.p50, 3)
+	near("max", d.max, 5)
+}

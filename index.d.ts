@@ -366,15 +366,25 @@ declare module "k6/x/llmstream" {
     scrubbed: Record<string, number>;
     sharedPrefixItems: number;
     cacheBust: boolean;
-    /** Draws so far in this process. */
+    /** Draws so far in this process (this instance's part of a split test). */
     draws: number;
+    /** In a VU: the part of the dataset this instance draws when the test is split by execution segment. */
+    segment?: {
+      segment: string;
+      sequence: string;
+      fraction: number;
+      /** Distinct items this instance draws from. */
+      items: number;
+      /** Categories too small to split, drawn whole by every instance. */
+      unsplit: string[];
+    };
   }
 
   /** A prompt set shared by every VU of the process, drawn in exact proportions. */
   export interface Dataset {
-    /** The next draw of the process-wide sequence. */
+    /** The next draw of the process-wide sequence (this instance's share of a split test). */
     next(): DatasetItem;
-    /** Draw number `n`, without advancing (reproducible: key it on the iteration). */
+    /** Draw number `n`, without advancing (reproducible: key it on `exec.scenario.iterationInInstance`). */
     draw(n: number): DatasetItem;
     /** Item `i` (modulo size). */
     at(i: number): DatasetItem;
@@ -396,7 +406,7 @@ declare module "k6/x/llmstream" {
 
   /** Options of `Arrivals.poisson` / `Arrivals.bursty`. */
   export interface ArrivalOptions {
-    /** Requests per second, process-wide. */
+    /** Requests per second of the whole test (split across instances by execution segment). */
     rate: number;
     /** Coefficient of variation of the gaps (poisson: always 1; bursty default 3). */
     cv?: number;
@@ -411,8 +421,9 @@ declare module "k6/x/llmstream" {
     next(): number;
     /** Arrival times (seconds from the start) within `seconds`. */
     offsets(seconds: number): number[];
-    /** Whether the VUs kept up: arrivals claimed, claimed late, the worst lag, the realised rate and cv. */
-    stats(): { claimed: number; late: number; maxLagMs: number; rate: number; cv: number };
+    /** Whether the VUs kept up: arrivals claimed, claimed late, the worst lag, the configured rate and cv,
+     * and the execution segment and share of the arrivals this instance runs. */
+    stats(): { claimed: number; late: number; maxLagMs: number; rate: number; cv: number; segment: string; share: number };
   }
 
   export const Arrivals: {

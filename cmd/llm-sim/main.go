@@ -1,6 +1,6 @@
 // Command llm-sim is a simulated OpenAI-compatible LLM server whose timing
-// comes from a model of a continuous-batching inference engine. See the
-// README section "llm-sim" and `llm-sim --help`.
+// comes from a model of a continuous-batching inference engine. See
+// cmd/llm-sim/README.md and `llm-sim --help`.
 package main
 
 import (

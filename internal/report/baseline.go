@@ -13,6 +13,10 @@ import (
 type Comparison struct {
 	BaselineStart time.Time       `json:"baseline_start"`
 	BaselineMeta  map[string]any  `json:"baseline_meta,omitempty"`
+	// Differences is how this run was made differently from the baseline
+	// ("load.default.vus 50 vs 20": this run's value first). Verdicts across
+	// different set-ups measure the set-up too; renderers show this above them.
+	Differences []string `json:"differences,omitempty"`
 	Confidence    float64         `json:"confidence"`
 	Resamples     int             `json:"resamples"`
 	Rows          []ComparisonRow `json:"rows"`
@@ -54,6 +58,24 @@ var compareStats = []struct { //nolint:gochecknoglobals // read-only table
 	name string
 	q    float64
 }{{"p50", 0.5}, {"p95", 0.95}, {"p99", 0.99}}
+
+// CompareWith is Compare plus the differences between how this run (info)
+// and the baseline were made.
+func CompareWith(r *Run, base *Record, info *RunInfo) *Comparison {
+	c := Compare(r, base)
+	if c != nil {
+		c.Differences = Differences(info, base.Run)
+	}
+	return c
+}
+
+// DifferencesLine is the comparison's warning line, "" when the runs were made alike.
+func (c *Comparison) DifferencesLine() string {
+	if c == nil || len(c.Differences) == 0 {
+		return ""
+	}
+	return describeDifferences(c.Differences)
+}
 
 // Compare sets the run against a baseline record: for every category both
 // have, P50/P95/P99 of TTFT, E2E and TPOT with a bootstrap confidence interval

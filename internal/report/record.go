@@ -33,6 +33,12 @@ type Record struct {
 	Comparison *Comparison              `json:"comparison,omitempty"`
 	// Excluded says which calls were left out of every figure above and why.
 	Excluded *Exclusions `json:"excluded,omitempty"`
+	// Run is how the run was made (load shape, data, clients, versions, segment).
+	Run *RunInfo `json:"run,omitempty"`
+	// Instances lists the records a merged record was made of.
+	Instances []InstanceRecord `json:"instances,omitempty"`
+
+	source string // the file it was read from, for messages
 }
 
 // CategoryRecord summarises one category.
@@ -41,6 +47,8 @@ type CategoryRecord struct {
 	Failures     uint64                   `json:"failures"`
 	Errors       map[string]uint64        `json:"errors,omitempty"`
 	CacheHitRate *float64                 `json:"cache_hit_rate,omitempty"`
+	CacheHits    uint64                   `json:"cache_hits"`
+	CacheMisses  uint64                   `json:"cache_misses"`
 	Stalls       uint64                   `json:"stalls"`
 	OutputTokens int64                    `json:"output_tokens"`
 	Metrics      map[string]*MetricRecord `json:"metrics"`
@@ -105,6 +113,7 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 		g := r.Category(cat)
 		cr := &CategoryRecord{
 			Requests: g.Requests, Failures: g.Failures, Errors: g.Errors, Stalls: g.Stalls,
+			CacheHits: g.CacheHit, CacheMisses: g.CacheMiss,
 			OutputTokens: g.OutputTokens, Metrics: map[string]*MetricRecord{},
 		}
 		if hr := g.CacheHitRate(); !math.IsNaN(hr) {
@@ -137,7 +146,16 @@ func MarshalRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]
 	if r == nil {
 		return nil, errors.New("report: no run to record")
 	}
-	b, err := json.MarshalIndent(NewRecord(r, findings, cmp, meta), "", " ")
+	return marshalRecord(r, findings, cmp, RenderOptions{Meta: meta})
+}
+
+func marshalRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOptions) ([]byte, error) {
+	if r == nil {
+		return nil, errors.New("report: no run to record")
+	}
+	rec := NewRecord(r, findings, cmp, opt.Meta)
+	rec.Run = opt.Info
+	b, err := json.MarshalIndent(rec, "", " ")
 	if err != nil {
 		return nil, fmt.Errorf("report: encoding the run record: %w", err)
 	}
@@ -179,6 +197,7 @@ func ParseRecord(name string, data []byte) (*Record, error) {
 		return nil, fmt.Errorf("report: %s: %w", name, err)
 	}
 	rec.Format = RecordFormat // converted, if it was older
+	rec.source = name
 	return rec, nil
 }
 

@@ -17,6 +17,8 @@ type RenderOptions struct {
 	Meta map[string]any
 	// Findings to show; nil means Diagnose(r).
 	Findings []Finding
+	// Info is how the run was made; stored in the record.
+	Info *RunInfo
 }
 
 // Render produces the three outputs of a run at once.
@@ -29,7 +31,7 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 		findings = Diagnose(r)
 	}
 	opt.Findings = findings
-	record, err = MarshalRecord(r, findings, cmp, opt.Meta)
+	record, err = marshalRecord(r, findings, cmp, opt)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -157,8 +159,12 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 }
 
 func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
-	fmt.Fprintf(b, `<h2>Against the baseline of %s</h2><table id="comparison"><tr><th>category</th><th>metric</th><th>stat</th><th>baseline</th><th>this run</th><th>Δ</th><th>%.0f%% CI of Δ</th><th>verdict</th></tr>`,
-		html.EscapeString(cmp.BaselineStart.UTC().Format("2006-01-02 15:04")), 100*cmp.Confidence)
+	fmt.Fprintf(b, `<h2>Against the baseline of %s</h2>`, html.EscapeString(cmp.BaselineStart.UTC().Format("2006-01-02 15:04")))
+	if d := cmp.DifferencesLine(); d != "" {
+		b.WriteString(`<div class="finding" id="baseline-differs">` + html.EscapeString(d) + "</div>\n")
+	}
+	fmt.Fprintf(b, `<table id="comparison"><tr><th>category</th><th>metric</th><th>stat</th><th>baseline</th><th>this run</th><th>Δ</th><th>%.0f%% CI of Δ</th><th>verdict</th></tr>`,
+		100*cmp.Confidence)
 	for _, row := range cmp.Rows {
 		ci := "-"
 		if row.HasCI {

@@ -95,6 +95,9 @@ func writeComparisonText(b *strings.Builder, cmp *Comparison) {
 	if cmp == nil {
 		return
 	}
+	if d := cmp.DifferencesLine(); d != "" {
+		fmt.Fprintf(b, "\n  ⚠ %s\n", d)
+	}
 	if len(cmp.Rows) == 0 {
 		b.WriteString("\n  baseline: no category in common with the baseline record\n")
 		return

@@ -1,0 +1,253 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// InstanceRecord is one of the records a merged record was made of.
+type InstanceRecord struct {
+	Source   string    `json:"source"`            // the file it was read from
+	Segment  string    `json:"segment,omitempty"` // empty: the whole test
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	Requests uint64    `json:"requests"`
+	Findings []Finding `json:"findings,omitempty"` // what that instance's report found on its own share
+}
+
+// mergedStageNote replaces stages and waves in a merged record: both are
+// read off a run's per-second timeline, which records do not carry.
+const mergedStageNote = "a merged record has no stages or waves: each instance found its own on its share of the load " +
+	"(see its report); the figures above are the whole test's"
+
+// Merge combines the run records of one test written by several k6 instances,
+// each running one execution segment, into the record of the whole test:
+// counts are summed exactly, distributions are merged sketch by sketch (so
+// each quantile keeps the sketch's 1 % relative accuracy), and the random
+// samples the baseline comparison resamples are drawn from each instance in
+// proportion to the calls it saw. It refuses records that are not parts of
+// one test (another script, load shape, dataset or client), and sets of
+// segments that overlap or leave a part of the test out.
+func Merge(records ...*Record) (*Record, error) {
+	if len(records) == 0 {
+		return nil, errors.New("report: merge: no run records given")
+	}
+	names := make([]string, len(records))
+	segs := make([]segment, len(records))
+	for i, r := range records {
+		if r == nil {
+			return nil, fmt.Errorf("report: merge: record %d is nil", i+1)
+		}
+		names[i] = r.source
+		if names[i] == "" {
+			names[i] = fmt.Sprintf("record %d", i+1)
+		}
+	}
+	first := records[0]
+	for i, r := range records {
+		if r.Run == nil {
+			if len(records) == 1 {
+				break
+			}
+			return nil, fmt.Errorf("report: merge: %s has no run information (written by an older version, or not by report()): "+
+				"cannot check that it is a part of the same test", names[i])
+		}
+		if r.Instances != nil {
+			return nil, fmt.Errorf("report: merge: %s is already a merged record; merge the instances' own records", names[i])
+		}
+		s, err := parseSegment(r.Run.Segment)
+		if err != nil {
+			return nil, fmt.Errorf("report: merge: %s: %w", names[i], err)
+		}
+		segs[i] = s
+		if i == 0 {
+			continue
+		}
+		if d := diffFlat(first.Run.identity(), r.Run.identity()); len(d) > 0 {
+			return nil, fmt.Errorf("report: merge: %s and %s are not records of the same test: %s", names[0], names[i], strings.Join(d, "; "))
+		}
+		if a, b := first.Run.SegmentSequence, r.Run.SegmentSequence; a != b {
+			return nil, fmt.Errorf("report: merge: %s and %s were run with different execution segment sequences (%q vs %q)",
+				names[0], names[i], a, b)
+		}
+	}
+	if first.Run != nil {
+		if err := checkCoverage(names, segs); err != nil {
+			return nil, fmt.Errorf("report: merge: %w", err)
+		}
+	}
+
+	out := &Record{
+		Format: RecordFormat, Meta: maps.Clone(first.Meta), Start: first.Start, End: first.End,
+		Categories: map[string]*CategoryRecord{}, Findings: []Finding{}, StageNote: mergedStageNote,
+	}
+	if first.Run != nil {
+		run := *first.Run
+		run.Segment = ""
+		out.Run = &run
+	}
+	for i, r := range records {
+		if r.Start.Before(out.Start) {
+			out.Start = r.Start
+		}
+		if r.End.After(out.End) {
+			out.End = r.End
+		}
+		inst := InstanceRecord{Source: names[i], Start: r.Start, End: r.End, Findings: r.Findings}
+		if r.Run != nil {
+			inst.Segment = r.Run.Segment
+		}
+		if all := r.Categories[AllCategories]; all != nil {
+			inst.Requests = all.Requests
+		}
+		out.Instances = append(out.Instances, inst)
+		out.Excluded = mergeExclusions(out.Excluded, r.Excluded)
+		for cat, cr := range r.Categories {
+			if err := mergeCategory(out, cat, cr); err != nil {
+				return nil, fmt.Errorf("report: merge: %s: %s: %w", names[i], cat, err)
+			}
+		}
+	}
+	for cat, cr := range out.Categories {
+		finishCategory(cat, cr, records)
+	}
+	return out, nil
+}
+
+func mergeCategory(out *Record, cat string, cr *CategoryRecord) error {
+	m := out.Categories[cat]
+	if m == nil {
+		m = &CategoryRecord{Metrics: map[string]*MetricRecord{}}
+		out.Categories[cat] = m
+	}
+	m.Requests += cr.Requests
+	m.Failures += cr.Failures
+	m.Stalls += cr.Stalls
+	m.OutputTokens += cr.OutputTokens
+	m.CacheHits += cr.CacheHits
+	m.CacheMisses += cr.CacheMisses
+	for k, v := range cr.Errors {
+		if m.Errors == nil {
+			m.Errors = map[string]uint64{}
+		}
+		m.Errors[k] += v
+	}
+	for name, mr := range cr.Metrics {
+		if mr == nil || mr.Sketch == nil {
+			continue
+		}
+		if have := m.Metrics[name]; have != nil {
+			if err := have.Sketch.Merge(mr.Sketch); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		} else {
+			m.Metrics[name] = &MetricRecord{Sketch: mr.Sketch.Clone()}
+		}
+	}
+	return nil
+}
+
+// finishCategory derives what cannot be summed: headline figures from the
+// merged sketches, the cache hit rate from the summed counts, and the
+// merged random sample.
+func finishCategory(cat string, m *CategoryRecord, records []*Record) {
+	for name, mr := range m.Metrics {
+		m.Metrics[name] = metricRecord(mr.Sketch)
+	}
+	if m.CacheHits+m.CacheMisses > 0 {
+		hr := float64(m.CacheHits) / float64(m.CacheHits+m.CacheMisses)
+		m.CacheHitRate = &hr
+	}
+	parts := make([]*CategoryRecord, 0, len(records))
+	for _, r := range records {
+		if cr := r.Categories[cat]; cr != nil {
+			parts = append(parts, cr)
+		}
+	}
+	m.Samples, m.SamplesSeen = mergeSamples(cat, parts)
+}
+
+// mergeSamples draws, per metric, a sample of the union. When every
+// instance kept all its calls the union is simply all of them. Otherwise each
+// instance's sample is uniform over its calls, so taking from each a share
+// proportional to the calls it saw gives a uniform sample of all calls, of the
+// size a single run keeps (the largest full sample). The draw is seeded by
+// the category and metric, so the same records always merge to the same file.
+func mergeSamples(cat string, parts []*CategoryRecord) (map[string][]float64, uint64) {
+	var seen uint64
+	size := 0 // 0: nobody had to sample
+	for _, p := range parts {
+		seen += p.SamplesSeen
+		kept := 0
+		for _, vs := range p.Samples {
+			kept = max(kept, len(vs))
+		}
+		if uint64(kept) < p.SamplesSeen {
+			size = max(size, kept)
+		}
+	}
+	if seen == 0 {
+		return nil, 0
+	}
+	out := map[string][]float64{}
+	for _, m := range reservoirMetrics {
+		name := m.String()
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(cat + "/" + name))
+		rng := rand.New(rand.NewPCG(1, h.Sum64()))
+		var merged []float64
+		for _, p := range parts {
+			vs := p.Samples[name]
+			k := len(vs)
+			if size > 0 {
+				k = min(k, int(float64(size)*float64(p.SamplesSeen)/float64(seen)+0.5))
+			}
+			for _, j := range rng.Perm(len(vs))[:k] {
+				merged = append(merged, vs[j])
+			}
+		}
+		if len(merged) > 0 {
+			out[name] = merged
+		}
+	}
+	return out, seen
+}
+
+func mergeExclusions(a, b *Exclusions) *Exclusions {
+	if b == nil {
+		return a
+	}
+	if a == nil {
+		c := *b
+		c.ByReason = maps.Clone(b.ByReason)
+		return &c
+	}
+	a.Calls += b.Calls
+	for k, v := range b.ByReason {
+		if a.ByReason == nil {
+			a.ByReason = map[string]uint64{}
+		}
+		a.ByReason[k] += v
+	}
+	if b.IncludedFrom.After(a.IncludedFrom) {
+		a.IncludedFrom = b.IncludedFrom
+	}
+	return a
+}
+
+// sortedCategories lists a record's categories, "all" last.
+func sortedCategories(rec *Record) []string {
+	cats := slices.Collect(maps.Keys(rec.Categories))
+	sort.Strings(cats)
+	if i := slices.Index(cats, AllCategories); i >= 0 {
+		cats = append(slices.Delete(cats, i, i+1), AllCategories)
+	}
+	return cats
+}

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"strings"
+)
+
+// A merged run exists only as a record (there is no collector behind it), so
+// it is rendered from the record: the same category and latency tables as a
+// single run's report, then the instances it was made of.
+
+func recordRate(num, den uint64) float64 { return ratio(float64(num), float64(den)) }
+
+func recordQ50(cr *CategoryRecord, m Metric) float64 {
+	if mr := cr.Metrics[m.String()]; mr != nil && mr.Count > 0 {
+		return mr.P50
+	}
+	return math.NaN()
+}
+
+func recordHitRate(cr *CategoryRecord) float64 {
+	if cr.CacheHitRate == nil {
+		return math.NaN()
+	}
+	return *cr.CacheHitRate
+}
+
+func instancesSummary(rec *Record) string {
+	segs := make([]string, 0, len(rec.Instances))
+	for _, in := range rec.Instances {
+		segs = append(segs, segmentName(in.Segment))
+	}
+	return fmt.Sprintf("merged from %d instances (segments %s)", len(rec.Instances), strings.Join(segs, ", "))
+}
+
+// RenderRecordText is the text report of a (merged) run record.
+func RenderRecordText(rec *Record) string {
+	var b strings.Builder
+	cats := sortedCategories(rec)
+	all := rec.Categories[AllCategories]
+	if all == nil {
+		all = &CategoryRecord{}
+	}
+	fmt.Fprintf(&b, "\n█ LLM streams — %s: %d calls, %s\n\n", instancesSummary(rec), all.Requests, rec.End.Sub(rec.Start).Round(1e9))
+	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
+		fmt.Fprintf(&b, "  %s\n\n", ex.Summary())
+	}
+	w := catWidth(cats)
+	fmt.Fprintf(&b, "  %-*s %9s %7s %10s %9s %7s  %s\n", w, "category", "requests", "failed", "tok/s p50", "cache hit", "stalls", "errors")
+	for _, cat := range cats {
+		cr := rec.Categories[cat]
+		fmt.Fprintf(&b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, cat, cr.Requests, fmtPct(recordRate(cr.Failures, cr.Requests)),
+			fmtMetric(MetricTokensPerSec, recordQ50(cr, MetricTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, errorList(cr.Errors))
+	}
+	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, "category", "mean", "p50", "p95", "p99", "n")
+	for _, m := range textMetrics {
+		for _, cat := range cats {
+			mr := rec.Categories[cat].Metrics[m.String()]
+			if mr == nil || mr.Count == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "  %-12s %-*s %9s %9s %9s %9s %8d\n", m.String(), w, cat,
+				fmtMS(mr.Mean), fmtMS(mr.P50), fmtMS(mr.P95), fmtMS(mr.P99), mr.Count)
+		}
+	}
+	b.WriteString("\n  instances:\n")
+	for _, in := range rec.Instances {
+		fmt.Fprintf(&b, "    %-10s %8d calls  %s  findings: %s\n", segmentName(in.Segment), in.Requests, in.Source, findingIDs(in.Findings))
+	}
+	if rec.StageNote != "" {
+		fmt.Fprintf(&b, "\n  %s\n", rec.StageNote)
+	}
+	return b.String()
+}
+
+func findingIDs(fs []Finding) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(fs))
+	for i, f := range fs {
+		ids[i] = f.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// RenderRecordHTML is the one-page HTML report of a (merged) run record.
+func RenderRecordHTML(rec *Record, title string) []byte {
+	var b bytes.Buffer
+	if title == "" {
+		title = "LLM streaming report"
+	}
+	all := rec.Categories[AllCategories]
+	if all == nil {
+		all = &CategoryRecord{}
+	}
+	fmt.Fprintf(&b, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n",
+		html.EscapeString(title), htmlStyle)
+	fmt.Fprintf(&b, "<h1>%s</h1><p class=\"sub\">%s · %d calls · %s</p>\n", html.EscapeString(title),
+		html.EscapeString(instancesSummary(rec)), all.Requests, rec.End.Sub(rec.Start).Round(1e9))
+	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
+		fmt.Fprintf(&b, "<p class=\"sub\">%s</p>\n", html.EscapeString(ex.Summary()))
+	}
+	cats := sortedCategories(rec)
+	b.WriteString(`<h2>Categories</h2><table id="categories"><tr><th>category</th><th>requests</th><th>failed</th><th>tok/s p50</th><th>cache hit</th><th>stalls</th><th>errors</th></tr>` + "\n")
+	for _, cat := range cats {
+		cr := rec.Categories[cat]
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n",
+			html.EscapeString(cat), cr.Requests, fmtPct(recordRate(cr.Failures, cr.Requests)),
+			fmtMetric(MetricTokensPerSec, recordQ50(cr, MetricTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, html.EscapeString(errorList(cr.Errors)))
+	}
+	b.WriteString("</table>\n")
+	b.WriteString(`<h2>Latency</h2><div class="wide"><table id="latency"><tr><th>metric</th><th>category</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>n</th></tr>` + "\n")
+	for _, m := range textMetrics {
+		for _, cat := range cats {
+			mr := rec.Categories[cat].Metrics[m.String()]
+			if mr == nil || mr.Count == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td></tr>\n",
+				m.String(), html.EscapeString(cat), fmtMS(mr.Mean), fmtMS(mr.P50), fmtMS(mr.P95), fmtMS(mr.P99), mr.Count)
+		}
+	}
+	b.WriteString("</table></div>\n")
+	b.WriteString(`<h2>Instances</h2><table id="instances"><tr><th>segment</th><th>calls</th><th>record</th><th>findings on its share</th></tr>` + "\n")
+	for _, in := range rec.Instances {
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(segmentName(in.Segment)),
+			in.Requests, html.EscapeString(in.Source), html.EscapeString(findingIDs(in.Findings)))
+	}
+	b.WriteString("</table>\n")
+	if rec.StageNote != "" {
+		fmt.Fprintf(&b, "<p class=\"sub\">%s</p>\n", html.EscapeString(rec.StageNote))
+	}
+	b.WriteString("</body></html>\n")
+	return b.Bytes()
+}

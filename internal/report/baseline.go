@@ -11,15 +11,15 @@ import (
 // Comparison is this run against a stored baseline, per category, metric and
 // percentile: change one variable at a time against a fixed baseline (docs/guide.md).
 type Comparison struct {
-	BaselineStart time.Time       `json:"baseline_start"`
-	BaselineMeta  map[string]any  `json:"baseline_meta,omitempty"`
+	BaselineStart time.Time      `json:"baseline_start"`
+	BaselineMeta  map[string]any `json:"baseline_meta,omitempty"`
 	// Differences is how this run was made differently from the baseline
 	// ("load.default.vus 50 vs 20": this run's value first). Verdicts across
 	// different set-ups measure the set-up too; renderers show this above them.
-	Differences []string `json:"differences,omitempty"`
-	Confidence    float64         `json:"confidence"`
-	Resamples     int             `json:"resamples"`
-	Rows          []ComparisonRow `json:"rows"`
+	Differences []string        `json:"differences,omitempty"`
+	Confidence  float64         `json:"confidence"`
+	Resamples   int             `json:"resamples"`
+	Rows        []ComparisonRow `json:"rows"`
 }
 
 // ComparisonRow is one figure compared. Times in ms; a positive delta is slower.

@@ -23,9 +23,11 @@ type InstanceRecord struct {
 }
 
 // mergedStageNote replaces stages and waves in a merged record: both are
-// read off a run's per-second timeline, which records do not carry.
-const mergedStageNote = "a merged record has no stages or waves: each instance found its own on its share of the load " +
-	"(see its report); the figures above are the whole test's"
+// read off a run's per-second timeline, which records do not carry. Routes
+// and paired comparisons keep only headline figures, so they are not merged
+// either.
+const mergedStageNote = "a merged record has no stages, waves, route table or paired comparison: each instance found " +
+	"its own on its share of the load (see its report); the figures above are the whole test's"
 
 // Merge combines the run records of one test written by several k6 instances,
 // each running one execution segment, into the record of the whole test:
@@ -109,23 +111,47 @@ func Merge(records ...*Record) (*Record, error) {
 		}
 		out.Instances = append(out.Instances, inst)
 		out.Excluded = mergeExclusions(out.Excluded, r.Excluded)
-		for cat, cr := range r.Categories {
-			if err := mergeCategory(out, cat, cr); err != nil {
-				return nil, fmt.Errorf("report: merge: %s: %s: %w", names[i], cat, err)
+		if err := mergeCategories(out.Categories, r.Categories); err != nil {
+			return nil, fmt.Errorf("report: merge: %s: %w", names[i], err)
+		}
+		for name, cl := range r.Clients {
+			if out.Clients == nil {
+				out.Clients = map[string]*ClientRecord{}
+			}
+			if out.Clients[name] == nil {
+				out.Clients[name] = &ClientRecord{Categories: map[string]*CategoryRecord{}, StageNote: mergedStageNote}
+			}
+			if err := mergeCategories(out.Clients[name].Categories, cl.Categories); err != nil {
+				return nil, fmt.Errorf("report: merge: %s: client %s: %w", names[i], name, err)
 			}
 		}
 	}
-	for cat, cr := range out.Categories {
-		finishCategory(cat, cr, records)
+	finishCategories(out.Categories, records, func(r *Record) map[string]*CategoryRecord { return r.Categories })
+	for name, cl := range out.Clients {
+		finishCategories(cl.Categories, records, func(r *Record) map[string]*CategoryRecord {
+			if c := r.Clients[name]; c != nil {
+				return c.Categories
+			}
+			return nil
+		})
 	}
 	return out, nil
 }
 
-func mergeCategory(out *Record, cat string, cr *CategoryRecord) error {
-	m := out.Categories[cat]
+func mergeCategories(into, from map[string]*CategoryRecord) error {
+	for cat, cr := range from {
+		if err := mergeCategory(into, cat, cr); err != nil {
+			return fmt.Errorf("%s: %w", cat, err)
+		}
+	}
+	return nil
+}
+
+func mergeCategory(into map[string]*CategoryRecord, cat string, cr *CategoryRecord) error {
+	m := into[cat]
 	if m == nil {
 		m = &CategoryRecord{Metrics: map[string]*MetricRecord{}}
-		out.Categories[cat] = m
+		into[cat] = m
 	}
 	m.Requests += cr.Requests
 	m.Failures += cr.Failures
@@ -154,22 +180,28 @@ func mergeCategory(out *Record, cat string, cr *CategoryRecord) error {
 	return nil
 }
 
-// finishCategory derives what cannot be summed: headline figures from the
+// finishCategories derives what cannot be summed: headline figures from the
 // merged sketches, the cache hit rate from the summed counts, and the
-// merged random sample.
-func finishCategory(cat string, m *CategoryRecord, records []*Record) {
+// merged random sample. of picks the same map out of each instance's record.
+func finishCategories(cats map[string]*CategoryRecord, records []*Record, of func(*Record) map[string]*CategoryRecord) {
+	for cat, m := range cats {
+		parts := make([]*CategoryRecord, 0, len(records))
+		for _, r := range records {
+			if cr := of(r)[cat]; cr != nil {
+				parts = append(parts, cr)
+			}
+		}
+		finishCategory(cat, m, parts)
+	}
+}
+
+func finishCategory(cat string, m *CategoryRecord, parts []*CategoryRecord) {
 	for name, mr := range m.Metrics {
 		m.Metrics[name] = metricRecord(mr.Sketch)
 	}
 	if m.CacheHits+m.CacheMisses > 0 {
 		hr := float64(m.CacheHits) / float64(m.CacheHits+m.CacheMisses)
 		m.CacheHitRate = &hr
-	}
-	parts := make([]*CategoryRecord, 0, len(records))
-	for _, r := range records {
-		if cr := r.Categories[cat]; cr != nil {
-			parts = append(parts, cr)
-		}
 	}
 	m.Samples, m.SamplesSeen = mergeSamples(cat, parts)
 }

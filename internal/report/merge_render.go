@@ -48,7 +48,10 @@ func RenderRecordText(rec *Record) string {
 	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
 		fmt.Fprintf(&b, "  %s\n\n", ex.Summary())
 	}
-	w := catWidth(cats)
+	w := len("category")
+	for _, c := range cats {
+		w = min(max(w, len(c)), 32)
+	}
 	fmt.Fprintf(&b, "  %-*s %9s %7s %10s %9s %7s  %s\n", w, "category", "requests", "failed", "tok/s p50", "cache hit", "stalls", "errors")
 	for _, cat := range cats {
 		cr := rec.Categories[cat]

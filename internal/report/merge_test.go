@@ -43,6 +43,7 @@ func splitRun(n int) (whole *Run, parts []*Run, ttfts []float64) {
 		cs[i] = NewCollector(Options{Start: t0})
 	}
 	for i, o := range obs {
+		o.Name = []string{"small", "large"}[i/7%2] // two clients, as in an A/B test
 		all.Add(o)
 		cs[i%n].Add(o)
 		if o.OK && o.TTFT > 0 {
@@ -89,6 +90,17 @@ func TestMergeOfSegmentsEqualsTheWholeRun(t *testing.T) {
 			if gm.P50 != wm.P50 || gm.P95 != wm.P95 || gm.P99 != wm.P99 || gm.Min != wm.Min || gm.Max != wm.Max ||
 				math.Abs(gm.Mean-wm.Mean) > 1e-9*math.Abs(wm.Mean) {
 				t.Errorf("%s/%s: merged %+v, single %+v", cat, name, *gm, *wm)
+			}
+		}
+	}
+	if len(single.Clients) != 2 || len(merged.Clients) != 2 {
+		t.Fatalf("clients: single %d, merged %d", len(single.Clients), len(merged.Clients))
+	}
+	for name, want := range single.Clients {
+		for cat, wc := range want.Categories {
+			gc := merged.Clients[name].Categories[cat]
+			if gc == nil || gc.Requests != wc.Requests || gc.Metrics["ttft"].P95 != wc.Metrics["ttft"].P95 {
+				t.Errorf("client %s %s: merged %+v, single %+v", name, cat, gc, wc)
 			}
 		}
 	}

@@ -201,29 +201,44 @@ func ParseRecord(name string, data []byte) (*Record, error) {
 	return rec, nil
 }
 
-// check validates what JSON decoding cannot: every figure a report reads is there and sane.
-func (rec *Record) check() error {
-	if len(rec.Categories) == 0 {
-		return errors.New("record has no categories (was the run empty?)")
-	}
-	for cat, cr := range rec.Categories {
+func checkCategories(prefix string, cats map[string]*CategoryRecord) error {
+	for cat, cr := range cats {
 		if cr == nil {
-			return fmt.Errorf("category %q is null", cat)
+			return fmt.Errorf("%scategory %q is null", prefix, cat)
 		}
 		for name, mr := range cr.Metrics {
 			if mr == nil || mr.Sketch == nil {
-				return fmt.Errorf("%s/%s has no sketch", cat, name)
+				return fmt.Errorf("%s%s/%s has no sketch", prefix, cat, name)
 			}
 			if err := mr.Sketch.validate(); err != nil {
-				return fmt.Errorf("%s/%s: %w", cat, name, err)
+				return fmt.Errorf("%s%s/%s: %w", prefix, cat, name, err)
 			}
 		}
 		for name, vs := range cr.Samples {
 			for _, v := range vs {
 				if math.IsNaN(v) || v < 0 {
-					return fmt.Errorf("%s/%s has an invalid sample %v", cat, name, v)
+					return fmt.Errorf("%s%s/%s has an invalid sample %v", prefix, cat, name, v)
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// check validates what JSON decoding cannot: every figure a report reads is there and sane.
+func (rec *Record) check() error {
+	if len(rec.Categories) == 0 {
+		return errors.New("record has no categories (was the run empty?)")
+	}
+	if err := checkCategories("", rec.Categories); err != nil {
+		return err
+	}
+	for name, cl := range rec.Clients {
+		if cl == nil {
+			return fmt.Errorf("client %q is null", name)
+		}
+		if err := checkCategories("client "+name+": ", cl.Categories); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -43,6 +44,17 @@ type ClientInfo struct {
 	Protocol string `json:"protocol"`
 	Model    string `json:"model,omitempty"`
 	Host     string `json:"host"`
+}
+
+// ClientHost is what a record keeps of a base URL: scheme://host[:port].
+// The user and password, the path (some gateways put a key there) and the
+// query (some put it there) are left out.
+func ClientHost(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return "(not a URL)"
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // identity is what must be equal for two records to be parts of one test:

@@ -41,7 +41,7 @@ func TestComparisonSaysHowTheBaselineWasMadeDifferently(t *testing.T) {
 	}
 	var back struct {
 		Comparison struct{ Differences []string } `json:"comparison"`
-		Run        *RunInfo                        `json:"run"`
+		Run        *RunInfo                       `json:"run"`
 	}
 	if err := json.Unmarshal(rec, &back); err != nil {
 		t.Fatal(err)
@@ -97,5 +97,23 @@ func TestMergedSampleIsProportionalToCallsSeen(t *testing.T) {
 	b := &CategoryRecord{SamplesSeen: 5, Samples: map[string][]float64{"ttft": vals(5, 2)}}
 	if got, _ := mergeSamples("c", []*CategoryRecord{a, b}); len(got["ttft"]) != 15 {
 		t.Errorf("kept %d of 15 calls", len(got["ttft"]))
+	}
+}
+
+func TestClientHostKeepsNoSecret(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://user:sk-secret@api.example.com:8443/v1/key/sk-path?api-key=sk-query#frag": "https://api.example.com:8443",
+		"http://127.0.0.1:8080/v1":         "http://127.0.0.1:8080",
+		"http://[::1]:9000":                "http://[::1]:9000",
+		"not a url at all":                 "(not a URL)",
+		"https://sk-secret@%zz/bad-escape": "(not a URL)",
+	} {
+		got := ClientHost(in)
+		if got != want {
+			t.Errorf("ClientHost(%q) = %q, want %q", in, got, want)
+		}
+		if strings.Contains(got, "sk-") {
+			t.Errorf("ClientHost(%q) kept a secret: %q", in, got)
+		}
 	}
 }

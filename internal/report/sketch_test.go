@@ -133,8 +133,8 @@ func TestSketchJSONRoundTrip(t *testing.T) {
 		t.Fatal("inconsistent counts must be rejected")
 	}
 	for _, bad := range []string{
-		`{"alpha":0.01,"n":1,"sum":1,"min":1,"max":1,"ddsketch":"!!"}`,   // not base64
-		`{"alpha":0.01,"n":1,"sum":1,"min":1,"max":1,"ddsketch":"AQID"}`, // not a sketch
+		`{"alpha":0.01,"n":1,"sum":1,"min":1,"max":1,"ddsketch":"!!"}`,                                      // not base64
+		`{"alpha":0.01,"n":1,"sum":1,"min":1,"max":1,"ddsketch":"AQID"}`,                                    // not a sketch
 		`{"alpha":0.05,"n":100,"sum":1,"min":1,"max":100,"ddsketch":"` + jsonField(t, b, "ddsketch") + `"}`, // other accuracy
 		`{"alpha":0.01,"n":7,"sum":1,"min":1,"max":100,"ddsketch":"` + jsonField(t, b, "ddsketch") + `"}`,   // other count
 		`{"alpha":2,"n":0,"ddsketch":""}`,

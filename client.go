@@ -58,6 +58,7 @@ func (mi *ModuleInstance) parseClient(v sobek.Value) (*Client, error) {
 		}
 		c.count = tk.Count
 	}
+	mi.registerClient(c)
 	return c, nil
 }
 

@@ -1,6 +1,7 @@
 package llmstream
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,8 +53,13 @@ func (mi *ModuleInstance) syntheticDataset(opts sobek.Value) (*jsDataset, error)
 	if err := decodeOptions(opts, "Dataset.synthetic options", &o); err != nil {
 		return nil, err
 	}
-	d, err := dataset.Shared(mi.root.shared.datasets, storeKey("synthetic", o), func() (*dataset.Dataset, error) {
-		return dataset.Synthetic(o)
+	key := storeKey("synthetic", o)
+	d, err := dataset.Shared(mi.root.shared.datasets, key, func() (*dataset.Dataset, error) {
+		d, err := dataset.Synthetic(o)
+		if err == nil {
+			mi.registerDataset(key, "synthetic", opts, d.Size(), "")
+		}
+		return d, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("Dataset.synthetic: %w", err)
@@ -80,7 +86,8 @@ func (mi *ModuleInstance) loadDataset(path string, opts sobek.Value) (*jsDataset
 		return nil, errors.New("Dataset.load: no file system in this k6 context")
 	}
 	abs := fsext.Abs(env.CWD.Path, strings.TrimPrefix(path, "file://"))
-	d, err := dataset.Shared(mi.root.shared.datasets, storeKey("load", abs, o), func() (*dataset.Dataset, error) {
+	key := storeKey("load", abs, o)
+	d, err := dataset.Shared(mi.root.shared.datasets, key, func() (*dataset.Dataset, error) {
 		data, err := fsext.ReadFile(fs, abs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -88,6 +95,9 @@ func (mi *ModuleInstance) loadDataset(path string, opts sobek.Value) (*jsDataset
 		d, err := dataset.Load(data, path, o)
 		if err == nil && len(d.Info().Scrubbed) > 0 && env.Logger != nil {
 			env.Logger.Infof("llmstream: %s: scrubbing masked %v", path, d.Info().Scrubbed)
+		}
+		if err == nil {
+			mi.registerDataset(key, path, opts, d.Size(), fmt.Sprintf("%x", sha256.Sum256(data)))
 		}
 		return d, err
 	})

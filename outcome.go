@@ -277,6 +277,7 @@ func boolValue(b bool) float64 {
 
 // observe feeds one finished call to the report's collector.
 func (c *Client) observe(out *outcome, active, vus int) {
+	c.mi.noteLoad()
 	r := out.res
 	obs := &report.Observation{
 		Start: r.Start, End: r.End, Category: out.plan.category, Model: out.plan.model, Name: c.name(),

@@ -35,6 +35,8 @@ type reportState struct {
 	mu           sync.RWMutex
 	baseline     *report.Record
 	baselinePath string
+
+	info runInfoState // how the run is made (runinfo.go)
 }
 
 func (s *reportState) coll() *report.Collector {
@@ -82,9 +84,9 @@ func (mi *ModuleInstance) loadBaseline(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadBaseline(%q): %w", path, err)
 	}
-	rec, err := report.LoadBaseline(data)
+	rec, err := report.ParseRecord(path, data)
 	if err != nil {
-		return nil, fmt.Errorf("loadBaseline(%q): %w", path, err)
+		return nil, fmt.Errorf("loadBaseline: %w", err)
 	}
 	rs := mi.root.report
 	rs.mu.Lock()
@@ -113,13 +115,14 @@ func (mi *ModuleInstance) report(data sobek.Value, opts sobek.Value) (map[string
 		if err != nil {
 			return nil, fmt.Errorf("report: baseline: %w", err)
 		}
-		if base, err = report.LoadBaseline(raw); err != nil {
-			return nil, fmt.Errorf("report: baseline %s: %w", o.Baseline, err)
+		if base, err = report.ParseRecord(o.Baseline, raw); err != nil {
+			return nil, err
 		}
 	}
-	cmp := report.Compare(run, base)
+	info := mi.runInfo()
+	cmp := report.CompareWith(run, base, info)
 	meta := mi.runMeta(o.Meta)
-	text, html, record, err := report.Render(run, cmp, report.RenderOptions{Title: o.Title, Meta: meta})
+	text, html, record, err := report.Render(run, cmp, report.RenderOptions{Title: o.Title, Meta: meta, Info: info})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,121 @@
+package llmstream
+
+import (
+	"encoding/json"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/common"
+
+	"github.com/llmstream/xk6-llmstream/internal/report"
+)
+
+// runInfoState gathers, once per process, how the run is made, for the run
+// record: the Clients and Datasets as scripts create them (every VU creates
+// the same ones in its init context, so they are kept by identity), and k6's
+// resolved scenarios and execution segment, read from the first call's VU
+// state (k6 has not consolidated its options in the init context, and
+// handleSummary's VU may not carry them).
+type runInfoState struct {
+	mu       sync.Mutex
+	clients  map[report.ClientInfo]bool
+	datasets map[string]report.DatasetInfo // by the dataset's build key
+	load     map[string]any
+	segment  string
+	sequence string
+	noted    atomic.Bool
+}
+
+func (s *runInfoState) addClient(ci report.ClientInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.clients == nil {
+		s.clients = map[report.ClientInfo]bool{}
+	}
+	s.clients[ci] = true
+}
+
+func (s *runInfoState) addDataset(key string, di report.DatasetInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.datasets == nil {
+		s.datasets = map[string]report.DatasetInfo{}
+	}
+	s.datasets[key] = di
+}
+
+// registerClient records a Client's settings that change what is measured;
+// the host is kept without user, password, path or query.
+func (mi *ModuleInstance) registerClient(c *Client) {
+	ci := report.ClientInfo{Name: c.opts.Name, Model: c.opts.Model, Host: report.ClientHost(c.opts.BaseURL)}
+	if c.opts.Protocol != nil {
+		ci.Protocol = c.opts.Protocol.Name
+	}
+	mi.root.report.info.addClient(ci)
+}
+
+// registerDataset records a Dataset's identity: its source, the options as
+// the script gave them, its size and, for a file, a digest of the bytes.
+func (mi *ModuleInstance) registerDataset(key, source string, opts sobek.Value, items int, digest string) {
+	var o map[string]any
+	if !common.IsNullish(opts) {
+		if b, err := json.Marshal(opts.Export()); err == nil {
+			_ = json.Unmarshal(b, &o)
+		}
+	}
+	mi.root.report.info.addDataset(key, report.DatasetInfo{Source: source, Options: o, Items: items, Digest: digest})
+}
+
+// noteLoad reads k6's scenarios and this instance's execution segment from
+// the VU state, once per process; calls after the first cost one atomic load.
+func (mi *ModuleInstance) noteLoad() {
+	s := &mi.root.report.info
+	if s.noted.Load() {
+		return
+	}
+	st := mi.vu.State()
+	if st == nil {
+		return
+	}
+	var load map[string]any
+	if b, err := json.Marshal(st.Options.Scenarios); err == nil {
+		_ = json.Unmarshal(b, &load)
+	}
+	share, ok, err := mi.executionShare()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.load = load
+	if ok && err == nil && !share.Full() {
+		s.segment, s.sequence = share.Segment(), share.Sequence()
+	}
+	s.noted.Store(true)
+}
+
+// runInfo is what the run record says about how the run was made.
+func (mi *ModuleInstance) runInfo() *report.RunInfo {
+	s := &mi.root.report.info
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ri := &report.RunInfo{
+		K6Version: k6Version(), ModuleVersion: Version, Load: s.load,
+		Segment: s.segment, SegmentSequence: s.sequence,
+	}
+	for ci := range s.clients {
+		ri.Clients = append(ri.Clients, ci)
+	}
+	sort.Slice(ri.Clients, func(i, j int) bool {
+		a, b := ri.Clients[i], ri.Clients[j]
+		return a.Name+"\x00"+a.Host+"\x00"+a.Model+"\x00"+a.Protocol < b.Name+"\x00"+b.Host+"\x00"+b.Model+"\x00"+b.Protocol
+	})
+	keys := make([]string, 0, len(s.datasets))
+	for k := range s.datasets {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ri.Datasets = append(ri.Datasets, s.datasets[k])
+	}
+	return ri
+}

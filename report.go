@@ -212,10 +212,8 @@ func (mi *ModuleInstance) collect(opts sobek.Value) (map[string]any, error) {
 			"before any call: the report is collected while the test runs")
 	}
 	var o collectOptions
-	if !common.IsNullish(opts) {
-		if err := config.Decode("collect() options", opts.Export(), &o); err != nil {
-			return nil, err
-		}
+	if err := decodeOptions(opts, "collect() options", &o); err != nil {
+		return nil, err
 	}
 	ro := report.Options{MinStage: o.MinStage, Exclude: report.Exclude{
 		Warmup: o.Warmup, Scenarios: o.ExcludeScenarios, Tags: o.ExcludeTags, KeepSetup: o.KeepSetup,

@@ -108,6 +108,13 @@ func startSim(t *testing.T, args ...string) string {
 // runK6 runs a script and returns k6's exit code and combined output.
 func runK6(t *testing.T, script string, env map[string]string, extra ...string) (int, string) {
 	t.Helper()
+	return runK6Env(t, script, env, nil, extra...)
+}
+
+// runK6Env is runK6 with extra variables in k6's process environment (k6's
+// own options, such as an output's settings), besides the script's -e ones.
+func runK6Env(t *testing.T, script string, env map[string]string, procEnv []string, extra ...string) (int, string) {
+	t.Helper()
 	k6, _ := binaries(t)
 	args := []string{"run", "--no-usage-report", "--no-color"}
 	for k, v := range env {
@@ -117,7 +124,7 @@ func runK6(t *testing.T, script string, env map[string]string, extra ...string) 
 	args = append(args, script)
 	cmd := exec.Command(k6, args...)
 	cmd.Dir = repoRoot(t)
-	cmd.Env = append(os.Environ(), "K6_NO_USAGE_REPORT=true")
+	cmd.Env = append(append(os.Environ(), "K6_NO_USAGE_REPORT=true"), procEnv...)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

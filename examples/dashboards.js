@@ -1,0 +1,51 @@
+// llm-sim: --model sim-large=demo --model sim-small=fast --fault status=503:0.1 --fault ttft=1500:0.1 --fault stall=700@3:0.05 --fault error@2:0.03 --seed 3
+//
+// A run that fills every panel of the Grafana dashboard and of the web dashboard's
+// LLM tab (docs/dashboards.md): two length classes with a shared system prompt (cache
+// hits), an SLO (goodput), and a flaky server: first tokens that come too late (retried),
+// 503s (handed to a fallback client), pauses mid-stream (stalls), errors inside the stream.
+//
+//   ./llm-sim --model sim-large=demo --model sim-small=fast --fault status=503:0.08 \
+//       --fault ttft=1500:0.05 --fault stall=700@3:0.05 --fault error@2:0.03 &
+//   K6_PROMETHEUS_RW_SERVER_URL=http://127.0.0.1:9090/api/v1/write \
+//   K6_PROMETHEUS_RW_TREND_STATS='p(50),p(95),p(99),avg' \
+//   ./k6 run -o experimental-prometheus-rw -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/dashboards.js
+import { Client, Dataset } from 'k6/x/llmstream';
+
+const base = __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1';
+
+const fallback = new Client({ baseURL: base, model: 'sim-small', name: 'fallback' });
+
+const client = new Client({
+  baseURL: base,
+  model: 'sim-large',
+  name: 'primary',
+  timeouts: { connect: '3s', firstToken: '1s', idle: '5s', total: '1m' },
+  stallThreshold: '500ms',
+  slo: { ttft: '1s', tpot: '100ms' },
+  retry: { attempts: 2, on: ['timeout_first_token'], backoff: { base: '20ms', max: '100ms' } },
+  fallback,
+  fallbackOn: ['http_5xx'],
+});
+
+// Every prompt starts with one of two 300-token system prompts: the simulator's
+// prefix cache serves them after the first call, so llm_cache_hit has both values.
+const prompts = Dataset.synthetic({
+  seed: 3,
+  mix: { short: 3, medium: 1 },
+  sharedPrefix: { count: 2, tokens: 300, fraction: 1 },
+});
+
+export const options = {
+  vus: 6,
+  duration: __ENV.DURATION || '20s',
+  thresholds: {
+    'llm_ttft{category:short}': ['p(95)<5000'],
+    llm_failed: ['rate<0.2'], // the injected faults that neither retry nor fallback absorb
+  },
+};
+
+export default async function () {
+  const p = prompts.next();
+  await client.chat({ messages: p.messages, max_tokens: Math.min(p.maxTokens, 24) }, { item: p });
+}

@@ -453,6 +453,25 @@ declare module "k6/x/llmstream" {
   /** For handleSummary: k6's text summary plus the LLM section, and the files asked for. */
   export function report(data: object, options?: ReportOptions): Record<string, string>;
 
+  /** `collect(options)`: what the report leaves out, set in the init context before any call. */
+  export interface CollectOptions {
+    /** Leave out calls started in the first part of the test ('30s' or ms). */
+    warmup?: string | number;
+    /** Leave out every call of these scenarios. */
+    excludeScenarios?: string[];
+    /** Leave out calls whose tag has this value, e.g. { phase: 'warmup' }. */
+    excludeTags?: Record<string, string>;
+    /** Keep the calls made in setup() and teardown() (left out by default). */
+    keepSetup?: boolean;
+    /** How long a load level must hold to be a stage (default: its mean call, at least 3 s). */
+    minStage?: string | number;
+  }
+
+  /** Init context, top level: which calls the report leaves out (warm-up, scenarios, tags). */
+  export function collect(options?: CollectOptions): {
+    warmup: string; excludeScenarios?: string[]; excludeTags?: Record<string, string>; keepSetup: boolean;
+  };
+
   /** Init context: a stored run record that drives llm_regression and the comparison. */
   export function loadBaseline(path: string): { path: string; categories: string[] };
 

@@ -35,6 +35,8 @@ var diagnosisCases = []diagnosisCase{ //nolint:gochecknoglobals // the table of 
 	// The step-load example is the knee scenario: README promises it names both.
 	{script: "examples/step-load.js", want: []string{"knee", "queue_bound"}, mustNot: []string{"decode_saturated", "drift"}},
 	{script: "e2e/scenarios/queue_bound.js", want: []string{"queue_bound"}, mustNot: []string{"decode_saturated"}},
+	// 8 s steps, as users write them: still stages, still diagnosed.
+	{script: "e2e/scenarios/short_steps.js", want: []string{"knee", "queue_bound"}, mustNot: []string{"decode_saturated"}},
 	{script: "e2e/scenarios/decode_saturated.js", want: []string{"decode_saturated"}, mustNot: []string{"queue_bound"}},
 	{script: "e2e/scenarios/network_heavy.js", want: []string{"network_heavy"}, mustNot: []string{"client_bound"}},
 	{script: "e2e/scenarios/gateway_buffering.js", want: []string{"gateway_buffering"}, mustNot: []string{"stalls"}},

@@ -31,6 +31,7 @@ var typeProbes = []struct{ iface, call string }{ //nolint:gochecknoglobals // te
 	{"LoadOptions", "Dataset.load(__ENV.PROBE_DATA, O)"},
 	{"Bucket", "Dataset.load(__ENV.PROBE_DATA, { buckets: [Object.assign({ name: 'all' }, O)] })"},
 	{"ArrivalOptions", "Arrivals.poisson(Object.assign({ rate: 1 }, O))"},
+	{"CollectOptions", "collect(O)"},
 }
 
 // Probes that need a VU (chat) or handleSummary (report).
@@ -72,7 +73,7 @@ func declaredKeys(t *testing.T) map[string][]string {
 func probeScript(t *testing.T, decl map[string][]string) string {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString("import { Client, Dataset, Arrivals, report } from 'k6/x/llmstream';\n")
+	b.WriteString("import { Client, Dataset, Arrivals, collect, report } from 'k6/x/llmstream';\n")
 	b.WriteString("export const options = { iterations: 1 };\n")
 	b.WriteString("function probe(iface, key, f) {\n  try { f(); return { iface, key, err: '' }; } catch (e) { return { iface, key, err: String(e) }; }\n}\n")
 	b.WriteString("async function probeAsync(iface, key, f) {\n  try { await f(); return { iface, key, err: '' }; } catch (e) { return { iface, key, err: String(e) }; }\n}\n")

@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"sync"
 	"testing"
 )
 
@@ -19,19 +20,36 @@ func drawsOf(d *Dataset, shares []Share, total uint64) [][]string {
 	return out
 }
 
-func twoCategories(t *testing.T) *Dataset {
+// twoCategories is a 1:1 mix of 60 short and 60 medium prompts, built once
+// for the tests that only read it (parts are cached per share: tests that
+// draw through next() build their own).
+var twoCategories = sync.OnceValues(func() (*Dataset, error) {
+	return Synthetic(SyntheticOptions{Seed: 7, Mix: map[string]float64{"short": 1, "medium": 1}, Variants: 60})
+})
+
+func twoCategoriesFor(t *testing.T) *Dataset {
 	t.Helper()
-	d, err := Synthetic(SyntheticOptions{Seed: 7, Mix: map[string]float64{"short": 1, "medium": 1}, Variants: 60})
+	d, err := twoCategories()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
 }
 
+// freshTwoCategories is the same mix with draw counters of its own.
+func freshTwoCategories(t *testing.T) *Dataset {
+	t.Helper()
+	d, err := twoCategories()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newPartsOf(d)
+}
+
 // When each instance makes its k6 share of the draws, the instances together
 // draw exactly the items one instance would have drawn, none twice.
 func TestPartsTogetherDrawWhatOneInstanceDraws(t *testing.T) {
-	d := twoCategories(t)
+	d := twoCategoriesFor(t)
 	const total = 120 // one pass through both categories
 	single := map[string]bool{}
 	for n := range uint64(total) {
@@ -62,12 +80,17 @@ func TestPartsTogetherDrawWhatOneInstanceDraws(t *testing.T) {
 // of its items, and the union differs from a single instance's draws only at
 // the end of each category's sequence.
 func TestPartsNeverShareAnItem(t *testing.T) {
-	mixed, err := Synthetic(SyntheticOptions{Seed: 5, Variants: 30}) // the default mix 3:5:1:1
+	small := func() CategorySpec {
+		return CategorySpec{Prompt: &Range{Min: 5, Max: 10}, MaxTokens: &Range{Min: 8, Max: 8}}
+	}
+	mixed, err := Synthetic(SyntheticOptions{Seed: 5, Variants: 30, // four classes 3:5:1:1, like the default mix
+		Mix:        map[string]float64{"a": 3, "b": 5, "c": 1, "d": 1},
+		Categories: map[string]CategorySpec{"a": small(), "b": small(), "c": small(), "d": small()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	neverShare(t, twoCategories(t), 120) // a full pass: 60 of each
-	neverShare(t, mixed, 56)             // medium, half the draws, has 30 items
+	neverShare(t, twoCategoriesFor(t), 120) // a full pass: 60 of each
+	neverShare(t, mixed, 56)                // medium, half the draws, has 30 items
 }
 
 func neverShare(t *testing.T, d *Dataset, most uint64) {
@@ -113,7 +136,7 @@ func neverShare(t *testing.T, d *Dataset, most uint64) {
 // instead would hand one instance every short prompt and the other every
 // medium one in this 1:1 mix.
 func TestEveryPartKeepsTheMix(t *testing.T) {
-	d := twoCategories(t)
+	d := freshTwoCategories(t)
 	for _, sequence := range testSequences {
 		for i, s := range k6Shares(t, sequence) {
 			p := d.Part(s)
@@ -145,6 +168,13 @@ func onePass(p *Part) []Item {
 		}
 	}
 	return out
+}
+
+// newPartsOf copies d with fresh draw counters (the items are shared, read-only).
+func newPartsOf(d *Dataset) *Dataset {
+	c := &Dataset{name: d.name, tokenizer: d.tokenizer, items: d.items, cats: d.cats, sched: d.sched, bust: d.bust, info: d.info}
+	c.whole = newPart(c, Share{})
+	return c
 }
 
 // A conversation stays on one instance, its turns in order there, and every
@@ -241,7 +271,7 @@ func TestCategoryTooSmallToSplit(t *testing.T) {
 
 // The whole test is the dataset itself: one part, the same sequence.
 func TestWholeTestPartIsTheDataset(t *testing.T) {
-	d := twoCategories(t)
+	d := freshTwoCategories(t)
 	whole := k6Shares(t, "0,1")[0]
 	if d.Part(whole) != d.Part(Share{}) || d.Part(Share{}) != d.whole {
 		t.Fatal("the whole test has more than one part")

@@ -3,9 +3,9 @@ GO        ?= go
 FUZZTIME  ?= 3s
 export CGO_ENABLED ?= 0
 
-.PHONY: all k6 llm-sim test unit e2e fuzz-short vet types bench accuracy accuracy-short soak demo clean
+.PHONY: all k6 llm-sim llmstream test unit e2e fuzz-short vet types bench accuracy accuracy-short soak demo clean
 
-all: k6 llm-sim
+all: k6 llm-sim llmstream
 
 ## k6: the custom k6 binary with k6/x/llmstream compiled in (what xk6 would build).
 k6:
@@ -14,6 +14,10 @@ k6:
 ## llm-sim: the simulated LLM server.
 llm-sim:
 	$(GO) build -trimpath -o llm-sim ./cmd/llm-sim
+
+## llmstream: merges the run records of a test split across k6 instances (docs/distributed.md).
+llmstream:
+	$(GO) build -trimpath -o llmstream ./cmd/llmstream
 
 ## demo: build both, start llm-sim on loopback, run the mixed workload with per-category thresholds, stop llm-sim.
 demo: k6 llm-sim

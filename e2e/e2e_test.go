@@ -37,7 +37,7 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// binaries builds ./cmd/k6 and ./cmd/llm-sim once per test process.
+// binaries builds ./cmd/k6, ./cmd/llm-sim and ./cmd/llmstream once per test process.
 func binaries(t *testing.T) (k6, sim string) {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -45,7 +45,7 @@ func binaries(t *testing.T) (k6, sim string) {
 		if buildErr != nil {
 			return
 		}
-		for _, pkg := range []string{"k6", "llm-sim"} {
+		for _, pkg := range []string{"k6", "llm-sim", "llmstream"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, pkg), "./cmd/"+pkg)
 			cmd.Dir = repoRoot(t)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report"
+)
+
+// writeRecord writes the record of calls calls on segment, as report() would.
+func writeRecord(t *testing.T, dir, name, segment string, calls int, ttftMS float64) string {
+	t.Helper()
+	start := time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
+	c := report.NewCollector(report.Options{Start: start})
+	for i := range calls {
+		ttft := time.Duration((ttftMS + float64(i%10)) * float64(time.Millisecond))
+		c.Add(&report.Observation{
+			Start: start.Add(time.Duration(i) * 100 * time.Millisecond), End: start.Add(time.Duration(i)*100*time.Millisecond + 2*ttft),
+			Category: []string{"short", "long"}[i%2], OK: i%7 != 0, ErrorType: map[bool]string{true: "", false: "timeout"}[i%7 != 0],
+			TTFT: ttft, E2E: 2 * ttft, OutputTokens: 10, VUs: 4, Active: 2,
+		})
+	}
+	info := &report.RunInfo{Load: map[string]any{"items": map[string]any{"executor": "shared-iterations", "iterations": 120}}, Segment: segment}
+	_, _, rec, err := report.Render(c.Snapshot(), nil, report.RenderOptions{Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, rec, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestMergeCommand(t *testing.T) {
+	dir := t.TempDir()
+	a := writeRecord(t, dir, "a.json", "0:1/2", 60, 100)
+	b := writeRecord(t, dir, "b.json", "1/2:1", 40, 300)
+	out, html := filepath.Join(dir, "merged.json"), filepath.Join(dir, "merged.html")
+	var stdout, stderr bytes.Buffer
+	// Flags before, between and after the files.
+	if code := run([]string{"merge", "-o", out, a, "--html", html, b, "--text"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(out) //nolint:gosec // test file
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := report.ParseRecord(out, data)
+	if err != nil {
+		t.Fatalf("the merged record must load as a record (a baseline): %v", err)
+	}
+	all := merged.Categories[report.AllCategories]
+	if all.Requests != 100 || all.Failures != 9+6 || all.Errors["timeout"] != 15 {
+		t.Errorf("merged all: %d requests, %d failures, errors %v; want 100, 15, timeout:15", all.Requests, all.Failures, all.Errors)
+	}
+	if p50 := all.Metrics["ttft"].P50; p50 < 100 || p50 > 310 {
+		t.Errorf("merged TTFT P50 %g", p50)
+	}
+	if !strings.Contains(stdout.String(), "merged from 2 instances (segments 0:1/2, 1/2:1)") {
+		t.Errorf("text report:\n%s", stdout.String())
+	}
+	if doc, _ := os.ReadFile(html); !bytes.Contains(doc, []byte(`id="instances"`)) { //nolint:gosec // test file
+		t.Error("no HTML report")
+	}
+
+	for name, c := range map[string]struct {
+		args []string
+		code int
+		want string
+	}{
+		"overlap":   {[]string{"merge", a, a}, 1, "overlaps"},
+		"missing":   {[]string{"merge", a}, 1, "1/2:1"},
+		"no file":   {[]string{"merge", a, filepath.Join(dir, "nope.json")}, 1, "nope.json"},
+		"not json":  {[]string{"merge", a, html}, 1, "merged.html is not a JSON run record"},
+		"no args":   {[]string{"merge"}, 2, "no run records given"},
+		"bad flag":  {[]string{"merge", "--htm", "x", a}, 2, "htm"},
+		"nothing":   {nil, 2, "usage: llmstream merge"},
+		"other cmd": {[]string{"split"}, 2, `unknown command "split"`},
+	} {
+		var so, se bytes.Buffer
+		if code := run(c.args, &so, &se); code != c.code || !strings.Contains(se.String(), c.want) {
+			t.Errorf("%s: exit %d (want %d), stderr %q does not say %q", name, code, c.code, se.String(), c.want)
+		}
+	}
+}

@@ -11,9 +11,11 @@
 import { Client, Dataset, report } from 'k6/x/llmstream';
 
 const base = __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1';
+// #region clients
 const a = new Client({ baseURL: base, model: __ENV.MODEL_A || 'model-a', name: 'a' });
 // The second endpoint may be another provider: give it its own baseURL and apiKey.
 const b = new Client({ baseURL: __ENV.LLM_BASE_URL_B || base, model: __ENV.MODEL_B || 'model-b', name: 'b' });
+// #endregion
 
 const prompts = Dataset.synthetic({ seed: 3, mix: { short: 3, medium: 1 } });
 
@@ -23,12 +25,14 @@ export const options = {
   thresholds: { llm_failed: ['rate<0.01'] },
 };
 
+// #region pair
 export default async function () {
   const p = prompts.next();
   const body = { messages: p.messages, max_tokens: Math.min(p.maxTokens, 48) };
   // Both at once, as shadow traffic would: neither waits for the other.
   await Promise.all([a.chat(body, { item: p }), b.chat(body, { item: p })]);
 }
+// #endregion
 
 export function handleSummary(data) {
   const dir = __ENV.LLM_REPORT_DIR || '.';

@@ -21,10 +21,12 @@ const client = new Client({
 
 // Built once per k6 process, shared by every VU. Every 10 draws hold 3 short, 5 medium,
 // 1 long-context and 1 long-output prompt, whichever VUs draw them.
+// #region prompts
 const prompts = Dataset.synthetic({
   seed: Number(__ENV.SEED || 7),
   mix: { short: 3, medium: 5, long_context: 1, long_output: 1 },
 });
+// #endregion
 
 export const options = {
   scenarios: {
@@ -37,6 +39,7 @@ export const options = {
       gracefulStop: '5s',
     },
   },
+  // #region thresholds
   thresholds: {
     // Time to first token depends on prompt length (prefill): one bound per class.
     'llm_ttft{category:short}': ['p(95)<3000'],
@@ -48,6 +51,7 @@ export const options = {
     llm_failed: ['rate<0.05'],
     checks: ['rate>0.95'],
   },
+  // #endregion
 };
 
 export function setup() {
@@ -58,9 +62,11 @@ export function setup() {
   }
 }
 
+// #region draw
 export default async function () {
   const p = prompts.next();
   // {item: p} tags the call with p.category (and p.turn), which the thresholds select.
   const r = await client.chat({ messages: p.messages, max_tokens: p.maxTokens }, { item: p });
   check(r, { 'answer streamed': (x) => x.ok && x.outputTokens > 0 });
 }
+// #endregion

@@ -6,10 +6,12 @@
 //   ./k6 run -e LLM_BASE_URL=... -e LLM_BASELINE=report.json examples/report.js   # compare
 import { Client, loadBaseline, report } from 'k6/x/llmstream';
 
+// #region baseline
 const baseline = __ENV.LLM_BASELINE;
 if (baseline) {
   loadBaseline(baseline); // also drives llm_regression live, per category
 }
+// #endregion
 
 const client = new Client({
   baseURL: __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1',
@@ -50,6 +52,7 @@ export default async function () {
   );
 }
 
+// #region summary
 export function handleSummary(data) {
   const dir = __ENV.LLM_REPORT_DIR || '.';
   return report(data, {
@@ -59,3 +62,4 @@ export function handleSummary(data) {
     meta: { example: 'report.js' },
   });
 }
+// #endregion

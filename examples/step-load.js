@@ -16,6 +16,7 @@ const client = new Client({
   gapSamples: 'request',
 });
 
+// #region stages
 const step = __ENV.STEP || '12s'; // each stage must outlast the report's 10 s minimum
 export const options = {
   scenarios: {
@@ -37,6 +38,7 @@ export const options = {
     llm_tokens_per_sec: ['p(50)>5'],
   },
 };
+// #endregion
 
 export default async function () {
   await client.chat({

@@ -9,8 +9,10 @@
 //   ./k6 run -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/warmup.js
 import { Client, collect, report } from 'k6/x/llmstream';
 
+// #region collect
 const warmup = __ENV.WARMUP || '10s';
 collect({ warmup, excludeScenarios: ['warmup'], excludeTags: { phase: 'probe' } });
+// #endregion
 
 const client = new Client({
   baseURL: __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1',

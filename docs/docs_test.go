@@ -7,10 +7,14 @@ package docs
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -382,4 +386,141 @@ func TestLinkCheckFailsOnBrokenLinks(t *testing.T) {
 	require.NotContains(t, msg, "#why")
 	require.NotContains(t, msg, "nowhere.md")
 	require.NotContains(t, msg, "#title")
+}
+
+// findingIDs collects the id of every report finding from the source of
+// internal/report: the string (or string constant) given as ID in a Finding
+// literal, typed or elided inside a []Finding. Reading the source rather than
+// running the rules finds every id, including those only a rare run produces.
+func findingIDs(dir string) ([]string, error) {
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []*ast.File
+	consts := map[string]string{}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path.Join(dir, name), nil, 0)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if i < len(vs.Values) {
+						if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							consts[n.Name], _ = strconv.Unquote(lit.Value)
+						}
+					}
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var ids []string
+	var errs []error
+	idOf := func(lit *ast.CompositeLit) {
+		for _, el := range lit.Elts {
+			kv, ok := el.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			if k, ok := kv.Key.(*ast.Ident); !ok || k.Name != "ID" {
+				continue
+			}
+			var id string
+			switch v := kv.Value.(type) {
+			case *ast.BasicLit:
+				id, _ = strconv.Unquote(v.Value)
+			case *ast.Ident:
+				id = consts[v.Name]
+			}
+			if id == "" {
+				errs = append(errs, fmt.Errorf("%s: a finding id that is not a string literal or constant", fset.Position(kv.Pos())))
+				continue
+			}
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	isFinding := func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		return ok && id.Name == "Finding"
+	}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			switch t := lit.Type.(type) {
+			case *ast.Ident:
+				if isFinding(t) {
+					idOf(lit)
+				}
+			case *ast.ArrayType:
+				if isFinding(t.Elt) {
+					for _, el := range lit.Elts {
+						if inner, ok := el.(*ast.CompositeLit); ok && inner.Type == nil {
+							idOf(inner)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return ids, errors.Join(errs...)
+}
+
+// TestEveryFindingHasAGuideSection: a finding's advice ends with a link to
+// docs/guide.md#<id>, so each id needs an anchor of exactly that name there.
+func TestEveryFindingHasAGuideSection(t *testing.T) {
+	ids, err := findingIDs("../internal/report")
+	require.NoError(t, err)
+	// The rules the report has had from the start; more may come, none may vanish unnoticed.
+	for _, want := range []string{"queue_bound", "knee", "gateway_buffering", "stalls", "client_bound", "cache_busted",
+		"decode_saturated", "drift", "head_of_line", "network_heavy", "length_variance"} {
+		require.Contains(t, ids, want, "finding ids parsed from internal/report")
+	}
+	guide, err := os.ReadFile("guide.md")
+	require.NoError(t, err)
+	anchors := map[string]bool{}
+	for _, m := range htmlAnchor.FindAllStringSubmatch(string(guide), -1) {
+		anchors[m[1]] = true
+	}
+	for _, id := range ids {
+		require.Truef(t, anchors[id], `docs/guide.md has no <a id=%q></a> for the report finding %q`, id, id)
+		require.Containsf(t, string(guide), "(#"+id+")", "the guide's table of findings does not link %q", id)
+	}
+}
+
+func TestFindingIDsAreReadFromTheSource(t *testing.T) {
+	dir := t.TempDir()
+	src := `package report
+const idNew = "new_rule"
+type Finding struct{ ID, Title string }
+func a() []Finding { return []Finding{{ID: "lit_rule", Title: "x"}} }
+func b() Finding { return Finding{Title: "y", ID: idNew} }
+type chart struct{ ID string }
+var c = chart{ID: "not-a-finding"}
+`
+	require.NoError(t, os.WriteFile(path.Join(dir, "r.go"), []byte(src), 0o600))
+	require.NoError(t, os.WriteFile(path.Join(dir, "r_test.go"), []byte("package report\nvar _ = Finding{ID: \"test_only\"}\n"), 0o600))
+	ids, err := findingIDs(dir)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"lit_rule", "new_rule"}, ids)
 }

@@ -10,7 +10,7 @@ import (
 
 func testInfo(segment string) *RunInfo {
 	return &RunInfo{
-		Script: "load.js", K6Version: "v1.8.1", ModuleVersion: "v0.9.0",
+		K6Version: "v1.8.1", ModuleVersion: "v0.9.0",
 		Load:     map[string]any{"default": map[string]any{"executor": "shared-iterations", "vus": 8, "iterations": 400}},
 		Datasets: []DatasetInfo{{Source: "synthetic", Options: map[string]any{"seed": 7}, Items: 500}},
 		Clients:  []ClientInfo{{Name: "chat", Protocol: "openai", Model: "m1", Host: "http://127.0.0.1:8080"}},

@@ -15,7 +15,6 @@ import (
 // service), and so that a merge of records from several k6 instances can
 // check they ran one test.
 type RunInfo struct {
-	Script        string `json:"script,omitempty"`
 	K6Version     string `json:"k6_version,omitempty"`
 	ModuleVersion string `json:"module_version,omitempty"`
 	// Load is k6's scenarios as k6 resolved them (executor, VUs, stages,
@@ -63,7 +62,7 @@ func (ri *RunInfo) identity() map[string]any {
 	if ri == nil {
 		return nil
 	}
-	return flatten(map[string]any{"script": ri.Script, "load": ri.Load, "datasets": ri.Datasets, "clients": ri.Clients})
+	return flatten(map[string]any{"load": ri.Load, "datasets": ri.Datasets, "clients": ri.Clients})
 }
 
 func (ri *RunInfo) versions() map[string]any {

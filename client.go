@@ -82,6 +82,7 @@ type callPlan struct {
 	// phase is setup/teardown for calls made there; testStart when k6 started the test.
 	phase     string
 	testStart time.Time
+	rate      float64 // the arrival rate of an arrival-rate scenario at the call's start
 	// eventLag is the longest wait of an event for its JS callback, in ns.
 	eventLag atomic.Int64
 }
@@ -210,6 +211,7 @@ func (c *Client) finishPlan(st *lib.State, plan *callPlan, item map[string]any, 
 	plan.applyItem(item)
 	plan.category, _ = plan.tags.Tags.Get("category")
 	plan.phase, plan.testStart = c.mi.runPhase(plan.tags.Tags)
+	plan.rate = c.mi.arrivalRate(st)
 	if fn, ok := sobek.AssertFunction(onEvent); ok {
 		plan.onEvent, plan.finish = c.eventQueue(fn, &plan.eventLag)
 	}

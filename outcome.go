@@ -296,5 +296,6 @@ func (c *Client) observe(out *outcome, active, vus int) {
 		obs.Scenario = sc
 	}
 	obs.ItemID, obs.Phase, obs.TestStart, obs.Tag = out.plan.itemID, out.plan.phase, out.plan.testStart, out.plan.tags.Tags.Get
+	obs.Rate = out.plan.rate
 	c.mi.root.report.coll().Add(obs)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
 	"go.k6.io/k6/lib"
+	"go.k6.io/k6/lib/executor"
 	"go.k6.io/k6/lib/fsext"
 	"go.k6.io/k6/metrics"
 
@@ -259,4 +260,39 @@ func (mi *ModuleInstance) runPhase(tags *metrics.TagSet) (phase string, testStar
 		}
 	}
 	return phase, testStart
+}
+
+// arrivalRate is the rate (iterations/s) an arrival-rate scenario runs at
+// now, from its configuration (a ramp is linear between stage targets), or 0
+// for other executors: their load is the VU count. The report uses it as the
+// load level of the call.
+func (mi *ModuleInstance) arrivalRate(st *lib.State) float64 {
+	ss := lib.GetScenarioState(mi.vu.Context())
+	if ss == nil || st == nil {
+		return 0
+	}
+	elapsed := time.Since(ss.StartTime)
+	switch c := st.Options.Scenarios[ss.Name].(type) {
+	case *executor.ConstantArrivalRateConfig:
+		return perSecond(float64(c.Rate.Int64), c.TimeUnit.TimeDuration())
+	case *executor.RampingArrivalRateConfig:
+		from := float64(c.StartRate.Int64)
+		for _, s := range c.Stages {
+			d, to := s.Duration.TimeDuration(), float64(s.Target.Int64)
+			if elapsed < d {
+				return perSecond(from+(to-from)*float64(elapsed)/float64(d), c.TimeUnit.TimeDuration())
+			}
+			elapsed -= d
+			from = to
+		}
+		return perSecond(from, c.TimeUnit.TimeDuration())
+	}
+	return 0
+}
+
+func perSecond(n float64, unit time.Duration) float64 {
+	if unit <= 0 || n <= 0 {
+		return 0
+	}
+	return n / unit.Seconds()
 }

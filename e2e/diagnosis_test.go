@@ -37,6 +37,8 @@ var diagnosisCases = []diagnosisCase{ //nolint:gochecknoglobals // the table of 
 	{script: "e2e/scenarios/queue_bound.js", want: []string{"queue_bound"}, mustNot: []string{"decode_saturated"}},
 	// 8 s steps, as users write them: still stages, still diagnosed.
 	{script: "e2e/scenarios/short_steps.js", want: []string{"knee", "queue_bound"}, mustNot: []string{"decode_saturated"}},
+	// The same with an arrival-rate executor: the stages are rates, not VU counts.
+	{script: "e2e/scenarios/arrival_steps.js", want: []string{"knee", "queue_bound"}, mustNot: []string{"decode_saturated"}},
 	{script: "e2e/scenarios/decode_saturated.js", want: []string{"decode_saturated"}, mustNot: []string{"queue_bound"}},
 	{script: "e2e/scenarios/network_heavy.js", want: []string{"network_heavy"}, mustNot: []string{"client_bound"}},
 	{script: "e2e/scenarios/gateway_buffering.js", want: []string{"gateway_buffering"}, mustNot: []string{"stalls"}},

@@ -183,7 +183,7 @@ func (c *Collector) Add(o *Observation) {
 		}
 	}
 	cat := o.category()
-	class := concurrencyClass(o.concurrency())
+	class := o.levelClass()
 	isShort, isLong := o.promptClass(c.opt.ShortPromptTokens, c.opt.LongPromptTokens)
 	ttft, hasTTFT := ms(o.TTFT)
 
@@ -262,10 +262,11 @@ func (p *part) add(opt Options, in *callFacts) {
 
 	if !o.Start.IsZero() {
 		b := p.timeline.at(o.Start)
-		if b.Requests == 0 || o.concurrency() < b.VUsMin {
-			b.VUsMin = o.concurrency()
+		if b.Requests == 0 || in.class < b.ClassMin {
+			b.ClassMin = in.class
 		}
-		b.VUsMax = max(b.VUsMax, o.concurrency())
+		b.ClassMax = max(b.ClassMax, in.class)
+		b.LevelMax = max(b.LevelMax, o.level())
 		b.ActiveMax = max(b.ActiveMax, o.Active)
 		b.Requests++
 		if !o.OK {

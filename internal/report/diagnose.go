@@ -268,7 +268,7 @@ func ruleHeadOfLine(r *Run) []Finding {
 		if b.ShortTTFT == nil {
 			continue
 		}
-		cl := concurrencyClass(b.VUsMax)
+		cl := b.ClassMax
 		s := byClass[cl]
 		if s == nil {
 			s = &sides{NewSketch(CoarseAlpha), NewSketch(CoarseAlpha)}
@@ -457,7 +457,7 @@ func ruleDrift(r *Run) []Finding {
 		third := n / 3
 		early := [2]int{seg[0], seg[0] + third}
 		late := [2]int{seg[1] - third, seg[1]}
-		when := fmt.Sprintf("at %d VUs, %s–%s into the run", tl.Buckets[seg[0]].VUsMax,
+		when := fmt.Sprintf("at %s %s, %s–%s into the run", fmtConc(roundLevel(tl.Buckets[seg[0]].LevelMax)), levelUnit(isRateClass(tl.Buckets[seg[0]].ClassMax)),
 			fmtSecs(r, seg[0]), fmtSecs(r, seg[1]))
 		for _, m := range []struct {
 			name   string
@@ -517,7 +517,7 @@ func steadySegments(tl *Timeline) [][2]int {
 		if b.Requests == 0 {
 			continue // long calls leave empty seconds; they do not end a stretch
 		}
-		lo, hi := concurrencyClass(b.VUsMin), concurrencyClass(b.VUsMax)
+		lo, hi := b.ClassMin, b.ClassMax
 		if lo != hi || hi != class {
 			flush(last + 1)
 			start, class = -1, -1

@@ -39,8 +39,8 @@ type stagePoint struct {
 }
 
 func (p stagePoint) vs(q stagePoint) string {
-	return fmt.Sprintf("TTFT P50 %s at %s VUs → %s at %s VUs (×%.2f); tokens/s P50 %.1f → %.1f (×%.2f)",
-		fmtMS(p.ttft), fmtConc(p.st.Concurrency), fmtMS(q.ttft), fmtConc(q.st.Concurrency), q.ttft/p.ttft,
+	return fmt.Sprintf("TTFT P50 %s at %s %s → %s at %s %s (×%.2f); tokens/s P50 %.1f → %.1f (×%.2f)",
+		fmtMS(p.ttft), fmtConc(p.st.Concurrency), p.st.Unit(), fmtMS(q.ttft), fmtConc(q.st.Concurrency), q.st.Unit(), q.ttft/p.ttft,
 		p.tps, q.tps, q.tps/p.tps)
 }
 
@@ -160,19 +160,23 @@ func ruleKnee(r *Run) []Finding {
 		if gl < kneeLatencyRise || gl <= gt*kneeMargin || !clearlyAbove(b.All.S(metric), a.All.S(metric)) {
 			continue
 		}
-		knee := a.Concurrency
+		knee, what := a.Concurrency, "concurrent requests"
+		rec := math.Floor(kneeAdvice * knee)
+		if a.ByRate {
+			what, rec = "requests per second", roundLevel(kneeAdvice*knee)
+		}
 		return []Finding{{
-			ID: "knee", Title: fmt.Sprintf("Soft capacity (knee) at about %s concurrent requests", fmtConc(knee)),
+			ID: "knee", Title: fmt.Sprintf("Soft capacity (knee) at about %s %s", fmtConc(knee), what),
 			Severity: "info",
 			Evidence: []string{
-				fmt.Sprintf("from %s to %s VUs %s P50 went %s → %s (×%.2f) while throughput went %.1f → %.1f %s (×%.2f)",
-					fmtConc(a.Concurrency), fmtConc(b.Concurrency), name, fmtMS(la), fmtMS(lb), gl,
+				fmt.Sprintf("from %s to %s %s %s P50 went %s → %s (×%.2f) while throughput went %.1f → %.1f %s (×%.2f)",
+					fmtConc(a.Concurrency), fmtConc(b.Concurrency), b.Unit(), name, fmtMS(la), fmtMS(lb), gl,
 					throughput(a), throughput(b), unit, gt),
 			},
-			Advice: fmt.Sprintf("Beyond ~%s concurrent requests the service queues instead of serving more. "+
-				"Plan for at most 80%% of it: ~%s concurrent requests, and re-measure when the server or model changes.",
-				fmtConc(knee), fmtConc(math.Floor(kneeAdvice*knee))),
-			Values: map[string]float64{"knee": knee, "recommended": math.Floor(kneeAdvice * knee), "latency_ratio": gl, "throughput_ratio": gt},
+			Advice: fmt.Sprintf("Beyond ~%s %s the service queues instead of serving more. "+
+				"Plan for at most 80%% of it: ~%s %s, and re-measure when the server or model changes.",
+				fmtConc(knee), what, fmtConc(rec), what),
+			Values: map[string]float64{"knee": knee, "recommended": rec, "latency_ratio": gl, "throughput_ratio": gt},
 		}}
 	}
 	return nil

@@ -27,10 +27,14 @@ type Observation struct {
 	PromptTokens, OutputTokens, CachedTokens int64
 	Cache                                    string // "hit", "miss", "unknown"
 	Stalls                                   int
-	Active                                   int           // streams in flight in this process when the call started (concurrency)
-	VUs                                      int           // active VUs when the call started (for stages)
-	SharedPrefix                             bool          // the prompt came from a shared-prefix dataset set (for cache_busted)
-	EventLag                                 time.Duration // delay between an event's arrival and its JS callback (0 when no callback)
+	Active                                   int // streams in flight in this process when the call started (concurrency)
+	VUs                                      int // active VUs when the call started (for stages)
+	// Rate is the arrival rate (iterations/s) an arrival-rate executor was
+	// running at when the call started, 0 for other executors: with those,
+	// the load level is the rate, not the VU count.
+	Rate         float64
+	SharedPrefix bool          // the prompt came from a shared-prefix dataset set (for cache_busted)
+	EventLag     time.Duration // delay between an event's arrival and its JS callback (0 when no callback)
 	// Starved counts idle timers that fired over 50 ms past their deadline: this
 	// process, not the server, was not running (a CPU-starved load generator).
 	Starved int
@@ -69,6 +73,24 @@ func (o *Observation) concurrency() int {
 		return o.VUs
 	}
 	return o.Active
+}
+
+// level is the load the call started under: the arrival rate for
+// arrival-rate executors (their VU count is a pool, not the load), else the
+// concurrency.
+func (o *Observation) level() float64 {
+	if o.Rate > 0 {
+		return o.Rate
+	}
+	return float64(o.concurrency())
+}
+
+// levelClass is the class of o.level(): rates and VU counts never share one.
+func (o *Observation) levelClass() int {
+	if o.Rate > 0 {
+		return rateClass(o.Rate)
+	}
+	return concurrencyClass(o.concurrency())
 }
 
 // promptClass says whether the call had a long (≥ long) or short (≤ short)

@@ -72,7 +72,8 @@ type MetricRecord struct {
 
 // StageRecord is one load stage of the run.
 type StageRecord struct {
-	Concurrency        float64 `json:"concurrency"`
+	Concurrency        float64 `json:"concurrency"`       // VUs, or the arrival rate when by_rate
+	ByRate             bool    `json:"by_rate,omitempty"` // the stage is an arrival rate (requests/s)
 	Calls              uint64  `json:"calls"`
 	SteadySeconds      float64 `json:"steady_seconds"`
 	TTFTP50            float64 `json:"ttft_p50"`

@@ -268,6 +268,10 @@ func stageCharts(r *Run, sfx string) string {
 		tps = append(tps, point{st.Concurrency, q50(st.All.S(MetricTokensPerSec))})
 		thr = append(thr, point{st.Concurrency, st.OutputTokensPerSec})
 	}
+	xLabel := "concurrent VUs (stage)"
+	if len(stages) > 0 && stages[0].ByRate {
+		xLabel = "arrival rate, requests/s (stage)"
+	}
 	note := ""
 	if len(stages) < 2 {
 		note = " (needs a step load: one stage only)"
@@ -277,11 +281,11 @@ func stageCharts(r *Run, sfx string) string {
 		intro = `<p id="stage-note` + sfx + `" style="grid-column:1/-1">` + html.EscapeString(why) + "</p>"
 	}
 	charts := []chart{
-		{ID: "stage-ttft" + sfx, Title: "TTFT against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "TTFT", FmtX: fmtConc, FmtY: logMS,
+		{ID: "stage-ttft" + sfx, Title: "TTFT against concurrency" + note, XLabel: xLabel, YLabel: "TTFT", FmtX: fmtConc, FmtY: logMS,
 			Series: []series{{Name: "p50", Points: t50}, {Name: "p95", Points: t95}}},
-		{ID: "stage-tps" + sfx, Title: "Tokens/s against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "tokens/s", FmtX: fmtConc, FmtY: num,
+		{ID: "stage-tps" + sfx, Title: "Tokens/s against concurrency" + note, XLabel: xLabel, YLabel: "tokens/s", FmtX: fmtConc, FmtY: num,
 			Series: []series{{Name: "per request (p50)", Points: tps}}},
-		{ID: "stage-throughput" + sfx, Title: "Throughput against concurrency" + note, XLabel: "concurrent VUs (stage)", YLabel: "output tokens/s", FmtX: fmtConc, FmtY: num,
+		{ID: "stage-throughput" + sfx, Title: "Throughput against concurrency" + note, XLabel: xLabel, YLabel: "output tokens/s", FmtX: fmtConc, FmtY: num,
 			Series: []series{{Name: "all calls", Points: thr}}},
 	}
 	var out strings.Builder
@@ -298,15 +302,15 @@ func writeWavesHTML(b *bytes.Buffer, r *Run, sfx, head string) {
 		return
 	}
 	fmt.Fprintf(b, `<h2>Waves: recovery after each burst%s</h2><p class="sub">Recovered: the TTFT median is back within %.0f%% `+
-		`(or %s) of its level before the burst.</p><table id="waves%s"><tr><th>burst</th><th>VUs</th><th>TTFT P50 before</th>`+
+		`(or %s) of its level before the burst.</p><table id="waves%s"><tr><th>burst</th><th>load</th><th>TTFT P50 before</th>`+
 		`<th>at worst</th><th>recovered after</th></tr>`, head, 100*RecoveryMargin, fmtMS(recoveryFloorMS), sfx)
 	for _, w := range waves {
 		rec := "not within the " + fmtDur(w.ObservedAfter) + " observed"
 		if w.Recovered {
 			rec = fmtDur(w.Recovery)
 		}
-		fmt.Fprintf(b, "<tr><td>%.0fs–%.0fs</td><td>%s → %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			w.Start.Sub(r.Timeline.Origin).Seconds(), w.End.Sub(r.Timeline.Origin).Seconds(), fmtConc(w.Base), fmtConc(w.Peak),
+		fmt.Fprintf(b, "<tr><td>%.0fs–%.0fs</td><td>%s → %s %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			w.Start.Sub(r.Timeline.Origin).Seconds(), w.End.Sub(r.Timeline.Origin).Seconds(), fmtConc(roundLevel(w.Base)), fmtConc(roundLevel(w.Peak)), levelUnit(w.ByRate),
 			fmtMS(w.BeforeTTFTP50), fmtMS(w.PeakTTFTP50), html.EscapeString(rec))
 	}
 	b.WriteString("</table>\n")

@@ -43,7 +43,7 @@ func stageRecords(r *Run) []StageRecord {
 	var out []StageRecord
 	for _, st := range r.Stages() {
 		out = append(out, StageRecord{
-			Concurrency: st.Concurrency, Calls: st.Calls, SteadySeconds: st.Steady.Seconds(),
+			Concurrency: st.Concurrency, ByRate: st.ByRate, Calls: st.Calls, SteadySeconds: st.Steady.Seconds(),
 			TTFTP50: finiteOr0(q50(st.All.S(MetricTTFT))), TTFTP95: finiteOr0(st.All.S(MetricTTFT).Quantile(0.95)),
 			TokensPerSecP50: finiteOr0(q50(st.All.S(MetricTokensPerSec))),
 			RequestsPerSec:  finiteOr0(st.RequestsPerSec), OutputTokensPerSec: finiteOr0(st.OutputTokensPerSec),

@@ -55,7 +55,7 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 	writeRoutesText(&b, r)
 	forEachView(r, func(label string, v *Run) {
 		if stages := v.Stages(); len(stages) > 1 {
-			fmt.Fprintf(&b, "\n  %-12s %9s %9s %9s %10s %12s  %s\n", "stage (VUs)", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s", label)
+			fmt.Fprintf(&b, "\n  %-12s %9s %9s %9s %10s %12s  %s\n", "stage ("+stages[0].Unit()+")", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s", label)
 			for _, st := range stages {
 				fmt.Fprintf(&b, "  %-12s %9d %9s %9s %10s %12.1f\n", fmtConc(st.Concurrency), st.Calls,
 					fmtMS(q50(st.All.S(MetricTTFT))), fmtMS(st.All.S(MetricTTFT).Quantile(0.95)),

@@ -19,7 +19,7 @@ import (
 // bucketClass is the concurrency class of the calls that started in a bucket,
 // or -1 when they started at different levels (a step between stages).
 func bucketClass(b *Bucket) int {
-	lo, hi := concurrencyClass(b.VUsMin), concurrencyClass(b.VUsMax)
+	lo, hi := b.ClassMin, b.ClassMax
 	if lo != hi {
 		return -1
 	}

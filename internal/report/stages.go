@@ -27,6 +27,17 @@ func concurrencyClass(v int) int {
 	return 20 + int(math.Round(math.Log(float64(v)/20)/math.Log(1.05)))
 }
 
+// rateClassBase keeps the classes of arrival rates apart from VU counts.
+const rateClassBase = 1 << 20
+
+// rateClass maps an arrival rate to its class: a 5 % logarithmic grid.
+func rateClass(r float64) int {
+	return rateClassBase + int(math.Round(math.Log(r)/math.Log(1.05)))
+}
+
+// isRateClass says whether a class is one of arrival rates.
+func isRateClass(c int) bool { return c >= rateClassBase/2 }
+
 // levelInfo tracks how long and at which concurrency a class was used.
 type levelInfo struct {
 	Calls       uint64
@@ -67,7 +78,7 @@ func (l *levelInfo) steady() time.Duration { return l.closedDur + l.lastStart.Su
 
 func (l *levelInfo) add(o *Observation) {
 	l.Calls++
-	l.VUsSum += float64(o.concurrency())
+	l.VUsSum += o.level()
 	l.ActiveSum += float64(o.Active)
 	if v, ok := ms(o.E2E); ok && o.OK {
 		l.E2ESumMS += v
@@ -97,7 +108,8 @@ func (l *levelInfo) add(o *Observation) {
 // Stage is a concurrency class with enough steady time to be compared with others.
 type Stage struct {
 	Class       int     // key of the class (internal)
-	Concurrency float64 // mean VUs (or streams in flight) at call start
+	Concurrency float64 // mean VUs (or streams in flight, or arrival rate when ByRate) at call start
+	ByRate      bool    // the level is an arrival rate (iterations/s), not a VU count
 	Active      float64 // mean streams in flight in this process at call start
 	Calls       uint64
 	Steady      time.Duration // time during which calls kept starting in this stage
@@ -131,7 +143,7 @@ func (r *Run) Stages() []*Stage {
 			continue
 		}
 		st := &Stage{
-			Class: class, Calls: li.Calls, Steady: li.steady(), First: li.First, Last: li.Last,
+			Class: class, Calls: li.Calls, Steady: li.steady(), First: li.First, Last: li.Last, ByRate: isRateClass(class),
 			Concurrency: li.VUsSum / float64(li.Calls), Active: li.ActiveSum / float64(li.Calls),
 			All: newGroup(), ByCategory: map[string]*Group{},
 		}
@@ -187,7 +199,7 @@ func (r *Run) StageNote() string {
 	var names []string
 	longest := seen[0]
 	for _, s := range seen {
-		names = append(names, fmtConc(math.Round(s.l.VUsSum/float64(s.l.Calls))))
+		names = append(names, fmtConc(roundLevel(s.l.VUsSum/float64(s.l.Calls))))
 		if s.l.steady() > longest.l.steady() {
 			longest = s
 		}
@@ -197,11 +209,12 @@ func (r *Run) StageNote() string {
 		need = fmt.Sprintf("%s of steady starts (as long as its mean call, %s, and at least %s; minStage sets it)",
 			fmtDur(r.minStage(&longest.l)), fmtDur(longest.l.meanCall()), fmtDur(minStageFloor))
 	}
-	return fmt.Sprintf("no load stages to compare: the load had %d concurrency levels (%s VUs) but %s held long enough; "+
-		"the longest, %s VUs, kept calls starting for %s over %d calls, and a stage needs %s and %d calls. "+
+	unit := levelUnit(isRateClass(longest.class))
+	return fmt.Sprintf("no load stages to compare: the load had %d levels (%s %s) but %s held long enough; "+
+		"the longest, %s %s, kept calls starting for %s over %d calls, and a stage needs %s and %d calls. "+
 		"Hold each level longer to get the latency-against-load curve.",
-		len(seen), strings.Join(names, ", "), map[bool]string{true: "only one", false: "none"}[qualified == 1],
-		fmtConc(math.Round(longest.l.VUsSum/float64(longest.l.Calls))), fmtDur(longest.l.steady()), longest.l.Calls,
+		len(seen), strings.Join(names, ", "), unit, map[bool]string{true: "only one", false: "none"}[qualified == 1],
+		fmtConc(roundLevel(longest.l.VUsSum/float64(longest.l.Calls))), unit, fmtDur(longest.l.steady()), longest.l.Calls,
 		need, stageMinCalls)
 }
 
@@ -212,3 +225,22 @@ func fmtDur(d time.Duration) string {
 	}
 	return d.Round(time.Millisecond).String()
 }
+
+// levelUnit names what a load level counts.
+func levelUnit(byRate bool) string {
+	if byRate {
+		return "req/s"
+	}
+	return "VUs"
+}
+
+// roundLevel rounds a mean level for reading: whole VUs, rates to 0.1.
+func roundLevel(v float64) float64 {
+	if v >= 10 {
+		return math.Round(v)
+	}
+	return math.Round(v*10) / 10
+}
+
+// Unit names what the stage's level counts ("VUs" or "req/s").
+func (st *Stage) Unit() string { return levelUnit(st.ByRate) }

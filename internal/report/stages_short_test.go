@@ -64,7 +64,7 @@ func TestTooShortStepsAreExplainedAndMinStageAcceptsThem(t *testing.T) {
 		t.Fatalf("%d stages from 3 s steps of 1 s calls", n)
 	}
 	note := run.StageNote()
-	for _, want := range []string{"4 concurrency levels (4, 8, 16, 32 VUs)", "none held long enough", "minStage"} {
+	for _, want := range []string{"4 levels (4, 8, 16, 32 VUs)", "none held long enough", "minStage"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("note lacks %q: %s", want, note)
 		}

@@ -29,9 +29,10 @@ const (
 // Wave is one burst and the recovery after it.
 type Wave struct {
 	Start, End       time.Time // first bucket of raised load; first bucket back at the level before
-	Base, Peak       float64   // concurrency before and at the top of the burst
-	BeforeTTFTP50    float64   // ms, over the steady stretch before the burst
-	PeakTTFTP50      float64   // ms, highest windowed median from the burst start to recovery
+	Base, Peak       float64   // load level (VUs, or req/s when ByRate) before and at the top of the burst
+	ByRate           bool
+	BeforeTTFTP50    float64 // ms, over the steady stretch before the burst
+	PeakTTFTP50      float64 // ms, highest windowed median from the burst start to recovery
 	Recovered        bool
 	Recovery         time.Duration // End → first window back within the margin (when Recovered)
 	ObservedAfter    time.Duration // how long the run went on after End
@@ -52,7 +53,7 @@ func (r *Run) Waves() []Wave {
 	last := -1.0
 	for i := range tl.Buckets {
 		if b := &tl.Buckets[i]; b.Requests > 0 {
-			last = float64(b.VUsMax)
+			last = b.LevelMax
 		}
 		conc[i] = last
 	}
@@ -80,7 +81,7 @@ func (r *Run) Waves() []Wave {
 			continue
 		}
 		w := Wave{
-			Start: tl.BucketStart(i), End: tl.BucketStart(end), Base: base,
+			Start: tl.BucketStart(i), End: tl.BucketStart(end), Base: base, ByRate: isRateClass(tl.Buckets[i].ClassMax),
 			BeforeTTFTP50: q50(before), ObservedAfter: tl.BucketStart(n).Sub(tl.BucketStart(end)),
 		}
 		for _, c := range conc[i:end] {
@@ -119,8 +120,8 @@ func (r *Run) Waves() []Wave {
 
 // Describe is the wave in one line of text.
 func (w Wave) Describe(origin time.Time) string {
-	s := fmt.Sprintf("burst %.0fs–%.0fs (%s → %s VUs): TTFT P50 %s before, %s at worst; ",
-		w.Start.Sub(origin).Seconds(), w.End.Sub(origin).Seconds(), fmtConc(w.Base), fmtConc(w.Peak),
+	s := fmt.Sprintf("burst %.0fs–%.0fs (%s → %s %s): TTFT P50 %s before, %s at worst; ",
+		w.Start.Sub(origin).Seconds(), w.End.Sub(origin).Seconds(), fmtConc(roundLevel(w.Base)), fmtConc(roundLevel(w.Peak)), levelUnit(w.ByRate),
 		fmtMS(w.BeforeTTFTP50), fmtMS(w.PeakTTFTP50))
 	if !w.Recovered {
 		return s + fmt.Sprintf("not back within %.0f%% (≤ %s) in the %s the run went on after the load came down",

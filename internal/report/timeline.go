@@ -13,7 +13,10 @@ type Bucket struct {
 	Completed          uint64 // calls that ended in this bucket
 	OutputTokens       int64  // output tokens of calls that ended in this bucket
 	ActiveMax          int    // most streams in flight seen at a call start
-	VUsMin, VUsMax     int    // concurrency seen at call starts (0,0 when none started)
+	// ClassMin/ClassMax are the load-level classes of the calls started here
+	// (0,0 when none started); LevelMax the highest level (VUs or req/s).
+	ClassMin, ClassMax int
+	LevelMax           float64
 
 	TTFT, Gap, TokensPerSec *Sketch // coarse sketches, nil until used
 	// ShortTTFT holds TTFTs of short-prompt calls started here, LongPrefill the
@@ -25,10 +28,11 @@ type Bucket struct {
 
 func (b *Bucket) merge(o *Bucket) {
 	if o.Requests > 0 || o.Completed > 0 {
-		if b.Requests == 0 || (o.VUsMin > 0 && o.VUsMin < b.VUsMin) {
-			b.VUsMin = o.VUsMin
+		if b.Requests == 0 || (o.Requests > 0 && o.ClassMin < b.ClassMin) {
+			b.ClassMin = o.ClassMin
 		}
-		b.VUsMax = max(b.VUsMax, o.VUsMax)
+		b.ClassMax = max(b.ClassMax, o.ClassMax)
+		b.LevelMax = max(b.LevelMax, o.LevelMax)
 	}
 	b.Requests += o.Requests
 	b.Failures += o.Failures

@@ -147,9 +147,6 @@ func (mi *ModuleInstance) report(data sobek.Value, opts sobek.Value) (map[string
 // runMeta is the record's metadata: versions and what the script adds.
 func (mi *ModuleInstance) runMeta(extra map[string]any) map[string]any {
 	meta := map[string]any{"module": ImportPath, "moduleVersion": Version, "k6Version": k6Version()}
-	if seg := mi.segmentMeta(); seg != nil {
-		meta["executionSegment"] = seg // which share of a split test this record covers
-	}
 	for k, v := range extra {
 		meta[k] = v
 	}

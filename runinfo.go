@@ -95,6 +95,7 @@ func (mi *ModuleInstance) noteLoad() {
 
 // runInfo is what the run record says about how the run was made.
 func (mi *ModuleInstance) runInfo() *report.RunInfo {
+	mi.noteLoad() // a run that made no call still says which segment it covered
 	s := &mi.root.report.info
 	s.mu.Lock()
 	defer s.mu.Unlock()

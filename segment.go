@@ -14,7 +14,7 @@ import (
 // parallelism), each instance runs a share of it. Datasets and arrival
 // processes are process-wide sequences, so they are split the way k6 splits
 // its own iterations (see dataset.Share); the run record says which share it
-// covered.
+// covered (runinfo.go).
 
 // segmentState is process-wide: every VU of an instance runs the same share,
 // read from k6's options once.
@@ -97,13 +97,4 @@ func shareOf(o lib.Options) (dataset.Share, error) {
 	}
 	start, offsets, lcd := et.GetStripedOffsets()
 	return dataset.NewShare(et.Segment.String(), et.Sequence.String(), start, offsets, lcd)
-}
-
-// segmentMeta is what the run record says about the share it covers.
-func (mi *ModuleInstance) segmentMeta() map[string]any {
-	share, ok, err := mi.executionShare()
-	if !ok || err != nil {
-		return nil
-	}
-	return map[string]any{"segment": share.Segment(), "sequence": share.Sequence(), "fraction": share.Fraction()}
 }

@@ -48,13 +48,17 @@ func Decode(where string, v any, into any) error {
 	if !ok {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	return &Error{Where: where, Path: e.path, Problem: e.message(), unknown: e.unknown != nil}
+	out := &Error{Where: where, Path: e.path, Problem: e.message()}
+	if e.unknown != nil {
+		out.unknown, out.Path = true, join(e.path, e.unknown.names[0])
+	}
+	return out
 }
 
 // Error is a bad option: which object, which option, what is wrong.
 type Error struct {
 	Where   string // "Client options"
-	Path    string // "retry.backoff.jitter"; "" for the object itself
+	Path    string // "retry.backoff.jitter" (the first unknown name); "" for the object itself
 	Problem string // "must be a number between 0 and 1, got 2"
 	unknown bool
 }
@@ -168,6 +172,9 @@ func decodeValue(rv reflect.Value, v any, path string, f field) error {
 	}
 	switch rv.Kind() {
 	case reflect.Interface:
+		if !reflect.TypeOf(v).AssignableTo(rv.Type()) {
+			return wrongType(path, v, f.want, "a "+rv.Type().String())
+		}
 		rv.Set(reflect.ValueOf(v))
 	case reflect.Pointer:
 		n := reflect.New(rv.Type().Elem())

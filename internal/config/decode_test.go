@@ -177,6 +177,10 @@ func TestDecodeDefaultsAndChecks(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, "range.min", e.Path)
+
+	err = Decode("o", map[string]any{"range": map[string]any{"mni": int64(1), "zz": int64(2)}}, &o)
+	require.ErrorAs(t, err, &e)
+	require.Equal(t, "range.mni", e.Path, "an unknown name's path is the first unknown name")
 }
 
 func TestNearest(t *testing.T) {

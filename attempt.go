@@ -212,7 +212,26 @@ func (b *tapBody) Read([]byte) (int, error) {
 	return 0, io.EOF
 }
 
-func (b *tapBody) Close() error { return b.body.Close() }
+// Close reads what is left of a stream that ended cleanly before closing it.
+// Parsing stops at the terminal event, but the body's last bytes (the chunked
+// terminator, trailers such as Server-Timing) often arrive just after it, and
+// an HTTP/1.1 connection whose body was not read to its end is not reused:
+// over TLS every call would pay a new handshake. The drain is bounded in
+// bytes and time, so a server that holds the body open costs at most drainWait.
+func (b *tapBody) Close() error {
+	if b.done && b.err == nil {
+		stop := time.AfterFunc(drainWait, func() { _ = b.body.Close() })
+		_, _ = io.Copy(io.Discard, io.LimitReader(b.body, drainLimit))
+		stop.Stop()
+	}
+	return b.body.Close()
+}
+
+// drainLimit and drainWait bound what Close reads past the end of a stream.
+const (
+	drainLimit = 64 << 10
+	drainWait  = 100 * time.Millisecond
+)
 
 // consume reads a response: error statuses and non-stream bodies are
 // classified; streams are framed, decoded and timed.

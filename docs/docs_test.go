@@ -524,3 +524,45 @@ var c = chart{ID: "not-a-finding"}
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"lit_rule", "new_rule"}, ids)
 }
+
+// metricName is an llm_* metric name, as registered or as written in the docs.
+var metricName = regexp.MustCompile(`\bllm_[a-z0-9_]+`)
+
+// registeredMetrics reads the llm_* names the module registers (string
+// literals of the root package's metrics.go).
+func registeredMetrics(t *testing.T) map[string]bool {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "../metrics.go", nil, 0)
+	require.NoError(t, err)
+	out := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			if s, err := strconv.Unquote(lit.Value); err == nil && metricName.FindString(s) == s {
+				out[s] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestMetricsPageListsEveryMetric: docs/metrics.md names every registered
+// metric, and no metric the module does not register.
+func TestMetricsPageListsEveryMetric(t *testing.T) {
+	registered := registeredMetrics(t)
+	require.NotEmpty(t, registered)
+	page, err := os.ReadFile("metrics.md")
+	require.NoError(t, err)
+	documented := map[string]bool{}
+	for _, code := range regexp.MustCompile("`[^`]*`").FindAllString(string(page), -1) {
+		for _, m := range metricName.FindAllString(code, -1) {
+			documented[m] = true
+		}
+	}
+	for m := range registered {
+		require.Truef(t, documented[m], "docs/metrics.md does not document %s", m)
+	}
+	for m := range documented {
+		require.Truef(t, registered[m], "docs/metrics.md documents %s, which metrics.go does not register", m)
+	}
+}

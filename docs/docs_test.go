@@ -566,3 +566,41 @@ func TestMetricsPageListsEveryMetric(t *testing.T) {
 		require.Truef(t, registered[m], "docs/metrics.md documents %s, which metrics.go does not register", m)
 	}
 }
+
+// optionPages says which page documents each option interface of index.d.ts.
+var optionPages = map[string]string{ //nolint:gochecknoglobals // test table
+	"ClientOptions": "client.md", "CallParams": "client.md", "Timeouts": "client.md", "SLO": "client.md",
+	"RetryOptions": "client.md", "ReconnectOptions": "client.md",
+	"SyntheticOptions": "datasets.md", "LoadOptions": "datasets.md", "ArrivalOptions": "datasets.md",
+	"ReportOptions": "report.md", "CollectOptions": "report.md",
+}
+
+var (
+	dtsInterface = regexp.MustCompile(`(?ms)^  export interface (\w+) \{\n(.*?)^  \}`)
+	dtsKey       = regexp.MustCompile(`(?m)^    (\w+)\??:`)
+)
+
+// TestEveryOptionIsDocumented: each key of the option interfaces in index.d.ts
+// (which an e2e probe keeps equal to what the module accepts) is named in
+// code on its manual page.
+func TestEveryOptionIsDocumented(t *testing.T) {
+	dts, err := os.ReadFile("../index.d.ts")
+	require.NoError(t, err)
+	found := map[string]bool{}
+	for _, m := range dtsInterface.FindAllStringSubmatch(string(dts), -1) {
+		page, ok := optionPages[m[1]]
+		if !ok {
+			continue
+		}
+		found[m[1]] = true
+		doc, err := os.ReadFile(page)
+		require.NoError(t, err)
+		for _, k := range dtsKey.FindAllStringSubmatch(m[2], -1) {
+			named := regexp.MustCompile("`[^`]*\\b" + k[1] + "\\b[^`]*`").Match(doc)
+			require.Truef(t, named, "docs/%s does not name the %s option %q", page, m[1], k[1])
+		}
+	}
+	for iface := range optionPages {
+		require.Truef(t, found[iface], "index.d.ts has no interface %s any more: update optionPages", iface)
+	}
+}

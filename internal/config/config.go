@@ -57,6 +57,8 @@ type Client struct {
 	FallbackOn ErrorTypes `opt:"fallbackOn"`
 	KeepGaps   bool       `opt:"gaps"` // result.gaps
 	Reconnect  Reconnect  `opt:"reconnect" want:"an object like {attempts: 3, delay: '1s'}"`
+	// Prices, when set, give every call a cost (llm_cost, result.cost, the report).
+	Prices *Prices `opt:"prices" want:"an object like {input: 2.5, cachedInput: 1.25, output: 10, currency: 'USD'}"`
 }
 
 // SLO is the per-request objective behind llm_goodput; zero fields are not checked.

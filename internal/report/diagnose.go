@@ -53,6 +53,11 @@ const (
 	eventLagP95MS    = 100.0
 	eventLagP50MS    = 20.0
 	starvedMin       = 3 // calls with a late idle timer (the process was starved of CPU)
+	// The process's own lag (scheduler latency, timer lateness) adds to every
+	// timestamp; past these it is larger than what a bare client suffers on
+	// the same box (see BENCHMARKS.md, accuracy).
+	clientLagP95MS = 10.0
+	clientLagP50MS = 3.0
 
 	cacheMinKnown = 30
 	cacheHitMax   = 0.05
@@ -209,6 +214,14 @@ func ruleClientBound(r *Run) []Finding {
 		if p95 >= eventLagP95MS || p50 >= eventLagP50MS {
 			ev = append(ev, fmt.Sprintf("JavaScript event callbacks ran late: P50 %s, P95 %s after the bytes arrived", fmtMS(p50), fmtMS(p95)))
 			vals["event_lag_p95_ms"] = p95
+		}
+	}
+	if lag := all.S(MetricClientLag); lag.Count() >= minSamples {
+		p50, p95 := q50(lag), lag.Quantile(0.95)
+		if p95 >= clientLagP95MS || p50 >= clientLagP50MS {
+			ev = append(ev, fmt.Sprintf("this process ran late while calls were in flight (Go scheduler latency and "+
+				"timer lateness): P50 %s, P95 %s added to the timestamps it took", fmtMS(p50), fmtMS(p95)))
+			vals["client_lag_p95_ms"] = p95
 		}
 	}
 	if n := all.StarvedRequests; n >= starvedMin {

@@ -22,12 +22,13 @@ const (
 	MetricNetworkShare
 	MetricTTFTCacheHit
 	MetricTTFTCacheMiss
+	MetricClientLag
 	numMetrics
 )
 
 var metricNames = [numMetrics]string{ //nolint:gochecknoglobals // read-only table
 	"ttfb", "ttft", "ttft_answer", "e2e", "gap", "tpot", "tokens_per_sec",
-	"client_parse", "connect", "event_lag", "network_share", "ttft_cache_hit", "ttft_cache_miss",
+	"client_parse", "connect", "event_lag", "network_share", "ttft_cache_hit", "ttft_cache_miss", "client_lag",
 }
 
 func (m Metric) String() string { return metricNames[m] }
@@ -66,6 +67,7 @@ type Group struct {
 	// Sums over OK calls with a TTFT: how much of it was connection set-up.
 	ConnectSumMS, ConnectTTFTSumMS float64
 	NewConns, ReusedConns          uint64
+	Cost                           Cost
 }
 
 func newGroup() *Group {
@@ -120,6 +122,7 @@ func (g *Group) merge(o *Group) {
 	g.ConnectTTFTSumMS += o.ConnectTTFTSumMS
 	g.NewConns += o.NewConns
 	g.ReusedConns += o.ReusedConns
+	g.Cost.merge(o.Cost)
 }
 
 // BurstShare is the share of gaps under nearZeroGapMS (NaN without gaps).
@@ -171,6 +174,11 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	if o.Starved > 0 {
 		g.StarvedRequests++
 	}
+	if o.ClientLag > 0 {
+		v, _ := ms(o.ClientLag)
+		g.Sketches[MetricClientLag].Add(v)
+	}
+	g.Cost.add(o)
 	if v, ok := ms(o.TTFB); ok {
 		g.Sketches[MetricTTFB].Add(v)
 	}

@@ -159,6 +159,7 @@ func mergeCategory(into map[string]*CategoryRecord, cat string, cr *CategoryReco
 	m.OutputTokens += cr.OutputTokens
 	m.CacheHits += cr.CacheHits
 	m.CacheMisses += cr.CacheMisses
+	m.Cost = m.Cost.merge(cr.Cost)
 	for k, v := range cr.Errors {
 		if m.Errors == nil {
 			m.Errors = map[string]uint64{}

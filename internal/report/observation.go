@@ -51,6 +51,14 @@ type Observation struct {
 	// Tag looks up one of the call's k6 tags (nil: the call has none), for
 	// leaving calls out by tag.
 	Tag func(name string) (string, bool)
+	// ClientLag is how late this process ran while the call did (the Go
+	// scheduler's latency and timer lateness): time added to every timestamp.
+	ClientLag time.Duration
+	// Cost is the call's cost from its usage and the client's prices; Priced
+	// is false when the client had none.
+	Cost, CostSaved float64
+	Currency        string
+	Priced          bool
 }
 
 // DefaultCategory names calls that carry no category tag.

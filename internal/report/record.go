@@ -52,6 +52,7 @@ type CategoryRecord struct {
 	Stalls       uint64                   `json:"stalls"`
 	OutputTokens int64                    `json:"output_tokens"`
 	Metrics      map[string]*MetricRecord `json:"metrics"`
+	Cost         *CostRecord              `json:"cost,omitempty"` // only when the client had prices
 	// Samples is a uniform random sample of successful calls (reservoir), per
 	// metric name ("ttft", "e2e", "tpot"), in ms: the bootstrap resamples it.
 	Samples     map[string][]float64 `json:"samples,omitempty"`
@@ -111,20 +112,7 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 		rec.Excluded = &ex
 	}
 	for _, cat := range append(r.Categories(), AllCategories) {
-		g := r.Category(cat)
-		cr := &CategoryRecord{
-			Requests: g.Requests, Failures: g.Failures, Errors: g.Errors, Stalls: g.Stalls,
-			CacheHits: g.CacheHit, CacheMisses: g.CacheMiss,
-			OutputTokens: g.OutputTokens, Metrics: map[string]*MetricRecord{},
-		}
-		if hr := g.CacheHitRate(); !math.IsNaN(hr) {
-			cr.CacheHitRate = &hr
-		}
-		for m, s := range g.Sketches {
-			if s.Count() > 0 {
-				cr.Metrics[Metric(m).String()] = metricRecord(s)
-			}
-		}
+		cr := categoryRecord(r.Category(cat))
 		if cat != AllCategories && len(r.samples[cat]) > 0 {
 			cr.Samples = map[string][]float64{}
 			for _, m := range reservoirMetrics {
@@ -140,6 +128,24 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 		rec.Stages, rec.StageNote, rec.Waves = stageRecords(r), r.StageNote(), waveRecords(r)
 	}
 	return rec
+}
+
+// categoryRecord is the record of one group's figures.
+func categoryRecord(g *Group) *CategoryRecord {
+	cr := &CategoryRecord{
+		Requests: g.Requests, Failures: g.Failures, Errors: g.Errors, Stalls: g.Stalls,
+		CacheHits: g.CacheHit, CacheMisses: g.CacheMiss,
+		OutputTokens: g.OutputTokens, Metrics: map[string]*MetricRecord{}, Cost: g.costRecord(),
+	}
+	if hr := g.CacheHitRate(); !math.IsNaN(hr) {
+		cr.CacheHitRate = &hr
+	}
+	for m, s := range g.Sketches {
+		if s.Count() > 0 {
+			cr.Metrics[Metric(m).String()] = metricRecord(s)
+		}
+	}
+	return cr
 }
 
 // MarshalRecord renders the run record as indented JSON.

@@ -91,8 +91,10 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(row.label), g.Requests,
 			fmtPct(g.FailureRate()), fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
 	}
+	b.WriteString("</table>\n")
+	writeCostHTML(&b, rows, rowHeading(r))
 	// Five metrics × four figures is wider than a page: the table scrolls on its own.
-	fmt.Fprintf(&b, `</table><div class="wide"><table id="latency"><tr><th>%s</th>`, esc(rowHeading(r)))
+	fmt.Fprintf(&b, `<div class="wide"><table id="latency"><tr><th>%s</th>`, esc(rowHeading(r)))
 	for _, m := range textMetrics {
 		fmt.Fprintf(&b, `<th colspan="4">%s mean · p50 · p95 · p99</th>`, m)
 	}

@@ -1,7 +1,5 @@
 package report
 
-import "math"
-
 // ClientRecord is one client's part of the run record when the run had
 // several: its categories (without raw samples), stages and waves.
 type ClientRecord struct {
@@ -21,18 +19,7 @@ func clientRecords(r *Run) map[string]*ClientRecord {
 		cr := &ClientRecord{Categories: map[string]*CategoryRecord{}, Stages: stageRecords(v),
 			StageNote: v.StageNote(), Waves: waveRecords(v)}
 		for _, cat := range append(v.Categories(), AllCategories) {
-			g := v.Category(cat)
-			c := &CategoryRecord{Requests: g.Requests, Failures: g.Failures, Errors: g.Errors, Stalls: g.Stalls,
-				OutputTokens: g.OutputTokens, Metrics: map[string]*MetricRecord{}}
-			if hr := g.CacheHitRate(); !math.IsNaN(hr) {
-				c.CacheHitRate = &hr
-			}
-			for m, s := range g.Sketches {
-				if s.Count() > 0 {
-					c.Metrics[Metric(m).String()] = metricRecord(s)
-				}
-			}
-			cr.Categories[cat] = c
+			cr.Categories[cat] = categoryRecord(v.Category(cat))
 		}
 		out[clientLabel(name)] = cr
 	}

@@ -41,6 +41,7 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 		fmt.Fprintf(&b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, row.label, g.Requests, fmtPct(g.FailureRate()),
 			fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, errorList(g.Errors))
 	}
+	writeCostText(&b, rows, rowHeading(r), w)
 	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, rowHeading(r), "mean", "p50", "p95", "p99", "n")
 	for _, m := range textMetrics {
 		for _, row := range rows {

@@ -24,6 +24,7 @@ type synth struct {
 	parseShare   float64               // client parse time as a share of E2E
 	eventLagMS   float64               // JS callback lag
 	starvedProb  float64               // share of calls whose idle timer fired far too late
+	clientLagMS  float64               // the load generator's own lag
 	sharedPrefix bool
 	hitRate      float64
 	holMS        float64 // extra short-prompt TTFT per long prefill in flight
@@ -175,6 +176,9 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 	}
 	if s.eventLagMS > 0 {
 		o.EventLag = time.Duration(s.eventLagMS * ln() * float64(time.Millisecond))
+	}
+	if s.clientLagMS > 0 {
+		o.ClientLag = time.Duration(s.clientLagMS * ln() * float64(time.Millisecond))
 	}
 	if s.starvedProb > 0 && rng.Float64() < s.starvedProb {
 		o.Starved = 1

@@ -1,0 +1,66 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
+	c := NewCollector(Options{})
+	t0 := time.Unix(1_700_000_000, 0)
+	for i := range 40 {
+		cat := "short"
+		cost, saved := 0.001, 0.0
+		if i%2 == 1 {
+			cat, cost, saved = "long", 0.01, 0.002
+		}
+		c.Add(&Observation{
+			Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second),
+			Category: cat, OK: true, TTFT: 100 * time.Millisecond, E2E: time.Second, TTFB: 50 * time.Millisecond,
+			TPOT: 10 * time.Millisecond, Priced: true, Cost: cost, CostSaved: saved, Currency: "EUR",
+		})
+	}
+	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), Category: "short", OK: true}) // a client without prices
+	run := c.Snapshot()
+	short, long, all := run.Category("short").Cost, run.Category("long").Cost, run.Category(AllCategories).Cost
+	if short.Calls != 20 || long.Calls != 20 || all.Calls != 40 {
+		t.Fatalf("priced calls: short %d long %d all %d", short.Calls, long.Calls, all.Calls)
+	}
+	if math.Abs(short.Per1000()-1) > 1e-9 || math.Abs(long.Per1000()-10) > 1e-9 || math.Abs(all.Total-0.22) > 1e-9 {
+		t.Fatalf("short %+v long %+v all %+v", short, long, all)
+	}
+	if math.Abs(all.Saved-0.04) > 1e-9 || all.Currency != "EUR" {
+		t.Fatalf("saved %v currency %q", all.Saved, all.Currency)
+	}
+	text := RenderText(run, nil, nil)
+	if !strings.Contains(text, "per 1000 calls") || !strings.Contains(text, "10.0000 EUR") {
+		t.Fatalf("no cost table in the text report:\n%s", text)
+	}
+	if !strings.Contains(string(RenderHTML(run, nil, RenderOptions{})), `id="cost"`) {
+		t.Fatal("no cost table in the HTML report")
+	}
+	rec := NewRecord(run, nil, nil, nil)
+	if cr := rec.Categories[AllCategories].Cost; cr == nil || cr.Calls != 40 || math.Abs(cr.Per1000Calls-5.5) > 1e-9 {
+		t.Fatalf("record cost: %+v", cr)
+	}
+	// Two instances' costs add up (what Merge does per category).
+	sum := rec.Categories["long"].Cost.merge(rec.Categories["short"].Cost)
+	if sum.Calls != 40 || math.Abs(sum.Total-0.22) > 1e-9 || math.Abs(sum.Per1000Calls-5.5) > 1e-9 {
+		t.Fatalf("merged cost: %+v", sum)
+	}
+}
+
+func TestCostWithoutPricesStaysOutOfTheReport(t *testing.T) {
+	c := NewCollector(Options{})
+	t0 := time.Unix(1_700_000_000, 0)
+	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: time.Millisecond, E2E: time.Second})
+	run := c.Snapshot()
+	if strings.Contains(RenderText(run, nil, nil), "per 1000 calls") {
+		t.Fatal("a cost table without prices")
+	}
+	if NewRecord(run, nil, nil, nil).Categories[AllCategories].Cost != nil {
+		t.Fatal("a cost record without prices")
+	}
+}

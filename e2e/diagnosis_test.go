@@ -32,7 +32,7 @@ type diagnosisCase struct {
 
 var diagnosisCases = []diagnosisCase{ //nolint:gochecknoglobals // the table of scenarios
 	{script: "e2e/scenarios/healthy.js", healthy: true},
-	// The step-load example is the knee scenario: README promises it names both.
+	// The step-load example is the knee scenario: docs/report.md and docs/guide.md promise it names both.
 	{script: "examples/step-load.js", want: []string{"knee", "queue_bound"}, mustNot: []string{"decode_saturated", "drift"}},
 	{script: "e2e/scenarios/queue_bound.js", want: []string{"queue_bound"}, mustNot: []string{"decode_saturated"}},
 	// 8 s steps, as users write them: still stages, still diagnosed.

@@ -12,7 +12,7 @@ import (
 // protocolsScript has one Client per wire format, each pointed at llm-sim's
 // native route for it, and checks what k6 measured against what the
 // simulator was asked to do: every call complete, exactly MAX output tokens
-// counted from the source the README's Protocols table names, the
+// counted from the source docs/protocols.md's table names, the
 // provider's own word for "max tokens reached", TTFT within the call.
 // Thresholds per protocol tag make a failure in any one fail the run, and
 // request counts prove every protocol ran.

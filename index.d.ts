@@ -448,6 +448,8 @@ declare module "k6/x/llmstream" {
     meta?: Record<string, unknown>;
     /** Print k6's summary plus the LLM section (default true). */
     stdout?: boolean;
+    /** How long a load level must hold to be a stage ('10s' or ms); overrides collect()'s. */
+    minStage?: string | number;
   }
 
   /** For handleSummary: k6's text summary plus the LLM section, and the files asked for. */

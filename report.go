@@ -110,6 +110,9 @@ func (mi *ModuleInstance) report(data sobek.Value, opts sobek.Value) (map[string
 	}
 	rs := mi.root.report
 	run := rs.coll().Snapshot()
+	if o.MinStage > 0 {
+		run.SetMinStage(o.MinStage)
+	}
 	base, basePath := rs.getBaseline()
 	if o.Baseline != "" && o.Baseline != basePath {
 		raw, err := os.ReadFile(o.Baseline) //nolint:gosec,forbidigo // handleSummary has no init file system

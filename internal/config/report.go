@@ -1,5 +1,7 @@
 package config
 
+import "time"
+
 // Report is what report(data, options) takes in handleSummary.
 type Report struct {
 	HTML     string         `opt:"html"`     // file name of the HTML report; "" = none
@@ -8,6 +10,8 @@ type Report struct {
 	Title    string         `opt:"title"`
 	Meta     map[string]any `opt:"meta"`   // added to the run record's metadata
 	Stdout   bool           `opt:"stdout"` // k6's summary and the LLM section on stdout
+	// MinStage overrides how long a load level must hold to be a stage (0: collect()'s, or relative to the calls).
+	MinStage time.Duration `opt:"minStage"`
 }
 
 // DefaultReport is report() without options: the text on stdout, no files.

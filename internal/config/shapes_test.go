@@ -54,5 +54,5 @@ func TestReportOptions(t *testing.T) {
 	require.NoError(t, Decode("report options", map[string]any{"json": "run.json", "meta": map[string]any{"build": int64(7)}}, &r))
 	require.Equal(t, Report{JSON: "run.json", Meta: map[string]any{"build": int64(7)}, Stdout: true}, r)
 	require.EqualError(t, Decode("report options", map[string]any{"baseLine": "x.json"}, &r),
-		`report options: unknown option "baseLine" (did you mean "baseline"?); known: html, json, baseline, title, meta, stdout`)
+		`report options: unknown option "baseLine" (did you mean "baseline"?); known: html, json, baseline, title, meta, stdout, minStage`)
 }

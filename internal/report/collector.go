@@ -376,6 +376,16 @@ type Run struct {
 	pairs    []PairedComparison
 }
 
+// SetMinStage changes how long a load level must hold to be a stage (the
+// MinStage option) for this frozen run and each client's view of it: the
+// stages are found when read, so report() can still choose it.
+func (r *Run) SetMinStage(d time.Duration) {
+	r.opt.MinStage = d
+	for _, v := range r.parts {
+		v.opt.MinStage = d
+	}
+}
+
 // Clients lists the clients (Client name option) seen, sorted.
 func (r *Run) Clients() []string { return r.distinct(func(k groupKey) string { return k.Client }) }
 

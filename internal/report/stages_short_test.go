@@ -90,3 +90,15 @@ func TestTooShortStepsAreExplainedAndMinStageAcceptsThem(t *testing.T) {
 		t.Errorf("constant load got a note: %s", note)
 	}
 }
+
+// report() may still choose the stage length: stages are found when read.
+func TestMinStageCanBeSetOnAFrozenRun(t *testing.T) {
+	run := (synth{seed: 1, cats: oneShortCat(), stages: plateaus(3, 4, 8, 16, 32)}).collect()
+	if n := len(run.Stages()); n != 0 {
+		t.Fatalf("%d stages before", n)
+	}
+	run.SetMinStage(1500 * time.Millisecond)
+	if n := len(run.Stages()); n != 4 || run.StageNote() != "" {
+		t.Fatalf("%d stages after minStage 1.5s, note %q", n, run.StageNote())
+	}
+}

@@ -3,7 +3,9 @@
 // run record that the next run can compare itself with.
 //
 //   ./k6 run -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/report.js
-//   ./k6 run -e LLM_BASE_URL=... -e LLM_BASELINE=report.json examples/report.js   # compare
+//   ./k6 run -e LLM_BASE_URL=... -e LLM_BASELINE=$PWD/report.json examples/report.js   # compare
+// (loadBaseline reads a relative path from the script's directory, as open() does;
+// report() writes its files relative to where k6 runs: hence $PWD.)
 import { Client, loadBaseline, report } from 'k6/x/llmstream';
 
 // #region baseline

@@ -604,3 +604,30 @@ func TestEveryOptionIsDocumented(t *testing.T) {
 		require.Truef(t, found[iface], "index.d.ts has no interface %s any more: update optionPages", iface)
 	}
 }
+
+// TestDesignNamesEveryRecordMetric: the run record's distributions are the
+// names of internal/report's metric table; docs/design.md lists them all.
+func TestDesignNamesEveryRecordMetric(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../internal/report/group.go", nil, 0)
+	require.NoError(t, err)
+	var names []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || vs.Names[0].Name != "metricNames" || len(vs.Values) != 1 {
+			return true
+		}
+		for _, el := range vs.Values[0].(*ast.CompositeLit).Elts {
+			if lit, ok := el.(*ast.BasicLit); ok {
+				s, _ := strconv.Unquote(lit.Value)
+				names = append(names, s)
+			}
+		}
+		return false
+	})
+	require.NotEmpty(t, names, "metricNames not found in internal/report/group.go")
+	design, err := os.ReadFile("design.md")
+	require.NoError(t, err)
+	for _, n := range names {
+		require.Containsf(t, string(design), "`"+n+"`", "docs/design.md's run record does not list the distribution %q", n)
+	}
+}

@@ -13,12 +13,19 @@ import (
 // Arrivals: the JS surface of internal/dataset's arrival processes (Poisson and
 // bursty inter-arrival times), kept once per process in the shared store.
 
+// arrivalsFactory is one VU's Arrivals namespace: processes are kept once per
+// process in the store.
+type arrivalsFactory struct {
+	store *dataset.Store
+	scope vuScope
+}
+
 type arrivalOptions struct {
 	dataset.ArrivalOptions
 	Name string `opt:"name"` // two processes with equal options but different names stay apart
 }
 
-func (mi *ModuleInstance) poissonArrivals(opts sobek.Value) (*jsArrivals, error) {
+func (ar arrivalsFactory) poisson(opts sobek.Value) (*jsArrivals, error) {
 	var o arrivalOptions
 	if err := decodeOptions(opts, "Arrivals.poisson options", &o); err != nil {
 		return nil, err
@@ -26,14 +33,14 @@ func (mi *ModuleInstance) poissonArrivals(opts sobek.Value) (*jsArrivals, error)
 	if o.CV != 0 && o.CV != 1 {
 		return nil, errors.New("Arrivals.poisson: cv is always 1; use Arrivals.bursty for other values")
 	}
-	return mi.arrivals("poisson", o)
+	return ar.build("poisson", o)
 }
 
 // defaultBurstCV makes Arrivals.bursty clearly bursty when cv is not given:
 // counts per window vary about nine times more than Poisson.
 const defaultBurstCV = 3
 
-func (mi *ModuleInstance) burstyArrivals(opts sobek.Value) (*jsArrivals, error) {
+func (ar arrivalsFactory) bursty(opts sobek.Value) (*jsArrivals, error) {
 	var o arrivalOptions
 	if err := decodeOptions(opts, "Arrivals.bursty options", &o); err != nil {
 		return nil, err
@@ -41,17 +48,17 @@ func (mi *ModuleInstance) burstyArrivals(opts sobek.Value) (*jsArrivals, error) 
 	if o.CV == 0 {
 		o.CV = defaultBurstCV
 	}
-	return mi.arrivals("bursty", o)
+	return ar.build("bursty", o)
 }
 
-func (mi *ModuleInstance) arrivals(kind string, o arrivalOptions) (*jsArrivals, error) {
-	a, err := dataset.Shared(mi.root.shared.datasets, storeKey("arrivals", o), func() (*dataset.Arrivals, error) {
+func (ar arrivalsFactory) build(kind string, o arrivalOptions) (*jsArrivals, error) {
+	a, err := dataset.Shared(ar.store, storeKey("arrivals", o), func() (*dataset.Arrivals, error) {
 		return dataset.NewArrivals(o.ArrivalOptions)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("Arrivals.%s: %w", kind, err)
 	}
-	return &jsArrivals{a: a, mi: mi}, nil
+	return &jsArrivals{a: a, scope: ar.scope}, nil
 }
 
 // jsArrivals: next() claims the process's next arrival and returns the
@@ -62,13 +69,13 @@ func (mi *ModuleInstance) arrivals(kind string, o arrivalOptions) (*jsArrivals, 
 // of the one process of the whole test (known from the first call in a VU;
 // in the init context, offsets() lists the whole test's schedule).
 type jsArrivals struct {
-	a    *dataset.Arrivals
-	mi   *ModuleInstance
-	part *dataset.Arrivals // nil until the execution segment is known
+	a     *dataset.Arrivals
+	scope vuScope
+	part  *dataset.Arrivals // nil until the execution segment is known
 }
 
 func (j *jsArrivals) process() (*dataset.Arrivals, error) {
-	return instancePart(j.mi, &j.part, func() *dataset.Arrivals { return j.a }, j.a.Part)
+	return instancePart(j.scope, &j.part, func() *dataset.Arrivals { return j.a }, j.a.Part)
 }
 
 // Next claims the next arrival; the result is in seconds, for k6's sleep().

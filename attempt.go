@@ -1,119 +1,120 @@
 package llmstream
 
+// One HTTP attempt: the request goes through k6's own client (httpext), so k6
+// still measures and emits http_req_*; a tap transport under k6's tracing
+// transport hands the response to the stream when its headers arrive, and the
+// body to the stream on k6's first read, so events are timed in the goroutine
+// that reads the socket. The stream finishes the attempt (stream.Call).
+
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/netext/httpext"
+	"go.k6.io/k6/metrics"
 	"gopkg.in/guregu/null.v3"
 
-	"github.com/llmstream/xk6-llmstream/internal/config"
-	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
-// errorBodyLimit bounds how much of an error response is read for its message.
-const errorBodyLimit = 64 << 10
-
-// attempt is one HTTP exchange and the stream read from it.
-type attempt struct {
-	client  *Client
-	cfg     stream.Config
-	call    *stream.Call
-	wd      *stream.Watchdog
-	status  int
-	header  http.Header
-	resp    *http.Response
-	res     *stream.Result
-	connect time.Duration
-	// reconnects is how many times a raw event stream was reopened.
-	reconnects int
+// request is everything one attempt needs, prepared by the call plan.
+type request struct {
+	method      string
+	url         string
+	header      http.Header
+	payload     []byte
+	model       string
+	name        string // the client's label: k6's URL name
+	tags        metrics.TagsAndMeta
+	timeouts    stream.Timeouts
+	stream      stream.Config // without a watchdog: each attempt has its own
+	redact      redactor
+	closeEvents func() // closes the per-event queue, if any
 }
 
-func (c *Client) attempt(parent context.Context, st *lib.State, plan *callPlan, resume *stream.Call) *attempt {
-	to := plan.params.Timeouts
+// close releases the per-event queue, if the call has one.
+func (r *request) close() {
+	if r.closeEvents != nil {
+		r.closeEvents()
+	}
+}
+
+// try runs one attempt and returns its finished call. resume is the call of a
+// raw event stream that broke, reopened with Last-Event-ID: it keeps its clock.
+func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call) (*stream.Call, *stream.Result) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	ctx, cancelTotal := context.WithTimeoutCause(ctx, to.Total, stream.CauseFor(stream.ErrTimeoutTotal))
+	ctx, cancelTotal := context.WithTimeoutCause(ctx, r.timeouts.Total, stream.CauseFor(stream.ErrTimeoutTotal))
 	defer cancelTotal()
 
-	a := &attempt{client: c, wd: stream.NewWatchdog(to, cancel), call: resume}
-	defer a.wd.Stop()
-	a.cfg = stream.Config{
-		Spec: c.opts.Protocol, MaxEventSize: c.opts.MaxEventSize, MaxBodySize: c.opts.MaxBodySize,
-		StallThreshold: c.opts.StallThreshold, CountTokens: c.count, OnEvent: plan.onEvent, Watchdog: a.wd,
-		KeepGaps: plan.params.Gaps || c.opts.GapSamples == config.GapsPerEvent,
+	wd := stream.NewWatchdog(r.timeouts, cancel)
+	defer wd.Stop()
+	call := resume
+	if call == nil {
+		cfg := r.stream
+		cfg.Watchdog = wd
+		call = stream.NewCall(cfg, time.Time{}) // t0 is set when the transport gets the request
+	} else {
+		call.Reopen()
+		call.SetWatchdog(wd)
 	}
-	ctx = httptrace.WithClientTrace(ctx, a.trace())
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GetConn: func(string) { wd.ConnectStart() },
+		GotConn: func(info httptrace.GotConnInfo) { wd.ConnectDone(info.Reused) },
+	})
 
-	u, err := httpext.NewURL(plan.url, c.name())
+	u, err := httpext.NewURL(r.url, r.name)
 	if err != nil {
-		return a.failed(stream.ErrNetwork, "invalid URL: "+err.Error())
+		call.Fail(stream.ErrNetwork, "invalid URL: "+err.Error())
+		return call, call.Finish()
 	}
-	req, err := http.NewRequestWithContext(ctx, plan.method, plan.url, nil)
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url, nil)
 	if err != nil {
-		return a.failed(stream.ErrNetwork, "invalid request: "+err.Error())
+		call.Fail(stream.ErrNetwork, "invalid request: "+err.Error())
+		return call, call.Finish()
 	}
-	req.Header = plan.header.Clone()
+	req.Header = r.header.Clone()
 	if resume != nil {
-		resume.SetWatchdog(a.wd)
 		req.Header.Set("Last-Event-ID", resume.LastEventID())
 	}
 
 	vuState := *st // a shallow copy: only the transport and the debug option differ
-	vuState.Transport = tapTransport{base: st.Transport, a: a, debug: st.Options.HTTPDebug.String, log: st.Logger}
+	vuState.Transport = tapTransport{
+		base: st.Transport, call: call, wd: wd, debug: st.Options.HTTPDebug.String, log: st.Logger, redact: r.redact,
+	}
 	// k6's own --http-debug dump would print the API key; ours redacts it.
 	vuState.Options.HTTPDebug = null.String{}
-	tm := plan.tags.Clone()
-	if c.opts.Name != "" {
-		tm.SetTag("name", c.opts.Name)
-	}
 	_, err = httpext.MakeRequest(ctx, &vuState, &httpext.ParsedHTTPRequest{
-		URL: &u, Req: req, Body: requestPayload(plan.payload),
+		URL: &u, Req: req, Body: requestPayload(r.payload),
 		// The request's own deadline is the total timeout plus a margin: ours
 		// fires first, with a cause that classifies it.
-		Timeout:      to.Total + time.Second,
+		Timeout:      r.timeouts.Total + time.Second,
 		Throw:        true,
 		ResponseType: httpext.ResponseTypeNone,
 		Redirects:    maxRedirects(st),
-		TagsAndMeta:  tm,
+		TagsAndMeta:  r.tags,
 		ResponseCallback: func(status int) bool {
 			return status >= 200 && status < 400
 		},
 	})
-	if a.call == nil {
-		a.call = stream.NewCall(a.cfg, time.Now())
-	}
 	if err != nil {
 		cause := context.Cause(ctx)
 		if parent.Err() != nil {
 			cause = parent.Err()
 		}
-		typ := stream.Classify(err, cause)
 		msg := err.Error()
 		if stream.IsTLS(err) {
 			msg = "TLS: " + msg
 		}
-		a.call.Fail(typ, msg)
+		call.Fail(stream.Classify(err, cause), msg)
 	}
-	a.res = a.call.Finish()
-	a.res.Starved = a.wd.Starved()
-	if a.resp != nil {
-		a.res.ServerTimings = mergeTimings(a.res.ServerTimings, a.resp.Header)
-		a.res.ServerTimings = mergeTimings(a.res.ServerTimings, a.resp.Trailer)
-		if a.res.RequestID == "" {
-			a.res.RequestID = requestID(a.resp.Header)
-		}
-	}
-	return a
+	return call, call.Finish()
 }
 
 // maxRedirects is k6's maxRedirects option, with k6's default when unset.
@@ -131,71 +132,44 @@ func requestPayload(p []byte) *bytes.Buffer {
 	return bytes.NewBuffer(p)
 }
 
-func (a *attempt) failed(t stream.ErrorType, msg string) *attempt {
-	a.call = stream.NewCall(a.cfg, time.Now())
-	a.call.Fail(t, msg)
-	a.res = a.call.Finish()
-	return a
-}
-
-// trace enforces the connect timeout and measures connection set-up.
-func (a *attempt) trace() *httptrace.ClientTrace {
-	var start time.Time
-	return &httptrace.ClientTrace{
-		GetConn: func(string) {
-			start = time.Now()
-			a.wd.ConnectStart()
-		},
-		GotConn: func(info httptrace.GotConnInfo) {
-			a.wd.ConnectDone()
-			if !info.Reused && !start.IsZero() {
-				a.connect = time.Since(start)
-			}
-		},
-	}
-}
-
 // tapTransport sits under k6's own tracing transport: k6 still measures and
-// emits http_req_*, while the body is read and timed here.
+// emits http_req_*, while the body is read and timed by the stream.
 type tapTransport struct {
-	base  http.RoundTripper
-	a     *attempt
-	debug string // k6's --http-debug value: "", "headers" or "full"
-	log   logrus.FieldLogger
+	base   http.RoundTripper
+	call   *stream.Call
+	wd     *stream.Watchdog
+	debug  string // k6's --http-debug value: "", "headers" or "full"
+	log    logrus.FieldLogger
+	redact redactor
 }
 
 func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	a := t.a
-	if a.call == nil {
-		a.call = stream.NewCall(a.cfg, time.Now()) // t0: handed to the transport
-		a.wd.Start()
+	if t.call.Start.IsZero() {
+		t.call.Begin(time.Now()) // t0: handed to the transport
+		t.wd.Start()
 	}
 	if t.debug != "" && t.log != nil {
-		t.log.WithField("source", "http-debug").Info(debugRequest(r, a.client, t.debug == "full"))
+		t.log.WithField("source", "http-debug").Info(t.redact.dumpRequest(r, t.debug == "full"))
 	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
 		return nil, err
 	}
-	if a.call.Headers.IsZero() {
-		a.call.Headers = time.Now()
-	}
+	t.call.Respond(resp, time.Now())
 	if t.debug != "" && t.log != nil {
-		t.log.WithField("source", "http-debug").Info(debugResponse(resp, a.client))
+		t.log.WithField("source", "http-debug").Info(t.redact.dumpResponse(resp))
 	}
-	a.status, a.header, a.resp = resp.StatusCode, resp.Header, resp
-	a.wd.Bytes()
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
 		return resp, nil // k6 follows the redirect; the final response is read
 	}
-	resp.Body = &tapBody{a: a, body: resp.Body}
+	resp.Body = &tapBody{call: t.call, body: resp.Body}
 	return resp, nil
 }
 
 // tapBody reads the whole stream on k6's first Read: the parse runs in the
 // goroutine that reads the socket, so arrival times are taken as bytes land.
 type tapBody struct {
-	a    *attempt
+	call *stream.Call
 	body io.ReadCloser
 	done bool
 	err  error
@@ -204,7 +178,7 @@ type tapBody struct {
 func (b *tapBody) Read([]byte) (int, error) {
 	if !b.done {
 		b.done = true
-		b.err = b.a.consume(b.body)
+		b.err = b.call.Read(b.body)
 	}
 	if b.err != nil {
 		return 0, b.err
@@ -212,82 +186,4 @@ func (b *tapBody) Read([]byte) (int, error) {
 	return 0, io.EOF
 }
 
-// Close reads what is left of a stream that ended cleanly before closing it.
-// Parsing stops at the terminal event, but the body's last bytes (the chunked
-// terminator, trailers such as Server-Timing) often arrive just after it, and
-// an HTTP/1.1 connection whose body was not read to its end is not reused:
-// over TLS every call would pay a new handshake. The drain is bounded in
-// bytes and time, so a server that holds the body open costs at most drainWait.
-func (b *tapBody) Close() error {
-	if b.done && b.err == nil {
-		stop := time.AfterFunc(drainWait, func() { _ = b.body.Close() })
-		_, _ = io.Copy(io.Discard, io.LimitReader(b.body, drainLimit))
-		stop.Stop()
-	}
-	return b.body.Close()
-}
-
-// drainLimit and drainWait bound what Close reads past the end of a stream.
-const (
-	drainLimit = 64 << 10
-	drainWait  = 100 * time.Millisecond
-)
-
-// consume reads a response: error statuses and non-stream bodies are
-// classified; streams are framed, decoded and timed.
-func (a *attempt) consume(body io.Reader) error {
-	call := a.call
-	if a.status >= 400 {
-		msg, err := io.ReadAll(io.LimitReader(body, errorBodyLimit))
-		call.Fail(statusClass(a.status), fmt.Sprintf("HTTP %d: %s", a.status, stream.Excerpt(string(msg), 300)))
-		return err
-	}
-	if ct := a.header.Get("Content-Type"); strings.HasPrefix(strings.ToLower(ct), "text/html") {
-		msg, err := io.ReadAll(io.LimitReader(body, errorBodyLimit))
-		call.Fail(stream.ErrDecode, fmt.Sprintf("expected a stream, got %s (HTTP %d): %s",
-			ct, a.status, stream.Excerpt(string(msg), 200)))
-		return err
-	}
-	return call.Consume(body)
-}
-
-func statusClass(status int) stream.ErrorType {
-	switch {
-	case status == http.StatusTooManyRequests:
-		return stream.ErrHTTP429
-	case status >= 500:
-		return stream.ErrHTTP5xx
-	default:
-		return stream.ErrHTTP4xx
-	}
-}
-
-func requestID(h http.Header) string {
-	for _, k := range []string{"X-Request-Id", "Request-Id", "X-Amzn-Requestid"} {
-		if v := h.Get(k); v != "" {
-			return stream.Excerpt(v, 128)
-		}
-	}
-	return ""
-}
-
-// retryAfter reads Retry-After (seconds or an HTTP date) and retry-after-ms.
-func retryAfter(h http.Header) (time.Duration, bool) {
-	return protocol.ParseRetryAfter(h, time.Now())
-}
-
-// mergeTimings adds the Server-Timing phases of headers or trailers (several
-// field lines are one list) to what the stream itself reported.
-func mergeTimings(m map[string]float64, h http.Header) map[string]float64 {
-	v := strings.Join(h.Values("Server-Timing"), ", ")
-	if v == "" {
-		return m
-	}
-	for k, d := range protocol.ParseServerTiming(v) {
-		if m == nil {
-			m = map[string]float64{}
-		}
-		m[k] = d
-	}
-	return m
-}
+func (b *tapBody) Close() error { return b.body.Close() }

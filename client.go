@@ -1,6 +1,13 @@
 package llmstream
 
+// The JS Client: its options, chat(), and the call plan — everything a call
+// needs, prepared on the event loop before the call leaves it. The plan is
+// run by retry.go (through attempt.go) and fanned out by outcome.go.
+
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +20,8 @@ import (
 
 	"github.com/grafana/sobek"
 	"github.com/mstoykov/k6-taskqueue-lib/taskqueue"
+	"go.k6.io/k6/js/common"
+	"go.k6.io/k6/js/modules"
 	"go.k6.io/k6/js/promises"
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/metrics"
@@ -23,15 +32,26 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
 )
 
+// clientEnv is what every Client of a VU shares: the VU, the count of streams
+// in flight in the process, and where finished calls go.
+type clientEnv struct {
+	vu     modules.VU
+	active *atomic.Int64
+	scope  vuScope // the VU's view of a split test, for the run record
+	sinks  sinks
+}
+
 // Client is the JS Client: one endpoint, protocol and set of defaults.
 type Client struct {
-	mi       *ModuleInstance
+	env      clientEnv
 	opts     *config.Client
 	fallback *Client
 	count    func(string) int
+	redact   redactor
 }
 
-func (mi *ModuleInstance) parseClient(v sobek.Value) (*Client, error) {
+// newClient builds a Client from `new Client(options)`.
+func newClient(env clientEnv, v sobek.Value) (*Client, error) {
 	o, err := exportObject(v, "Client options")
 	if err != nil {
 		return nil, err
@@ -50,7 +70,7 @@ func (mi *ModuleInstance) parseClient(v sobek.Value) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{mi: mi, opts: opts, fallback: fallback}
+	c := &Client{env: env, opts: opts, fallback: fallback, redact: newRedactor(opts)}
 	if opts.Tokenizer != "none" {
 		tk, err := tokenizer.Get(opts.Tokenizer)
 		if err != nil {
@@ -58,39 +78,14 @@ func (mi *ModuleInstance) parseClient(v sobek.Value) (*Client, error) {
 		}
 		c.count = tk.Count
 	}
-	mi.registerClient(c)
+	env.sinks.report.info.registerClient(opts)
 	return c, nil
-}
-
-// callPlan is everything a call needs, prepared on the event loop.
-type callPlan struct {
-	method   string
-	payload  []byte
-	url      string
-	header   http.Header
-	params   *config.Call
-	model    string
-	category string
-	tags     metrics.TagsAndMeta
-	onEvent  func(stream.RawEvent)
-	finish   func() // closes the per-event queue
-	route    string
-	// sharedPrefix says the prompt came from a dataset's shared-prefix set (params.item).
-	sharedPrefix bool
-	// itemID is the dataset item's id (params.item), for paired comparisons.
-	itemID string
-	// phase is setup/teardown for calls made there; testStart when k6 started the test.
-	phase     string
-	testStart time.Time
-	rate      float64 // the arrival rate of an arrival-rate scenario at the call's start
-	// eventLag is the longest wait of an event for its JS callback, in ns.
-	eventLag atomic.Int64
 }
 
 // Chat starts a streamed call and returns a Promise of its result. It never
 // rejects for a failed call (the result says ok: false) unless k6's throw option is set.
 func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, error) {
-	vu := c.mi.vu
+	vu := c.env.vu
 	st := vu.State()
 	if st == nil {
 		return nil, errors.New("chat() can only be called in the VU context (default function, scenarios, setup), not in init")
@@ -99,38 +94,66 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 	if err != nil {
 		return nil, err
 	}
-	fb, err := c.fallbackPlan(st, body, params)
-	if err != nil {
-		return nil, err
-	}
 	p, resolve, reject := promises.New(vu)
 	ctx := vu.Context()
+	c.env.sinks.report.info.noteLoad(c.env.scope)
 	go func() {
-		res := c.execute(ctx, st, plan, fb)
-		if st.Options.Throw.Bool && !res.res.OK {
-			reject(fmt.Errorf("llmstream: %s: %s", res.errType(), res.errMessage()))
+		defer plan.close()
+		// The load a call met is the load when it started: read both counts now.
+		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs()}
+		out := plan.run(ctx)
+		c.env.active.Add(-1)
+		result := out.fanOut(ctx, st.Samples, c.env.sinks, ld)
+		if st.Options.Throw.Bool && !out.ok() {
+			reject(fmt.Errorf("llmstream: %s", out.final().res.Err))
 			return
 		}
-		resolve(res.toJS())
+		resolve(result)
 	}()
 	return p, nil
 }
 
-// fallbackPlan prepares the same body for the fallback client, if any.
-func (c *Client) fallbackPlan(st *lib.State, body, params sobek.Value) (*callPlan, error) {
-	if c.fallback == nil {
-		return nil, nil //nolint:nilnil // no fallback
+// callPlan is a call ready to run: its route, and the fallback's when the
+// client has one and the primary fails in a way fallbackOn names.
+type callPlan struct {
+	primary, fallback *routePlan
+	fallbackOn        map[stream.ErrorType]bool
+}
+
+func (p *callPlan) run(ctx context.Context) *outcome {
+	return runRoutes(ctx, p.primary, p.fallback, p.fallbackOn)
+}
+
+// close releases the routes' per-event queues (an unused fallback's too).
+func (p *callPlan) close() {
+	p.primary.close()
+	if p.fallback != nil {
+		p.fallback.close()
 	}
-	plan, err := c.fallback.plan(st, body, params)
+}
+
+// plan prepares the call's routes: this client's, and its fallback's with the
+// same body.
+func (c *Client) plan(st *lib.State, body, params sobek.Value) (*callPlan, error) {
+	primary, err := c.route(st, body, params, routePrimary)
 	if err != nil {
-		return nil, fmt.Errorf("fallback: %w", err)
+		return nil, err
 	}
-	plan.route = "fallback"
+	plan := &callPlan{primary: primary, fallbackOn: c.opts.FallbackOn}
+	if c.fallback != nil {
+		primary.info.tagRoute = true
+		if plan.fallback, err = c.fallback.route(st, body, params, routeFallback); err != nil {
+			plan.close()
+			return nil, fmt.Errorf("fallback: %w", err)
+		}
+	}
 	return plan, nil
 }
 
-func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, error) {
-	rt := c.mi.vu.Runtime()
+// route prepares one route: the request, how it is retried, and what its
+// samples and result say about it.
+func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string) (*routePlan, error) {
+	rt := c.env.vu.Runtime()
 	po, err := exportObject(paramsV, "chat params")
 	if err != nil {
 		return nil, err
@@ -153,9 +176,49 @@ func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, err
 	if err != nil {
 		return nil, err
 	}
+	req, err := c.request(st, bodyV, params)
+	if err != nil {
+		return nil, err
+	}
+	info := c.routeInfo(st, name, req.model, params, item)
+	req.tags = info.tags.Clone() // k6's own http_req_* samples carry the call's tags and name
+	if c.opts.Name != "" {
+		req.tags.SetTag("name", c.opts.Name)
+	}
+	if fn, ok := sobek.AssertFunction(onEvent); ok {
+		req.stream.OnEvent, req.closeEvents = c.eventQueue(fn, &info.eventLag)
+	}
+	if key := c.opts.Retry.IdempotencyKey; key != "" && req.header.Get(key) == "" {
+		req.header.Set(key, newKey()) // one key for every attempt of this route
+	}
+	return &routePlan{
+		info: info, retry: c.opts.Retry, reconnect: c.opts.Reconnect,
+		try: func(ctx context.Context, resume *stream.Call) (*stream.Call, *stream.Result) {
+			return req.try(ctx, st, resume)
+		},
+		close: req.close,
+	}, nil
+}
+
+// request builds the HTTP request of a call: a POST of the body for chat
+// protocols, a GET for a raw event stream opened with chat(null).
+func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call) (*request, error) {
 	spec := c.opts.Protocol
-	if spec.CompleteAtEOF && (bodyV == nil || sobek.IsUndefined(bodyV) || sobek.IsNull(bodyV)) {
-		return c.getPlan(st, params, onEvent)
+	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey, ContinuousUsage: c.opts.ContinuousUsage}
+	r := &request{
+		method: http.MethodPost, timeouts: params.Timeouts, name: c.name(), redact: c.redact,
+		stream: stream.Config{
+			Spec: spec, MaxEventSize: c.opts.MaxEventSize, MaxBodySize: c.opts.MaxBodySize,
+			StallThreshold: c.opts.StallThreshold, CountTokens: c.count, Redact: c.redact.clean,
+		},
+	}
+	path := params.Path
+	if spec.CompleteAtEOF && common.IsNullish(bodyV) {
+		req.ContinuousUsage = false
+		r.method, r.model = http.MethodGet, req.Model
+		r.url, r.header = joinURL(c.opts.BaseURL, path), c.headers(st, spec, req, params)
+		r.header.Del("Content-Type")
+		return r, nil
 	}
 	body, err := requestBody(bodyV)
 	if err != nil {
@@ -165,81 +228,67 @@ func (c *Client) plan(st *lib.State, bodyV, paramsV sobek.Value) (*callPlan, err
 		return nil, errors.New("chat(body): body.stream is false, but this client measures streamed answers " +
 			"(leave stream unset; use k6/http for non-streamed calls)")
 	}
-	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey, ContinuousUsage: c.opts.ContinuousUsage}
 	if m, ok := body["model"].(string); ok && m != "" {
 		req.Model = m
 	}
 	req.PromptOnly = protocol.PromptOnly(body)
 	spec.Prepare(body, req)
-	payload, err := json.Marshal(body)
-	if err != nil {
+	if r.payload, err = json.Marshal(body); err != nil {
 		return nil, fmt.Errorf("chat body: %w", err)
 	}
-	path := params.Path
 	if path == "" {
 		path = spec.Path(req)
 	}
-	plan := &callPlan{
-		method: http.MethodPost, payload: payload, url: joinURL(c.opts.BaseURL, path), params: params,
-		model: req.Model, header: c.headers(st, spec, req, params), route: "primary",
-	}
-	c.finishPlan(st, plan, item, onEvent)
-	return plan, nil
+	r.url, r.model, r.header = joinURL(c.opts.BaseURL, path), req.Model, c.headers(st, spec, req, params)
+	return r, nil
 }
 
-// getPlan is a raw event stream opened with GET (chat(null) with protocol 'sse').
-func (c *Client) getPlan(st *lib.State, params *config.Call, onEvent sobek.Value) (*callPlan, error) {
-	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey}
-	plan := &callPlan{
-		method: http.MethodGet, url: joinURL(c.opts.BaseURL, params.Path), params: params, model: req.Model,
-		header: c.headers(st, c.opts.Protocol, req, params), route: "primary",
-	}
-	plan.header.Del("Content-Type")
-	c.finishPlan(st, plan, nil, onEvent)
-	return plan, nil
-}
-
-// finishPlan adds the tags and the per-event queue.
-func (c *Client) finishPlan(st *lib.State, plan *callPlan, item map[string]any, onEvent sobek.Value) {
-	plan.tags = st.Tags.GetCurrentValues()
+// routeInfo is what the route's samples, result and report observation say
+// about it: the call's tags (k6's, the client's, the call's, the dataset
+// item's) and the client's settings that shape its fan-out.
+func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Call, item map[string]any) *routeInfo {
+	tags := st.Tags.GetCurrentValues()
 	for k, v := range c.opts.Tags {
-		plan.tags.SetTag(k, v)
+		tags.SetTag(k, v)
 	}
-	for k, v := range plan.params.Tags {
-		plan.tags.SetTag(k, v)
+	for k, v := range params.Tags {
+		tags.SetTag(k, v)
 	}
-	plan.applyItem(item)
-	plan.category, _ = plan.tags.Tags.Get("category")
-	plan.phase, plan.testStart = c.mi.runPhase(plan.tags.Tags)
-	plan.rate = c.mi.arrivalRate(st)
-	if fn, ok := sobek.AssertFunction(onEvent); ok {
-		plan.onEvent, plan.finish = c.eventQueue(fn, &plan.eventLag)
+	info := &routeInfo{
+		route: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
+		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, slo: c.opts.SLO, resultGaps: params.ResultGaps,
 	}
+	applyItem(&tags, item, info)
+	info.tags = tags
+	info.category, _ = tags.Tags.Get("category")
+	info.phase, info.testStart = runPhase(c.env.vu.Context(), tags.Tags)
+	info.rate = arrivalRate(c.env.vu.Context(), st)
+	return info
 }
 
 // applyItem tags a call with its dataset item's category and turn (unless the
 // call's own tags set them) and remembers whether it has a shared prefix.
-func (p *callPlan) applyItem(item map[string]any) {
+func applyItem(tags *metrics.TagsAndMeta, item map[string]any, info *routeInfo) {
 	if item == nil {
 		return
 	}
 	if cat, ok := item["category"].(string); ok && cat != "" {
-		if _, set := p.tags.Tags.Get("category"); !set {
-			p.tags.SetTag("category", cat)
+		if _, set := tags.Tags.Get("category"); !set {
+			tags.SetTag("category", cat)
 		}
 	}
 	if turn, ok := item["turn"].(int64); ok && turn > 0 {
-		if _, set := p.tags.Tags.Get("turn"); !set {
-			p.tags.SetTag("turn", strconv.FormatInt(turn, 10))
+		if _, set := tags.Tags.Get("turn"); !set {
+			tags.SetTag("turn", strconv.FormatInt(turn, 10))
 		}
 	}
-	p.sharedPrefix, _ = item["sharedPrefix"].(bool)
-	p.itemID, _ = item["id"].(string)
+	info.sharedPrefix, _ = item["sharedPrefix"].(bool)
+	info.itemID, _ = item["id"].(string)
 }
 
 // requestBody accepts an object or a JSON string.
 func requestBody(v sobek.Value) (map[string]any, error) {
-	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+	if common.IsNullish(v) {
 		return nil, errors.New("chat(body): body is required (e.g. {messages: [{role: 'user', content: 'Hi'}]})")
 	}
 	if s, ok := v.Export().(string); ok {
@@ -287,10 +336,16 @@ func joinURL(base, path string) string {
 	}
 }
 
+func newKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // eventQueue delivers events to a JS callback on the event loop, in order. The
 // event was timestamped before it was queued, so callbacks never touch timing.
 func (c *Client) eventQueue(fn sobek.Callable, lag *atomic.Int64) (func(stream.RawEvent), func()) {
-	vu := c.mi.vu
+	vu := c.env.vu
 	tq := taskqueue.New(vu.RegisterCallback)
 	var once sync.Once
 	var t0 time.Time
@@ -316,13 +371,7 @@ func (c *Client) eventQueue(fn sobek.Callable, lag *atomic.Int64) (func(stream.R
 	return onEvent, func() { once.Do(tq.Close) }
 }
 
-// close releases the plan's per-event queue, if it has one.
-func (p *callPlan) close() {
-	if p != nil && p.finish != nil {
-		p.finish()
-	}
-}
-
+// name labels the client in tags and results: its name, else its base URL.
 func (c *Client) name() string {
 	if c.opts.Name != "" {
 		return c.opts.Name
@@ -332,7 +381,7 @@ func (c *Client) name() string {
 
 // activeVUs is k6's count of active VUs (0 outside a k6 run, e.g. in tests).
 func (c *Client) activeVUs() int {
-	if es := lib.GetExecutionState(c.mi.vu.Context()); es != nil {
+	if es := lib.GetExecutionState(c.env.vu.Context()); es != nil {
 		return int(es.GetCurrentlyActiveVUsCount()) //nolint:gosec // a VU count fits
 	}
 	return 0

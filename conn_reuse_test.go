@@ -54,7 +54,8 @@ func TestConnectionReusedAfterTheTerminalEvent(t *testing.T) {
 }
 
 // A server that holds the body open after [DONE] does not hold the call: the
-// drain gives up after drainWait and the connection is closed instead.
+// drain gives up at its bound (stream.DefaultDrainTime) and the connection is
+// closed instead.
 func TestLingeringBodyDoesNotHoldTheCall(t *testing.T) {
 	t.Parallel()
 	srv, _ := countingServer(t, streamThenLinger(5*time.Second))

@@ -9,21 +9,24 @@ import (
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
+	"go.k6.io/k6/js/modules"
 	"go.k6.io/k6/lib/fsext"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/dataset"
 )
 
-// Dataset and Arrivals: the JS surface of internal/dataset. Everything built
+// Dataset: the JS surface of internal/dataset's prompt sets. Everything built
 // here lives once per process in the root module's store, keyed by source and
 // options, so 1000 VUs that load one file hold one copy of it.
 
-func (mi *ModuleInstance) datasetExports() map[string]any {
-	return map[string]any{
-		"Dataset":  map[string]any{"synthetic": mi.syntheticDataset, "load": mi.loadDataset},
-		"Arrivals": map[string]any{"poisson": mi.poissonArrivals, "bursty": mi.burstyArrivals},
-	}
+// datasetFactory is one VU's Dataset namespace: builds are kept once per process in
+// the store, and described in the run record.
+type datasetFactory struct {
+	vu    modules.VU
+	store *dataset.Store
+	scope vuScope
+	info  *runInfoState
 }
 
 // ---- options ----
@@ -47,30 +50,30 @@ func storeKey(kind string, parts ...any) string {
 
 // ---- Dataset ----
 
-// syntheticDataset is Dataset.synthetic(options).
-func (mi *ModuleInstance) syntheticDataset(opts sobek.Value) (*jsDataset, error) {
+// synthetic is Dataset.synthetic(options).
+func (ds datasetFactory) synthetic(opts sobek.Value) (*jsDataset, error) {
 	var o dataset.SyntheticOptions
 	if err := decodeOptions(opts, "Dataset.synthetic options", &o); err != nil {
 		return nil, err
 	}
 	key := storeKey("synthetic", o)
-	d, err := dataset.Shared(mi.root.shared.datasets, key, func() (*dataset.Dataset, error) {
+	d, err := dataset.Shared(ds.store, key, func() (*dataset.Dataset, error) {
 		d, err := dataset.Synthetic(o)
 		if err == nil {
-			mi.registerDataset(key, "synthetic", opts, d.Size(), "")
+			ds.info.registerDataset(key, "synthetic", opts, d.Size(), "")
 		}
 		return d, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("Dataset.synthetic: %w", err)
 	}
-	return &jsDataset{d: d, mi: mi}, nil
+	return &jsDataset{d: d, scope: ds.scope}, nil
 }
 
-// loadDataset is Dataset.load(path, options). It reads through k6's init
+// load is Dataset.load(path, options). It reads through k6's init
 // file system, so `k6 archive` and cloud runs carry the file.
-func (mi *ModuleInstance) loadDataset(path string, opts sobek.Value) (*jsDataset, error) {
-	env := mi.vu.InitEnv()
+func (ds datasetFactory) load(path string, opts sobek.Value) (*jsDataset, error) {
+	env := ds.vu.InitEnv()
 	if env == nil {
 		return nil, errors.New("Dataset.load must be called in the init context (outside the default function)")
 	}
@@ -87,7 +90,7 @@ func (mi *ModuleInstance) loadDataset(path string, opts sobek.Value) (*jsDataset
 	}
 	abs := fsext.Abs(env.CWD.Path, strings.TrimPrefix(path, "file://"))
 	key := storeKey("load", abs, o)
-	d, err := dataset.Shared(mi.root.shared.datasets, key, func() (*dataset.Dataset, error) {
+	d, err := dataset.Shared(ds.store, key, func() (*dataset.Dataset, error) {
 		data, err := fsext.ReadFile(fs, abs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -97,14 +100,14 @@ func (mi *ModuleInstance) loadDataset(path string, opts sobek.Value) (*jsDataset
 			env.Logger.Infof("llmstream: %s: scrubbing masked %v", path, d.Info().Scrubbed)
 		}
 		if err == nil {
-			mi.registerDataset(key, path, opts, d.Size(), fmt.Sprintf("%x", sha256.Sum256(data)))
+			ds.info.registerDataset(key, path, opts, d.Size(), fmt.Sprintf("%x", sha256.Sum256(data)))
 		}
 		return d, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("Dataset.load: %w", err)
 	}
-	return &jsDataset{d: d, mi: mi}, nil
+	return &jsDataset{d: d, scope: ds.scope}, nil
 }
 
 // jsDataset is what scripts hold. Its methods become next(), draw(), at(),
@@ -116,17 +119,17 @@ func (mi *ModuleInstance) loadDataset(path string, opts sobek.Value) (*jsDataset
 // has not read its options yet while init code runs, where the whole dataset
 // is drawn).
 type jsDataset struct {
-	d    *dataset.Dataset
-	mi   *ModuleInstance
-	part *dataset.Part // nil until the execution segment is known
+	d     *dataset.Dataset
+	scope vuScope
+	part  *dataset.Part // nil until the execution segment is known
 }
 
 func (j *jsDataset) sequence() (*dataset.Part, error) {
-	return instancePart(j.mi, &j.part, func() *dataset.Part { return j.d.Part(dataset.Share{}) },
+	return instancePart(j.scope, &j.part, func() *dataset.Part { return j.d.Part(dataset.Share{}) },
 		func(share dataset.Share) *dataset.Part {
 			p := j.d.Part(share)
 			if u := p.Unsplit(); len(u) > 0 {
-				j.mi.warnOnce("unsplit:"+j.d.Name(), "llmstream: %s: categories %v have too few items to split across "+
+				j.scope.warnOnce("unsplit:"+j.d.Name(), "llmstream: %s: categories %v have too few items to split across "+
 					"instances: every instance draws all of them", j.d.Name(), u)
 			}
 			return p

@@ -207,7 +207,7 @@ func TestDatasetSharedAcrossVUs(t *testing.T) {
 	require.Equal(t, int64(4), b.run(`d.next(); d.info().draws`).ToInteger())
 	a.run(`arr.next()`)
 	require.Equal(t, int64(2), b.run(`arr.next(); arr.stats().claimed`).ToInteger())
-	require.Equal(t, 2, root.shared.datasets.Len())
+	require.Equal(t, 2, root.datasets.Len())
 	// Draw n is the same item whichever VU asks.
 	require.Equal(t, a.run(`d.draw(5).id`).String(), b.run(`d.draw(5).id`).String())
 	// Items are fresh objects: editing one does not reach the other VU.

@@ -1,13 +1,17 @@
 package llmstream
 
+// The metric registry: every llm_* metric, its type and unit. The samples of a
+// call are built in outcome.go.
+
 import (
 	"fmt"
 
 	"go.k6.io/k6/metrics"
 )
 
-// llmMetrics holds every metric of DESIGN.md. They are registered eagerly, in the
-// init context, so that thresholds naming them validate before the test starts.
+// llmMetrics holds every llm_* metric (docs/metrics.md lists them). They are
+// registered eagerly, in the init context, so that thresholds naming them
+// validate before the test starts.
 type llmMetrics struct {
 	ttfb, ttft, ttftAnswer, gap, tpot, tokensPerSec, e2e, parse *metrics.Metric
 	serverQueue, serverPrefill                                  *metrics.Metric
@@ -28,18 +32,18 @@ type metricSpec struct {
 
 func (m *llmMetrics) specs() []metricSpec {
 	t, c, r := metrics.Trend, metrics.Counter, metrics.Rate
-	ms, plain := metrics.Time, metrics.Default
+	dur, plain := metrics.Time, metrics.Default
 	return []metricSpec{
-		{"llm_ttfb", t, ms, &m.ttfb},
-		{"llm_ttft", t, ms, &m.ttft},
-		{"llm_ttft_answer", t, ms, &m.ttftAnswer},
-		{"llm_inter_token_gap", t, ms, &m.gap},
-		{"llm_tpot", t, ms, &m.tpot},
+		{"llm_ttfb", t, dur, &m.ttfb},
+		{"llm_ttft", t, dur, &m.ttft},
+		{"llm_ttft_answer", t, dur, &m.ttftAnswer},
+		{"llm_inter_token_gap", t, dur, &m.gap},
+		{"llm_tpot", t, dur, &m.tpot},
 		{"llm_tokens_per_sec", t, plain, &m.tokensPerSec},
-		{"llm_e2e", t, ms, &m.e2e},
-		{"llm_client_parse_time", t, ms, &m.parse},
-		{"llm_server_queue_time", t, ms, &m.serverQueue},
-		{"llm_server_prefill_time", t, ms, &m.serverPrefill},
+		{"llm_e2e", t, dur, &m.e2e},
+		{"llm_client_parse_time", t, dur, &m.parse},
+		{"llm_server_queue_time", t, dur, &m.serverQueue},
+		{"llm_server_prefill_time", t, dur, &m.serverPrefill},
 		{"llm_requests", c, plain, &m.requests},
 		{"llm_errors", c, plain, &m.errors},
 		{"llm_retries", c, plain, &m.retries},

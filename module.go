@@ -1,11 +1,18 @@
 // Package llmstream is the k6 extension k6/x/llmstream: a streaming LLM client
 // whose per-event timing happens in Go, at byte arrival, and turns every answer
-// into k6 metrics (DESIGN.md), plus dataset helpers and a report.
+// into k6 metrics, plus dataset helpers and a report (docs/design.md follows one
+// call through the files of this package).
+//
+// The package is a thin JS binding over k6-free engines in internal/. Its files
+// read top-down in the order a call runs, and each calls only into the files
+// after it: module.go (registration, exports) → client.go (Client, chat, the
+// call plan) → attempt.go (one HTTP attempt) → retry.go (retries, reconnection,
+// fallback) → outcome.go (the one place a finished call fans out) → metrics.go
+// (the metric registry), then dataset.go, arrivals.go, report.go, runinfo.go, segment.go.
 package llmstream
 
 import (
 	"errors"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/grafana/sobek"
@@ -22,29 +29,35 @@ const ImportPath = "k6/x/llmstream"
 // Version is reported in run records.
 const Version = "v0.1.0"
 
-func init() {
+// register runs when the package is imported: the module registers itself
+// with k6 then, as every k6 extension does.
+var _ = register()
+
+func register() bool {
 	modules.Register(ImportPath, New())
+	return true
 }
 
 // RootModule is process-wide: one per k6 process, shared by every VU. State that
 // must be shared (stream counts, datasets, report statistics) lives here.
 type RootModule struct {
-	active  atomic.Int64 // streams in flight in this process
-	shared  *sharedState
-	report  *reportState
-	segment segmentState // the share of a split test this instance runs
+	active   atomic.Int64   // streams in flight in this process
+	datasets *dataset.Store // datasets and arrival processes, one per source + options
+	report   *reportState
+	segment  segmentState // the share of a split test this instance runs
 }
 
 // New returns the root module.
 func New() *RootModule {
-	return &RootModule{shared: newSharedState(), report: &reportState{}}
+	return &RootModule{datasets: dataset.NewStore(), report: &reportState{}}
 }
 
 // ModuleInstance is one VU's view of the module.
 type ModuleInstance struct {
 	vu      modules.VU
 	root    *RootModule
-	metrics *llmMetrics
+	scope   vuScope
+	clients clientEnv
 }
 
 var (
@@ -63,53 +76,34 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	if err != nil {
 		common.Throw(vu.Runtime(), err)
 	}
-	return &ModuleInstance{vu: vu, root: r, metrics: m}
+	scope := vuScope{vu: vu, seg: &r.segment}
+	return &ModuleInstance{vu: vu, root: r, scope: scope, clients: clientEnv{
+		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report},
+	}}
 }
 
 // Exports lists the JS names of the module.
 func (mi *ModuleInstance) Exports() modules.Exports {
-	named := map[string]any{
+	ds := datasetFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, info: &mi.root.report.info}
+	ar := arrivalsFactory{store: mi.root.datasets, scope: mi.scope}
+	rep := reporter{vu: mi.vu, state: mi.root.report, scope: mi.scope, module: ImportPath, version: Version}
+	return modules.Exports{Named: map[string]any{
 		"Client":       mi.newClient,
 		"version":      Version,
-		"report":       mi.report,
-		"collect":      mi.collect,
-		"loadBaseline": mi.loadBaseline,
-	}
-	for k, v := range mi.extraExports() {
-		named[k] = v
-	}
-	return modules.Exports{Named: named}
+		"report":       rep.report,
+		"collect":      rep.collect,
+		"loadBaseline": rep.loadBaseline,
+		"Dataset":      map[string]any{"synthetic": ds.synthetic, "load": ds.load},
+		"Arrivals":     map[string]any{"poisson": ar.poisson, "bursty": ar.bursty},
+	}}
 }
 
 // newClient is the JS constructor `new Client(options)`.
 func (mi *ModuleInstance) newClient(call sobek.ConstructorCall) *sobek.Object {
 	rt := mi.vu.Runtime()
-	c, err := mi.parseClient(call.Argument(0))
+	c, err := newClient(mi.clients, call.Argument(0))
 	if err != nil {
 		common.Throw(rt, err)
 	}
 	return rt.ToValue(c).ToObject(rt)
 }
-
-func exportObject(v sobek.Value, what string) (map[string]any, error) {
-	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
-		return nil, nil //nolint:nilnil // absent is not an error
-	}
-	m, ok := v.Export().(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s must be an object, got %s", what, v.ExportType())
-	}
-	return m, nil
-}
-
-// sharedState is process-wide state beyond stream counting: the dataset store
-// and the report collector hang off it as those pieces land.
-type sharedState struct {
-	datasets *dataset.Store // datasets and arrival processes, one per source + options
-}
-
-func newSharedState() *sharedState { return &sharedState{datasets: dataset.NewStore()} }
-
-// extraExports are the named exports contributed by other parts of the module
-// (datasets, arrivals, report).
-func (mi *ModuleInstance) extraExports() map[string]any { return mi.datasetExports() }

@@ -1,11 +1,15 @@
 package llmstream
 
+// A finished call fans out from one function, fanOut: to the JS result, to k6's
+// samples and to the report's collector. Everything here only reads the outcome
+// that retry.go produced.
+
 import (
 	"context"
 	"strconv"
+	"sync/atomic"
 	"time"
 
-	"go.k6.io/k6/lib"
 	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
@@ -13,59 +17,94 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
-// outcome is a finished call, across retries and fallback.
+// sinks are where finished calls go: k6's metrics and the report's collector
+// (with the baseline behind llm_regression).
+type sinks struct {
+	metrics *llmMetrics
+	report  *reportState
+}
+
+// callLoad is the load a call met when it started.
+type callLoad struct {
+	active int // streams in flight in this process
+	vus    int // k6's active VUs (0 outside a k6 run)
+}
+
+// routeInfo is what a route's samples, result and observation say about it,
+// and the client settings that shape them.
+type routeInfo struct {
+	route        string // routePrimary or routeFallback
+	label        string // the client's name, else its base URL: the name tag and servedBy
+	protocol     string
+	model        string
+	category     string
+	tags         metrics.TagsAndMeta
+	tagRoute     bool      // the route tag is set (clients with a fallback, and the fallback)
+	sharedPrefix bool      // the prompt came from a dataset's shared-prefix set
+	itemID       string    // the dataset item's id, for paired comparisons
+	phase        string    // setup or teardown for calls made there
+	testStart    time.Time // when k6 started the test (zero before it has)
+	rate         float64   // the arrival rate of an arrival-rate scenario at the call's start
+	gapSamples   string
+	slo          config.SLO
+	resultGaps   bool         // result.gaps was asked for
+	eventLag     atomic.Int64 // longest wait of an event for its JS callback, ns
+}
+
+// outcome is a finished call: every attempt it made, in order, on every route.
 type outcome struct {
+	attempts []attemptRecord
+	canceled bool // the test ended during the call: it is not a data point
+}
+
+// attemptRecord is one attempt (with its reconnections) of a call.
+type attemptRecord struct {
+	info       *routeInfo
 	res        *stream.Result
-	status     int
-	retries    int
+	retries    int // retries before it on its route
 	reconnects int
-	connect    time.Duration
-	servedBy   string
-	plan       *callPlan
 }
 
-func (o *outcome) errType() string {
-	if o.res.Err == nil {
-		return ""
-	}
-	return string(o.res.Err.Type)
+func (o *outcome) add(info *routeInfo, res *stream.Result, retries, reconnects int) {
+	o.attempts = append(o.attempts, attemptRecord{info: info, res: res, retries: retries, reconnects: reconnects})
 }
 
-func (o *outcome) errMessage() string {
-	if o.res.Err == nil {
-		return ""
+// final is the attempt whose answer the call returns: the last one.
+func (o *outcome) final() *attemptRecord { return &o.attempts[len(o.attempts)-1] }
+
+func (o *outcome) ok() bool { return o.final().res.OK }
+
+// routeResults are the last attempts of each route the call took: each is
+// measured as a request of its own.
+func (o *outcome) routeResults() []*attemptRecord {
+	var out []*attemptRecord
+	for i := range o.attempts {
+		if i == len(o.attempts)-1 || o.attempts[i+1].info != o.attempts[i].info {
+			out = append(out, &o.attempts[i])
+		}
 	}
-	return o.res.Err.Message
+	return out
 }
 
-// emit pushes the call's samples in one batch. After the VU's context is done
-// nothing is pushed: a cancelled test stops emitting at once.
-func (c *Client) emit(ctx context.Context, st *lib.State, out *outcome, attempt int) {
-	plan := out.plan
-	tm := plan.tags.Clone()
-	tm.SetTag("protocol", c.opts.Protocol.Name)
-	tm.SetTag("name", c.name())
-	if plan.model != "" {
-		tm.SetTag("model", plan.model)
+// fanOut is the one place a finished call goes out: its samples are pushed to
+// k6 in one batch per route, it is added to the report, and its JS result is
+// returned. After the VU's context is done nothing is pushed: a cancelled test
+// stops emitting at once, and a call it cut short is not a data point.
+func (o *outcome) fanOut(ctx context.Context, out chan<- metrics.SampleContainer, s sinks, ld callLoad) map[string]any {
+	if !o.canceled && ctx.Err() == nil {
+		for _, a := range o.routeResults() {
+			metrics.PushIfNotDone(ctx, out, s.metrics.samples(a, s.report.regression))
+			s.report.coll().Add(a.observation(ld))
+		}
 	}
-	if c.fallback != nil || plan.route == "fallback" {
-		tm.SetTag("route", plan.route)
-	}
-	if out.res.RequestID != "" {
-		tm.SetMetadata("request_id", out.res.RequestID)
-	}
-	e := &emission{
-		res: out.res, status: out.status, retries: out.retries, reconnects: out.reconnects, attempt: attempt, opts: c.opts,
-		gaps: c.opts.GapSamples == config.GapsPerEvent, tags: tm.Tags, meta: tm.Metadata,
-		category: plan.category, regress: c.mi.root.report.regression,
-	}
-	metrics.PushIfNotDone(ctx, st.Samples, c.mi.metrics.samples(e))
+	return o.result()
 }
 
-// toJS builds the result object of DESIGN.md: flat, camelCase, times in ms.
-// Figures that could not be measured are null, never a made-up zero.
-func (o *outcome) toJS() map[string]any {
-	r := o.res
+// result is the JS result: flat, camelCase, times in ms. Figures that could
+// not be measured are null, never a made-up zero.
+func (o *outcome) result() map[string]any {
+	a := o.final()
+	r := a.res
 	var errObj any
 	if r.Err != nil {
 		errObj = map[string]any{"type": string(r.Err.Type), "message": r.Err.Message}
@@ -95,7 +134,7 @@ func (o *outcome) toJS() map[string]any {
 	}
 	m := map[string]any{
 		"ok":               r.OK,
-		"status":           o.status,
+		"status":           r.Status,
 		"error":            errObj,
 		"text":             r.Text,
 		"reasoningText":    r.Reasoning,
@@ -115,18 +154,18 @@ func (o *outcome) toJS() map[string]any {
 		"chunks":           r.Chunks,
 		"outputTokens":     r.OutputTokens,
 		"stalls":           r.Stalls,
-		"retries":          o.retries,
-		"reconnects":       o.reconnects,
-		"servedBy":         o.servedBy,
+		"retries":          a.retries,
+		"reconnects":       a.reconnects,
+		"servedBy":         a.info.label,
 		"requestId":        r.RequestID,
 		"serverTimings":    timings,
-		"cache":            cacheState(r),
+		"cache":            r.Cache.String(),
 		"gaps":             nil,
 	}
-	if o.plan.params.Gaps {
+	if a.info.resultGaps {
 		gaps := make([]float64, len(r.Gaps))
-		for i, g := range r.Gaps {
-			gaps[i] = msf(g)
+		for i := range r.Gaps {
+			gaps[i] = msf(r.Gaps.At(i))
 		}
 		m["gaps"] = gaps
 	}
@@ -142,42 +181,25 @@ func ms(d time.Duration) any {
 
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// cacheState says whether the prompt hit the server's prefix cache, as far as
-// the server's usage tells: servers that report no usage leave it unknown.
-func cacheState(r *stream.Result) string {
-	switch {
-	case r.Usage == nil || r.Usage.PromptTokens == 0 && r.Usage.CachedTokens == 0:
-		return "unknown"
-	case r.Usage.CachedTokens > 0:
-		return "hit"
-	default:
-		return "miss"
+// samples builds the whole batch for one route's request, each sample at the
+// moment it describes, so k6 pushes it in one channel send.
+func (m *llmMetrics) samples(a *attemptRecord, regress func(string, time.Duration) (bool, bool)) metrics.Samples {
+	r, info := a.res, a.info
+	tm := info.tags.Clone()
+	tm.SetTag("protocol", info.protocol)
+	tm.SetTag("name", info.label)
+	if info.model != "" {
+		tm.SetTag("model", info.model)
 	}
-}
-
-// emission is what one finished call turns into samples.
-type emission struct {
-	res        *stream.Result
-	status     int
-	retries    int
-	reconnects int
-	attempt    int
-	opts       *config.Client
-	gaps       bool // per-event gap samples
-	tags       *metrics.TagSet
-	meta       map[string]string
-	regress    func(category string, ttft time.Duration) (slower, known bool)
-	category   string
-}
-
-// samples builds the whole batch for one request, each sample at the moment it
-// describes, so k6 pushes it in one channel send.
-func (m *llmMetrics) samples(e *emission) metrics.Samples {
-	r := e.res
-	cache := cacheState(r)
-	tags := e.tags.With("status", strconv.Itoa(e.status)).With("cache", cache)
-	if e.attempt > 1 {
-		tags = tags.With("attempt", strconv.Itoa(e.attempt))
+	if info.tagRoute {
+		tm.SetTag("route", info.route)
+	}
+	if r.RequestID != "" {
+		tm.SetMetadata("request_id", r.RequestID)
+	}
+	tags := tm.Tags.With("status", strconv.Itoa(r.Status)).With("cache", r.Cache.String())
+	if a.retries > 0 {
+		tags = tags.With("attempt", strconv.Itoa(a.retries+1))
 	}
 	if !r.OK {
 		tags = tags.With("error_type", string(r.Err.Type))
@@ -186,7 +208,7 @@ func (m *llmMetrics) samples(e *emission) metrics.Samples {
 	add := func(metric *metrics.Metric, at time.Time, v float64) {
 		out = append(out, metrics.Sample{
 			TimeSeries: metrics.TimeSeries{Metric: metric, Tags: tags},
-			Time:       at, Metadata: e.meta, Value: v,
+			Time:       at, Metadata: tm.Metadata, Value: v,
 		})
 	}
 	addDur := func(metric *metrics.Metric, start time.Time, d time.Duration) {
@@ -202,11 +224,11 @@ func (m *llmMetrics) samples(e *emission) metrics.Samples {
 		add(m.failed, end, 1)
 		add(m.errors, end, 1)
 	}
-	if e.retries > 0 {
-		add(m.retries, end, float64(e.retries))
+	if a.retries > 0 {
+		add(m.retries, end, float64(a.retries))
 	}
-	if e.reconnects > 0 {
-		add(m.reconnects, end, float64(e.reconnects))
+	if a.reconnects > 0 {
+		add(m.reconnects, end, float64(a.reconnects))
 	}
 	addDur(m.ttfb, r.Start, r.TTFB)
 	addDur(m.ttft, r.Start, r.TTFT)
@@ -218,13 +240,14 @@ func (m *llmMetrics) samples(e *emission) metrics.Samples {
 	}
 	add(m.parse, end, metrics.D(r.ClientParse))
 	switch {
-	case e.gaps:
+	case info.gapSamples == config.GapsPerEvent:
 		at := r.FirstOutAt
-		for _, g := range r.Gaps {
+		for i := range r.Gaps {
+			g := r.Gaps.At(i)
 			at = at.Add(g)
 			add(m.gap, at, metrics.D(g))
 		}
-	case r.GapMean >= 0 && e.opts.GapSamples == config.GapsPerRequest:
+	case r.GapMean >= 0 && info.gapSamples == config.GapsPerRequest:
 		add(m.gap, r.LastOutAt, metrics.D(r.GapMean))
 	}
 	if r.Stalls > 0 {
@@ -236,8 +259,8 @@ func (m *llmMetrics) samples(e *emission) metrics.Samples {
 		addCount(add, m.reasoningTokens, end, u.ReasoningTokens)
 	}
 	addCount(add, m.outputTokens, end, r.OutputTokens)
-	if cache != "unknown" {
-		add(m.cacheHit, end, boolValue(cache == "hit"))
+	if r.Cache != stream.CacheUnknown {
+		add(m.cacheHit, end, boolValue(r.Cache == stream.CacheHit))
 	}
 	if q, ok := r.ServerTimings["queue"]; ok {
 		add(m.serverQueue, end, q)
@@ -245,11 +268,11 @@ func (m *llmMetrics) samples(e *emission) metrics.Samples {
 	if p, ok := r.ServerTimings["prefill"]; ok {
 		add(m.serverPrefill, end, p)
 	}
-	if slo := e.opts.SLO; slo.Set() {
+	if slo := info.slo; slo.Set() {
 		add(m.goodput, end, boolValue(r.OK && meets(slo, r)))
 	}
-	if e.regress != nil && r.OK && r.TTFT >= 0 {
-		if slower, known := e.regress(e.category, r.TTFT); known {
+	if r.OK && r.TTFT >= 0 {
+		if slower, known := regress(info.category, r.TTFT); known {
 			add(m.regression, end, boolValue(slower))
 		}
 	}
@@ -275,16 +298,16 @@ func boolValue(b bool) float64 {
 	return 0
 }
 
-// observe feeds one finished call to the report's collector.
-func (c *Client) observe(out *outcome, active, vus int) {
-	c.mi.noteLoad()
-	r := out.res
+// observation is what the report's collector keeps of one route's request.
+func (a *attemptRecord) observation(ld callLoad) *report.Observation {
+	r, info := a.res, a.info
 	obs := &report.Observation{
-		Start: r.Start, End: r.End, Category: out.plan.category, Model: out.plan.model, Name: c.name(),
-		Route: out.plan.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
-		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: out.connect, Gaps: r.Gaps, GapMean: r.GapMean,
-		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: cacheState(r), Stalls: r.Stalls,
-		Active: active, VUs: vus, Starved: r.Starved, SharedPrefix: out.plan.sharedPrefix, EventLag: time.Duration(out.plan.eventLag.Load()),
+		Start: r.Start, End: r.End, Category: info.category, Model: info.model, Name: info.label,
+		Route: info.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
+		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: r.Connect, Gaps: r.Gaps.Durations(), GapMean: r.GapMean,
+		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: r.Cache, Stalls: r.Stalls,
+		Active: ld.active, VUs: ld.vus, Starved: r.Starved, SharedPrefix: info.sharedPrefix,
+		EventLag: time.Duration(info.eventLag.Load()),
 	}
 	if r.Err != nil {
 		obs.ErrorType = string(r.Err.Type)
@@ -292,10 +315,10 @@ func (c *Client) observe(out *outcome, active, vus int) {
 	if u := r.Usage; u != nil {
 		obs.PromptTokens, obs.CachedTokens = u.PromptTokens, u.CachedTokens
 	}
-	if sc, ok := out.plan.tags.Tags.Get("scenario"); ok {
+	if sc, ok := info.tags.Tags.Get("scenario"); ok {
 		obs.Scenario = sc
 	}
-	obs.ItemID, obs.Phase, obs.TestStart, obs.Tag = out.plan.itemID, out.plan.phase, out.plan.testStart, out.plan.tags.Tags.Get
-	obs.Rate = out.plan.rate
-	c.mi.root.report.coll().Add(obs)
+	obs.ItemID, obs.Phase, obs.TestStart, obs.Tag = info.itemID, info.phase, info.testStart, info.tags.Tags.Get
+	obs.Rate = info.rate
+	return obs
 }

@@ -1,11 +1,19 @@
 package llmstream
 
+// Credentials never reach a log, an error, a result or a report: a client's
+// redactor knows its secrets and cleans text that may carry them.
+
 import (
 	"fmt"
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
 )
+
+// debugBodyLimit bounds how much of a request body --http-debug=full prints.
+const debugBodyLimit = 64 << 10
 
 // secretHeaders carry credentials in the protocols we speak; their values are
 // never printed.
@@ -14,16 +22,29 @@ var secretHeaders = map[string]bool{ //nolint:gochecknoglobals // read-only tabl
 	"X-Goog-Api-Key": true, "Cookie": true, "Set-Cookie": true,
 }
 
-// redact removes the API key (and any value of a credential header the call
-// sent) from text that may reach a log, an error, a result or a report.
-func (c *Client) redact(s string) string {
-	if k := c.opts.APIKey; len(k) >= 4 {
-		s = strings.ReplaceAll(s, k, "[REDACTED]")
+// redactor holds the secrets of one client: its API key and the values of the
+// credential headers it sends.
+type redactor struct {
+	secrets []string
+}
+
+func newRedactor(opts *config.Client) redactor {
+	var r redactor
+	if len(opts.APIKey) >= 4 {
+		r.secrets = append(r.secrets, opts.APIKey)
 	}
-	for name, v := range c.opts.Headers {
+	for name, v := range opts.Headers {
 		if secretHeaders[http.CanonicalHeaderKey(name)] && len(v) >= 4 {
-			s = strings.ReplaceAll(s, v, "[REDACTED]")
+			r.secrets = append(r.secrets, v)
 		}
+	}
+	return r
+}
+
+// clean removes the client's secrets from s.
+func (r redactor) clean(s string) string {
+	for _, v := range r.secrets {
+		s = strings.ReplaceAll(s, v, "[REDACTED]")
 	}
 	return s
 }
@@ -44,16 +65,16 @@ func dumpHeaders(b *strings.Builder, h http.Header) {
 	}
 }
 
-// debugRequest renders a request for --http-debug with credentials redacted.
-func debugRequest(r *http.Request, c *Client, withBody bool) string {
+// dumpRequest renders a request for --http-debug with credentials redacted.
+func (r redactor) dumpRequest(req *http.Request, withBody bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Request:\n%s %s %s\nHost: %s\n", r.Method, r.URL.RequestURI(), r.Proto, r.URL.Host)
-	dumpHeaders(&b, r.Header)
-	if withBody && r.GetBody != nil {
-		if body, err := r.GetBody(); err == nil {
+	fmt.Fprintf(&b, "Request:\n%s %s %s\nHost: %s\n", req.Method, req.URL.RequestURI(), req.Proto, req.URL.Host)
+	dumpHeaders(&b, req.Header)
+	if withBody && req.GetBody != nil {
+		if body, err := req.GetBody(); err == nil {
 			var sb strings.Builder
 			buf := make([]byte, 4096)
-			for sb.Len() < errorBodyLimit {
+			for sb.Len() < debugBodyLimit {
 				n, err := body.Read(buf)
 				sb.Write(buf[:n])
 				if err != nil {
@@ -64,14 +85,14 @@ func debugRequest(r *http.Request, c *Client, withBody bool) string {
 			b.WriteString("\n" + sb.String() + "\n")
 		}
 	}
-	return c.redact(b.String())
+	return r.clean(b.String())
 }
 
-// debugResponse renders response headers for --http-debug; a stream's body is
-// not dumped (reading it here would hold every event back until the end).
-func debugResponse(resp *http.Response, c *Client) string {
+// dumpResponse renders response headers for --http-debug; a stream's body is not
+// dumped (reading it here would hold every event back until the end).
+func (r redactor) dumpResponse(resp *http.Response) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Response:\n%s %s\n", resp.Proto, resp.Status)
 	dumpHeaders(&b, resp.Header)
-	return c.redact(b.String())
+	return r.clean(b.String())
 }

@@ -1,17 +1,18 @@
 package llmstream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"reflect"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
+	"go.k6.io/k6/js/modules"
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/executor"
 	"go.k6.io/k6/lib/fsext"
@@ -72,11 +73,21 @@ func (s *reportState) regression(category string, ttft time.Duration) (slower, k
 	return ttft > p95, true
 }
 
+// reporter is one VU's side of the report: report(), collect() and
+// loadBaseline().
+type reporter struct {
+	vu      modules.VU
+	state   *reportState
+	scope   vuScope
+	module  string // the module's import path and version, for run records
+	version string
+}
+
 // loadBaseline is the JS `loadBaseline(path)`: in the init context it reads a
 // run record through k6's file system (so `k6 archive` carries it) and makes it
 // drive the live llm_regression Rate.
-func (mi *ModuleInstance) loadBaseline(path string) (map[string]any, error) {
-	env := mi.vu.InitEnv()
+func (rp reporter) loadBaseline(path string) (map[string]any, error) {
+	env := rp.vu.InitEnv()
 	if env == nil {
 		return nil, errors.New("loadBaseline() must be called in the init context (top level of the script)")
 	}
@@ -89,7 +100,7 @@ func (mi *ModuleInstance) loadBaseline(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadBaseline: %w", err)
 	}
-	rs := mi.root.report
+	rs := rp.state
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.baseline, rs.baselinePath = rec, path
@@ -103,12 +114,12 @@ func (mi *ModuleInstance) loadBaseline(path string) (map[string]any, error) {
 
 // report is the JS `report(data, options)` for handleSummary: k6's own text
 // summary plus the LLM section on stdout, and the HTML and JSON files asked for.
-func (mi *ModuleInstance) report(data sobek.Value, opts sobek.Value) (map[string]any, error) {
+func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, error) {
 	o := config.DefaultReport()
 	if err := decodeOptions(opts, "report options", &o); err != nil {
 		return nil, err
 	}
-	rs := mi.root.report
+	rs := rp.state
 	run := rs.coll().Snapshot()
 	if o.MinStage > 0 {
 		run.SetMinStage(o.MinStage)
@@ -123,14 +134,14 @@ func (mi *ModuleInstance) report(data sobek.Value, opts sobek.Value) (map[string
 			return nil, err
 		}
 	}
-	info := mi.runInfo()
+	info := rp.state.info.runInfo(rp.scope, rp.version)
 	cmp := report.CompareWith(run, base, info)
-	meta := mi.runMeta(o.Meta)
+	meta := rp.runMeta(o.Meta)
 	text, html, record, err := report.Render(run, cmp, report.RenderOptions{Title: o.Title, Meta: meta, Info: info})
 	if err != nil {
 		return nil, err
 	}
-	k6Text, err := mi.k6TextSummary(data)
+	k6Text, err := rp.k6TextSummary(data)
 	if err != nil {
 		return nil, err
 	}
@@ -148,31 +159,20 @@ func (mi *ModuleInstance) report(data sobek.Value, opts sobek.Value) (map[string
 }
 
 // runMeta is the record's metadata: versions and what the script adds.
-func (mi *ModuleInstance) runMeta(extra map[string]any) map[string]any {
-	meta := map[string]any{"module": ImportPath, "moduleVersion": Version, "k6Version": k6Version()}
+func (rp reporter) runMeta(extra map[string]any) map[string]any {
+	meta := map[string]any{"module": rp.module, "moduleVersion": rp.version, "k6Version": k6Version()}
 	for k, v := range extra {
 		meta[k] = v
 	}
 	return meta
 }
 
-func k6Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == "go.k6.io/k6" {
-				return d.Version
-			}
-		}
-	}
-	return "unknown"
-}
-
 // k6TextSummary renders k6's end-of-test text summary from handleSummary's data.
-func (mi *ModuleInstance) k6TextSummary(data sobek.Value) (string, error) {
+func (rp reporter) k6TextSummary(data sobek.Value) (string, error) {
 	if common.IsNullish(data) {
 		return "", nil
 	}
-	rt := mi.vu.Runtime()
+	rt := rp.vu.Runtime()
 	fnV, err := rt.RunString("(function () { var module = { exports: {} }; (function (module, exports) {\n" +
 		k6summary.Code + "\n})(module, module.exports); return module.exports.textSummary; })()")
 	if err != nil {
@@ -207,8 +207,8 @@ type collectOptions struct {
 // teardown() calls unless keepSetup) before any call is collected. Every VU
 // runs the init code, so the same options may come many times; different
 // ones are an error, as is a call after the test has started collecting.
-func (mi *ModuleInstance) collect(opts sobek.Value) (map[string]any, error) {
-	if mi.vu.InitEnv() == nil {
+func (rp reporter) collect(opts sobek.Value) (map[string]any, error) {
+	if rp.vu.InitEnv() == nil {
 		return nil, errors.New("collect() must be called in the init context (top level of the script), " +
 			"before any call: the report is collected while the test runs")
 	}
@@ -222,7 +222,7 @@ func (mi *ModuleInstance) collect(opts sobek.Value) (map[string]any, error) {
 	if err := ro.Validate(); err != nil {
 		return nil, fmt.Errorf("collect() options: %w", err)
 	}
-	rs := mi.root.report
+	rs := rp.state
 	rs.optsMu.Lock()
 	defer rs.optsMu.Unlock()
 	if rs.optsSet && !reflect.DeepEqual(rs.opts, ro) {
@@ -239,8 +239,8 @@ func (mi *ModuleInstance) collect(opts sobek.Value) (map[string]any, error) {
 // runPhase says whether a call is made in setup() or teardown() (k6's
 // execution status, or the group tag k6 gives those calls) and when the test
 // started (zero before it has).
-func (mi *ModuleInstance) runPhase(tags *metrics.TagSet) (phase string, testStart time.Time) {
-	if es := lib.GetExecutionState(mi.vu.Context()); es != nil {
+func runPhase(ctx context.Context, tags *metrics.TagSet) (phase string, testStart time.Time) {
+	if es := lib.GetExecutionState(ctx); es != nil {
 		switch es.GetCurrentExecutionStatus() { //nolint:exhaustive // only these two phases matter
 		case lib.ExecutionStatusSetup:
 			phase = report.PhaseSetup
@@ -266,8 +266,8 @@ func (mi *ModuleInstance) runPhase(tags *metrics.TagSet) (phase string, testStar
 // now, from its configuration (a ramp is linear between stage targets), or 0
 // for other executors: their load is the VU count. The report uses it as the
 // load level of the call.
-func (mi *ModuleInstance) arrivalRate(st *lib.State) float64 {
-	ss := lib.GetScenarioState(mi.vu.Context())
+func arrivalRate(ctx context.Context, st *lib.State) float64 {
+	ss := lib.GetScenarioState(ctx)
 	if ss == nil || st == nil {
 		return 0
 	}

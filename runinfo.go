@@ -2,6 +2,7 @@ package llmstream
 
 import (
 	"encoding/json"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
 
+	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/report"
 )
 
@@ -48,34 +50,33 @@ func (s *runInfoState) addDataset(key string, di report.DatasetInfo) {
 
 // registerClient records a Client's settings that change what is measured;
 // the host is kept without user, password, path or query.
-func (mi *ModuleInstance) registerClient(c *Client) {
-	ci := report.ClientInfo{Name: c.opts.Name, Model: c.opts.Model, Host: report.ClientHost(c.opts.BaseURL)}
-	if c.opts.Protocol != nil {
-		ci.Protocol = c.opts.Protocol.Name
+func (s *runInfoState) registerClient(opts *config.Client) {
+	ci := report.ClientInfo{Name: opts.Name, Model: opts.Model, Host: report.ClientHost(opts.BaseURL)}
+	if opts.Protocol != nil {
+		ci.Protocol = opts.Protocol.Name
 	}
-	mi.root.report.info.addClient(ci)
+	s.addClient(ci)
 }
 
 // registerDataset records a Dataset's identity: its source, the options as
 // the script gave them, its size and, for a file, a digest of the bytes.
-func (mi *ModuleInstance) registerDataset(key, source string, opts sobek.Value, items int, digest string) {
+func (s *runInfoState) registerDataset(key, source string, opts sobek.Value, items int, digest string) {
 	var o map[string]any
 	if !common.IsNullish(opts) {
 		if b, err := json.Marshal(opts.Export()); err == nil {
 			_ = json.Unmarshal(b, &o)
 		}
 	}
-	mi.root.report.info.addDataset(key, report.DatasetInfo{Source: source, Options: o, Items: items, Digest: digest})
+	s.addDataset(key, report.DatasetInfo{Source: source, Options: o, Items: items, Digest: digest})
 }
 
 // noteLoad reads k6's scenarios and this instance's execution segment from
 // the VU state, once per process; calls after the first cost one atomic load.
-func (mi *ModuleInstance) noteLoad() {
-	s := &mi.root.report.info
+func (s *runInfoState) noteLoad(sc vuScope) {
 	if s.noted.Load() {
 		return
 	}
-	st := mi.vu.State()
+	st := sc.vu.State()
 	if st == nil {
 		return
 	}
@@ -83,7 +84,7 @@ func (mi *ModuleInstance) noteLoad() {
 	if b, err := json.Marshal(st.Options.Scenarios); err == nil {
 		_ = json.Unmarshal(b, &load)
 	}
-	share, ok, err := mi.executionShare()
+	share, ok, err := sc.executionShare()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.load = load
@@ -94,13 +95,12 @@ func (mi *ModuleInstance) noteLoad() {
 }
 
 // runInfo is what the run record says about how the run was made.
-func (mi *ModuleInstance) runInfo() *report.RunInfo {
-	mi.noteLoad() // a run that made no call still says which segment it covered
-	s := &mi.root.report.info
+func (s *runInfoState) runInfo(sc vuScope, moduleVersion string) *report.RunInfo {
+	s.noteLoad(sc) // a run that made no call still says which segment it covered
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ri := &report.RunInfo{
-		K6Version: k6Version(), ModuleVersion: Version, Load: s.load,
+		K6Version: k6Version(), ModuleVersion: moduleVersion, Load: s.load,
 		Segment: s.segment, SegmentSequence: s.sequence,
 	}
 	for ci := range s.clients {
@@ -119,4 +119,16 @@ func (mi *ModuleInstance) runInfo() *report.RunInfo {
 		ri.Datasets = append(ri.Datasets, s.datasets[k])
 	}
 	return ri
+}
+
+// k6Version is the version of k6 this binary was built with.
+func k6Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "go.k6.io/k6" {
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
 }

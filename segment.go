@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"go.k6.io/k6/js/modules"
 	"go.k6.io/k6/lib"
 
 	"github.com/llmstream/xk6-llmstream/internal/dataset"
@@ -26,17 +27,24 @@ type segmentState struct {
 	warned map[string]bool // warnings already logged, by key
 }
 
+// vuScope is one VU's view of the split: k6's options come from its state,
+// and the process-wide segment state is shared by every VU.
+type vuScope struct {
+	vu  modules.VU
+	seg *segmentState
+}
+
 // executionShare returns the share of the test this instance runs. ok is
 // false in the init context, where k6 has not consolidated its options yet:
 // there the caller works on the whole test.
-func (mi *ModuleInstance) executionShare() (share dataset.Share, ok bool, err error) {
-	s := &mi.root.segment
+func (sc vuScope) executionShare() (share dataset.Share, ok bool, err error) {
+	s := sc.seg
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.known {
 		return s.share, true, s.failed
 	}
-	st := mi.vu.State()
+	st := sc.vu.State()
 	if st == nil {
 		return dataset.Share{}, false, nil
 	}
@@ -52,12 +60,12 @@ func (mi *ModuleInstance) executionShare() (share dataset.Share, ok bool, err er
 // instancePart returns this instance's part of a process-wide sequence:
 // *cache once known, else split(share) as soon as k6 says which share this
 // instance runs (cached), and whole() until then (the init context).
-func instancePart[T comparable](mi *ModuleInstance, cache *T, whole func() T, split func(dataset.Share) T) (T, error) {
+func instancePart[T comparable](sc vuScope, cache *T, whole func() T, split func(dataset.Share) T) (T, error) {
 	var zero T
 	if *cache != zero {
 		return *cache, nil
 	}
-	share, ok, err := mi.executionShare()
+	share, ok, err := sc.executionShare()
 	if err != nil {
 		return zero, err
 	}
@@ -70,12 +78,12 @@ func instancePart[T comparable](mi *ModuleInstance, cache *T, whole func() T, sp
 
 // warnOnce logs a warning about the split once per process (every VU meets
 // the same condition).
-func (mi *ModuleInstance) warnOnce(key, format string, args ...any) {
-	st := mi.vu.State()
+func (sc vuScope) warnOnce(key, format string, args ...any) {
+	st := sc.vu.State()
 	if st == nil || st.Logger == nil {
 		return
 	}
-	s := &mi.root.segment
+	s := sc.seg
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.warned[key] {

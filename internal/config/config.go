@@ -55,7 +55,7 @@ type Client struct {
 	// package knows; it checks and takes it.
 	Fallback   any        `opt:"fallback"`
 	FallbackOn ErrorTypes `opt:"fallbackOn"`
-	KeepGaps   bool       `opt:"gaps"` // result.gaps
+	ResultGaps bool       `opt:"gaps"` // result.gaps by default
 	Reconnect  Reconnect  `opt:"reconnect" want:"an object like {attempts: 3, delay: '1s'}"`
 	// Prices, when set, give every call a cost (llm_cost, result.cost, the report).
 	Prices *Prices `opt:"prices" want:"an object like {input: 2.5, cachedInput: 1.25, output: 10, currency: 'USD'}"`

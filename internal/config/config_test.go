@@ -64,7 +64,7 @@ func TestCallParamsAndReservedTags(t *testing.T) {
 	require.Equal(t, map[string]string{"category": "short", "turn": "2"}, call.Tags)
 	require.Equal(t, 5*time.Second, call.Timeouts.Total)
 	require.Equal(t, c.Timeouts.Idle, call.Timeouts.Idle)
-	require.True(t, call.Gaps)
+	require.True(t, call.ResultGaps)
 	_, err = ParseCall(map[string]any{"tags": map[string]any{"error_type": "x"}}, c)
 	require.ErrorContains(t, err, "set by the client itself")
 	_, err = ParseCall(map[string]any{"bogus": 1}, c)

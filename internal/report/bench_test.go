@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 func benchObservation(rng *rand.Rand, start time.Time, gaps int) *Observation {
@@ -13,7 +15,7 @@ func benchObservation(rng *rand.Rand, start time.Time, gaps int) *Observation {
 		Start: start, End: start.Add(3 * time.Second), Category: []string{"short", "medium", "long_context"}[rng.IntN(3)],
 		Model: "sim-large", OK: true, TTFB: 5 * time.Millisecond, TTFT: time.Duration(100+rng.IntN(900)) * time.Millisecond,
 		TTFTAnswer: -1, E2E: 3 * time.Second, TPOT: 20 * time.Millisecond, ClientParse: time.Millisecond,
-		TokensPerSec: 40 + 20*rng.Float64(), PromptTokens: 300, OutputTokens: int64(gaps + 1), Cache: "miss",
+		TokensPerSec: 40 + 20*rng.Float64(), PromptTokens: 300, OutputTokens: int64(gaps + 1), Cache: stream.CacheMiss,
 		Active: 50, VUs: 50, GapMean: 20 * time.Millisecond,
 	}
 	for range gaps {

@@ -1,6 +1,10 @@
 package report
 
-import "maps"
+import (
+	"maps"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
 
 // Metric names one distribution kept per group. The names are the JSON keys of
 // the run record and the metric argument of Record.P95, so they are stable.
@@ -148,9 +152,9 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 		g.Errors[et]++
 	}
 	switch o.Cache {
-	case "hit":
+	case stream.CacheHit:
 		g.CacheHit++
-	case "miss":
+	case stream.CacheMiss:
 		g.CacheMiss++
 	default:
 		g.CacheUnknown++
@@ -158,9 +162,9 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	if o.SharedPrefix {
 		g.SharedPrefix++
 		switch o.Cache {
-		case "hit":
+		case stream.CacheHit:
 			g.SharedHit++
-		case "miss":
+		case stream.CacheMiss:
 			g.SharedMiss++
 		}
 	}
@@ -196,9 +200,9 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	if hasTTFT {
 		g.Sketches[MetricTTFT].Add(ttft)
 		switch o.Cache {
-		case "hit":
+		case stream.CacheHit:
 			g.Sketches[MetricTTFTCacheHit].Add(ttft)
-		case "miss":
+		case stream.CacheMiss:
 			g.Sketches[MetricTTFTCacheMiss].Add(ttft)
 		}
 		if c, ok := ms(o.Connect); ok {

@@ -9,6 +9,8 @@ package report
 import (
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // Observation is one finished call, as the k6 module sees it. Durations < 0
@@ -25,7 +27,7 @@ type Observation struct {
 	GapMean                                  time.Duration
 	TokensPerSec                             float64 // per-request decode speed, 0 = not measured
 	PromptTokens, OutputTokens, CachedTokens int64
-	Cache                                    string // "hit", "miss", "unknown"
+	Cache                                    stream.CacheState
 	Stalls                                   int
 	Active                                   int // streams in flight in this process when the call started (concurrency)
 	VUs                                      int // active VUs when the call started (for stages)

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // synth generates the observations of a closed-loop k6 run against a model
@@ -161,7 +163,7 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 		OK: true, TTFT: ttftD, TTFTAnswer: ttftD, E2E: e2e,
 		TTFB: time.Duration((s.connectMS + 2) * float64(time.Millisecond)), Connect: 0,
 		TPOT: decode / time.Duration(max(1, n-1)), TokensPerSec: float64(n-1) / decode.Seconds(),
-		Gaps: gaps, PromptTokens: cat.PromptTokens, OutputTokens: n, Cache: "unknown",
+		Gaps: gaps, PromptTokens: cat.PromptTokens, OutputTokens: n, Cache: stream.CacheUnknown,
 		Stalls: stalls, Active: vus, VUs: vus, SharedPrefix: s.sharedPrefix,
 		ClientParse: time.Duration(0.003 * float64(e2e)), EventLag: 0,
 	}
@@ -184,9 +186,9 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 		o.Starved = 1
 	}
 	if s.sharedPrefix || s.hitRate > 0 {
-		o.Cache = "miss"
+		o.Cache = stream.CacheMiss
 		if rng.Float64() < s.hitRate {
-			o.Cache = "hit"
+			o.Cache = stream.CacheHit
 			o.CachedTokens = o.PromptTokens / 2
 		}
 	}

@@ -1,13 +1,16 @@
 // Package stream reads one streamed LLM response and measures it: every event is
 // timestamped when its bytes arrive (in the goroutine that reads the body, before
 // any decoding), decoded by a protocol.Decoder, and folded into the figures of
-// DESIGN.md's clock. It knows nothing of k6.
+// the clock (t0, TTFB, TTFT, gaps, TPOT: docs/design.md). It finishes the
+// attempt: given the HTTP response, it classifies it, reads the stream, drains
+// the body, and merges what headers and trailers say. It knows nothing of k6.
 package stream
 
 import (
 	"bufio"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,15 +41,22 @@ type Config struct {
 	MaxEventSize   int   // largest SSE event or NDJSON line, bytes
 	MaxBodySize    int64 // largest response body, bytes
 	StallThreshold time.Duration
-	KeepGaps       bool // keep every inter-token gap (for per-event samples or result.gaps)
+	// DrainBytes and DrainTime bound the read to EOF after the end of the
+	// stream (0 = DefaultDrainBytes, DefaultDrainTime).
+	DrainBytes int64
+	DrainTime  time.Duration
 	// CountTokens, when set, counts the tokens of a piece of output text; it is
 	// used when the server reports no usage.
 	CountTokens func(string) int
 	// OnEvent, when set, receives every event after it was timestamped and
 	// decoded. It runs on the reading goroutine and must not block.
 	OnEvent func(RawEvent)
-	// Watchdog, when set, is told about bytes and the first output.
+	// Watchdog, when set, is told about bytes and the first output; it bounds
+	// the drain in time and reports starvation and connection set-up.
 	Watchdog *Watchdog
+	// Redact, when set, cleans every error message (of credentials) before the
+	// call keeps it.
+	Redact func(string) string
 }
 
 // Call is the state of one response being read.
@@ -55,8 +65,9 @@ type Call struct {
 	dec protocol.Decoder
 	d   protocol.Delta
 
-	Start   time.Time // t0: request handed to the transport
-	Headers time.Time // response headers received
+	Start   time.Time // t0: request handed to the transport (see Begin)
+	Headers time.Time // response headers received (see Respond)
+	resp    *http.Response
 
 	firstOut, firstAns, lastOut, end time.Time
 
@@ -66,7 +77,7 @@ type Call struct {
 	cumulative  bool
 	firstText   string
 
-	gaps   []time.Duration
+	gaps   Gaps
 	gapSum time.Duration
 	gapN   int
 	stalls int
@@ -90,6 +101,8 @@ type Call struct {
 	retryHint   time.Duration
 	retrySet    bool
 	busy        time.Duration // parse time of previous connections
+	starved     int           // starvation seen by previous connections' watchdogs
+	connect     time.Duration // connection set-up of previous connections
 }
 
 // ToolCall is one accumulated tool call.
@@ -100,7 +113,8 @@ type ToolCall struct {
 	Arguments string `js:"arguments"`
 }
 
-// NewCall prepares to read one response; start is t0.
+// NewCall prepares one attempt; start is t0, or zero when the request has not
+// been handed to the transport yet (Begin sets it then).
 func NewCall(cfg Config, start time.Time) *Call {
 	if cfg.MaxEventSize <= 0 {
 		cfg.MaxEventSize = DefaultMaxEventSize
@@ -111,9 +125,20 @@ func NewCall(cfg Config, start time.Time) *Call {
 	return &Call{cfg: cfg, dec: cfg.Spec.NewDecoder(), Start: start}
 }
 
+// Begin sets t0, the moment the request is handed to the transport, once:
+// redirects and reconnections keep the first.
+func (c *Call) Begin(at time.Time) {
+	if c.Start.IsZero() {
+		c.Start = at
+	}
+}
+
 // Fail records a classified failure; the first one wins.
 func (c *Call) Fail(t ErrorType, msg string) {
 	if c.err == nil {
+		if c.cfg.Redact != nil {
+			msg = c.cfg.Redact(msg)
+		}
 		c.err = &Error{Type: t, Message: msg}
 	}
 }
@@ -284,9 +309,7 @@ func (c *Call) output(at time.Time, cumBefore int64) {
 		if c.cfg.StallThreshold > 0 && gap > c.cfg.StallThreshold {
 			c.stalls++
 		}
-		if c.cfg.KeepGaps {
-			c.gaps = append(c.gaps, gap)
-		}
+		c.gaps = append(c.gaps, compactGap(gap))
 	}
 	if c.firstAns.IsZero() && d.HasAnswer() {
 		c.firstAns = at

@@ -10,10 +10,10 @@ import (
 )
 
 // ErrorType classifies why a call failed. The values are part of the public
-// contract (DESIGN.md): they become the error_type tag and result.error.type.
+// contract: they become the error_type tag and result.error.type.
 type ErrorType string
 
-// The error classes of DESIGN.md.
+// The error classes (docs/metrics.md lists them for users).
 const (
 	ErrTimeoutConnect    ErrorType = "timeout_connect"
 	ErrTimeoutFirstToken ErrorType = "timeout_first_token"

@@ -6,7 +6,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 )
 
-// Token sources, from the most to the least exact (DESIGN.md).
+// Token sources, from the most to the least exact.
 const (
 	TokensFromStreamedUsage = "usage_stream" // cumulative usage on every event
 	TokensFromUsage         = "usage"        // the final usage report
@@ -29,6 +29,9 @@ type Result struct {
 	TokenSource  string
 	Model        string
 	RequestID    string
+	Status       int           // the HTTP status of the response read (0 when none arrived)
+	RetryAfter   time.Duration // the server's Retry-After, Absent when it gave none
+	Cache        CacheState    // whether the prompt hit the server's prefix cache
 
 	TTFB, TTFT, TTFTAnswer, E2E, TPOT time.Duration // Absent when not measurable
 	TokensPerSec                      float64       // 0 when not measurable
@@ -36,10 +39,11 @@ type Result struct {
 	Chunks                            int
 	OutputTokens                      int64
 	Stalls                            int
-	Gaps                              []time.Duration // only with Config.KeepGaps
-	GapMean                           time.Duration   // Absent with fewer than two output events
+	Gaps                              Gaps          // every inter-token gap, in order
+	GapMean                           time.Duration // Absent with fewer than two output events
 	ServerTimings                     map[string]float64
-	Starved                           int // idle timers that fired far too late (a starved client), from the watchdog
+	Starved                           int           // idle timers that fired far too late (a starved client), from the watchdog
+	Connect                           time.Duration // dial + TLS time of this call's connections (0 when reused)
 
 	// Moments, for the timestamps of samples.
 	Start, FirstOutAt, LastOutAt, End time.Time
@@ -48,8 +52,12 @@ type Result struct {
 // Finish judges the call and computes its figures. A call that was not failed
 // and saw no terminal event is truncated.
 func (c *Call) Finish() *Result {
+	now := time.Now()
 	if c.end.IsZero() {
-		c.end = time.Now()
+		c.end = now
+	}
+	if c.Start.IsZero() { // failed before the request reached the transport
+		c.Start = c.end
 	}
 	if c.cfg.Spec.CompleteAtEOF && c.cleanEnd {
 		c.terminal = true // raw event streams have no terminal event: a clean end completes them
@@ -85,10 +93,19 @@ func (c *Call) Finish() *Result {
 		E2E:           since(c.Start, c.end),
 		TPOT:          Absent,
 		GapMean:       Absent,
+		RetryAfter:    Absent,
+		Starved:       c.starved,
+		Connect:       c.connect,
+	}
+	if w := c.cfg.Watchdog; w != nil {
+		r.Starved += w.Starved()
+		r.Connect += w.Connect()
 	}
 	if c.reader != nil {
 		r.ClientParse = c.busy + c.reader.busy
 	}
+	c.fromResponse(r, now)
+	r.Cache = cacheState(c.usage)
 	if c.gapN > 0 {
 		r.GapMean = c.gapSum / time.Duration(c.gapN)
 	}

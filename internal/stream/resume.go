@@ -2,7 +2,7 @@ package stream
 
 import "time"
 
-// Resumable event streams (§3.1 "断点续传"): a raw SSE stream that breaks after
+// Resumable event streams: a raw SSE stream that breaks after
 // some events can be reopened with Last-Event-ID, and the server may say how
 // long to wait first with a retry: field. The call keeps its clock (t0, first
 // token, gaps, text) across connections, so the reconnection shows as one long gap.
@@ -15,8 +15,15 @@ func (c *Call) RetryHint() (time.Duration, bool) {
 	return c.retryHint, c.retrySet
 }
 
-// SetWatchdog hands a reopened call the watchdog of its new connection.
-func (c *Call) SetWatchdog(w *Watchdog) { c.cfg.Watchdog = w }
+// SetWatchdog hands a reopened call the watchdog of its new connection; what
+// the previous one saw (starvation, connection set-up) is kept.
+func (c *Call) SetWatchdog(w *Watchdog) {
+	if old := c.cfg.Watchdog; old != nil && old != w {
+		c.starved += old.Starved()
+		c.connect += old.Connect()
+	}
+	c.cfg.Watchdog = w
+}
 
 // Reopen prepares the call to read the body of a new connection: the failure
 // that ended the previous one is forgotten, everything measured is kept.

@@ -29,7 +29,7 @@ func TestReopenedCallKeepsItsClock(t *testing.T) {
 	t.Parallel()
 	spec, err := protocol.Lookup("sse")
 	require.NoError(t, err)
-	c := NewCall(Config{Spec: spec, KeepGaps: true}, time.Now())
+	c := NewCall(Config{Spec: spec}, time.Now())
 	require.Error(t, c.Consume(&failingReader{r: strings.NewReader("retry: 30\nid: 1\ndata: a\n\n")}))
 	c.Fail(ErrNetwork, "connection reset")
 	require.Equal(t, "1", c.LastEventID())

@@ -14,6 +14,7 @@ type timedReader struct {
 	last   time.Time     // when the latest Read returned
 	busy   time.Duration // time spent outside Read since the first byte
 	bytes  int64
+	eof    bool   // the body was read to its end
 	onRead func() // called after each Read that returned bytes
 	limit  int64  // maximum body bytes; 0 = no limit
 	retry  *retryScanner
@@ -27,6 +28,9 @@ func (t *timedReader) Read(p []byte) (int, error) {
 	}
 	n, err := t.r.Read(p)
 	t.last = time.Now()
+	if err == io.EOF { //nolint:errorlint // io.EOF is returned unwrapped by contract
+		t.eof = true
+	}
 	if n > 0 {
 		if t.retry != nil {
 			t.retry.write(p[:n])

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -29,6 +30,8 @@ type Watchdog struct {
 	idleDeadline time.Time
 	graced       bool // the idle timer was re-armed once for a starved process
 	starved      int
+	dialStart    time.Time
+	connectTime  time.Duration
 }
 
 // starvationSlack is how late a timer may fire before we conclude the process
@@ -67,19 +70,25 @@ func (w *Watchdog) Start() {
 	}
 }
 
-// ConnectStart arms the connect timer when a new connection is dialled.
+// ConnectStart arms the connect timer when the transport looks for a
+// connection (a new one may be dialled).
 func (w *Watchdog) ConnectStart() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.dialStart = time.Now()
 	if w.t.Connect > 0 && !w.stopped && w.connect == nil {
 		w.connect = time.AfterFunc(w.t.Connect, w.fire(ErrTimeoutConnect))
 	}
 }
 
-// ConnectDone disarms the connect timer once the connection is usable.
-func (w *Watchdog) ConnectDone() {
+// ConnectDone disarms the connect timer once the connection is usable, and
+// counts the set-up time when it was a new connection.
+func (w *Watchdog) ConnectDone(reused bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if !reused && !w.dialStart.IsZero() {
+		w.connectTime += time.Since(w.dialStart)
+	}
 	if w.connect != nil {
 		w.connect.Stop()
 		w.connect = nil
@@ -126,6 +135,23 @@ func (w *Watchdog) Starved() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.starved
+}
+
+// Connect is the time spent setting up new connections (dial, TLS).
+func (w *Watchdog) Connect() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.connectTime
+}
+
+// errCutOff ends a read that outlived its bound after the call was complete.
+var errCutOff = errors.New("stream: read cut off after the end of the call")
+
+// CutOff aborts the request d from now unless the returned stop is called
+// first: it bounds the drain of a body after the end of the stream.
+func (w *Watchdog) CutOff(d time.Duration) (stop func()) {
+	t := time.AfterFunc(d, func() { w.cancel(errCutOff) })
+	return func() { t.Stop() }
 }
 
 // FirstOutput disarms the first-token timer.

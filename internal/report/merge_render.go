@@ -6,6 +6,7 @@ import (
 	"html"
 	"math"
 	"strings"
+	"time"
 )
 
 // A merged run exists only as a record (there is no collector behind it), so
@@ -44,7 +45,7 @@ func RenderRecordText(rec *Record) string {
 	if all == nil {
 		all = &CategoryRecord{}
 	}
-	fmt.Fprintf(&b, "\n█ LLM streams — %s: %d calls, %s\n\n", instancesSummary(rec), all.Requests, rec.End.Sub(rec.Start).Round(1e9))
+	fmt.Fprintf(&b, "\n█ LLM streams — %s: %d calls, %s\n\n", instancesSummary(rec), all.Requests, runLength(rec))
 	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
 		fmt.Fprintf(&b, "  %s\n\n", ex.Summary())
 	}
@@ -103,7 +104,7 @@ func RenderRecordHTML(rec *Record, title string) []byte {
 	fmt.Fprintf(&b, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n",
 		html.EscapeString(title), htmlStyle)
 	fmt.Fprintf(&b, "<h1>%s</h1><p class=\"sub\">%s · %d calls · %s</p>\n", html.EscapeString(title),
-		html.EscapeString(instancesSummary(rec)), all.Requests, rec.End.Sub(rec.Start).Round(1e9))
+		html.EscapeString(instancesSummary(rec)), all.Requests, runLength(rec))
 	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
 		fmt.Fprintf(&b, "<p class=\"sub\">%s</p>\n", html.EscapeString(ex.Summary()))
 	}
@@ -139,4 +140,10 @@ func RenderRecordHTML(rec *Record, title string) []byte {
 	}
 	b.WriteString("</body></html>\n")
 	return b.Bytes()
+}
+
+// runLength is the span of the merged run, to the tenth of a second (short
+// CI runs would read "0s" to the second).
+func runLength(rec *Record) time.Duration {
+	return rec.End.Sub(rec.Start).Round(100 * time.Millisecond)
 }

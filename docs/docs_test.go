@@ -573,6 +573,9 @@ var optionPages = map[string]string{ //nolint:gochecknoglobals // test table
 	"RetryOptions": "client.md", "ReconnectOptions": "client.md",
 	"SyntheticOptions": "datasets.md", "LoadOptions": "datasets.md", "ArrivalOptions": "datasets.md",
 	"ReportOptions": "report.md", "CollectOptions": "report.md",
+	// What calls and datasets give back.
+	"ChatResultFields": "client.md", "Usage": "client.md", "ToolCall": "client.md", "ChatError": "client.md",
+	"StreamEvent": "client.md", "DatasetItem": "datasets.md", "DatasetInfo": "datasets.md", "CategoryInfo": "datasets.md",
 }
 
 var (
@@ -580,9 +583,9 @@ var (
 	dtsKey       = regexp.MustCompile(`(?m)^    (\w+)\??:`)
 )
 
-// TestEveryOptionIsDocumented: each key of the option interfaces in index.d.ts
-// (which an e2e probe keeps equal to what the module accepts) is named in
-// code on its manual page.
+// TestEveryOptionIsDocumented: each key of the option and result interfaces
+// in index.d.ts (which an e2e probe keeps equal to what the module accepts) is
+// named in code on its manual page.
 func TestEveryOptionIsDocumented(t *testing.T) {
 	dts, err := os.ReadFile("../index.d.ts")
 	require.NoError(t, err)

@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 3s
 export CGO_ENABLED ?= 0
 
-.PHONY: all k6 llm-sim llmstream test unit e2e fuzz-short vet types bench accuracy accuracy-short soak demo clean
+.PHONY: all k6 llm-sim llmstream test unit e2e fuzz-short vet types bench accuracy accuracy-short memory soak soak-short demo clean
 
 all: k6 llm-sim llmstream
 
@@ -60,6 +60,16 @@ accuracy: k6 llm-sim
 ## accuracy-short: the CI variant (1 and 50 streams, 3 s each, 20–40-token answers): every answer joined, errors finite and positive.
 accuracy-short: k6 llm-sim
 	CHECK=1 LEVELS=1,50 DURATION=3s DECODE_MS=10 MIN_TOKENS=20 MAX_TOKENS=40 ./scripts/accuracy.sh
+
+## memory: k6's live heap per in-flight stream at 100 / 1 000 / 5 000 streams held open (llm-sim's slow profile).
+memory: k6 llm-sim
+	./scripts/memory.sh
+
+## soak-short: 2.5 minutes at a high token rate (50 streams of 1000 tokens, zero-delay llm-sim) with the
+## module's default options; fails when k6's live heap grows faster than 8 MB/min after 30 s of warm-up.
+soak-short: k6 llm-sim
+	SOAK_DURATION=150s SOAK_EVERY=10s SOAK_VUS=50 SOAK_FAULT_RATE=0 SOAK_GAP_SAMPLES=default SOAK_MAX_TOKENS=1000 \
+	  SOAK_DECODE_MS=0 SOAK_MAX_HEAP_GROWTH=8 SOAK_WARMUP=30s ./scripts/soak.sh
 
 ## soak: 10 minutes, 200 concurrent streams, 1% faults; heap and goroutines sampled over time (not in CI).
 soak: k6 llm-sim

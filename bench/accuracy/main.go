@@ -37,6 +37,8 @@ type settings struct {
 	minTokens, maxTokens int
 	streamsPerVU         int
 	check, checkReuse    bool
+	profileAt            int
+	k6Bins               map[string]string // client name → k6 binary
 }
 
 // result is one run: one client at one level of one shape.
@@ -52,7 +54,7 @@ func main() {
 	var s settings
 	levels := flag.String("levels", "1,50,200,500,1000", "concurrent streams, comma-separated")
 	shapes := flag.String("shapes", "staggered,uniform", "answer shapes: staggered (lengths uniform in [-min-tokens, -max-tokens]) and/or uniform (all -max-tokens)")
-	clients := flag.String("clients", "k6,bare", "clients to run, in this order at every level")
+	clients := flag.String("clients", "k6,bare", "clients to run, in this order at every level: k6 (the -k6 binary), bare, or NAME=PATH for another k6 binary (e.g. k6-before=/tmp/k6-old) measured side by side")
 	flag.StringVar(&s.k6, "k6", "./k6", "k6 binary with the module")
 	flag.StringVar(&s.sim, "sim", "./llm-sim", "llm-sim binary")
 	flag.StringVar(&s.bare, "bare", "", "bareclient binary (built from bench/bareclient)")
@@ -64,6 +66,7 @@ func main() {
 	flag.IntVar(&s.maxTokens, "max-tokens", 200, "longest staggered answer and every uniform answer, tokens")
 	flag.IntVar(&s.streamsPerVU, "streams-per-vu", 10, "concurrent streams per k6 VU")
 	flag.BoolVar(&s.check, "check", false, "fail unless every answer joined the trace, none failed, and the TTFT errors are finite and positive")
+	flag.IntVar(&s.profileAt, "profile-at", 0, "at this level, take a 5 s execution trace and then a 5 s CPU profile of k6 a third into its run (files k6-*.pprof / k6-*.trace in -out)")
 	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams (+2)")
 	flag.Parse()
 	var err error
@@ -76,9 +79,14 @@ func main() {
 			fatal(fmt.Errorf("-shapes: unknown shape %q (staggered, uniform)", sh))
 		}
 	}
-	for _, c := range s.clients {
+	s.k6Bins = map[string]string{"k6": s.k6}
+	for i, c := range s.clients {
+		if name, path, ok := strings.Cut(c, "="); ok && name != "bare" && name != "" && path != "" {
+			s.k6Bins[name], s.clients[i] = path, name
+			continue
+		}
 		if c != "k6" && c != "bare" {
-			fatal(fmt.Errorf("-clients: unknown client %q (k6, bare)", c))
+			fatal(fmt.Errorf("-clients: unknown client %q (k6, bare, NAME=PATH)", c))
 		}
 		if c == "bare" && s.bare == "" {
 			fatal(fmt.Errorf("-bare: the bareclient binary is needed for client bare"))
@@ -198,20 +206,44 @@ func (s settings) run(shape, client string, streams int) (result, error) {
 	}()
 	var cmd *exec.Cmd
 	switch client {
-	case "k6":
-		cmd = exec.Command(s.k6, "run", "-q", "--no-usage-report", "--no-summary", "--no-thresholds",
+	case "bare":
+		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-accuracy", "-vus", fmt.Sprint(streams),
+			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-requests-out", lines)
+	default:
+		cmd = exec.Command(s.k6Bins[client], "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--no-thresholds",
 			"--log-format", "raw", "--console-output", lines,
 			"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("STREAMS=", streams),
 			"-e", fmt.Sprint("STREAMS_PER_VU=", s.streamsPerVU), "-e", fmt.Sprint("DURATION_MS=", s.duration.Milliseconds()),
 			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "bench/accuracy.js")
-	default:
-		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-accuracy", "-vus", fmt.Sprint(streams),
-			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-requests-out", lines)
+	}
+	var profiled chan error
+	if client != "bare" && streams == s.profileAt {
+		port, err := harness.FreePort()
+		if err != nil {
+			return r, err
+		}
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		cmd.Args = append(cmd.Args[:2], append([]string{"--address", addr, "--profiling-enabled"}, cmd.Args[2:]...)...)
+		profiled = make(chan error, 1)
+		go func() {
+			time.Sleep(s.duration / 3)
+			base := "http://" + addr + "/debug/pprof/"
+			err := harness.Fetch(context.Background(), base+"trace?seconds=5", filepath.Join(s.out, "k6-"+name+".trace"))
+			if err == nil {
+				err = harness.Fetch(context.Background(), base+"profile?seconds=5", filepath.Join(s.out, "k6-"+name+"-cpu.pprof"))
+			}
+			profiled <- err
+		}()
 	}
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	if err := cmd.Run(); err != nil {
 		return r, fmt.Errorf("%s: %w\n%s", client, err, tail(stderr.String()))
+	}
+	if profiled != nil {
+		if err := <-profiled; err != nil {
+			return r, fmt.Errorf("profile of k6: %w", err)
+		}
 	}
 	if u := cmd.ProcessState.SysUsage(); u != nil {
 		r.clientCPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()

@@ -33,14 +33,17 @@ func printTables(w io.Writer, s settings, results []result) {
 				r.streams, r.client, e.calls, e.joined, e.newConn, distOf(e.ttft), distOf(e.read), distOf(e.gap),
 				distOf(e.ttftNewConn).p50, distOf(e.ttftReused).p50, r.clientCPU, r.simCPU, r.connections)
 		}
-		fmt.Fprintln(w, "\nratio k6 / bare (goal ≤ 1.25): TTFT error p50, p99; gap error p99")
+		fmt.Fprintln(w, "\nratio to bare (goal ≤ 1.25): TTFT error p50, p99; gap error p99")
 		for _, n := range s.levels {
-			k, b := byLevel[n]["k6"], byLevel[n]["bare"]
-			if k.e == nil || b.e == nil {
-				continue
+			b := byLevel[n]["bare"]
+			for _, c := range s.clients {
+				k := byLevel[n][c]
+				if c == "bare" || k.e == nil || b.e == nil {
+					continue
+				}
+				kt, bt, kg, bg := distOf(k.e.ttft), distOf(b.e.ttft), distOf(k.e.gap), distOf(b.e.gap)
+				fmt.Fprintf(w, "  %5d streams, %s: %.2f  %.2f  %.2f\n", n, c, kt.p50/bt.p50, kt.p99/bt.p99, kg.p99/bg.p99)
 			}
-			kt, bt, kg, bg := distOf(k.e.ttft), distOf(b.e.ttft), distOf(k.e.gap), distOf(b.e.gap)
-			fmt.Fprintf(w, "  %5d streams: %.2f  %.2f  %.2f\n", n, kt.p50/bt.p50, kt.p99/bt.p99, kg.p99/bg.p99)
 		}
 	}
 }

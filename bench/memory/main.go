@@ -90,7 +90,7 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 		return l, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(k6, "run", "-q", "--no-usage-report", "--no-summary", "--address", addr, "--profiling-enabled",
+	cmd := exec.Command(k6, "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--address", addr, "--profiling-enabled",
 		"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("STREAMS=", streams), "-e", fmt.Sprint("STREAMS_PER_VU=", perVU),
 		"-e", "DURATION_MS=1", "-e", fmt.Sprint("MAX_TOKENS=", tokens), "-e", "GAPS=0", "-e", "LOG_CALLS=0",
 		"bench/accuracy.js")
@@ -103,8 +103,9 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 	if err := cmd.Start(); err != nil {
 		return l, err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan struct{}) // closed when k6 has exited; waitErr is then its error
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	defer func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		select {
@@ -123,8 +124,8 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 			break
 		}
 		select {
-		case err := <-exited:
-			return l, fmt.Errorf("k6 ended before all streams were open: %v (see %s)", err, k6Log.Name())
+		case <-exited:
+			return l, fmt.Errorf("k6 ended before all streams were open: %v (see %s)", waitErr, k6Log.Name())
 		case <-time.After(250 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {

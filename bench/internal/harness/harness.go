@@ -215,3 +215,13 @@ func SimMetric(ctx context.Context, baseURL, name string) (float64, error) {
 	}
 	return sum, nil
 }
+
+// Fetch saves the body of a GET (a pprof profile or trace from k6's REST API)
+// to path.
+func Fetch(ctx context.Context, url, path string) error {
+	body, err := get(ctx, url)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(body), 0o600)
+}

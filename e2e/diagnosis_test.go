@@ -115,53 +115,77 @@ func readRecord(t *testing.T, path, k6Out string) runRecord {
 	return rec
 }
 
-// TestDiagnosisScenarios runs every scenario at once, each k6 against its own
-// llm-sim: they mostly wait on the simulator's clock, so running them side by
-// side keeps the whole set near the length of the longest (~65 s). go test
-// runs only GOMAXPROCS parallel tests at a time, hence plain goroutines here.
+// scriptRun is one script run by runSideBySide: its extra environment, the
+// report directory it writes into, and what k6 did.
+type scriptRun struct {
+	script string
+	env    map[string]string
+	dir    string
+	res    k6Run
+}
+
+// runSideBySide runs every script at once, each k6 against its own llm-sim
+// (the script's `// llm-sim:` line): they mostly wait on the simulator's
+// clock, so running them side by side keeps a set near the length of its
+// longest. go test runs only GOMAXPROCS parallel tests at a time, hence plain
+// goroutines here.
+func runSideBySide(t *testing.T, runs []*scriptRun) {
+	t.Helper()
+	k6, _ := binaries(t)
+	root := repoRoot(t)
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		r.dir = t.TempDir()
+		url := startSim(t, simArgs(t, filepath.Join(root, r.script))...)
+		env := map[string]string{"LLM_BASE_URL": url + "/v1", "LLM_REPORT_DIR": r.dir}
+		for k, v := range r.env {
+			env[k] = v
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.res = runK6Async(k6, root, r.script, env)
+		}()
+	}
+	wg.Wait()
+}
+
+// checkRun is the subtest of one script: k6 succeeded, then check reads its record.
+func checkRun(t *testing.T, r *scriptRun, check func(t *testing.T)) {
+	t.Helper()
+	name := strings.TrimSuffix(filepath.Base(r.script), ".js")
+	t.Run(name, func(t *testing.T) {
+		require.NoError(t, r.res.err)
+		require.Equal(t, 0, r.res.code, r.res.out)
+		t.Logf("%s: %s", name, r.res.elapsed.Round(time.Second))
+		check(t)
+	})
+}
+
+// TestDiagnosisScenarios runs every scenario at once (~65 s in all).
 func TestDiagnosisScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs k6 for about a minute")
 	}
 	t.Parallel()
-	k6, _ := binaries(t)
-	root := repoRoot(t)
-	type job struct {
-		c   diagnosisCase
-		dir string
-		res k6Run
-	}
-	jobs := make([]*job, len(diagnosisCases))
-	var wg sync.WaitGroup
+	runs := make([]*scriptRun, len(diagnosisCases))
 	for i, c := range diagnosisCases {
-		j := &job{c: c, dir: t.TempDir()}
-		jobs[i] = j
-		url := startSim(t, simArgs(t, filepath.Join(root, c.script))...)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			j.res = runK6Async(k6, root, c.script, map[string]string{
-				"LLM_BASE_URL": url + "/v1", "LLM_REPORT_DIR": j.dir,
-			})
-		}()
+		runs[i] = &scriptRun{script: c.script}
 	}
-	wg.Wait()
-	for _, j := range jobs {
-		name := strings.TrimSuffix(filepath.Base(j.c.script), ".js")
-		t.Run(name, func(t *testing.T) {
-			require.NoError(t, j.res.err)
-			require.Equal(t, 0, j.res.code, j.res.out)
-			t.Logf("%s: %s", name, j.res.elapsed.Round(time.Second))
-			rec := readRecord(t, recordPath(t, j.dir), j.res.out)
+	runSideBySide(t, runs)
+	for i, c := range diagnosisCases {
+		r := runs[i]
+		checkRun(t, r, func(t *testing.T) {
+			rec := readRecord(t, recordPath(t, r.dir), r.res.out)
 			got := rec.ids()
-			if j.c.healthy {
-				require.Empty(t, got, "a healthy run must produce no finding:\n%s", j.res.out)
+			if c.healthy {
+				require.Empty(t, got, "a healthy run must produce no finding:\n%s", r.res.out)
 			}
-			for _, id := range j.c.want {
-				require.Contains(t, got, id, j.res.out)
+			for _, id := range c.want {
+				require.Contains(t, got, id, r.res.out)
 			}
-			for _, id := range j.c.mustNot {
-				require.NotContains(t, got, id, j.res.out)
+			for _, id := range c.mustNot {
+				require.NotContains(t, got, id, r.res.out)
 			}
 		})
 	}

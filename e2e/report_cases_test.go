@@ -3,11 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -70,7 +66,7 @@ var reportCases = []reportCase{ //nolint:gochecknoglobals // the table of cases
 			// model-b (the 'large' profile) decodes at less than half model-a's speed.
 			verdicts := map[string]string{}
 			for _, r := range pc["rows"].([]any) { //nolint:forcetypeassert
-				row := r.(map[string]any) //nolint:forcetypeassert
+				row := r.(map[string]any)                                  //nolint:forcetypeassert
 				verdicts[row["metric"].(string)] = row["verdict"].(string) //nolint:forcetypeassert
 			}
 			require.Equal(t, "b is worse", verdicts["e2e"], "%v", pc)
@@ -98,41 +94,19 @@ func TestReportOnRealTestShapes(t *testing.T) {
 		t.Skip("runs k6 for about 30 s")
 	}
 	t.Parallel()
-	k6, _ := binaries(t)
-	root := repoRoot(t)
-	type job struct {
-		c   reportCase
-		dir string
-		res k6Run
-	}
-	jobs := make([]*job, len(reportCases))
-	var wg sync.WaitGroup
+	runs := make([]*scriptRun, len(reportCases))
 	for i, c := range reportCases {
-		j := &job{c: c, dir: t.TempDir()}
-		jobs[i] = j
-		url := startSim(t, simArgs(t, filepath.Join(root, c.script))...)
-		env := map[string]string{"LLM_BASE_URL": url + "/v1", "LLM_REPORT_DIR": j.dir}
-		for k, v := range c.env {
-			env[k] = v
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			j.res = runK6Async(k6, root, c.script, env)
-		}()
+		runs[i] = &scriptRun{script: c.script, env: c.env}
 	}
-	wg.Wait()
-	for _, j := range jobs {
-		name := strings.TrimSuffix(filepath.Base(j.c.script), ".js")
-		t.Run(name, func(t *testing.T) {
-			require.NoError(t, j.res.err)
-			require.Equal(t, 0, j.res.code, j.res.out)
-			t.Logf("%s: %s", name, j.res.elapsed.Round(time.Second))
-			data, err := os.ReadFile(recordPath(t, j.dir))
+	runSideBySide(t, runs)
+	for i, c := range reportCases {
+		r := runs[i]
+		checkRun(t, r, func(t *testing.T) {
+			data, err := os.ReadFile(recordPath(t, r.dir)) //nolint:gosec // a file the test's k6 run wrote
 			require.NoError(t, err)
 			var rec map[string]any
 			require.NoError(t, json.Unmarshal(data, &rec))
-			j.c.check(t, rec)
+			c.check(t, rec)
 		})
 	}
 }

@@ -109,6 +109,9 @@ func TestTwoClientsAreReportedApart(t *testing.T) {
 			t.Errorf("HTML lacks %s", id)
 		}
 	}
+	if strings.Contains(string(doc), "NaN") || strings.Contains(text, "NaN") {
+		t.Error("a rendering shows NaN")
+	}
 	var back struct {
 		Clients map[string]*ClientRecord `json:"clients"`
 		Routes  []RouteRecord            `json:"routes"`

@@ -182,6 +182,19 @@ declare module "k6/x/llmstream" {
    * made-up zero. `ok` tells the two shapes apart: `error` is `null` exactly when `ok` is true,
    * so `r.ok || r.error.type === 'timeout_idle'` type-checks.
    */
+  /** One HTTP attempt of a call (times in ms, null when not measured). */
+  export interface Attempt {
+    route: "primary" | "fallback";
+    servedBy: string;
+    ok: boolean;
+    status: number;
+    error: { type: ErrorType; message: string } | null;
+    ttfb: number | null;
+    ttft: number | null;
+    e2e: number | null;
+    reconnects: number;
+  }
+
   export type ChatResult = ChatResultFields &
     ({ /** The call completed with the protocol's terminal event. */ ok: true; error: null } | { ok: false; error: ChatError });
 
@@ -223,12 +236,16 @@ declare module "k6/x/llmstream" {
     outputTokens: number;
     /** Gaps longer than `stallThreshold`. */
     stalls: number;
-    /** Retries made for this call. */
+    /** Attempts after the first, on whichever route (primary retries and the fallback's). */
     retries: number;
     /** Reconnections of a raw `sse` stream. */
     reconnects: number;
-    /** The client (name) that served the call: this one or its fallback. */
+    /** The client (name) that ended the call: this one or its fallback. */
     servedBy: string;
+    /** The route that ended the call. */
+    route: "primary" | "fallback";
+    /** Every attempt of the call, in order, on every route. */
+    attempts: Attempt[];
     /** The server's request id, "" when none. */
     requestId: string;
     /** Prompt cache: cached prompt tokens > 0, none, or not reported. */

@@ -16,7 +16,7 @@ type llmMetrics struct {
 	ttfb, ttft, ttftAnswer, gap, tpot, tokensPerSec, e2e, parse *metrics.Metric
 	serverQueue, serverPrefill                                  *metrics.Metric
 
-	requests, errors, retries, reconnects, stalls             *metrics.Metric
+	requests, attempts, errors, retries, reconnects, stalls   *metrics.Metric
 	promptTokens, outputTokens, cachedTokens, reasoningTokens *metrics.Metric
 
 	failed, cacheHit, goodput, regression *metrics.Metric
@@ -45,6 +45,7 @@ func (m *llmMetrics) specs() []metricSpec {
 		{"llm_server_queue_time", t, dur, &m.serverQueue},
 		{"llm_server_prefill_time", t, dur, &m.serverPrefill},
 		{"llm_requests", c, plain, &m.requests},
+		{"llm_attempts", c, plain, &m.attempts},
 		{"llm_errors", c, plain, &m.errors},
 		{"llm_retries", c, plain, &m.retries},
 		{"llm_reconnects", c, plain, &m.reconnects},

@@ -61,12 +61,11 @@ type outcome struct {
 type attemptRecord struct {
 	info       *routeInfo
 	res        *stream.Result
-	retries    int // retries before it on its route
 	reconnects int
 }
 
-func (o *outcome) add(info *routeInfo, res *stream.Result, retries, reconnects int) {
-	o.attempts = append(o.attempts, attemptRecord{info: info, res: res, retries: retries, reconnects: reconnects})
+func (o *outcome) add(info *routeInfo, res *stream.Result, reconnects int) {
+	o.attempts = append(o.attempts, attemptRecord{info: info, res: res, reconnects: reconnects})
 }
 
 // final is the attempt whose answer the call returns: the last one.
@@ -74,28 +73,29 @@ func (o *outcome) final() *attemptRecord { return &o.attempts[len(o.attempts)-1]
 
 func (o *outcome) ok() bool { return o.final().res.OK }
 
-// routeResults are the last attempts of each route the call took: each is
-// measured as a request of its own.
-func (o *outcome) routeResults() []*attemptRecord {
-	var out []*attemptRecord
-	for i := range o.attempts {
-		if i == len(o.attempts)-1 || o.attempts[i+1].info != o.attempts[i].info {
-			out = append(out, &o.attempts[i])
-		}
+// retries counts every attempt after the first, on whichever route.
+func (o *outcome) retries() int { return len(o.attempts) - 1 }
+
+// reconnects counts the reopened raw streams of every attempt.
+func (o *outcome) reconnects() int {
+	n := 0
+	for _, a := range o.attempts {
+		n += a.reconnects
 	}
-	return out
+	return n
 }
 
 // fanOut is the one place a finished call goes out: its samples are pushed to
-// k6 in one batch per route, it is added to the report, and its JS result is
-// returned. After the VU's context is done nothing is pushed: a cancelled test
-// stops emitting at once, and a call it cut short is not a data point.
+// k6 in one batch, it is added to the report, and its JS result is returned.
+// Call-level figures (llm_requests, llm_failed, timings) describe the user's
+// call — answered or not, by whichever route — once; llm_attempts counts
+// every attempt by route. After the VU's context is done nothing is pushed: a
+// cancelled test stops emitting at once, and a call it cut short is not a
+// data point.
 func (o *outcome) fanOut(ctx context.Context, out chan<- metrics.SampleContainer, s sinks, ld callLoad) map[string]any {
 	if !o.canceled && ctx.Err() == nil {
-		for _, a := range o.routeResults() {
-			metrics.PushIfNotDone(ctx, out, s.metrics.samples(a, s.report.regression))
-			s.report.coll().Add(a.observation(ld))
-		}
+		metrics.PushIfNotDone(ctx, out, s.metrics.samples(o, s.report.regression))
+		s.report.coll().Add(o.final().observation(ld))
 	}
 	return o.result()
 }
@@ -154,9 +154,11 @@ func (o *outcome) result() map[string]any {
 		"chunks":           r.Chunks,
 		"outputTokens":     r.OutputTokens,
 		"stalls":           r.Stalls,
-		"retries":          a.retries,
-		"reconnects":       a.reconnects,
+		"retries":          o.retries(),
+		"reconnects":       o.reconnects(),
 		"servedBy":         a.info.label,
+		"route":            a.info.route,
+		"attempts":         o.attemptList(),
 		"requestId":        r.RequestID,
 		"serverTimings":    timings,
 		"cache":            r.Cache.String(),
@@ -172,6 +174,23 @@ func (o *outcome) result() map[string]any {
 	return m
 }
 
+// attemptList is result.attempts: every attempt of the call, in order.
+func (o *outcome) attemptList() []any {
+	out := make([]any, len(o.attempts))
+	for i, a := range o.attempts {
+		r := a.res
+		var errObj any
+		if r.Err != nil {
+			errObj = map[string]any{"type": string(r.Err.Type), "message": r.Err.Message}
+		}
+		out[i] = map[string]any{
+			"route": a.info.route, "servedBy": a.info.label, "ok": r.OK, "status": r.Status, "error": errObj,
+			"ttfb": ms(r.TTFB), "ttft": ms(r.TTFT), "e2e": ms(r.E2E), "reconnects": a.reconnects,
+		}
+	}
+	return out
+}
+
 func ms(d time.Duration) any {
 	if d < 0 { // stream.Absent
 		return nil
@@ -181,34 +200,27 @@ func ms(d time.Duration) any {
 
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// samples builds the whole batch for one route's request, each sample at the
-// moment it describes, so k6 pushes it in one channel send.
-func (m *llmMetrics) samples(a *attemptRecord, regress func(string, time.Duration) (bool, bool)) metrics.Samples {
+// samples builds the whole batch of one call, each sample at the moment it
+// describes, so k6 pushes it in one channel send: one llm_attempts sample per
+// attempt (tagged by its route and number), then the call's figures from the
+// attempt that ended it.
+func (m *llmMetrics) samples(o *outcome, regress func(string, time.Duration) (bool, bool)) metrics.Samples {
+	a := o.final()
 	r, info := a.res, a.info
-	tm := info.tags.Clone()
-	tm.SetTag("protocol", info.protocol)
-	tm.SetTag("name", info.label)
-	if info.model != "" {
-		tm.SetTag("model", info.model)
+	out := make(metrics.Samples, 0, 24+len(r.Gaps)+len(o.attempts))
+	for i := range o.attempts {
+		at := &o.attempts[i]
+		tags, meta := at.tags(i + 1)
+		out = append(out, metrics.Sample{
+			TimeSeries: metrics.TimeSeries{Metric: m.attempts, Tags: tags},
+			Time:       at.res.End, Metadata: meta, Value: 1,
+		})
 	}
-	if info.tagRoute {
-		tm.SetTag("route", info.route)
-	}
-	if r.RequestID != "" {
-		tm.SetMetadata("request_id", r.RequestID)
-	}
-	tags := tm.Tags.With("status", strconv.Itoa(r.Status)).With("cache", r.Cache.String())
-	if a.retries > 0 {
-		tags = tags.With("attempt", strconv.Itoa(a.retries+1))
-	}
-	if !r.OK {
-		tags = tags.With("error_type", string(r.Err.Type))
-	}
-	out := make(metrics.Samples, 0, 24+len(r.Gaps))
+	tags, meta := a.tags(len(o.attempts))
 	add := func(metric *metrics.Metric, at time.Time, v float64) {
 		out = append(out, metrics.Sample{
 			TimeSeries: metrics.TimeSeries{Metric: metric, Tags: tags},
-			Time:       at, Metadata: tm.Metadata, Value: v,
+			Time:       at, Metadata: meta, Value: v,
 		})
 	}
 	addDur := func(metric *metrics.Metric, start time.Time, d time.Duration) {
@@ -224,11 +236,11 @@ func (m *llmMetrics) samples(a *attemptRecord, regress func(string, time.Duratio
 		add(m.failed, end, 1)
 		add(m.errors, end, 1)
 	}
-	if a.retries > 0 {
-		add(m.retries, end, float64(a.retries))
+	if n := o.retries(); n > 0 {
+		add(m.retries, end, float64(n))
 	}
-	if a.reconnects > 0 {
-		add(m.reconnects, end, float64(a.reconnects))
+	if n := o.reconnects(); n > 0 {
+		add(m.reconnects, end, float64(n))
 	}
 	addDur(m.ttfb, r.Start, r.TTFB)
 	addDur(m.ttft, r.Start, r.TTFT)
@@ -279,6 +291,33 @@ func (m *llmMetrics) samples(a *attemptRecord, regress func(string, time.Duratio
 	return out
 }
 
+// tags are the samples' tags of attempt n of a call (and of the call, from
+// the attempt that ended it): the call's tags, the client's, the route when
+// the client has a fallback, the status, cache state and error type.
+func (a *attemptRecord) tags(n int) (*metrics.TagSet, map[string]string) {
+	r, info := a.res, a.info
+	tm := info.tags.Clone()
+	tm.SetTag("protocol", info.protocol)
+	tm.SetTag("name", info.label)
+	if info.model != "" {
+		tm.SetTag("model", info.model)
+	}
+	if info.tagRoute {
+		tm.SetTag("route", info.route)
+	}
+	if r.RequestID != "" {
+		tm.SetMetadata("request_id", r.RequestID)
+	}
+	tags := tm.Tags.With("status", strconv.Itoa(r.Status)).With("cache", r.Cache.String())
+	if n > 1 {
+		tags = tags.With("attempt", strconv.Itoa(n))
+	}
+	if !r.OK {
+		tags = tags.With("error_type", string(r.Err.Type))
+	}
+	return tags, tm.Metadata
+}
+
 func meets(slo config.SLO, r *stream.Result) bool {
 	within := func(limit, got time.Duration) bool { return limit <= 0 || (got >= 0 && got <= limit) }
 	tpotOK := slo.TPOT <= 0 || r.TPOT < 0 || r.TPOT <= slo.TPOT // one-token answers have no TPOT
@@ -298,7 +337,8 @@ func boolValue(b bool) float64 {
 	return 0
 }
 
-// observation is what the report's collector keeps of one route's request.
+// observation is what the report's collector keeps of a call, from the
+// attempt that ended it.
 func (a *attemptRecord) observation(ld callLoad) *report.Observation {
 	r, info := a.res, a.info
 	obs := &report.Observation{

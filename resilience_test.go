@@ -256,24 +256,61 @@ func TestNoRetryAfterPartialOutput(t *testing.T) {
 
 func TestFallbackServesAndIsTagged(t *testing.T) {
 	t.Parallel()
-	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }))
+	var primaryHits atomic.Int32
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		primaryHits.Add(1)
+		w.WriteHeader(503)
+	}))
 	defer bad.Close()
 	good, _ := streamServer(t, 0, 0, []string{"small", " model"})
 	vu := newTestVU(t, fmt.Sprintf(`
 		const small = new llm.Client({baseURL: %q, name: 'small', model: 'tiny'});
-		const client = new llm.Client({baseURL: %q, name: 'big', model: 'huge', fallback: small, fallbackOn: ['http_5xx']});`,
+		const client = new llm.Client({baseURL: %q, name: 'big', model: 'huge', fallback: small, fallbackOn: ['http_5xx'],
+			retry: {attempts: 3, on: ['http_5xx'], backoff: {base: '1ms', max: '2ms'}}});`,
 		good.URL, bad.URL))
-	res := vu.chat(`{messages: []}`)
-	require.Equal(t, true, res["ok"])
-	require.Equal(t, "small", res["servedBy"])
-	require.Equal(t, "small model", res["text"])
-	got := vu.drain()
-	require.Len(t, got["llm_requests"], 2, "the failed primary and the fallback are both measured")
-	routes := map[string]string{}
-	for _, s := range got["llm_requests"] {
-		routes[s.Tags.Map()["route"]] = s.Tags.Map()["name"]
+	const calls = 4
+	for i := range calls {
+		res := vu.chat(`{messages: []}`)
+		require.Equal(t, true, res["ok"], "call %d", i)
+		require.Equal(t, "small", res["servedBy"])
+		require.Equal(t, "fallback", res["route"])
+		require.Equal(t, "small model", res["text"])
+		require.EqualValues(t, 3, res["retries"], "two retries on the primary, then the fallback")
+		attempts := res["attempts"].([]any) //nolint:forcetypeassert
+		require.Len(t, attempts, 4)
+		for n, a := range attempts[:3] {
+			a := a.(map[string]any) //nolint:forcetypeassert
+			require.Equal(t, "primary", a["route"], "attempt %d", n+1)
+			require.Equal(t, "big", a["servedBy"])
+			require.EqualValues(t, 503, a["status"])
+			require.Equal(t, "http_5xx", a["error"].(map[string]any)["type"]) //nolint:forcetypeassert
+		}
+		last := attempts[3].(map[string]any) //nolint:forcetypeassert
+		require.Equal(t, "fallback", last["route"])
+		require.Equal(t, true, last["ok"])
+		require.Nil(t, last["error"])
 	}
-	require.Equal(t, map[string]string{"primary": "big", "fallback": "small"}, routes)
+	require.EqualValues(t, 3*calls, primaryHits.Load())
+	got := vu.drain()
+	require.Len(t, got["llm_requests"], calls, "llm_requests counts the user's calls once")
+	for _, s := range got["llm_failed"] {
+		require.Zero(t, s.Value, "every call was answered: llm_failed is 0")
+	}
+	require.Len(t, got["llm_failed"], calls)
+	require.Empty(t, got["llm_errors"], "no call failed")
+	for _, s := range got["llm_requests"] {
+		tags := s.Tags.Map()
+		require.Equal(t, "fallback", tags["route"])
+		require.Equal(t, "small", tags["name"])
+		require.Equal(t, "4", tags["attempt"])
+	}
+	byRoute := map[string]int{}
+	for _, s := range got["llm_attempts"] {
+		tags := s.Tags.Map()
+		byRoute[tags["route"]+"/"+tags["name"]+"/"+tags["status"]+"/"+tags["error_type"]]++
+	}
+	require.Equal(t, map[string]int{"primary/big/503/http_5xx": 3 * calls, "fallback/small/200/": calls}, byRoute,
+		"llm_attempts counts every attempt by route")
 }
 
 func TestCancelledVUClosesStreamsAndPushesNothing(t *testing.T) {

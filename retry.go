@@ -48,14 +48,9 @@ func runRoutes(ctx context.Context, primary, fallback *routePlan, fallbackOn map
 // records them in out, and returns the last one's result.
 func (r *routePlan) run(ctx context.Context, out *outcome) *stream.Result {
 	pol := r.retry
-	var (
-		res     *stream.Result
-		retries int
-	)
 	for n := 1; ; n++ {
-		var reconnects int
-		res, reconnects = r.attempt(ctx)
-		out.add(r.info, res, retries, reconnects)
+		res, reconnects := r.attempt(ctx)
+		out.add(r.info, res, reconnects)
 		if res.OK || n >= pol.Attempts || ctx.Err() != nil || !pol.On[res.Err.Type] {
 			return res
 		}
@@ -65,7 +60,6 @@ func (r *routePlan) run(ctx context.Context, out *outcome) *stream.Result {
 		if !sleepCtx(ctx, backoff(pol, n, res)) {
 			return res
 		}
-		retries++
 	}
 }
 

@@ -67,6 +67,7 @@ func (e Exclude) validate() error {
 type excluder struct {
 	rules     Exclude
 	scenarios map[string]bool
+	tagKeys   []string // rules.Tags' names, sorted once (the reason names the first match)
 	origin    time.Time // test start, once known
 	counts    map[string]uint64
 }
@@ -76,6 +77,7 @@ func newExcluder(e Exclude) *excluder {
 	for _, s := range e.Scenarios {
 		x.scenarios[s] = true
 	}
+	x.tagKeys = slices.Sorted(maps.Keys(e.Tags))
 	return x
 }
 
@@ -89,7 +91,7 @@ func (x *excluder) reason(o *Observation) string {
 	case x.scenarios[o.Scenario]:
 		return "scenario " + o.Scenario
 	}
-	for _, k := range slices.Sorted(maps.Keys(x.rules.Tags)) {
+	for _, k := range x.tagKeys {
 		if o.Tag == nil {
 			break
 		}

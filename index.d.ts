@@ -81,6 +81,20 @@ declare module "k6/x/llmstream" {
     delay?: Duration;
   }
 
+  /** What one million tokens of each kind cost. */
+  export interface Prices {
+    /** Per million prompt tokens. */
+    input?: number;
+    /** Per million prompt tokens served from the provider's prompt cache (default: `input`, no saving claimed). */
+    cachedInput?: number;
+    /** Per million output tokens. */
+    output?: number;
+    /** Per million reasoning tokens (part of the output count; default: `output`). */
+    reasoning?: number;
+    /** A label for reports (default "USD"). */
+    currency?: string;
+  }
+
   /** `new Client(options)`: one endpoint. */
   export interface ClientOptions {
     /** e.g. "http://127.0.0.1:8000/v1"; the protocol's path is appended. Required. */
@@ -114,6 +128,8 @@ declare module "k6/x/llmstream" {
     /** Largest response body in bytes (default 256 MiB); past it the call fails with `decode`. */
     maxBodySize?: number;
     retry?: RetryOptions;
+    /** Prices per million tokens: every call gets a cost from the token counts the server reported. */
+    prices?: Prices;
     /** Another client that takes the call when this one fails with an error in `fallbackOn`. */
     fallback?: Client;
     /** Error types that hand the call to `fallback`; without it the fallback is never used. */

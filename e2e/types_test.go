@@ -25,6 +25,7 @@ var typeProbes = []struct{ iface, call string }{ //nolint:gochecknoglobals // te
 	{"Timeouts", "new Client({ baseURL: 'http://127.0.0.1:1/v1', timeouts: O })"},
 	{"SLO", "new Client({ baseURL: 'http://127.0.0.1:1/v1', slo: O })"},
 	{"RetryOptions", "new Client({ baseURL: 'http://127.0.0.1:1/v1', retry: O })"},
+	{"Prices", "new Client({ baseURL: 'http://127.0.0.1:1/v1', prices: O })"},
 	{"ReconnectOptions", "new Client({ baseURL: 'http://127.0.0.1:1/v1', protocol: 'sse', reconnect: O })"},
 	{"SyntheticOptions", "Dataset.synthetic(O)"},
 	{"CategorySpec", "Dataset.synthetic({ mix: { probe: 1 }, categories: { probe: Object.assign({ prompt: 20, maxTokens: 8 }, O) } })"},

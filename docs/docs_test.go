@@ -6,6 +6,7 @@ package docs
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -201,6 +202,40 @@ func checkRunnable(fsys fs.FS, docs []string) (int, error) {
 	return n, errors.Join(errs...)
 }
 
+// rewriteBlocks replaces the body of every marked block of one Markdown file
+// (read from fsys as doc, written to file) with what its file says.
+func rewriteBlocks(fsys fs.FS, file, doc string) error {
+	data, err := fs.ReadFile(fsys, doc)
+	if err != nil {
+		return err
+	}
+	blocks, err := runnableBlocks(doc, string(data))
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(string(data), "\n")
+	// From the last block up, so earlier line numbers stay valid.
+	for i := len(blocks) - 1; i >= 0; i-- {
+		b := blocks[i]
+		want, err := expected(fsys, b)
+		if err != nil {
+			return err
+		}
+		open := b.line // the marker's index is line-1; find the fence after it
+		for strings.TrimSpace(lines[open]) == "" {
+			open++
+		}
+		n := strings.Count(b.body, "\n") + 1
+		if b.body == "" {
+			n = 0
+		}
+		repl := append([]string{}, lines[:open+1]...)
+		repl = append(repl, strings.Split(want, "\n")...)
+		lines = append(repl, lines[open+1+n:]...)
+	}
+	return os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o600)
+}
+
 func regionSuffix(r string) string {
 	if r == "" {
 		return ""
@@ -218,10 +253,19 @@ func firstDiff(a, b string) int {
 	return min(len(al), len(bl)) + 1
 }
 
+// update rewrites the marked blocks from their files instead of failing:
+// `go test ./docs -run TestRunnable -update` after editing an example.
+var update = flag.Bool("update", false, "rewrite every marked code block from the file it names")
+
 func TestRunnableBlocksMatchTheirFiles(t *testing.T) {
 	fsys := repo(t)
 	docs, err := markdownFiles(fsys)
 	require.NoError(t, err)
+	if *update {
+		for _, doc := range docs {
+			require.NoError(t, rewriteBlocks(fsys, path.Join("..", doc), doc))
+		}
+	}
 	n, err := checkRunnable(fsys, docs)
 	require.NoError(t, err)
 	require.Positive(t, n, "no runnable block found: the markers are gone or no longer recognised")

@@ -42,6 +42,8 @@ var diagnosisCases = []diagnosisCase{ //nolint:gochecknoglobals // the table of 
 	{script: "e2e/scenarios/decode_saturated.js", want: []string{"decode_saturated"}, mustNot: []string{"queue_bound"}},
 	{script: "e2e/scenarios/network_heavy.js", want: []string{"network_heavy"}, mustNot: []string{"client_bound"}},
 	{script: "e2e/scenarios/gateway_buffering.js", want: []string{"gateway_buffering"}, mustNot: []string{"stalls"}},
+	// gapSamples 'request' sends k6 one gap per call; the report still reads every gap.
+	{script: "e2e/scenarios/gateway_buffering_request.js", want: []string{"gateway_buffering"}, mustNot: []string{"stalls"}},
 	{script: "e2e/scenarios/client_bound.js", want: []string{"client_bound"}},
 	{script: "e2e/scenarios/cache_busted.js", want: []string{"cache_busted"}},
 	{script: "e2e/scenarios/head_of_line.js", want: []string{"head_of_line"}},

@@ -37,6 +37,22 @@ var reportCases = []reportCase{ //nolint:gochecknoglobals // the table of cases
 		},
 	},
 	{
+		// The stall evidence quotes the longest real gap: at least the 800 ms
+		// pause llm-sim injects, never a per-call average.
+		script: "e2e/scenarios/stalls.js",
+		check: func(t *testing.T, rec map[string]any) {
+			t.Helper()
+			for _, f := range rec["findings"].([]any) { //nolint:forcetypeassert
+				if f := f.(map[string]any); f["id"] == "stalls" { //nolint:forcetypeassert
+					longest := num(t, obj(t, f, "values"), "longest_gap_ms")
+					require.True(t, longest >= 800 && longest < 2000, "longest gap %v ms", longest)
+					return
+				}
+			}
+			t.Fatalf("no stalls finding: %v", rec["findings"])
+		},
+	},
+	{
 		script: "e2e/scenarios/wave.js",
 		check: func(t *testing.T, rec map[string]any) {
 			t.Helper()

@@ -2,7 +2,7 @@
 // subcommand, merge, combines the records of a test split across k6
 // instances (--execution-segment) into the report of the whole test:
 //
-//	llmstream merge -o merged.json [--html merged.html] [--text] [--title T] a.json b.json …
+//	llmstream merge -o merged.json [--html merged.html] [--text] [--title T] [--baseline base.json] a.json b.json …
 //
 // Counts add exactly and quantiles come from the merged sketches (within
 // their 1 % relative accuracy); records of different tests, or segments that
@@ -20,11 +20,13 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/report"
 )
 
-const usage = `usage: llmstream merge [-o merged.json] [--html merged.html] [--text] [--title TITLE] RECORD.json RECORD.json …
+const usage = `usage: llmstream merge [-o merged.json] [--html merged.html] [--text] [--title TITLE] [--baseline base.json] RECORD.json RECORD.json …
 
 Merges the JSON run records that report() wrote on each k6 instance of one
 test (one record per execution segment) into the record of the whole test,
-and renders it. Without -o or --html the text report is printed.
+and renders it. Without -o or --html the text report is printed. With
+--baseline the merged run is compared with an earlier run record, as report()
+does with its baseline option.
 `
 
 func main() {
@@ -76,6 +78,7 @@ func merge(args []string, stdout io.Writer) error {
 	htmlOut := fs.String("html", "", "write the merged HTML report to this file")
 	text := fs.Bool("text", false, "print the merged text report")
 	title := fs.String("title", "", "title of the HTML report")
+	baseline := fs.String("baseline", "", "compare the merged run with this run record")
 	// Flags may come before, between or after the files.
 	var files []string
 	for {
@@ -93,11 +96,7 @@ func merge(args []string, stdout io.Writer) error {
 	}
 	recs := make([]*report.Record, 0, len(files))
 	for _, f := range files {
-		data, err := os.ReadFile(f) //nolint:gosec // the user names the files to merge
-		if err != nil {
-			return err
-		}
-		rec, err := report.ParseRecord(f, data)
+		rec, err := readRecord(f)
 		if err != nil {
 			return err
 		}
@@ -106,6 +105,13 @@ func merge(args []string, stdout io.Writer) error {
 	merged, err := report.Merge(recs...)
 	if err != nil {
 		return err
+	}
+	if *baseline != "" {
+		base, err := readRecord(*baseline)
+		if err != nil {
+			return err
+		}
+		merged.Comparison = report.CompareRecords(merged, base)
 	}
 	if *out != "" {
 		b, err := json.MarshalIndent(merged, "", " ")
@@ -125,4 +131,13 @@ func merge(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, report.RenderRecordText(merged))
 	}
 	return nil
+}
+
+// readRecord reads a run record; errors name the file.
+func readRecord(path string) (*report.Record, error) {
+	data, err := os.ReadFile(path) //nolint:gosec // the user names the files
+	if err != nil {
+		return nil, err
+	}
+	return report.ParseRecord(path, data)
 }

@@ -68,6 +68,18 @@ func TestMergeCommand(t *testing.T) {
 		t.Error("no HTML report")
 	}
 
+	// Against a baseline: the slower instance's record stands for a run that was all slower.
+	slow := writeRecord(t, dir, "slow.json", "", 100, 300)
+	stdout.Reset()
+	if code := run([]string{"merge", "--baseline", slow, a, b}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	// Both cover the whole test, made the same way: verdicts, and no "baseline differs".
+	if s := stdout.String(); !strings.Contains(s, "baseline (") || !strings.Contains(s, "better  short          ttft   p50") ||
+		strings.Contains(s, "baseline differs") {
+		t.Errorf("comparison with a slower baseline:\n%s", s)
+	}
+
 	for name, c := range map[string]struct {
 		args []string
 		code int
@@ -76,6 +88,7 @@ func TestMergeCommand(t *testing.T) {
 		"overlap":   {[]string{"merge", a, a}, 1, "overlaps"},
 		"missing":   {[]string{"merge", a}, 1, "1/2:1"},
 		"no file":   {[]string{"merge", a, filepath.Join(dir, "nope.json")}, 1, "nope.json"},
+		"bad base":  {[]string{"merge", "--baseline", html, a, b}, 1, "merged.html is not a JSON run record"},
 		"not json":  {[]string{"merge", a, html}, 1, "merged.html is not a JSON run record"},
 		"no args":   {[]string{"merge"}, 2, "no run records given"},
 		"bad flag":  {[]string{"merge", "--htm", "x", a}, 2, "htm"},

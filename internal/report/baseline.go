@@ -86,50 +86,90 @@ func Compare(r *Run, base *Record) *Comparison {
 	if r == nil || base == nil {
 		return nil
 	}
-	c := &Comparison{BaselineStart: base.Start, BaselineMeta: base.Meta, Confidence: bootstrapLevel, Resamples: bootstrapResamples}
+	c := newComparison(base)
 	for _, cat := range r.Categories() {
-		br := base.Categories[cat]
-		if br == nil {
-			continue
-		}
 		g := r.Category(cat)
-		for _, m := range reservoirMetrics {
-			cur := samplesOf(r.samples[cat], m)
-			old := br.Samples[m.String()]
-			mr := br.Metrics[m.String()]
-			if mr == nil || g.S(m).Count() == 0 {
-				continue
-			}
-			withCI := len(cur) >= minCompareSamples && len(old) >= minCompareSamples
-			var ci [][2]float64
-			var curQ, oldQ []float64
-			if withCI {
-				ci, curQ, oldQ = bootstrapDiff(cur, old, r.opt.Seed, cat+"/"+m.String())
-			}
-			for i, st := range compareStats {
-				row := ComparisonRow{Category: cat, Metric: m.String(), Stat: st.name, Verdict: VerdictSame}
-				if withCI {
-					row.Current, row.Baseline = curQ[i], oldQ[i]
-					row.HasCI, row.CILow, row.CIHigh = true, ci[i][0], ci[i][1]
-				} else {
-					row.Current = g.S(m).Quantile(st.q)
-					row.Baseline = map[string]float64{"p50": mr.P50, "p95": mr.P95, "p99": mr.P99}[st.name]
-				}
-				row.Delta = row.Current - row.Baseline
-				row.DeltaPct = finiteOr0(row.Delta / row.Baseline)
-				if row.HasCI && math.Abs(row.DeltaPct) >= minEffect {
-					switch {
-					case row.CILow > 0:
-						row.Verdict = VerdictWorse
-					case row.CIHigh < 0:
-						row.Verdict = VerdictBetter
-					}
-				}
-				c.Rows = append(c.Rows, row)
-			}
-		}
+		c.compareCategory(cat, base.Categories[cat], r.opt.Seed, func(m Metric) ([]float64, *Sketch) {
+			return samplesOf(r.samples[cat], m), g.S(m)
+		})
 	}
 	return c
+}
+
+// CompareRecords sets a run record against a baseline record the way
+// Compare sets a run: for a run that exists only as a record, such as the
+// merge of the records of several k6 instances.
+func CompareRecords(cur, base *Record) *Comparison {
+	if cur == nil || base == nil {
+		return nil
+	}
+	c := newComparison(base)
+	c.Differences = Differences(cur.Run, base.Run)
+	for _, cat := range sortedCategories(cur) {
+		if cat == AllCategories {
+			continue // as Compare: categories only
+		}
+		cr := cur.Categories[cat]
+		c.compareCategory(cat, base.Categories[cat], recordCompareSeed, func(m Metric) ([]float64, *Sketch) {
+			var s *Sketch
+			if mr := cr.Metrics[m.String()]; mr != nil {
+				s = mr.Sketch
+			}
+			return cr.Samples[m.String()], s
+		})
+	}
+	return c
+}
+
+// recordCompareSeed seeds the bootstrap of CompareRecords: the same files
+// always give the same intervals.
+const recordCompareSeed = 1
+
+func newComparison(base *Record) *Comparison {
+	return &Comparison{BaselineStart: base.Start, BaselineMeta: base.Meta, Confidence: bootstrapLevel, Resamples: bootstrapResamples}
+}
+
+// compareCategory adds the rows of one category; current gives this run's
+// sample and sketch of a metric.
+func (c *Comparison) compareCategory(cat string, br *CategoryRecord, seed uint64, current func(Metric) ([]float64, *Sketch)) {
+	if br == nil {
+		return
+	}
+	for _, m := range reservoirMetrics {
+		cur, sk := current(m)
+		old := br.Samples[m.String()]
+		mr := br.Metrics[m.String()]
+		if mr == nil || sk == nil || sk.Count() == 0 {
+			continue
+		}
+		withCI := len(cur) >= minCompareSamples && len(old) >= minCompareSamples
+		var ci [][2]float64
+		var curQ, oldQ []float64
+		if withCI {
+			ci, curQ, oldQ = bootstrapDiff(cur, old, seed, cat+"/"+m.String())
+		}
+		for i, st := range compareStats {
+			row := ComparisonRow{Category: cat, Metric: m.String(), Stat: st.name, Verdict: VerdictSame}
+			if withCI {
+				row.Current, row.Baseline = curQ[i], oldQ[i]
+				row.HasCI, row.CILow, row.CIHigh = true, ci[i][0], ci[i][1]
+			} else {
+				row.Current = sk.Quantile(st.q)
+				row.Baseline = map[string]float64{"p50": mr.P50, "p95": mr.P95, "p99": mr.P99}[st.name]
+			}
+			row.Delta = row.Current - row.Baseline
+			row.DeltaPct = finiteOr0(row.Delta / row.Baseline)
+			if row.HasCI && math.Abs(row.DeltaPct) >= minEffect {
+				switch {
+				case row.CILow > 0:
+					row.Verdict = VerdictWorse
+				case row.CIHigh < 0:
+					row.Verdict = VerdictBetter
+				}
+			}
+			c.Rows = append(c.Rows, row)
+		}
+	}
 }
 
 // bootstrapDiff resamples both samples with replacement and returns, for each

@@ -70,6 +70,7 @@ func RenderRecordText(rec *Record) string {
 				fmtMS(mr.Mean), fmtMS(mr.P50), fmtMS(mr.P95), fmtMS(mr.P99), mr.Count)
 		}
 	}
+	writeComparisonText(&b, rec.Comparison)
 	b.WriteString("\n  instances:\n")
 	for _, in := range rec.Instances {
 		fmt.Fprintf(&b, "    %-10s %8d calls  %s  findings: %s\n", segmentName(in.Segment), in.Requests, in.Source, findingIDs(in.Findings))
@@ -129,6 +130,9 @@ func RenderRecordHTML(rec *Record, title string) []byte {
 		}
 	}
 	b.WriteString("</table></div>\n")
+	if rec.Comparison != nil {
+		writeComparisonHTML(&b, rec.Comparison)
+	}
 	b.WriteString(`<h2>Instances</h2><table id="instances"><tr><th>segment</th><th>calls</th><th>record</th><th>findings on its share</th></tr>` + "\n")
 	for _, in := range rec.Instances {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(segmentName(in.Segment)),

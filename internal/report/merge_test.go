@@ -195,6 +195,7 @@ func TestMergeRefusesWhatIsNotOneWholeTest(t *testing.T) {
 		"missing":       {[]*Record{rec("x.json", "0:1/3", nil), rec("y.json", "2/3:1", nil)}, []string{"1/3:2/3", "missing"}},
 		"missing tail":  {[]*Record{a}, []string{"1/2:1"}},
 		"whole twice":   {[]*Record{rec("w1.json", "", nil), rec("w2.json", "", nil)}, []string{"overlaps"}},
+		"half + whole":  {[]*Record{rec("h.json", "0:1/2", func(i *RunInfo) { i.SegmentSequence = "0,1/2,1" }), rec("w.json", "", nil)}, []string{"w.json (segment 0:1 (whole test)) overlaps h.json"}},
 		"other load":    {[]*Record{a, rec("v.json", "1/2:1", func(i *RunInfo) { i.Load["default"].(map[string]any)["vus"] = 20 })}, []string{"v.json", "not records of the same test", "load.default.vus 8 vs 20"}},
 		"other model":   {[]*Record{a, rec("m.json", "1/2:1", func(i *RunInfo) { i.Clients[0].Model = "m2" })}, []string{"clients.chat.model m1 vs m2"}},
 		"other dataset": {[]*Record{a, rec("d.json", "1/2:1", func(i *RunInfo) { i.Datasets[0].Options["seed"] = 8 })}, []string{"datasets.1.options.seed 7 vs 8"}},

@@ -28,6 +28,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/sample"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
 )
@@ -48,6 +49,8 @@ type Client struct {
 	fallback *Client
 	count    func(string) int
 	redact   redactor
+	// gapSampler is the process-wide sampler of gapSamples 'sampled'.
+	gapSampler *sample.Sampler
 }
 
 // newClient builds a Client from `new Client(options)`.
@@ -77,6 +80,9 @@ func newClient(env clientEnv, v sobek.Value) (*Client, error) {
 			return nil, fmt.Errorf("Client options: %w", err)
 		}
 		c.count = tk.Count
+	}
+	if opts.GapSamples == config.GapsSampled {
+		c.gapSampler = env.sinks.samplers.get(opts.GapSampleRate)
 	}
 	env.sinks.report.info.registerClient(opts)
 	return c, nil
@@ -256,7 +262,7 @@ func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Cal
 	}
 	info := &routeInfo{
 		route: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
-		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, slo: c.opts.SLO, resultGaps: params.ResultGaps,
+		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, gapSampler: c.gapSampler, slo: c.opts.SLO, resultGaps: params.ResultGaps,
 	}
 	applyItem(&tags, item, info)
 	info.tags = tags

@@ -114,8 +114,10 @@ declare module "k6/x/llmstream" {
     /** Extra tags on every sample of this client. */
     tags?: Record<string, string>;
     timeouts?: Timeouts;
-    /** llm_inter_token_gap samples: one per gap (default "event"), one mean per request, or none. */
-    gapSamples?: "event" | "request" | "off";
+    /** llm_inter_token_gap samples: a uniform sample capped at gapSampleRate a second (default "sampled"), one per gap, one mean per request, or none. */
+    gapSamples?: "sampled" | "event" | "request" | "off";
+    /** The cap of gapSamples "sampled", in samples a second for the whole k6 process; default 2000. */
+    gapSampleRate?: number;
     /** A gap longer than this counts in `llm_stalls` (default "500ms"). */
     stallThreshold?: Duration;
     slo?: SLO;

@@ -20,6 +20,8 @@ type llmMetrics struct {
 	promptTokens, outputTokens, cachedTokens, reasoningTokens *metrics.Metric
 
 	failed, cacheHit, goodput, regression *metrics.Metric
+
+	gapsUnsampled *metrics.Metric // gaps the gapSampleRate cap kept out of llm_inter_token_gap
 }
 
 // metricSpec is one row of the metric table.
@@ -54,6 +56,7 @@ func (m *llmMetrics) specs() []metricSpec {
 		{"llm_output_tokens", c, plain, &m.outputTokens},
 		{"llm_cached_tokens", c, plain, &m.cachedTokens},
 		{"llm_reasoning_tokens", c, plain, &m.reasoningTokens},
+		{"llm_gaps_unsampled", c, plain, &m.gapsUnsampled},
 		{"llm_failed", r, plain, &m.failed},
 		{"llm_cache_hit", r, plain, &m.cacheHit},
 		{"llm_goodput", r, plain, &m.goodput},

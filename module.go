@@ -45,6 +45,7 @@ type RootModule struct {
 	datasets *dataset.Store // datasets and arrival processes, one per source + options
 	report   *reportState
 	segment  segmentState // the share of a split test this instance runs
+	samplers gapSamplers  // llm_inter_token_gap samplers of gapSamples 'sampled'
 }
 
 // New returns the root module.
@@ -78,7 +79,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	}
 	scope := vuScope{vu: vu, seg: &r.segment}
 	return &ModuleInstance{vu: vu, root: r, scope: scope, clients: clientEnv{
-		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report},
+		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report, samplers: &r.samplers},
 	}}
 }
 

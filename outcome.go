@@ -7,6 +7,7 @@ package llmstream
 import (
 	"context"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,14 +15,37 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/sample"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // sinks are where finished calls go: k6's metrics and the report's collector
 // (with the baseline behind llm_regression).
 type sinks struct {
-	metrics *llmMetrics
-	report  *reportState
+	metrics  *llmMetrics
+	report   *reportState
+	samplers *gapSamplers
+}
+
+// gapSamplers are the process-wide samplers of gapSamples 'sampled', one per
+// cap (Clients with the same gapSampleRate share one budget).
+type gapSamplers struct {
+	mu sync.Mutex
+	m  map[int]*sample.Sampler
+}
+
+func (g *gapSamplers) get(rate int) *sample.Sampler {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m == nil {
+		g.m = map[int]*sample.Sampler{}
+	}
+	s, ok := g.m[rate]
+	if !ok {
+		s = sample.New(float64(rate))
+		g.m[rate] = s
+	}
+	return s
 }
 
 // callLoad is the load a call met when it started.
@@ -46,6 +70,7 @@ type routeInfo struct {
 	testStart    time.Time // when k6 started the test (zero before it has)
 	rate         float64   // the arrival rate of an arrival-rate scenario at the call's start
 	gapSamples   string
+	gapSampler   *sample.Sampler // with gapSamples 'sampled'
 	slo          config.SLO
 	resultGaps   bool         // result.gaps was asked for
 	eventLag     atomic.Int64 // longest wait of an event for its JS callback, ns
@@ -94,8 +119,11 @@ func (o *outcome) reconnects() int {
 // data point.
 func (o *outcome) fanOut(ctx context.Context, out chan<- metrics.SampleContainer, s sinks, ld callLoad) map[string]any {
 	if !o.canceled && ctx.Err() == nil {
-		metrics.PushIfNotDone(ctx, out, s.metrics.samples(o, s.report.regression))
-		s.report.coll().Add(o.final().observation(ld))
+		batch, unsampled := s.metrics.samples(o, s.report.regression)
+		metrics.PushIfNotDone(ctx, out, batch)
+		obs := o.final().observation(ld)
+		obs.GapsUnsampled = unsampled
+		s.report.coll().Add(obs)
 	}
 	return o.result()
 }
@@ -203,8 +231,9 @@ func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond
 // samples builds the whole batch of one call, each sample at the moment it
 // describes, so k6 pushes it in one channel send: one llm_attempts sample per
 // attempt (tagged by its route and number), then the call's figures from the
-// attempt that ended it.
-func (m *llmMetrics) samples(o *outcome, regress func(string, time.Duration) (bool, bool)) metrics.Samples {
+// attempt that ended it. unsampled is how many of the call's gaps the
+// gapSampleRate cap kept out of llm_inter_token_gap.
+func (m *llmMetrics) samples(o *outcome, regress func(string, time.Duration) (bool, bool)) (batch metrics.Samples, unsampled int) {
 	a := o.final()
 	r, info := a.res, a.info
 	out := make(metrics.Samples, 0, 24+len(r.Gaps)+len(o.attempts))
@@ -259,6 +288,19 @@ func (m *llmMetrics) samples(o *outcome, regress func(string, time.Duration) (bo
 			at = at.Add(g)
 			add(m.gap, at, metrics.D(g))
 		}
+	case info.gapSamples == config.GapsSampled && len(r.Gaps) > 0:
+		keep, kept := info.gapSampler.Take(len(r.Gaps))
+		at := r.FirstOutAt
+		for i := range r.Gaps {
+			g := r.Gaps.At(i)
+			at = at.Add(g)
+			if keep(i) {
+				add(m.gap, at, metrics.D(g))
+			}
+		}
+		if unsampled = len(r.Gaps) - kept; unsampled > 0 {
+			add(m.gapsUnsampled, end, float64(unsampled))
+		}
 	case r.GapMean >= 0 && info.gapSamples == config.GapsPerRequest:
 		add(m.gap, r.LastOutAt, metrics.D(r.GapMean))
 	}
@@ -288,7 +330,7 @@ func (m *llmMetrics) samples(o *outcome, regress func(string, time.Duration) (bo
 			add(m.regression, end, boolValue(slower))
 		}
 	}
-	return out
+	return out, unsampled
 }
 
 // tags are the samples' tags of attempt n of a call (and of the call, from

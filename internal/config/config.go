@@ -16,6 +16,7 @@ import (
 
 // Gap sampling modes: how many llm_inter_token_gap samples a request emits.
 const (
+	GapsSampled    = "sampled" // every k-th gap, process-wide, at most GapSampleRate a second
 	GapsPerEvent   = "event"   // one per gap: exact distributions, memory grows with tokens
 	GapsPerRequest = "request" // one per request: the request's mean gap
 	GapsOff        = "off"
@@ -29,6 +30,11 @@ const (
 	DefaultTotalTimeout      = 10 * time.Minute
 	DefaultStallThreshold    = 500 * time.Millisecond
 	DefaultProtocol          = "openai-chat"
+	// DefaultGapSampleRate caps the llm_inter_token_gap samples a process
+	// sends to k6 with gapSamples 'sampled': k6 keeps every Trend sample, so
+	// this bounds its memory (about 7 million samples an hour) while k6's
+	// percentiles of the gaps stay unbiased.
+	DefaultGapSampleRate = 2000
 )
 
 // Client is a validated new Client(...) options object.
@@ -42,8 +48,11 @@ type Client struct {
 	Headers  map[string]string `opt:"headers"`
 	Tags     map[string]string `opt:"tags"`
 	Timeouts stream.Timeouts   `opt:"timeouts" want:"an object like {connect: '3s', firstToken: '10s', idle: '30s', total: '10m'}"` //nolint:lll
-	// GapSamples is how many llm_inter_token_gap samples a call emits (GapsPer…).
-	GapSamples      string        `opt:"gapSamples"`
+	// GapSamples is how many llm_inter_token_gap samples a call emits (Gaps…).
+	GapSamples string `opt:"gapSamples"`
+	// GapSampleRate is the process-wide cap, in samples per second, of
+	// gapSamples 'sampled'.
+	GapSampleRate   int           `opt:"gapSampleRate,positive"`
 	StallThreshold  time.Duration `opt:"stallThreshold"`
 	SLO             SLO           `opt:"slo" want:"an object like {ttft: '800ms', tpot: '50ms', e2e: '30s'}"`
 	ContinuousUsage bool          `opt:"continuousUsage"`
@@ -136,7 +145,8 @@ func ParseClient(o map[string]any) (*Client, error) {
 			Connect: DefaultConnectTimeout, FirstToken: DefaultFirstTokenTimeout,
 			Idle: DefaultIdleTimeout, Total: DefaultTotalTimeout,
 		},
-		GapSamples:     GapsPerEvent,
+		GapSamples:     GapsSampled,
+		GapSampleRate:  DefaultGapSampleRate,
 		StallThreshold: DefaultStallThreshold,
 		Retry:          Retry{Attempts: 1},
 	}
@@ -158,7 +168,7 @@ func (c *Client) check() error {
 	if !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		return fieldErr("baseURL", "must start with http:// or https://, got %q", c.BaseURL)
 	}
-	if err := oneOf(c.GapSamples, []string{GapsPerEvent, GapsPerRequest, GapsOff}); err != nil {
+	if err := oneOf(c.GapSamples, []string{GapsSampled, GapsPerEvent, GapsPerRequest, GapsOff}); err != nil {
 		return under("gapSamples", err)
 	}
 	if c.Reconnect != (Reconnect{}) && !c.Protocol.CompleteAtEOF {

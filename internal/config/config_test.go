@@ -33,7 +33,7 @@ func TestClientDefaultsAndOverrides(t *testing.T) {
 	require.Equal(t, "http://h:1/v1", c.BaseURL)
 	require.Equal(t, "openai-chat", c.Protocol.Name)
 	require.Equal(t, DefaultTotalTimeout, c.Timeouts.Total)
-	require.Equal(t, GapsPerEvent, c.GapSamples)
+	require.Equal(t, GapsSampled, c.GapSamples)
 	require.Equal(t, 1, c.Retry.Attempts)
 
 	c, err = ParseClient(map[string]any{
@@ -87,7 +87,7 @@ func TestClientErrors(t *testing.T) {
 		{nil, "Client options: baseURL is required (e.g. 'http://127.0.0.1:8000/v1')"},
 		{map[string]any{"baseURL": "h:1"}, `Client options: baseURL must start with http:// or https://, got "h:1"`},
 		{base("timout", "3s"), `Client options: unknown option "timout" (did you mean "timeouts"?); known: baseURL, ` +
-			"protocol, model, apiKey, name, path, headers, tags, timeouts, gapSamples, stallThreshold, slo, " +
+			"protocol, model, apiKey, name, path, headers, tags, timeouts, gapSamples, gapSampleRate, stallThreshold, slo, " +
 			"continuousUsage, tokenizer, maxEventSize, maxBodySize, retry, fallback, fallbackOn, gaps, reconnect"},
 		{base("retry", map[string]any{"backof": map[string]any{}}), `Client options: unknown option "retry.backof" ` +
 			`(did you mean "backoff"?); known: attempts, on, backoff, respectRetryAfter, idempotencyKey, afterOutput`},
@@ -99,7 +99,7 @@ func TestClientErrors(t *testing.T) {
 			"Client options: timeouts.total must be greater than 0 (it bounds every call)"},
 		{base("protocol", "opneai-chat"), `Client options: protocol must be one of `},
 		{base("protocol", int64(1)), `Client options: protocol must be a protocol name, got 1`},
-		{base("gapSamples", "requests"), `Client options: gapSamples must be one of event, request, off, got "requests" ` +
+		{base("gapSamples", "requests"), `Client options: gapSamples must be one of sampled, event, request, off, got "requests" ` +
 			`(did you mean "request"?)`},
 		{base("stallThreshold", "fast"), `Client options: stallThreshold must be a duration like '3s'`},
 		{base("slo", map[string]any{"ttft": true}), `Client options: slo.ttft must be a duration like '3s' or a ` +
@@ -115,6 +115,8 @@ func TestClientErrors(t *testing.T) {
 		{base("retry", map[string]any{"idempotencyKey": int64(1)}),
 			"Client options: retry.idempotencyKey must be true or a header name, got 1"},
 		{base("headers", map[string]any{"X-A": map[string]any{}}), "Client options: headers.X-A must be a string, got an object"},
+		{base("gapSamples", "every"), "Client options: gapSamples must be one of"},
+		{base("gapSampleRate", int64(0)), "Client options: gapSampleRate must be a positive whole number"},
 		{base("reconnect", map[string]any{"attempts": int64(2)}), "Client options: reconnect is for raw event streams " +
 			"(protocol 'sse'), not openai-chat: an LLM answer cannot resume mid-way"},
 	} {
@@ -133,7 +135,7 @@ func TestClientNullIsUnsetAndRetryDefaults(t *testing.T) {
 	require.Equal(t, "openai-chat", c.Protocol.Name)
 	require.Equal(t, DefaultIdleTimeout, c.Timeouts.Idle)
 	require.Nil(t, c.Headers)
-	require.Equal(t, GapsPerEvent, c.GapSamples)
+	require.Equal(t, GapsSampled, c.GapSamples)
 	require.Equal(t, 3, c.Retry.Attempts)
 	require.Equal(t, "Idempotency-Key", c.Retry.IdempotencyKey)
 	require.True(t, c.Retry.RespectRetryAfter, "a given retry object starts from the default policy")

@@ -23,7 +23,7 @@ type Observation struct {
 	TTFB, TTFT, TTFTAnswer, E2E, TPOT        time.Duration
 	ClientParse                              time.Duration
 	Connect                                  time.Duration   // dial+TLS time spent by this call (0 when the connection was reused)
-	Gaps                                     []time.Duration // inter-token gaps (may be nil when not kept)
+	Gaps                                     []time.Duration // every inter-token gap, whatever gapSamples says
 	GapMean                                  time.Duration
 	TokensPerSec                             float64 // per-request decode speed, 0 = not measured
 	PromptTokens, OutputTokens, CachedTokens int64
@@ -40,6 +40,9 @@ type Observation struct {
 	// Starved counts idle timers that fired over 50 ms past their deadline: this
 	// process, not the server, was not running (a CPU-starved load generator).
 	Starved int
+	// GapsUnsampled counts the call's gaps that gapSamples 'sampled' kept out
+	// of k6's llm_inter_token_gap (Gaps still has them all).
+	GapsUnsampled int
 
 	// Phase is PhaseSetup or PhaseTeardown for calls made in setup() and
 	// teardown(), "" during the test itself.

@@ -1,0 +1,126 @@
+package sample
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock advances by step at every reading.
+type fakeClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(c.step)
+	return c.t
+}
+
+func quantile(sorted []float64, q float64) float64 {
+	return sorted[int(q*float64(len(sorted)-1))]
+}
+
+// A synthetic run: calls of 50–500 gaps drawn from a lognormal mixture (fast
+// decode, with a slow tail), 10 000 gaps offered per simulated second, a cap
+// of 500 per second. The kept gaps' quantiles match those of all gaps.
+func TestSampledQuantilesMatchAll(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 11)) //nolint:gosec // a reproducible synthetic distribution
+	s := New(500)
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	s.now = clk.now
+	var all, kept []float64
+	for len(all) < 400_000 {
+		n := 50 + rng.IntN(451)
+		gaps := make([]float64, n)
+		for i := range gaps {
+			g := math.Exp(rng.NormFloat64()*0.4 + math.Log(20)) // ~20 ms
+			if rng.Float64() < 0.02 {
+				g *= 10 // a slow tail
+			}
+			gaps[i] = g
+		}
+		clk.step = time.Duration(float64(n) / 10_000 * float64(time.Second))
+		keep, nk := s.Take(n)
+		got := 0
+		for i, g := range gaps {
+			if keep(i) {
+				kept = append(kept, g)
+				got++
+			}
+		}
+		require.Equal(t, nk, got, "kept count and keep() agree")
+		all = append(all, gaps...)
+	}
+	require.Equal(t, uint64(len(all)), s.Seen())
+	require.Equal(t, uint64(len(all)-len(kept)), s.Dropped())
+	// 40 simulated seconds at a cap of 500/s: 20 000 kept, plus what the first
+	// window (before any rate was known) kept whole: 2 000 at 10 000/s.
+	require.InDelta(t, 22_000, len(kept), 1_000, "the cap holds")
+	sort.Float64s(all)
+	sort.Float64s(kept)
+	for _, q := range []float64{0.5, 0.9, 0.99} {
+		// The kept quantile's rank among all gaps: with n ≈ 22 000 kept
+		// values its standard error is sqrt(q(1-q)/n) ≤ 0.0034 (0.00067 at
+		// p99); 0.015 is over four of them anywhere, and the seed is fixed.
+		k := quantile(kept, q)
+		rank := float64(sort.SearchFloat64s(all, k)) / float64(len(all))
+		require.InDelta(t, q, rank, 0.015, "p%.0f: kept %.2f ranks at %.4f among all (all's is %.2f)",
+			q*100, k, rank, quantile(all, q))
+	}
+}
+
+func TestUnderTheCapEverythingIsKept(t *testing.T) {
+	t.Parallel()
+	s := New(1_000_000)
+	for range 100 {
+		keep, n := s.Take(10)
+		require.Equal(t, 10, n)
+		for i := range 10 {
+			require.True(t, keep(i))
+		}
+	}
+	require.Zero(t, s.Dropped())
+}
+
+func TestNoCapKeepsEverything(t *testing.T) {
+	t.Parallel()
+	s := New(0)
+	keep, n := s.Take(5)
+	require.Equal(t, 5, n)
+	require.True(t, keep(4))
+	_, n = s.Take(0)
+	require.Zero(t, n)
+}
+
+func TestConcurrentTakesAccountForEveryValue(t *testing.T) {
+	t.Parallel()
+	s := New(100)
+	clk := &fakeClock{t: time.Unix(0, 0), step: time.Millisecond}
+	s.now = clk.now
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := 0
+	for range 8 {
+		wg.Go(func() {
+			for range 500 {
+				_, n := s.Take(37)
+				mu.Lock()
+				total += n
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, uint64(8*500*37), s.Seen())
+	require.Equal(t, s.Seen()-uint64(total), s.Dropped())
+}

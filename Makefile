@@ -57,9 +57,10 @@ bench: k6 llm-sim
 accuracy: k6 llm-sim
 	./scripts/accuracy.sh
 
-## accuracy-short: the CI variant (1 and 50 streams, 3 s each, 20–40-token answers): every answer joined, errors finite and positive.
+## accuracy-short: the CI variant (1 and 50 streams, 3 s each, 20–40-token answers): every answer
+## joined, errors finite and positive, no more connections than streams (reuse).
 accuracy-short: k6 llm-sim
-	CHECK=1 LEVELS=1,50 DURATION=3s DECODE_MS=10 MIN_TOKENS=20 MAX_TOKENS=40 ./scripts/accuracy.sh
+	CHECK=1 CHECK_REUSE=1 LEVELS=1,50 DURATION=3s DECODE_MS=10 MIN_TOKENS=20 MAX_TOKENS=40 ./scripts/accuracy.sh
 
 ## memory: k6's live heap per in-flight stream at 100 / 1 000 / 5 000 streams held open (llm-sim's slow profile).
 memory: k6 llm-sim

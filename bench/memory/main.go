@@ -4,8 +4,9 @@
 // -tokens seconds), starts k6 with bench/accuracy.js holding that many streams
 // open (-streams-per-vu per VU, default client options), waits until llm-sim
 // runs them all, then reads k6's live heap (after a forced GC, from its pprof
-// endpoint), RSS and goroutines three times and keeps the median. The cost of
-// one stream is the slope between levels.
+// endpoint), RSS and goroutines three times and keeps the median, and saves a
+// heap profile (memory-N-heap.pprof in -out). The cost of one stream is the
+// slope between levels.
 package main
 
 import (
@@ -148,6 +149,10 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 		}
 		heaps, rsss, gs = append(heaps, float64(rt.HeapAlloc)/(1<<20)), append(rsss, rss), append(gs, rt.Goroutines)
 		time.Sleep(time.Second)
+	}
+	// The heap profile of the last sample, for `go tool pprof -sample_index=inuse_space`.
+	if err := harness.Fetch(context.Background(), "http://"+addr+"/debug/pprof/heap", filepath.Join(out, fmt.Sprintf("memory-%d-heap.pprof", streams))); err != nil {
+		return l, err
 	}
 	slices.Sort(heaps)
 	slices.Sort(rsss)

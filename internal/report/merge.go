@@ -35,7 +35,7 @@ const mergedStageNote = "a merged record has no stages, waves, route table or pa
 // each quantile keeps the sketch's 1 % relative accuracy), and the random
 // samples the baseline comparison resamples are drawn from each instance in
 // proportion to the calls it saw. It refuses records that are not parts of
-// one test (another script, load shape, dataset or client), and sets of
+// one test (another load shape, dataset or client), and sets of
 // segments that overlap or leave a part of the test out.
 func Merge(records ...*Record) (*Record, error) {
 	if len(records) == 0 {

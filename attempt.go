@@ -9,9 +9,11 @@ package llmstream
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -20,6 +22,7 @@ import (
 	"go.k6.io/k6/metrics"
 	"gopkg.in/guregu/null.v3"
 
+	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -36,6 +39,8 @@ type request struct {
 	stream      stream.Config // without a watchdog: each attempt has its own
 	redact      redactor
 	closeEvents func() // closes the per-event queue, if any
+	transport   *transports
+	http        string // the client's HTTP version (config.HTTP…)
 }
 
 // close releases the per-event queue, if the call has one.
@@ -86,7 +91,7 @@ func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call
 
 	vuState := *st // a shallow copy: only the transport and the debug option differ
 	vuState.Transport = tapTransport{
-		base: st.Transport, call: call, wd: wd, debug: st.Options.HTTPDebug.String, log: st.Logger, redact: r.redact,
+		base: r.transport.get(st.Transport, r.http), call: call, wd: wd, debug: st.Options.HTTPDebug.String, log: st.Logger, redact: r.redact,
 	}
 	// k6's own --http-debug dump would print the API key; ours redacts it.
 	vuState.Options.HTTPDebug = null.String{}
@@ -131,6 +136,79 @@ func requestPayload(p []byte) *bytes.Buffer {
 	}
 	return bytes.NewBuffer(p)
 }
+
+// transports are the transports of one VU's clients, one per HTTP version,
+// each cloned from k6's own so its dialer, TLS settings, hosts and blocked
+// addresses hold. A clone also keeps an idle connection for every stream a VU
+// has in flight: k6 sizes its idle pool for http.batch (batchPerHost, 6 by
+// default), and a VU with more concurrent streams would close the surplus and
+// dial again on the next call.
+type transports struct {
+	mu     sync.Mutex
+	base   http.RoundTripper
+	byMode map[string]http.RoundTripper
+}
+
+// maxIdlePerHost bounds the idle connections a VU keeps per host.
+const maxIdlePerHost = 1024
+
+// closeIdle closes the idle connections of every transport made so far.
+func (t *transports) closeIdle() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, rt := range t.byMode {
+		if ht, ok := rt.(*http.Transport); ok {
+			ht.CloseIdleConnections()
+		}
+	}
+}
+
+func (t *transports) get(base http.RoundTripper, mode string) http.RoundTripper {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.base != base { // a new VU state (k6 hands a VU one transport for its life)
+		t.base, t.byMode = base, map[string]http.RoundTripper{}
+	}
+	if rt, ok := t.byMode[mode]; ok {
+		return rt
+	}
+	rt := withHTTPVersion(base, mode)
+	t.byMode[mode] = rt
+	return rt
+}
+
+// withHTTPVersion clones k6's transport for an HTTP version. A transport that
+// is not an *http.Transport (a test's) is used as it is, for 'auto' only.
+func withHTTPVersion(base http.RoundTripper, mode string) http.RoundTripper {
+	ht, ok := base.(*http.Transport)
+	if !ok {
+		if mode == config.HTTPAuto {
+			return base
+		}
+		return failingTransport{fmt.Errorf("http: '%s' needs k6's own HTTP transport", mode)}
+	}
+	t := ht.Clone()
+	if !t.DisableKeepAlives {
+		t.MaxIdleConns, t.MaxIdleConnsPerHost = 0, maxIdlePerHost
+	}
+	switch mode {
+	case config.HTTP1:
+		p := new(http.Protocols)
+		p.SetHTTP1(true)
+		t.Protocols = p
+	case config.HTTP2:
+		p := new(http.Protocols)
+		p.SetHTTP2(true)
+		p.SetUnencryptedHTTP2(true) // h2c with prior knowledge for http:// URLs
+		t.Protocols = p
+	}
+	return t
+}
+
+// failingTransport fails every request with a message naming the cause.
+type failingTransport struct{ err error }
+
+func (f failingTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, f.err }
 
 // tapTransport sits under k6's own tracing transport: k6 still measures and
 // emits http_req_*, while the body is read and timed by the stream.

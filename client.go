@@ -29,6 +29,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/sample"
+	"github.com/llmstream/xk6-llmstream/internal/selfwatch"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
 )
@@ -40,6 +41,10 @@ type clientEnv struct {
 	active *atomic.Int64
 	scope  vuScope // the VU's view of a split test, for the run record
 	sinks  sinks
+	// transports are the VU's HTTP transports, one per HTTP version.
+	transports *transports
+	// lag watches the process's own lag while calls are in flight.
+	lag *selfwatch.Watcher
 }
 
 // Client is the JS Client: one endpoint, protocol and set of defaults.
@@ -107,8 +112,16 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 		defer plan.close()
 		// The load a call met is the load when it started: read both counts now.
 		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs()}
+		c.env.lag.Acquire()
+		start := time.Now()
 		out := plan.run(ctx)
+		out.clientLag = stream.Absent
+		if lag, ok := c.env.lag.Since(start); ok {
+			out.clientLag = lag
+		}
+		c.env.lag.Release()
 		c.env.active.Add(-1)
+		c.env.sinks.lagWarning.check(st.Logger, out.clientLag)
 		result := out.fanOut(ctx, st.Samples, c.env.sinks, ld)
 		if st.Options.Throw.Bool && !out.ok() {
 			reject(fmt.Errorf("llmstream: %s", out.final().res.Err))
@@ -213,6 +226,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call) 
 	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey, ContinuousUsage: c.opts.ContinuousUsage}
 	r := &request{
 		method: http.MethodPost, timeouts: params.Timeouts, name: c.name(), redact: c.redact,
+		transport: c.env.transports, http: c.opts.HTTP,
 		stream: stream.Config{
 			Spec: spec, MaxEventSize: c.opts.MaxEventSize, MaxBodySize: c.opts.MaxBodySize,
 			StallThreshold: c.opts.StallThreshold, CountTokens: c.count, Redact: c.redact.clean,
@@ -263,6 +277,7 @@ func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Cal
 	info := &routeInfo{
 		route: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
 		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, gapSampler: c.gapSampler, slo: c.opts.SLO, resultGaps: params.ResultGaps,
+		prices: c.opts.Prices,
 	}
 	applyItem(&tags, item, info)
 	info.tags = tags

@@ -139,6 +139,40 @@ declare module "k6/x/llmstream" {
     /** Keep every gap in `result.gaps` (default false). */
     gaps?: boolean;
     reconnect?: ReconnectOptions;
+    /**
+     * HTTP version (default "auto": HTTP/2 when TLS negotiates it, else HTTP/1.1). "1.1": HTTP/1.1 only,
+     * also over TLS. "2": HTTP/2 only, over TLS or in cleartext with prior knowledge (h2c).
+     */
+    http?: "auto" | "1.1" | "2";
+    /** Prices per million tokens: every call gets a cost (`result.cost`, `llm_cost`, the report). */
+    prices?: Prices;
+  }
+
+  /** What one million tokens of each kind cost. */
+  export interface Prices {
+    /** Uncached prompt tokens. */
+    input?: number;
+    /** Prompt tokens served from the provider's cache (default: the input price, no saving claimed). */
+    cachedInput?: number;
+    /** Output tokens (reasoning tokens included unless `reasoning` is set). */
+    output?: number;
+    /** Reasoning tokens (default: the output price). */
+    reasoning?: number;
+    /** A label for reports (default "USD"). */
+    currency?: string;
+  }
+
+  /** What a call cost: every attempt's tokens, priced by its route's client. */
+  export interface Cost {
+    total: number;
+    input: number;
+    cachedInput: number;
+    output: number;
+    reasoning: number;
+    /** What the cached prompt tokens did not cost compared with uncached ones. */
+    savedByCache: number;
+    /** The client's currency ("mixed" when primary and fallback differ). */
+    currency: string;
   }
 
   /** One event as `onEvent` sees it. */
@@ -272,6 +306,15 @@ declare module "k6/x/llmstream" {
     serverTimings: Record<string, number> | null;
     /** Every inter-token gap in ms, only with `gaps: true`. */
     gaps: number[] | null;
+    /** The response's protocol, "HTTP/1.1" or "HTTP/2.0" ("" when no response came). */
+    proto: string;
+    /**
+     * How late this process ran while the call did (Go scheduler latency, timer lateness), in ms: time
+     * added to every timestamp the call took. `null` when the call was too short to be measured.
+     */
+    clientLag: number | null;
+    /** With `prices`: what the call cost; else `null`. */
+    cost: Cost | null;
   }
 
   /** One endpoint; create it in the init context and share it across iterations. */

@@ -21,7 +21,8 @@ type llmMetrics struct {
 
 	failed, cacheHit, goodput, regression *metrics.Metric
 
-	gapsUnsampled *metrics.Metric // gaps the gapSampleRate cap kept out of llm_inter_token_gap
+	gapsUnsampled                           *metrics.Metric // gaps the gapSampleRate cap kept out of llm_inter_token_gap
+	clientLag, cost, connOpened, connReused *metrics.Metric
 }
 
 // metricSpec is one row of the metric table.
@@ -61,6 +62,10 @@ func (m *llmMetrics) specs() []metricSpec {
 		{"llm_cache_hit", r, plain, &m.cacheHit},
 		{"llm_goodput", r, plain, &m.goodput},
 		{"llm_regression", r, plain, &m.regression},
+		{"llm_client_lag", t, dur, &m.clientLag},
+		{"llm_cost", c, plain, &m.cost},
+		{"llm_conn_opened", c, plain, &m.connOpened},
+		{"llm_conn_reused", r, plain, &m.connReused},
 	}
 }
 

@@ -13,6 +13,7 @@ package llmstream
 
 import (
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/grafana/sobek"
@@ -20,6 +21,7 @@ import (
 	"go.k6.io/k6/js/modules"
 
 	"github.com/llmstream/xk6-llmstream/internal/dataset"
+	"github.com/llmstream/xk6-llmstream/internal/selfwatch"
 )
 
 // ImportPath is the module's name in scripts. (k6/x/llm is taken by another
@@ -46,11 +48,30 @@ type RootModule struct {
 	report   *reportState
 	segment  segmentState // the share of a split test this instance runs
 	samplers gapSamplers  // llm_inter_token_gap samplers of gapSamples 'sampled'
+	// lag is the process's own lag (scheduler latency, timer lateness),
+	// watched while calls are in flight: one watcher for every VU.
+	lag        *selfwatch.Watcher
+	lagWarning *lagWarning
+
+	mu         sync.Mutex
+	transports []*transports // every VU's, to close idle connections
+}
+
+// closeIdleConnections closes the idle connections of every VU's clients.
+func (r *RootModule) closeIdleConnections() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range r.transports {
+		t.closeIdle()
+	}
 }
 
 // New returns the root module.
 func New() *RootModule {
-	return &RootModule{datasets: dataset.NewStore(), report: &reportState{}}
+	return &RootModule{
+		datasets: dataset.NewStore(), report: &reportState{},
+		lag: selfwatch.New(lagInterval, lagHistory), lagWarning: &lagWarning{},
+	}
 }
 
 // ModuleInstance is one VU's view of the module.
@@ -78,8 +99,13 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 		common.Throw(vu.Runtime(), err)
 	}
 	scope := vuScope{vu: vu, seg: &r.segment}
+	tr := &transports{}
+	r.mu.Lock()
+	r.transports = append(r.transports, tr)
+	r.mu.Unlock()
 	return &ModuleInstance{vu: vu, root: r, scope: scope, clients: clientEnv{
-		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report, samplers: &r.samplers},
+		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report, samplers: &r.samplers, lagWarning: r.lagWarning},
+		transports: tr, lag: r.lag,
 	}}
 }
 

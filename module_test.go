@@ -26,6 +26,7 @@ type testVU struct {
 	rt      *modulestest.Runtime
 	samples chan metrics.SampleContainer
 	logs    *strings.Builder
+	root    *RootModule
 }
 
 // newTestRuntime is a VU in the init context with the module available.
@@ -71,7 +72,7 @@ func newTestVUOn(t *testing.T, root *RootModule, initCode string) *testVU {
 		BuiltinMetrics: rt.BuiltinMetrics,
 	}
 	rt.MoveToVUContext(state)
-	return &testVU{t: t, rt: rt, samples: samples, logs: logs}
+	return &testVU{t: t, rt: rt, samples: samples, logs: logs, root: root}
 }
 
 // run executes code on the event loop and waits for every promise.
@@ -95,11 +96,13 @@ func (v *testVU) chat(args string) map[string]any {
 // state is the VU's k6 state, for tests that change options.
 func (v *testVU) state() *lib.State { return v.rt.VU.StateField }
 
-// closeIdle closes kept-alive connections, so goroutine checks see only leaks.
+// closeIdle closes kept-alive connections, so goroutine checks see only leaks:
+// k6's transport's and the clients' own (one per HTTP version).
 func (v *testVU) closeIdle() {
 	if tr, ok := v.state().Transport.(*http.Transport); ok {
 		tr.CloseIdleConnections()
 	}
+	v.root.closeIdleConnections()
 }
 
 // drain returns the samples pushed so far, by metric name.

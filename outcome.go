@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sirupsen/logrus"
 	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
@@ -22,9 +23,10 @@ import (
 // sinks are where finished calls go: k6's metrics and the report's collector
 // (with the baseline behind llm_regression).
 type sinks struct {
-	metrics  *llmMetrics
-	report   *reportState
-	samplers *gapSamplers
+	metrics    *llmMetrics
+	report     *reportState
+	samplers   *gapSamplers
+	lagWarning *lagWarning
 }
 
 // gapSamplers are the process-wide samplers of gapSamples 'sampled', one per
@@ -46,6 +48,35 @@ func (g *gapSamplers) get(rate int) *sample.Sampler {
 		g.m[rate] = s
 	}
 	return s
+}
+
+// The process's own lag is sampled every lagInterval and kept for lagHistory
+// (a call's lag is the largest tick while it ran). A call that met more than
+// lagWarnAt logs a warning, at most once every lagWarnEvery in the process:
+// past it, client-side timings are off by more than a bare client's would be
+// on the same box (BENCHMARKS.md, accuracy).
+const (
+	lagInterval  = 50 * time.Millisecond
+	lagHistory   = time.Minute
+	lagWarnAt    = 10 * time.Millisecond
+	lagWarnEvery = 30 * time.Second
+)
+
+// lagWarning tells the user while the test runs that this load generator is
+// running late, so its latencies are inflated.
+type lagWarning struct{ last atomic.Int64 }
+
+func (w *lagWarning) check(log logrus.FieldLogger, lag time.Duration) {
+	if lag < lagWarnAt || log == nil {
+		return
+	}
+	now, last := time.Now().UnixNano(), w.last.Load()
+	if now-last < int64(lagWarnEvery) || !w.last.CompareAndSwap(last, now) {
+		return
+	}
+	log.Warnf("llmstream: this load generator ran %s late while a call was in flight (Go scheduler latency, "+
+		"timer lateness): client-side timings are inflated by up to that much. Give k6 more CPU or split the test "+
+		"across instances; llm_client_lag has the figure of every call", lag.Round(time.Millisecond))
 }
 
 // callLoad is the load a call met when it started.
@@ -72,14 +103,40 @@ type routeInfo struct {
 	gapSamples   string
 	gapSampler   *sample.Sampler // with gapSamples 'sampled'
 	slo          config.SLO
-	resultGaps   bool         // result.gaps was asked for
-	eventLag     atomic.Int64 // longest wait of an event for its JS callback, ns
+	prices       *config.Prices // nil: the client has no prices
+	resultGaps   bool           // result.gaps was asked for
+	eventLag     atomic.Int64   // longest wait of an event for its JS callback, ns
 }
 
 // outcome is a finished call: every attempt it made, in order, on every route.
 type outcome struct {
 	attempts []attemptRecord
 	canceled bool // the test ended during the call: it is not a data point
+	// clientLag is how late this process ran while the call did (Absent when
+	// not measured): it is added to every timestamp the call took.
+	clientLag time.Duration
+}
+
+// cost is what the call cost, every attempt's tokens priced by its route's
+// client (a provider bills a failed attempt's output too); ok is false when
+// no route had prices.
+func (o *outcome) cost() (c config.Cost, currency string, ok bool) {
+	for _, a := range o.attempts {
+		p := a.info.prices
+		if p == nil {
+			continue
+		}
+		ac := p.Cost(a.res.Usage, a.res.OutputTokens)
+		c.Input, c.CachedInput, c.Output = c.Input+ac.Input, c.CachedInput+ac.CachedInput, c.Output+ac.Output
+		c.Reasoning, c.Saved = c.Reasoning+ac.Reasoning, c.Saved+ac.Saved
+		if !ok {
+			currency = p.Currency
+		} else if currency != p.Currency {
+			currency = "mixed"
+		}
+		ok = true
+	}
+	return c, currency, ok
 }
 
 // attemptRecord is one attempt (with its reconnections) of a call.
@@ -121,7 +178,7 @@ func (o *outcome) fanOut(ctx context.Context, out chan<- metrics.SampleContainer
 	if !o.canceled && ctx.Err() == nil {
 		batch, unsampled := s.metrics.samples(o, s.report.regression)
 		metrics.PushIfNotDone(ctx, out, batch)
-		obs := o.final().observation(ld)
+		obs := o.observation(ld)
 		obs.GapsUnsampled = unsampled
 		s.report.coll().Add(obs)
 	}
@@ -190,6 +247,9 @@ func (o *outcome) result() map[string]any {
 		"requestId":        r.RequestID,
 		"serverTimings":    timings,
 		"cache":            r.Cache.String(),
+		"proto":            r.Proto,
+		"clientLag":        ms(o.clientLag),
+		"cost":             o.costObject(),
 		"gaps":             nil,
 	}
 	if a.info.resultGaps {
@@ -200,6 +260,18 @@ func (o *outcome) result() map[string]any {
 		m["gaps"] = gaps
 	}
 	return m
+}
+
+// costObject is result.cost: null without prices.
+func (o *outcome) costObject() any {
+	c, currency, ok := o.cost()
+	if !ok {
+		return nil
+	}
+	return map[string]any{
+		"total": c.Total(), "input": c.Input, "cachedInput": c.CachedInput, "output": c.Output,
+		"reasoning": c.Reasoning, "savedByCache": c.Saved, "currency": currency,
+	}
 }
 
 // attemptList is result.attempts: every attempt of the call, in order.
@@ -270,6 +342,18 @@ func (m *llmMetrics) samples(o *outcome, regress func(string, time.Duration) (bo
 	}
 	if n := o.reconnects(); n > 0 {
 		add(m.reconnects, end, float64(n))
+	}
+	if o.clientLag >= 0 {
+		add(m.clientLag, end, metrics.D(o.clientLag))
+	}
+	if c, _, ok := o.cost(); ok {
+		add(m.cost, end, c.Total())
+	}
+	if r.Status != 0 { // a response came, so a connection was had: new or reused
+		add(m.connReused, end, boolValue(r.Connect == 0))
+		if r.Connect > 0 {
+			add(m.connOpened, end, 1)
+		}
 	}
 	addDur(m.ttfb, r.Start, r.TTFB)
 	addDur(m.ttft, r.Start, r.TTFT)
@@ -351,6 +435,9 @@ func (a *attemptRecord) tags(n int) (*metrics.TagSet, map[string]string) {
 		tm.SetMetadata("request_id", r.RequestID)
 	}
 	tags := tm.Tags.With("status", strconv.Itoa(r.Status)).With("cache", r.Cache.String())
+	if r.Proto != "" {
+		tags = tags.With("proto", r.Proto)
+	}
 	if n > 1 {
 		tags = tags.With("attempt", strconv.Itoa(n))
 	}
@@ -379,9 +466,10 @@ func boolValue(b bool) float64 {
 	return 0
 }
 
-// observation is what the report's collector keeps of a call, from the
-// attempt that ended it.
-func (a *attemptRecord) observation(ld callLoad) *report.Observation {
+// observation is what the report's collector keeps of a call: the figures of
+// the attempt that ended it, the process's lag and the cost of every attempt.
+func (o *outcome) observation(ld callLoad) *report.Observation {
+	a := o.final()
 	r, info := a.res, a.info
 	obs := &report.Observation{
 		Start: r.Start, End: r.End, Category: info.category, Model: info.model, Name: info.label,
@@ -402,5 +490,9 @@ func (a *attemptRecord) observation(ld callLoad) *report.Observation {
 	}
 	obs.ItemID, obs.Phase, obs.TestStart, obs.Tag = info.itemID, info.phase, info.testStart, info.tags.Tags.Get
 	obs.Rate = info.rate
+	obs.ClientLag = max(o.clientLag, 0)
+	if c, currency, ok := o.cost(); ok {
+		obs.Priced, obs.Cost, obs.CostSaved, obs.Currency = true, c.Total(), c.Saved, currency
+	}
 	return obs
 }

@@ -22,6 +22,13 @@ const (
 	GapsOff        = "off"
 )
 
+// HTTP versions a client speaks (the http option).
+const (
+	HTTPAuto = "auto" // k6's own choice: HTTP/2 when TLS negotiates it, else HTTP/1.1
+	HTTP1    = "1.1"  // HTTP/1.1 only, also over TLS
+	HTTP2    = "2"    // HTTP/2 only: over TLS, or cleartext with prior knowledge (h2c)
+)
+
 // Defaults, documented in docs/client.md.
 const (
 	DefaultConnectTimeout    = 10 * time.Second
@@ -67,6 +74,8 @@ type Client struct {
 	ResultGaps bool       `opt:"gaps"` // result.gaps by default
 	Reconnect  Reconnect  `opt:"reconnect" want:"an object like {attempts: 3, delay: '1s'}"`
 	// Prices, when set, give every call a cost (llm_cost, result.cost, the report).
+	// HTTP is the HTTP version: HTTPAuto, HTTP1 or HTTP2.
+	HTTP   string  `opt:"http" want:"'auto', '1.1' or '2'"`
 	Prices *Prices `opt:"prices" want:"an object like {input: 2.5, cachedInput: 1.25, output: 10, currency: 'USD'}"`
 }
 
@@ -147,6 +156,7 @@ func ParseClient(o map[string]any) (*Client, error) {
 		},
 		GapSamples:     GapsSampled,
 		GapSampleRate:  DefaultGapSampleRate,
+		HTTP:           HTTPAuto,
 		StallThreshold: DefaultStallThreshold,
 		Retry:          Retry{Attempts: 1},
 	}
@@ -170,6 +180,9 @@ func (c *Client) check() error {
 	}
 	if err := oneOf(c.GapSamples, []string{GapsSampled, GapsPerEvent, GapsPerRequest, GapsOff}); err != nil {
 		return under("gapSamples", err)
+	}
+	if err := oneOf(c.HTTP, []string{HTTPAuto, HTTP1, HTTP2}); err != nil {
+		return under("http", err)
 	}
 	if c.Reconnect != (Reconnect{}) && !c.Protocol.CompleteAtEOF {
 		return fieldErr("reconnect", "is for raw event streams (protocol 'sse'), not %s: "+

@@ -68,3 +68,19 @@ func TestPricesErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestHTTPVersionOption(t *testing.T) {
+	for _, v := range []string{HTTPAuto, HTTP1, HTTP2} {
+		c, err := ParseClient(map[string]any{"baseURL": "http://127.0.0.1:1", "http": v})
+		if err != nil || c.HTTP != v {
+			t.Fatalf("http %q: %v, %+v", v, err, c)
+		}
+	}
+	if c, _ := ParseClient(map[string]any{"baseURL": "http://127.0.0.1:1"}); c.HTTP != HTTPAuto {
+		t.Fatalf("default http = %q", c.HTTP)
+	}
+	_, err := ParseClient(map[string]any{"baseURL": "http://127.0.0.1:1", "http": "2.0"})
+	if err == nil || !strings.Contains(err.Error(), "http must be one of auto, 1.1, 2") {
+		t.Fatalf("http '2.0': %v", err)
+	}
+}

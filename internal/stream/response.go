@@ -111,7 +111,7 @@ func (c *Call) fromResponse(r *Result, now time.Time) {
 	if resp == nil {
 		return
 	}
-	r.Status = resp.StatusCode
+	r.Status, r.Proto = resp.StatusCode, resp.Proto
 	r.ServerTimings = mergeTimings(r.ServerTimings, resp.Header)
 	r.ServerTimings = mergeTimings(r.ServerTimings, resp.Trailer)
 	if r.RequestID == "" {

@@ -44,6 +44,7 @@ type Result struct {
 	ServerTimings                     map[string]float64
 	Starved                           int           // idle timers that fired far too late (a starved client), from the watchdog
 	Connect                           time.Duration // dial + TLS time of this call's connections (0 when reused)
+	Proto                             string        // the response's protocol ("HTTP/1.1", "HTTP/2.0"); "" without a response
 
 	// Moments, for the timestamps of samples.
 	Start, FirstOutAt, LastOutAt, End time.Time

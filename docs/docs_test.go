@@ -678,3 +678,25 @@ func TestDesignNamesEveryRecordMetric(t *testing.T) {
 		require.Containsf(t, string(design), "`"+n+"`", "docs/design.md's run record does not list the distribution %q", n)
 	}
 }
+
+// TestDesignNamesEveryFileAndPackage: the design note's tables name every
+// file of the root package and every internal package, so a new one gets its
+// one-line idea there.
+func TestDesignNamesEveryFileAndPackage(t *testing.T) {
+	design, err := os.ReadFile("design.md")
+	require.NoError(t, err)
+	root, err := os.ReadDir("..")
+	require.NoError(t, err)
+	for _, e := range root {
+		if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			require.Containsf(t, string(design), "`"+n+"`", "docs/design.md does not place the root file %s", n)
+		}
+	}
+	internal, err := os.ReadDir("../internal")
+	require.NoError(t, err)
+	for _, e := range internal {
+		if e.IsDir() {
+			require.Containsf(t, string(design), "`internal/"+e.Name()+"`", "docs/design.md does not describe internal/%s", e.Name())
+		}
+	}
+}

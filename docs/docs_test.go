@@ -700,3 +700,16 @@ func TestDesignNamesEveryFileAndPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeLinksEveryManual: the front page is where a reader starts, so it
+// links every page of docs/ (and llm-sim's).
+func TestReadmeLinksEveryManual(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	pages, err := fs.Glob(os.DirFS("."), "*.md")
+	require.NoError(t, err)
+	for _, p := range append(pages, "../cmd/llm-sim/README.md") {
+		target := path.Join("docs", p) // as the README, at the root, links it
+		require.Containsf(t, string(readme), "]("+target, "README.md does not link %s", target)
+	}
+}

@@ -234,6 +234,16 @@ declare module "k6/x/llmstream" {
    * made-up zero. `ok` tells the two shapes apart: `error` is `null` exactly when `ok` is true,
    * so `r.ok || r.error.type === 'timeout_idle'` type-checks.
    */
+  /** One answer of a call that asked for several (n > 1). */
+  export interface Choice {
+    index: number;
+    text: string;
+    reasoningText: string;
+    finishReason: string;
+    /** Inter-token gaps of this answer in ms, only with `gaps: true`. */
+    gaps: number[] | null;
+  }
+
   /** One HTTP attempt of a call (times in ms, null when not measured). */
   export interface Attempt {
     route: "primary" | "fallback";
@@ -304,8 +314,10 @@ declare module "k6/x/llmstream" {
     cache: "hit" | "miss" | "unknown";
     /** The server's timings in ms (Server-Timing, llama.cpp `timings`, Ollama durations). */
     serverTimings: Record<string, number> | null;
-    /** Every inter-token gap in ms, only with `gaps: true`. */
+    /** Every inter-token gap in ms, only with `gaps: true` (with n > 1, each answer's in turn). */
     gaps: number[] | null;
+    /** With n > 1, each answer; null for one answer. */
+    choices: Choice[] | null;
     /** The response's protocol, "HTTP/1.1" or "HTTP/2.0" ("" when no response came). */
     proto: string;
     /**

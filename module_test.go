@@ -436,3 +436,35 @@ func TestConnectAndIdleTimeouts(t *testing.T) {
 	res = vu.chat(`{messages: []}`)
 	require.Equal(t, "timeout_total", res["error"].(map[string]any)["type"]) //nolint:forcetypeassert
 }
+
+// With n > 1 the result has each answer's text, finish reason and gaps.
+func TestSeveralChoicesInTheResult(t *testing.T) {
+	t.Parallel()
+	piece := func(i int, content, finish string) string {
+		fr := "null"
+		if finish != "" {
+			fr = `"` + finish + `"`
+		}
+		return fmt.Sprintf("data: {\"choices\":[{\"index\":%d,\"delta\":{\"content\":%q},\"finish_reason\":%s}]}\n\n", i, content, fr)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = fmt.Fprint(w, piece(0, "Yes", ""), piece(1, "No", ""), piece(0, ".", ""), piece(1, "!", ""),
+			piece(1, "", "length"), piece(0, "", "stop"), "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q});`, srv.URL))
+	res := vu.chat(`{messages: [], n: 2}, {gaps: true}`)
+	require.Equal(t, true, res["ok"], "%v", res["error"])
+	require.Equal(t, "Yes.", res["text"])
+	choices := res["choices"].([]any) //nolint:forcetypeassert
+	require.Len(t, choices, 2)
+	second := choices[1].(map[string]any) //nolint:forcetypeassert
+	require.Equal(t, "No!", second["text"])
+	require.Equal(t, "length", second["finishReason"])
+	require.Len(t, second["gaps"], 1, "a gap is between two pieces of the same answer")
+	require.Len(t, res["gaps"], 2)
+	one, _ := streamServer(t, 0, 0, []string{"a", "b"})
+	vu = newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q});`, one.URL))
+	require.Nil(t, vu.chat(`{messages: []}`)["choices"], "one answer: no choices list")
+}

@@ -253,12 +253,9 @@ func (o *outcome) result() map[string]any {
 		"gaps":             nil,
 	}
 	if a.info.resultGaps {
-		gaps := make([]float64, len(r.Gaps))
-		for i := range r.Gaps {
-			gaps[i] = msf(r.Gaps.At(i))
-		}
-		m["gaps"] = gaps
+		m["gaps"] = gapList(r.Gaps)
 	}
+	m["choices"] = choiceList(r.Choices, a.info.resultGaps)
 	return m
 }
 
@@ -287,6 +284,33 @@ func (o *outcome) attemptList() []any {
 			"route": a.info.route, "servedBy": a.info.label, "ok": r.OK, "status": r.Status, "error": errObj,
 			"ttfb": ms(r.TTFB), "ttft": ms(r.TTFT), "e2e": ms(r.E2E), "reconnects": a.reconnects,
 		}
+	}
+	return out
+}
+
+// gapList is a gap series in ms, for the JS result.
+func gapList(g stream.Gaps) []float64 {
+	out := make([]float64, len(g))
+	for i := range g {
+		out[i] = msf(g.At(i))
+	}
+	return out
+}
+
+// choiceList is result.choices: each answer of a call that asked for several
+// (n > 1), or null.
+func choiceList(choices []stream.Choice, withGaps bool) any {
+	if len(choices) == 0 {
+		return nil
+	}
+	out := make([]any, len(choices))
+	for i, ch := range choices {
+		c := map[string]any{"index": ch.Index, "text": ch.Text, "reasoningText": ch.Reasoning,
+			"finishReason": ch.FinishReason, "gaps": nil}
+		if withGaps {
+			c["gaps"] = gapList(ch.Gaps)
+		}
+		out[i] = c
 	}
 	return out
 }

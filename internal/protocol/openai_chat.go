@@ -114,12 +114,12 @@ func decodeOpenAIChunk(ev Event, d *Delta, choice func(gjson.Result, *Delta)) er
 	return nil
 }
 
-// decodeChatChoice reads one choice. With n > 1 the choices' pieces are folded
-// into one text in arrival order: the figures stay right, the text is only
-// meaningful for n = 1.
+// decodeChatChoice reads one choice, with its index (n > 1).
 func decodeChatChoice(ch gjson.Result, d *Delta) {
 	ch.ForEach(func(key, v gjson.Result) bool {
 		switch key.Str {
+		case "index":
+			d.Choice = int(v.Int())
 		case "delta":
 			decodeChatDelta(v, d)
 		case "finish_reason":

@@ -21,5 +21,6 @@ func (*openAICompletions) Decode(ev Event, d *Delta) error {
 	return decodeOpenAIChunk(ev, d, func(ch gjson.Result, d *Delta) {
 		d.Text += str(ch, "text")
 		setFinish(d, str(ch, "finish_reason"))
+		d.Choice = int(ch.Get("index").Int())
 	})
 }

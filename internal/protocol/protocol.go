@@ -67,6 +67,10 @@ type Delta struct {
 	UsageCumulative bool
 
 	FinishReason string
+	// Choice is the index of the choice the event's pieces belong to (n > 1
+	// asks for several answers, streamed interleaved; 0 otherwise). A chunk
+	// carrying pieces of several choices is folded into the last one's.
+	Choice int
 	// Terminal says the server declared the answer complete (finish reason,
 	// message_stop, response.completed, done:true). A stream is judged complete by
 	// this, never by a [DONE] sentinel alone.

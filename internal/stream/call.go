@@ -77,10 +77,11 @@ type Call struct {
 	cumulative  bool
 	firstText   string
 
-	gaps   Gaps
-	gapSum time.Duration
-	gapN   int
-	stalls int
+	gaps    Gaps
+	choices []*choiceState // n > 1: per-choice state, nil while one answer is read (choices.go)
+	gapSum  time.Duration
+	gapN    int
+	stalls  int
 
 	text, reasoning strings.Builder
 	tools           []ToolCall
@@ -258,6 +259,11 @@ func (c *Call) handle(ev protocol.Event) bool {
 		}
 		c.timings[k] = v
 	}
+	ch, err := c.choice(d.Choice)
+	if err != nil {
+		c.Fail(ErrDecode, err.Error())
+		return false
+	}
 	before := c.cumTokens
 	if d.Usage != nil {
 		c.usage = mergeUsage(c.usage, d.Usage)
@@ -267,10 +273,13 @@ func (c *Call) handle(ev protocol.Event) bool {
 		}
 	}
 	if d.HasOutput() {
-		c.output(at, before)
+		c.output(at, before, ch)
 	}
 	if d.FinishReason != "" {
 		c.finish = d.FinishReason
+		if ch != nil {
+			ch.finish = d.FinishReason
+		}
 	}
 	if d.Terminal {
 		c.terminal = true
@@ -290,7 +299,9 @@ func (c *Call) handle(ev protocol.Event) bool {
 	return true
 }
 
-func (c *Call) output(at time.Time, cumBefore int64) {
+// output folds an output event in; ch is its choice's state when the call
+// reads several answers (nil otherwise).
+func (c *Call) output(at time.Time, cumBefore int64, ch *choiceState) {
 	d := &c.d
 	c.chunks++
 	if c.firstOut.IsZero() {
@@ -302,7 +313,7 @@ func (c *Call) output(at time.Time, cumBefore int64) {
 		if c.cfg.Watchdog != nil {
 			c.cfg.Watchdog.FirstOutput()
 		}
-	} else {
+	} else if ch == nil {
 		gap := at.Sub(c.lastOut)
 		c.gapSum += gap
 		c.gapN++
@@ -314,8 +325,13 @@ func (c *Call) output(at time.Time, cumBefore int64) {
 	if c.firstAns.IsZero() && d.HasAnswer() {
 		c.firstAns = at
 	}
+	if ch != nil {
+		c.choiceGap(ch, at)
+		ch.text.WriteString(d.Text)
+		ch.reasoning.WriteString(d.Reasoning)
+	}
 	c.lastOut = at
-	c.text.WriteString(d.Text)
+	c.text.WriteString(d.Text) // every answer's: the token count covers them all
 	c.reasoning.WriteString(d.Reasoning)
 	for _, tc := range d.ToolCalls {
 		c.addTool(tc)

@@ -36,9 +36,16 @@ type expectation struct {
 	TokenSource   string             `json:"tokenSource"`
 	ServerTimings map[string]float64 `json:"serverTimings"`
 	Model         string             `json:"model"`
+	// Choices are the answers of a call that asked for several (n > 1).
+	Choices []wantChoice `json:"choices"`
 	// CountTokens gives the call a tokenizer: "words" counts whitespace-separated
 	// words, a rule simple enough to count by hand in a fixture.
 	CountTokens string `json:"countTokens"`
+}
+
+type wantChoice struct {
+	Text         string `json:"text"`
+	FinishReason string `json:"finishReason"`
 }
 
 type fixture struct {
@@ -150,6 +157,11 @@ func checkResult(t *testing.T, want expectation, got *Result) {
 	assert.Equal(t, want.OutputTokens, got.OutputTokens, "output tokens")
 	assert.Equal(t, want.TokenSource, got.TokenSource, "token source")
 	assert.Equal(t, want.ServerTimings, got.ServerTimings, "server timings")
+	var choices []wantChoice
+	for _, ch := range got.Choices {
+		choices = append(choices, wantChoice{Text: ch.Text, FinishReason: ch.FinishReason})
+	}
+	assert.Equal(t, want.Choices, choices, "choices")
 	assert.Equal(t, want.Model, got.Model, "model")
 	// Reasoning counts for llm_ttft, not for llm_ttft_answer.
 	assert.Equal(t, got.Chunks > 0, got.TTFT != Absent, "TTFT is measured iff output arrived")

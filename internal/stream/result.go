@@ -39,7 +39,8 @@ type Result struct {
 	Chunks                            int
 	OutputTokens                      int64
 	Stalls                            int
-	Gaps                              Gaps          // every inter-token gap, in order
+	Gaps                              Gaps          // every inter-token gap, in order (with n > 1, each choice's in turn)
+	Choices                           []Choice      // with n > 1: each answer (Text, Reasoning, FinishReason, Gaps are the first's)
 	GapMean                           time.Duration // Absent with fewer than two output events
 	ServerTimings                     map[string]float64
 	Starved                           int           // idle timers that fired far too late (a starved client), from the watchdog
@@ -112,6 +113,7 @@ func (c *Call) Finish() *Result {
 	}
 	r.OutputTokens, r.TokenSource = c.tokens()
 	c.decodeSpeed(r)
+	c.finishChoices(r)
 	return r
 }
 

@@ -130,8 +130,6 @@ declare module "k6/x/llmstream" {
     /** Largest response body in bytes (default 256 MiB); past it the call fails with `decode`. */
     maxBodySize?: number;
     retry?: RetryOptions;
-    /** Prices per million tokens: every call gets a cost from the token counts the server reported. */
-    prices?: Prices;
     /** Another client that takes the call when this one fails with an error in `fallbackOn`. */
     fallback?: Client;
     /** Error types that hand the call to `fallback`; without it the fallback is never used. */

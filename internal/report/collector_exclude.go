@@ -67,7 +67,7 @@ func (e Exclude) validate() error {
 type excluder struct {
 	rules     Exclude
 	scenarios map[string]bool
-	tagKeys   []string // rules.Tags' names, sorted once (the reason names the first match)
+	tagKeys   []string  // rules.Tags' names, sorted once (the reason names the first match)
 	origin    time.Time // test start, once known
 	counts    map[string]uint64
 }

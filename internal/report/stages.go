@@ -13,9 +13,10 @@ import (
 // scenario sequence and a wave that revisits a level all land on the same
 // points of a "latency against concurrency" curve. A class only counts as a
 // stage when calls kept starting in it for long enough compared with how long
-// one call takes: the server settles into a new load within a call or two, so
-// a plateau of 5–8 s is a stage for calls of one second (or of four, once they
-// queue), not for calls of ten.
+// one call takes without queueing (the quickest level's mean call): the server
+// settles into a new load within a call or two, so a plateau of 5–8 s is a
+// stage for calls of one second, even when the calls of an overloaded level
+// queue for longer than the plateau lasts.
 // A ramp passes through each class in about one second and is left out.
 
 // concurrencyClass maps a VU count to its class: exact up to 20, then a 5 %
@@ -121,18 +122,32 @@ type Stage struct {
 	RequestsPerSec, OutputTokensPerSec float64
 }
 
-// minStage is the steady time class l needs to be a stage: the MinStage
-// option when set, else stageCallSpan typical calls and at least minStageFloor.
-func (r *Run) minStage(l *levelInfo) time.Duration {
+// minStage is the steady time a class needs to be a stage: the MinStage
+// option when set, else stageCallSpan calls of the quickest level and at
+// least minStageFloor.
+func (r *Run) minStage() time.Duration {
 	if r.opt.MinStage > 0 {
 		return r.opt.MinStage
 	}
-	return max(minStageFloor, stageCallSpan*l.meanCall())
+	return max(minStageFloor, stageCallSpan*r.serviceCall())
+}
+
+// serviceCall is the shortest mean call of the levels with calls enough to
+// judge: how long a call takes when it does not queue (an overloaded level's
+// calls grow with its queue, however long it is held).
+func (r *Run) serviceCall() time.Duration {
+	var best time.Duration
+	for _, l := range r.levels {
+		if m := l.meanCall(); l.E2ECalls >= stageMinCalls && m > 0 && (best == 0 || m < best) {
+			best = m
+		}
+	}
+	return best
 }
 
 // qualifies says whether class l was held long enough, with calls enough, to be a stage.
 func (r *Run) qualifies(l *levelInfo) bool {
-	return l.Calls >= stageMinCalls && l.steady() >= r.minStage(l)
+	return l.Calls >= stageMinCalls && l.steady() >= r.minStage()
 }
 
 // Stages returns the steady stages, lowest concurrency first.
@@ -204,10 +219,10 @@ func (r *Run) StageNote() string {
 			longest = s
 		}
 	}
-	need := fmt.Sprintf("%s of steady starts (minStage)", fmtDur(r.minStage(&longest.l)))
+	need := fmt.Sprintf("%s of steady starts (minStage)", fmtDur(r.minStage()))
 	if r.opt.MinStage == 0 {
-		need = fmt.Sprintf("%s of steady starts (as long as its mean call, %s, and at least %s; minStage sets it)",
-			fmtDur(r.minStage(&longest.l)), fmtDur(longest.l.meanCall()), fmtDur(minStageFloor))
+		need = fmt.Sprintf("%s of steady starts (as long as a call of the quickest level, %s, and at least %s; minStage sets it)",
+			fmtDur(r.minStage()), fmtDur(r.serviceCall()), fmtDur(minStageFloor))
 	}
 	unit := levelUnit(isRateClass(longest.class))
 	return fmt.Sprintf("no load stages to compare: the load had %d levels (%s %s) but %s held long enough; "+

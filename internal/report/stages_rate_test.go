@@ -70,3 +70,20 @@ func TestArrivalRateStepsAreStagesByRate(t *testing.T) {
 		}
 	}
 }
+
+// An overloaded level's calls queue for longer than its plateau lasts; it is
+// still a stage, since the plateau outlasted a call of the quickest level.
+func TestOverloadedLevelIsStillAStage(t *testing.T) {
+	obs := openLoad(4, 8, 2, 1000, 1.5, 3, 6) // capacity 2/s: 3/s and 6/s overload it
+	run := collectAll(obs)
+	var slowest time.Duration
+	for _, l := range run.levels {
+		slowest = max(slowest, l.meanCall())
+	}
+	if slowest < 8*time.Second {
+		t.Fatalf("the top level's mean call is %s: not the overload this test is about", slowest)
+	}
+	if n := len(run.Stages()); n != 3 {
+		t.Fatalf("%d stages, want 3 (%s)", n, run.StageNote())
+	}
+}

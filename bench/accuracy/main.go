@@ -67,7 +67,7 @@ func main() {
 	flag.IntVar(&s.streamsPerVU, "streams-per-vu", 10, "concurrent streams per k6 VU")
 	flag.BoolVar(&s.check, "check", false, "fail unless every answer joined the trace, none failed, and the TTFT errors are finite and positive")
 	flag.IntVar(&s.profileAt, "profile-at", 0, "at this level, take a 5 s execution trace and then a 5 s CPU profile of k6 a third into its run (files k6-*.pprof / k6-*.trace in -out)")
-	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams (+2)")
+	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams + 2 + 2 % of its answers")
 	flag.Parse()
 	var err error
 	if s.levels, err = ints(*levels); err != nil {
@@ -164,8 +164,12 @@ func (s settings) problems(r result) []string {
 	if d := distOf(e.ttft); !(d.p50 > 0) {
 		p = append(p, fmt.Sprintf("median TTFT error %.3f ms is not positive", d.p50))
 	}
-	if s.checkReuse && r.connections > r.streams+2 {
-		p = append(p, fmt.Sprintf("%d connections for %d streams: connections are not reused", r.connections, r.streams))
+	// Every stream's first call opens a connection; a drain cut by its time
+	// bound on a starved machine may close a few more, a client that does not
+	// reuse connections closes one on most calls (before the stream read to
+	// EOF: 71 for 50 streams and 400 answers here).
+	if allowed := r.streams + 2 + e.calls/50; s.checkReuse && r.connections > allowed {
+		p = append(p, fmt.Sprintf("%d connections for %d streams and %d answers (allowed %d): connections are not reused", r.connections, r.streams, e.calls, allowed))
 	}
 	return p
 }

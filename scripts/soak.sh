@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# make soak (not in CI): SOAK_VUS (200) streams against llm-sim with
+# The soak (make soak: 30 minutes at a high token rate with default options;
+# make soak-short: the CI-sized 2.5 minutes; both set the variables below).
+# Run directly, its own defaults: SOAK_VUS (200) streams against llm-sim with
 # SOAK_FAULT_RATE (0.01) of the requests faulted (disconnects, stalls past the
 # idle timeout, 500s, in-stream errors) for SOAK_DURATION (10m). k6's resident
 # memory, live Go heap and goroutine count are sampled every SOAK_EVERY (15s) and

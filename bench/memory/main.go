@@ -3,8 +3,8 @@
 // token per stream per second, so every stream stays open for
 // -tokens seconds), starts k6 with bench/accuracy.js holding that many streams
 // open (-streams-per-vu per VU, default client options), waits until llm-sim
-// runs them all, then reads k6's live heap (after a forced GC, from its pprof
-// endpoint), RSS and goroutines three times and keeps the median, and saves a
+// runs them all, then reads k6's live heap (the heap profile's inuse_space
+// after a forced GC, from its pprof endpoint), RSS and goroutines three times and keeps the median, and saves a
 // heap profile (memory-N-heap.pprof in -out). The cost of one stream is the
 // slope between levels.
 package main
@@ -147,7 +147,7 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 		if err != nil {
 			return l, err
 		}
-		heaps, rsss, gs = append(heaps, float64(rt.HeapAlloc)/(1<<20)), append(rsss, rss), append(gs, rt.Goroutines)
+		heaps, rsss, gs = append(heaps, float64(rt.LiveHeap)/(1<<20)), append(rsss, rss), append(gs, rt.Goroutines)
 		time.Sleep(time.Second)
 	}
 	// The heap profile of the last sample, for `go tool pprof -sample_index=inuse_space`.

@@ -3,9 +3,10 @@
 // the requests (disconnects, stalls past the idle timeout, 500s, in-stream
 // errors), for -duration. Every -every it samples the k6 process: resident
 // memory (/proc/PID/status), live Go heap and goroutines (k6's REST API with
-// --profiling-enabled, after a forced GC), and CPU; it prints one row per
-// sample and, at the end, compares the last third of the run with the first
-// (after warm-up). The figures of a client that leaks grow with the number of
+// --profiling-enabled: the heap profile's inuse_space after a forced GC), and
+// CPU; it prints one row per sample and, at the end, compares the last third
+// of the run with the first (after warm-up), or with -max-heap-growth fits the
+// live heap's slope after -warmup. The figures of a client that leaks grow with the number of
 // answers; a sound one stays flat.
 package main
 
@@ -220,7 +221,7 @@ func sampleUntilExit(pid, simPid int, addr string, every time.Duration, exited <
 			}
 			interval := now.Sub(lastAt).Seconds()
 			s := sample{
-				at: now.Sub(start).Round(time.Second), rssMB: rss, heapMB: float64(rt.HeapAlloc) / (1 << 20),
+				at: now.Sub(start).Round(time.Second), rssMB: rss, heapMB: float64(rt.LiveHeap) / (1 << 20),
 				goroutines: rt.Goroutines, cpuPercent: 100 * (cpu - lastCPU) / interval,
 				simPercent: 100 * (simCPU - lastSimCPU) / interval, load1: loadAverage(),
 			}

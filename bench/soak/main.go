@@ -210,7 +210,7 @@ func sampleUntilExit(pid, simPid int, addr string, every time.Duration, exited <
 		case err := <-exited:
 			return samples, err
 		case now := <-tick.C:
-			ctx, cancel := context.WithTimeout(context.Background(), every)
+			ctx, cancel := context.WithTimeout(context.Background(), max(every, 10*time.Second)) // a starved k6 answers slowly
 			rt, err := harness.ReadK6Runtime(ctx, addr, true)
 			cancel()
 			rss, rssErr := harness.RSSMB(pid)

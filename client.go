@@ -78,6 +78,14 @@ func newClient(env clientEnv, v sobek.Value) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Either half alone would be silently unused.
+	switch {
+	case fallback != nil && len(opts.FallbackOn) == 0:
+		return nil, errors.New("Client options: fallback needs fallbackOn, the error types that hand a call " +
+			"to it (e.g. ['http_5xx', 'timeout_first_token']): without it the fallback is never used")
+	case fallback == nil && len(opts.FallbackOn) > 0:
+		return nil, errors.New("Client options: fallbackOn needs a fallback (another Client) to hand the call to")
+	}
 	c := &Client{env: env, opts: opts, fallback: fallback, redact: newRedactor(opts)}
 	if opts.Tokenizer != "none" {
 		tk, err := tokenizer.Get(opts.Tokenizer)
@@ -184,6 +192,9 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string) (
 	if po != nil {
 		delete(po, "onEvent")
 		onEvent = paramsV.ToObject(rt).Get("onEvent")
+		if _, ok := sobek.AssertFunction(onEvent); !ok && !common.IsNullish(onEvent) {
+			return nil, fmt.Errorf("chat params: onEvent must be a function, got %q", onEvent.String())
+		}
 		if it, ok := po["item"]; ok {
 			if item, ok = it.(map[string]any); !ok {
 				return nil, errors.New("chat params: item must be a dataset item (an object)")

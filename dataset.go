@@ -147,9 +147,10 @@ func (j *jsDataset) Next() (map[string]any, error) {
 
 // Draw returns this instance's draw n (reproducible: key it on
 // exec.scenario.iterationInInstance).
-func (j *jsDataset) Draw(n int64) (map[string]any, error) {
-	if n < 0 {
-		return nil, fmt.Errorf("draw(%d): the draw number must not be negative", n)
+func (j *jsDataset) Draw(v sobek.Value) (map[string]any, error) {
+	n, err := indexArg(v, "draw(n): n")
+	if err != nil {
+		return nil, err
 	}
 	p, err := j.sequence()
 	if err != nil {
@@ -159,12 +160,45 @@ func (j *jsDataset) Draw(n int64) (map[string]any, error) {
 }
 
 // At returns item i (modulo size).
-func (j *jsDataset) At(i int64) (map[string]any, error) {
+func (j *jsDataset) At(v sobek.Value) (map[string]any, error) {
+	i, err := indexArg(v, "at(i): i")
+	if err != nil {
+		return nil, err
+	}
 	it, err := j.d.At(int(i))
 	if err != nil {
 		return nil, fmt.Errorf("at(%d): %w", i, err)
 	}
 	return itemObject(it), nil
+}
+
+// indexArg reads a draw or item number. JS would turn undefined (a misspelt
+// exec field), a string or 1.5 into some number silently: every call would
+// then send the same item.
+func indexArg(v sobek.Value, what string) (int64, error) {
+	if common.IsNullish(v) {
+		return 0, fmt.Errorf("%s must be a whole number (e.g. exec.scenario.iterationInInstance), got %v", what, v)
+	}
+	var n int64
+	if f, ok := v.Export().(float64); ok && f == float64(int64(f)) {
+		n = int64(f)
+	} else if i, ok := v.Export().(int64); ok {
+		n = i
+	} else {
+		return 0, fmt.Errorf("%s must be a whole number, not negative, got %s", what, describeJS(v))
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%s must be a whole number, not negative, got %d", what, n)
+	}
+	return n, nil
+}
+
+// describeJS quotes strings, as the options' errors do.
+func describeJS(v sobek.Value) string {
+	if s, ok := v.Export().(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return v.String()
 }
 
 // Size is the number of distinct items.

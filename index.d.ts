@@ -60,8 +60,8 @@ declare module "k6/x/llmstream" {
 
   /** Opt-in retries; a retried call counts once in `llm_requests`, with its final attempt. */
   export interface RetryOptions {
-    /** Total attempts, 1 = no retry. */
-    attempts?: number;
+    /** Total attempts, 1 = no retry (required: `retry` without it is an error). */
+    attempts: number;
     /** Error types worth another attempt (default: `http_429`, `http_5xx`, `network`, `timeout_connect`, `timeout_first_token`). */
     on?: ErrorType[];
     /** Wait between attempts: min(max, base·2^(n-1)) ± jitter (a fraction of the wait, 0..1); default 200ms, 5s, 0.2. */
@@ -130,9 +130,9 @@ declare module "k6/x/llmstream" {
     /** Largest response body in bytes (default 256 MiB); past it the call fails with `decode`. */
     maxBodySize?: number;
     retry?: RetryOptions;
-    /** Another client that takes the call when this one fails with an error in `fallbackOn`. */
+    /** Another client that takes the call when this one fails with an error in `fallbackOn` (needs `fallbackOn`). */
     fallback?: Client;
-    /** Error types that hand the call to `fallback`; without it the fallback is never used. */
+    /** Error types that hand the call to `fallback`; one without the other is an error. */
     fallbackOn?: ErrorType[];
     /** Keep every gap in `result.gaps` (default false). */
     gaps?: boolean;

@@ -119,7 +119,7 @@ type Retry struct {
 
 // setDefaults is the policy a script gets by writing retry: {...}.
 func (r *Retry) setDefaults() {
-	*r = Retry{Attempts: 1, RespectRetryAfter: true,
+	*r = Retry{RespectRetryAfter: true, // Attempts stays 0 until given: check requires it
 		Backoff: Backoff{Base: 200 * time.Millisecond, Max: 5 * time.Second, Jitter: 0.2},
 		On: ErrorTypes{
 			stream.ErrHTTP429: true, stream.ErrHTTP5xx: true, stream.ErrNetwork: true,
@@ -128,6 +128,10 @@ func (r *Retry) setDefaults() {
 }
 
 func (r *Retry) check() error {
+	if r.Attempts == 0 {
+		// retry: {on: [...]} alone would never retry: 1 attempt is the default
+		return fieldErr("attempts", "is required: the attempts in all, e.g. 3 (1 = no retry)")
+	}
 	if r.Attempts > maxAttempts {
 		return fieldErr("attempts", "must be at most %d, got %d", maxAttempts, r.Attempts)
 	}

@@ -16,7 +16,7 @@ func benchObservation(rng *rand.Rand, start time.Time, gaps int) *Observation {
 		Model: "sim-large", OK: true, TTFB: 5 * time.Millisecond, TTFT: time.Duration(100+rng.IntN(900)) * time.Millisecond,
 		TTFTAnswer: -1, E2E: 3 * time.Second, TPOT: 20 * time.Millisecond, ClientParse: time.Millisecond,
 		TokensPerSec: 40 + 20*rng.Float64(), PromptTokens: 300, OutputTokens: int64(gaps + 1), Cache: stream.CacheMiss,
-		Active: 50, VUs: 50, GapMean: 20 * time.Millisecond,
+		Active: 50, VUs: 50,
 	}
 	for range gaps {
 		o.Gaps = append(o.Gaps, time.Duration(15+rng.IntN(10))*time.Millisecond)

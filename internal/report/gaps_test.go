@@ -11,9 +11,9 @@ func msD(v float64) time.Duration { return time.Duration(v * float64(time.Millis
 func TestGapStatisticsAreExact(t *testing.T) {
 	c := NewCollector(Options{Start: t0})
 	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second,
-		Gaps: []time.Duration{msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5)}, GapMean: msD(12.4)})
+		Gaps: []time.Duration{msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5)}})
 	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second,
-		GapMean: msD(400)}) // a mean without the gaps behind it is not a gap
+		TPOT: msD(400)}) // a per-token mean without the gaps behind it is not a gap
 	g := c.Snapshot().Category(AllCategories)
 	if g.GapCount != 5 || g.BurstGaps != 3 || g.Bursts != 2 || g.LongestGapMS != 31.5 {
 		t.Fatalf("gaps %d, burst gaps %d, bursts %d, longest %v", g.GapCount, g.BurstGaps, g.Bursts, g.LongestGapMS)
@@ -24,28 +24,16 @@ func TestGapStatisticsAreExact(t *testing.T) {
 }
 
 // The report reads gaps only from Observation.Gaps, which the module fills for
-// every call whatever gapSamples says: the gateway pattern is found from them
-// alone, with or without a per-call mean beside them.
+// every call whatever gapSamples says: the gateway pattern is found from them.
 func TestGatewayBufferingNeedsOnlyTheCallsGaps(t *testing.T) {
-	obs := synth{seed: 3, stages: []synthStage{{12, 90}}, gateway: true}.observations()
-	for _, withMean := range []bool{false, true} {
-		c := NewCollector(Options{Start: t0})
-		for _, o := range obs {
-			o := *o
-			o.GapMean = -1
-			if withMean {
-				o.GapMean = o.TPOT
-			}
-			c.Add(&o)
-		}
-		fs := Diagnose(c.Snapshot())
-		f := findingByID(fs, "gateway_buffering")
-		if f == nil {
-			t.Fatalf("withMean=%v: gateway_buffering not found: %v", withMean, ids(fs))
-		}
-		if !strings.Contains(f.Evidence[0], "events per burst") || f.Values["events_per_burst"] < 5 {
-			t.Errorf("burst evidence: %v %v", f.Evidence, f.Values)
-		}
+	run := synth{seed: 3, stages: []synthStage{{12, 90}}, gateway: true}.collect()
+	fs := Diagnose(run)
+	f := findingByID(fs, "gateway_buffering")
+	if f == nil {
+		t.Fatalf("gateway_buffering not found: %v", ids(fs))
+	}
+	if !strings.Contains(f.Evidence[0], "events per burst") || f.Values["events_per_burst"] < 5 {
+		t.Errorf("burst evidence: %v %v", f.Evidence, f.Values)
 	}
 }
 

@@ -24,8 +24,7 @@ type Observation struct {
 	ClientParse                              time.Duration
 	Connect                                  time.Duration   // dial+TLS time spent by this call (0 when the connection was reused)
 	Gaps                                     []time.Duration // every inter-token gap, whatever gapSamples says
-	GapMean                                  time.Duration
-	TokensPerSec                             float64 // per-request decode speed, 0 = not measured
+	TokensPerSec                             float64         // per-request decode speed, 0 = not measured
 	PromptTokens, OutputTokens, CachedTokens int64
 	Cache                                    stream.CacheState
 	Stalls                                   int

@@ -55,10 +55,22 @@ type RouteRecord struct {
 	TokensPerSecP50 float64 `json:"tokens_per_sec_p50"`
 }
 
-// routeRecords lists the routes when there is more than one to tell apart.
+// routesToShow says whether the routes tell the reader anything: more than
+// one, or calls a fallback served (when the primary failed every call, the
+// fallback is the only route, and nothing else in the report names it).
+func routesToShow(keys []RouteKey) bool {
+	for _, k := range keys {
+		if k.Route == "fallback" {
+			return true
+		}
+	}
+	return len(keys) >= 2
+}
+
+// routeRecords lists the routes when there is something to tell apart.
 func routeRecords(r *Run) []RouteRecord {
 	keys, groups := r.Routes()
-	if len(keys) < 2 {
+	if !routesToShow(keys) {
 		return nil
 	}
 	out := make([]RouteRecord, 0, len(keys))
@@ -75,7 +87,7 @@ func routeRecords(r *Run) []RouteRecord {
 
 func writeRoutesText(b *strings.Builder, r *Run) {
 	keys, groups := r.Routes()
-	if len(keys) < 2 {
+	if !routesToShow(keys) {
 		return
 	}
 	w := len("client · route · model")

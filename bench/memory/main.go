@@ -1,12 +1,12 @@
 // Command memory measures k6's memory per in-flight stream (scripts/memory.sh,
 // make memory): for each level it starts llm-sim with the slow profile (one
-// token per stream per second, so every stream stays open for
-// -tokens seconds), starts k6 with bench/accuracy.js holding that many streams
-// open (-streams-per-vu per VU, default client options), waits until llm-sim
-// runs them all, then reads k6's live heap (the heap profile's inuse_space
-// after a forced GC, from its pprof endpoint), RSS and goroutines three times and keeps the median, and saves a
-// heap profile (memory-N-heap.pprof in -out). The cost of one stream is the
-// slope between levels.
+// token per stream per second, so every stream stays open for -tokens
+// seconds), starts k6 with bench/accuracy.js holding that many streams open
+// (-streams-per-vu per VU, default client options), waits until llm-sim runs
+// them all, then reads k6's live heap (HeapAlloc right after a forced GC, from
+// its pprof endpoint: the streams make almost no garbage), RSS and goroutines
+// five times, keeps the median and saves a heap profile (memory-N-heap.pprof
+// in -out). The cost of one stream is the slope between levels.
 package main
 
 import (
@@ -136,7 +136,7 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 	time.Sleep(2 * time.Second)
 	var heaps, rsss []float64
 	var gs []int
-	for range 3 {
+	for range 5 {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		rt, err := harness.ReadK6Runtime(ctx, addr, true)
 		cancel()
@@ -147,7 +147,7 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 		if err != nil {
 			return l, err
 		}
-		heaps, rsss, gs = append(heaps, float64(rt.LiveHeap)/(1<<20)), append(rsss, rss), append(gs, rt.Goroutines)
+		heaps, rsss, gs = append(heaps, float64(rt.HeapAlloc)/(1<<20)), append(rsss, rss), append(gs, rt.Goroutines)
 		time.Sleep(time.Second)
 	}
 	// The heap profile of the last sample, for `go tool pprof -sample_index=inuse_space`.
@@ -157,7 +157,7 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 	slices.Sort(heaps)
 	slices.Sort(rsss)
 	slices.Sort(gs)
-	l.heapMB, l.rssMB, l.goroutines = heaps[1], rsss[1], gs[1]
+	l.heapMB, l.rssMB, l.goroutines = heaps[2], rsss[2], gs[2]
 	if running, err := harness.SimMetric(context.Background(), sim.BaseURL, "llmsim_requests_running"); err != nil || int(running) < streams {
 		return l, fmt.Errorf("streams ended during the measurement (%.0f of %d open): raise -tokens", running, streams)
 	}

@@ -140,7 +140,10 @@ type K6Runtime struct {
 	// LiveHeap is the heap in use right after a forced collection (the heap
 	// profile's inuse_space, which describes the last completed GC): unlike
 	// HeapAlloc, read a moment later, it has no garbage made in between,
-	// which at 100k tokens/s is tens of MB. Set only when collecting.
+	// which at 100k tokens/s is tens of MB; but it is an estimate from
+	// samples (one per 512 KiB allocated), a few MB off on a small heap.
+	// HeapAlloc is the better figure when little garbage is made (a
+	// benchmark of streams held open). Set only when collecting.
 	LiveHeap uint64
 }
 
@@ -162,7 +165,11 @@ func ReadK6Runtime(ctx context.Context, addr string, collect bool) (K6Runtime, e
 			return r, err
 		}
 	}
-	h, err := get(ctx, "http://"+addr+"/debug/pprof/heap?debug=1")
+	heapURL := "http://" + addr + "/debug/pprof/heap?debug=1"
+	if collect {
+		heapURL += "&gc=1" // HeapAlloc just after a collection: exact, with what garbage came since
+	}
+	h, err := get(ctx, heapURL)
 	if err != nil {
 		return r, err
 	}

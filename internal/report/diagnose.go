@@ -41,6 +41,7 @@ const (
 
 	networkShareMedian = 0.4  // half the calls spend ≥ 40 % of TTFT before the server could answer
 	connectShare       = 0.25 // or connection set-up is ≥ 25 % of all TTFT
+	networkMinTTFTMS   = 20.0 // and TTFT P50 is worth saving: a share of a millisecond is no finding
 
 	nearZeroGapMS    = 1.0  // a gap under 1 ms is part of a burst
 	burstShareMin    = 0.4  // ≥ 40 % of gaps in bursts…
@@ -141,7 +142,7 @@ func ruleNetwork(r *Run) []Finding {
 	}
 	med := q50(share)
 	conn := ratio(all.ConnectSumMS, all.ConnectTTFTSumMS)
-	if !(med >= networkShareMedian || conn >= connectShare) {
+	if !(med >= networkShareMedian || conn >= connectShare) || q50(all.S(MetricTTFT)) < networkMinTTFTMS {
 		return nil
 	}
 	reuse := ratio(float64(all.ReusedConns), float64(all.ReusedConns+all.NewConns))

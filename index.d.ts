@@ -147,19 +147,6 @@ declare module "k6/x/llmstream" {
   }
 
   /** What one million tokens of each kind cost. */
-  export interface Prices {
-    /** Uncached prompt tokens. */
-    input?: number;
-    /** Prompt tokens served from the provider's cache (default: the input price, no saving claimed). */
-    cachedInput?: number;
-    /** Output tokens (reasoning tokens included unless `reasoning` is set). */
-    output?: number;
-    /** Reasoning tokens (default: the output price). */
-    reasoning?: number;
-    /** A label for reports (default "USD"). */
-    currency?: string;
-  }
-
   /** What a call cost: every attempt's tokens, priced by its route's client. */
   export interface Cost {
     total: number;

@@ -264,4 +264,14 @@ func (b *tapBody) Read([]byte) (int, error) {
 	return 0, io.EOF
 }
 
+// WriteTo is the same read for io.Copy, which k6 drains the body with: with
+// it, io.Copy hands the body over instead of lending an 8 KiB buffer that
+// would be held for the whole life of the stream.
+func (b *tapBody) WriteTo(io.Writer) (int64, error) {
+	if _, err := b.Read(nil); err != io.EOF { //nolint:errorlint // Read returns io.EOF itself
+		return 0, err
+	}
+	return 0, nil
+}
+
 func (b *tapBody) Close() error { return b.body.Close() }

@@ -2,6 +2,7 @@ package llmstream
 
 import (
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -37,5 +38,19 @@ func TestDrainIsNotTimed(t *testing.T) {
 	require.Equal(t, true, res["ok"], "%v", res["error"])
 	require.Equal(t, map[string]float64{"queue": 7}, res["serverTimings"], "a trailer within the drain bound arrives")
 	require.Less(t, res["e2e"].(float64), float64(linger/time.Millisecond), "the drain is not in e2e") //nolint:forcetypeassert
+	vu.closeIdle()
+}
+
+// k6 drains a body with io.Copy(io.Discard, body): the tap body is a
+// WriterTo, so no copy buffer is lent to it for the stream's whole life, and
+// the stream is read all the same.
+func TestTapBodyIsReadWithoutACopyBuffer(t *testing.T) {
+	t.Parallel()
+	var _ io.WriterTo = (*tapBody)(nil)
+	srv, _ := streamServer(t, 0, 0, []string{"a", "b"})
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q});`, srv.URL))
+	res := vu.chat(`{messages: []}`)
+	require.Equal(t, true, res["ok"], "%v", res["error"])
+	require.Equal(t, "ab", res["text"])
 	vu.closeIdle()
 }

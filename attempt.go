@@ -152,8 +152,12 @@ type transports struct {
 // maxIdlePerHost bounds the idle connections a VU keeps per host.
 const maxIdlePerHost = 1024
 
-// requestWriteBuffer is the write buffer of a client's connections.
-const requestWriteBuffer = 1 << 10
+// requestWriteBuffer and responseReadBuffer size a client's connections'
+// buffers (net/http's default is 4 KiB each).
+const (
+	requestWriteBuffer = 1 << 10
+	responseReadBuffer = 2 << 10
+)
 
 // closeIdle closes the idle connections of every transport made so far.
 func (t *transports) closeIdle() {
@@ -199,6 +203,10 @@ func withHTTPVersion(base http.RoundTripper, mode string) http.RoundTripper {
 	// the default 4 KiB is 3 KiB less per stream in flight, for at most a few
 	// more write calls on a long prompt.
 	t.WriteBufferSize = requestWriteBuffer
+	// Reads of the stream are larger than the read buffer and bypass it (the
+	// event scanner asks for 4 KiB at a time); it serves only the status line,
+	// headers and chunk sizes, and long header lines still read whole.
+	t.ReadBufferSize = responseReadBuffer
 	switch mode {
 	case config.HTTP1:
 		p := new(http.Protocols)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"unicode/utf8"
 )
 
 // Cost adds up what the calls of a group cost, for clients with prices. Failed
@@ -97,7 +98,9 @@ func writeCostText(b *strings.Builder, rows []summaryRow, heading string, w int)
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n  %-*s %9s %16s %16s %16s\n", w, "cost · "+heading, "calls", "total", "per 1000 calls", "saved by cache")
+	heading = "cost · " + heading
+	w = max(w, utf8.RuneCountInString(heading)) // fmt pads by runes
+	fmt.Fprintf(b, "\n  %-*s %9s %16s %16s %16s\n", w, heading, "calls", "total", "per 1000 calls", "saved by cache")
 	for _, row := range rows {
 		c := row.g.Cost
 		fmt.Fprintf(b, "  %-*s %9d %16s %16s %16s\n", w, row.label, c.Calls, fmtMoney(c.Total, c.Currency),

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
@@ -37,6 +38,18 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 	text := RenderText(run, nil, nil)
 	if !strings.Contains(text, "per 1000 calls") || !strings.Contains(text, "10.0000 EUR") {
 		t.Fatalf("no cost table in the text report:\n%s", text)
+	}
+	// The table's columns line up under a heading wider than the labels.
+	var head, row string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "per 1000 calls") {
+			head = l
+		} else if head != "" && row == "" {
+			row = l
+		}
+	}
+	if end := func(s, w string) int { return utf8.RuneCountInString(s[:strings.Index(s, w)+len(w)]) }; end(head, "calls") != end(row, "20") {
+		t.Fatalf("cost columns do not line up:\n%s\n%s", head, row)
 	}
 	if !strings.Contains(string(RenderHTML(run, nil, RenderOptions{})), `id="cost"`) {
 		t.Fatal("no cost table in the HTML report")

@@ -194,7 +194,7 @@ func ruleGatewayBuffering(r *Run) []Finding {
 		},
 		Advice: "Something between the model and the client collects the stream into blocks: a proxy or API " +
 			"gateway with response buffering (nginx proxy_buffering, X-Accel-Buffering: no, compression on event " +
-			"streams). Compare with a direct connection; the users see the same stutter. ",
+			"streams). Compare with a direct connection; the users see the same stutter.",
 		Values: map[string]float64{"burst_share": nz, "long_gap_p50_ms": p50, "events_per_burst": perBurst},
 	}}
 }

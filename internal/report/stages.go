@@ -177,8 +177,29 @@ func (r *Run) Stages() []*Stage {
 		r.measureThroughput(st)
 		out = append(out, st)
 	}
+	out = oneUnit(out)
 	sort.Slice(out, func(i, j int) bool { return out[i].Concurrency < out[j].Concurrency })
 	return out
+}
+
+// oneUnit keeps the stages of one kind when a run had both VU levels and
+// arrival rates (a warm-up of a few VUs before an arrival-rate step load): a
+// curve of latency against load cannot put 3 VUs and 20 requests/s on one
+// axis. The kind with more stages is the curve (more calls on a tie).
+func oneUnit(stages []*Stage) []*Stage {
+	var byRate, byVUs []*Stage
+	var rateCalls, vuCalls uint64
+	for _, st := range stages {
+		if st.ByRate {
+			byRate, rateCalls = append(byRate, st), rateCalls+st.Calls
+		} else {
+			byVUs, vuCalls = append(byVUs, st), vuCalls+st.Calls
+		}
+	}
+	if len(byRate) > len(byVUs) || (len(byRate) == len(byVUs) && rateCalls >= vuCalls) {
+		return byRate
+	}
+	return byVUs
 }
 
 // levelShare is the share of calls a concurrency level must hold for the load

@@ -7,40 +7,43 @@ package sample
 import (
 	"math"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
 // Sampler keeps every k-th of the values offered to it, process-wide, so the
-// kept ones arrive at about rate per second whatever the offered rate (k is
-// set every window from the rate offered in the window before; until the
-// first window has passed every value is kept). Which
-// values are kept depends only on their position in the offered stream, never
-// on their size, so quantiles of the kept values estimate those of all.
+// kept ones arrive at about rate per second whatever the offered rate. k is
+// set every window from the higher offered rate of the last two windows (a
+// jittery load would otherwise overshoot after every quiet window), and a
+// window never keeps more than twice its share: the cap holds even when the
+// load jumps. Until the first window has passed every value is kept.
 type Sampler struct {
 	rate float64 // kept values per second wanted
 
-	seen    atomic.Uint64 // values offered so far
-	k       atomic.Uint64 // keep every k-th
-	dropped atomic.Uint64 // values not kept
-
 	mu          sync.Mutex
+	seen        uint64 // values offered so far
+	dropped     uint64 // values not kept
+	k           uint64 // keep every k-th
 	windowStart time.Time
-	windowSeen  uint64 // seen at windowStart
+	windowSeen  uint64  // seen at windowStart
+	windowKept  uint64  // kept since windowStart
+	lastRate    float64 // offered rate of the window before
 	now         func() time.Time
 }
+
+// window is how often k follows the offered rate: short enough that a burst
+// passes the cap only briefly, long enough to hold many values.
+const window = 200 * time.Millisecond
 
 // New returns a sampler that keeps about rate values per second (rate ≤ 0
 // keeps every value).
 func New(rate float64) *Sampler {
-	s := &Sampler{rate: rate, now: time.Now}
-	s.k.Store(1)
-	return s
+	return &Sampler{rate: rate, k: 1, now: time.Now}
 }
 
 // Take offers n values (one call's gaps, in order) and returns which of them
 // to keep: keep(i) is true for the i-th. It is safe for concurrent use; a
-// call's values get consecutive positions in the process-wide stream.
+// call's values get consecutive positions in the process-wide stream, and
+// which are kept depends only on those positions, never on the values.
 func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 	if n <= 0 {
 		return func(int) bool { return false }, 0
@@ -48,34 +51,48 @@ func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 	if s.rate <= 0 {
 		return func(int) bool { return true }, n
 	}
-	s.adjust()
-	k := s.k.Load()
-	end := s.seen.Add(uint64(n)) // positions end-n+1 … end (1-based)
-	first := end - uint64(n) + 1
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.adjust(now)
+	k := s.k
+	first := s.seen + 1 // positions first … first+n-1 (1-based)
+	s.seen += uint64(n)
+	end := s.seen
 	// The kept positions are the multiples of k: the first at or after first.
 	next := (first + k - 1) / k * k
 	if next <= end {
 		kept = int((end-next)/k) + 1
 	}
-	s.dropped.Add(uint64(n - kept))
-	return func(i int) bool { return (first+uint64(i))%k == 0 }, kept
+	if budget := uint64(math.Ceil(2 * s.rate * window.Seconds())); s.windowKept+uint64(kept) > budget {
+		kept = int(budget - min(budget, s.windowKept))
+	}
+	s.windowKept += uint64(kept)
+	s.dropped += uint64(n - kept)
+	allowed := uint64(kept)
+	return func(i int) bool {
+		p := first + uint64(i)
+		return p%k == 0 && p >= next && (p-next)/k < allowed
+	}, kept
 }
 
 // Dropped is how many offered values were not kept.
-func (s *Sampler) Dropped() uint64 { return s.dropped.Load() }
-
-// Seen is how many values were offered.
-func (s *Sampler) Seen() uint64 { return s.seen.Load() }
-
-// window is how often k follows the offered rate: short enough that a burst
-// passes the cap only briefly, long enough to hold many values.
-const window = 200 * time.Millisecond
-
-// adjust sets k from the offered rate of the last window.
-func (s *Sampler) adjust() {
-	now := s.now()
+func (s *Sampler) Dropped() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.dropped
+}
+
+// Seen is how many values were offered.
+func (s *Sampler) Seen() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen
+}
+
+// adjust starts a new window when the last one has passed, with k from the
+// offered rate.
+func (s *Sampler) adjust(now time.Time) {
 	if s.windowStart.IsZero() {
 		s.windowStart = now
 		return
@@ -84,12 +101,12 @@ func (s *Sampler) adjust() {
 	if el < window {
 		return
 	}
-	seen := s.seen.Load()
-	offered := float64(seen-s.windowSeen) / el.Seconds()
-	k := uint64(1)
-	if offered > s.rate {
-		k = uint64(math.Ceil(offered / s.rate))
+	offered := float64(s.seen-s.windowSeen) / el.Seconds()
+	est := max(offered, s.lastRate)
+	s.k = 1
+	if est > s.rate {
+		s.k = uint64(math.Ceil(est / s.rate))
 	}
-	s.k.Store(k)
-	s.windowStart, s.windowSeen = now, seen
+	s.lastRate = offered
+	s.windowStart, s.windowSeen, s.windowKept = now, s.seen, 0
 }

@@ -63,14 +63,16 @@ func TestSampledQuantilesMatchAll(t *testing.T) {
 	}
 	require.Equal(t, uint64(len(all)), s.Seen())
 	require.Equal(t, uint64(len(all)-len(kept)), s.Dropped())
-	// 40 simulated seconds at a cap of 500/s: 20 000 kept, plus what the first
-	// window (before any rate was known) kept whole: 2 000 at 10 000/s.
-	require.InDelta(t, 22_000, len(kept), 1_000, "the cap holds")
+	// 40 simulated seconds at a cap of 500/s: at most 20 000, plus the first
+	// window's budget (twice its share, 200); k is a whole number, so a little
+	// under the cap is expected (here every 21st of 10 000/s: 476/s).
+	require.LessOrEqual(t, len(kept), 20_200, "the cap holds")
+	require.GreaterOrEqual(t, len(kept), 17_000, "the sampler keeps close to its cap")
 	sort.Float64s(all)
 	sort.Float64s(kept)
 	for _, q := range []float64{0.5, 0.9, 0.99} {
-		// The kept quantile's rank among all gaps: with n ≈ 22 000 kept
-		// values its standard error is sqrt(q(1-q)/n) ≤ 0.0034 (0.00067 at
+		// The kept quantile's rank among all gaps: with n ≈ 19 000 kept
+		// values its standard error is sqrt(q(1-q)/n) ≤ 0.0037 (0.00072 at
 		// p99); 0.015 is over four of them anywhere, and the seed is fixed.
 		k := quantile(kept, q)
 		rank := float64(sort.SearchFloat64s(all, k)) / float64(len(all))
@@ -123,4 +125,24 @@ func TestConcurrentTakesAccountForEveryValue(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, uint64(8*500*37), s.Seen())
 	require.Equal(t, s.Seen()-uint64(total), s.Dropped())
+}
+
+// A load that jumps tenfold within a window still keeps at most twice the
+// window's share.
+func TestAJumpInLoadIsCapped(t *testing.T) {
+	t.Parallel()
+	s := New(1000)
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	s.now = clk.now
+	clk.step = 10 * time.Millisecond // 100 values per 10 ms: 10 000/s
+	for range 100 {
+		s.Take(100)
+	}
+	clk.step = time.Millisecond // now 100 000/s, within one window
+	kept := 0
+	for range 100 {
+		_, n := s.Take(100)
+		kept += n
+	}
+	require.LessOrEqual(t, kept, 2*1000/5+1000/5, "at most the budget of the windows it spans")
 }

@@ -9,10 +9,12 @@ package llmstream
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"sync"
 	"time"
 
@@ -212,6 +214,14 @@ func withHTTPVersion(base http.RoundTripper, mode string) http.RoundTripper {
 		p := new(http.Protocols)
 		p.SetHTTP1(true)
 		t.Protocols = p
+		// k6's transport, once used, offers "h2" by ALPN, and the clone keeps
+		// its TLS config: an HTTPS server speaking both would pick HTTP/2 for
+		// a connection this transport then reads as HTTP/1.1.
+		if t.TLSClientConfig != nil {
+			t.TLSClientConfig.NextProtos = slices.DeleteFunc(slices.Clone(t.TLSClientConfig.NextProtos),
+				func(p string) bool { return p == "h2" })
+		}
+		t.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{} // as k6 does for HTTP/1.1 only
 	case config.HTTP2:
 		p := new(http.Protocols)
 		p.SetHTTP2(true)

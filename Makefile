@@ -23,12 +23,21 @@ llmstream:
 demo: k6 llm-sim
 	./scripts/demo.sh
 
-## test: everything CI runs — vet, type-check, unit tests with -race, short fuzzing, end-to-end runs of every example,
+## test: everything CI runs — vet, lint, type-check, unit tests with -race, short fuzzing, end-to-end runs of every example,
 ## the short accuracy check.
-test: vet types unit fuzz-short e2e accuracy-short
+test: vet lint types unit fuzz-short e2e accuracy-short
 
 vet:
 	$(GO) vet ./...
+
+## lint: golangci-lint (version pinned here, config in .golangci.yml), installed once into .cache/tools from the Go module proxy.
+GOLANGCI_LINT_VERSION ?= v2.15.0
+GOLANGCI_LINT := $(CURDIR)/.cache/tools/$(GOLANGCI_LINT_VERSION)/golangci-lint
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
+
+$(GOLANGCI_LINT):
+	GOBIN=$(dir $(GOLANGCI_LINT)) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
 ## types: index.d.ts and every example type-checked by TypeScript (checkJs); needs node and npm.
 types: node_modules/.package-lock.json

@@ -8,7 +8,7 @@
 ARG GO_VERSION=1.26
 ARG ALPINE_VERSION=3.22
 
-FROM golang:${GO_VERSION}-bookworm AS build
+FROM golang:${GO_VERSION} AS build
 WORKDIR /src
 # Modules first: this layer is reused until go.mod or go.sum change.
 COPY go.mod go.sum ./

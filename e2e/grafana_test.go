@@ -155,7 +155,7 @@ func TestGrafanaDashboardHasData(t *testing.T) {
 		{"hist", "H", "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true"},
 	}
 	for _, m := range modes {
-		code, out := runK6Env(t, script, map[string]string{"LLM_BASE_URL": sim + "/v1", "DURATION": "12s"},
+		code, out := runK6Env(t, script, map[string]string{"LLM_BASE_URL": sim + "/v1", "DURATION": "8s"},
 			[]string{
 				"K6_PROMETHEUS_RW_SERVER_URL=" + prom + "/api/v1/write",
 				"K6_PROMETHEUS_RW_PUSH_INTERVAL=1s", m.env,

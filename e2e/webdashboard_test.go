@@ -82,7 +82,7 @@ func TestWebDashboardLLMTab(t *testing.T) {
 	script := filepath.Join("examples", "dashboards.js")
 	sim := startSim(t, simArgs(t, filepath.Join(repoRoot(t), script))...)
 	report := filepath.Join(t.TempDir(), "dashboard-report.html")
-	code, out := runK6Env(t, script, map[string]string{"LLM_BASE_URL": sim + "/v1", "DURATION": "10s"}, []string{
+	code, out := runK6Env(t, script, map[string]string{"LLM_BASE_URL": sim + "/v1", "DURATION": "8s"}, []string{
 		"K6_WEB_DASHBOARD=true",
 		"K6_WEB_DASHBOARD_PORT=-1", // no live server: only the exported report
 		"K6_WEB_DASHBOARD_PERIOD=2s",

@@ -55,9 +55,10 @@ const (
 	eventLagP50MS    = 20.0
 	starvedMin       = 3 // calls with a late idle timer (the process was starved of CPU)
 	// The process's own lag (scheduler latency, timer lateness) adds to every
-	// timestamp; past these it is larger than what a bare client suffers on
-	// the same box (see BENCHMARKS.md, accuracy).
-	clientLagP95MS = 10.0
+	// timestamp. A typical call meeting 3 ms, or one in twenty meeting 25 ms, is
+	// a process that waits for a CPU; rarer spikes (another process, a GC) are
+	// not a verdict on the run.
+	clientLagP95MS = 25.0
 	clientLagP50MS = 3.0
 
 	cacheMinKnown = 30

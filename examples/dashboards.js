@@ -2,7 +2,7 @@
 //
 // A run that fills every panel of the Grafana dashboard and of the web dashboard's
 // LLM tab (docs/dashboards.md): two length classes with a shared system prompt (cache
-// hits), an SLO (goodput), and a flaky server: first tokens that come too late (retried),
+// hits), prices (cost), an SLO (goodput), and a flaky server: first tokens that come too late (retried),
 // 503s (handed to a fallback client), pauses mid-stream (stalls), errors inside the stream.
 //
 //   ./llm-sim --model sim-large=demo --model sim-small=fast --fault status=503:0.08 \
@@ -14,12 +14,16 @@ import { Client, Dataset } from 'k6/x/llmstream';
 
 const base = __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1';
 
-const fallback = new Client({ baseURL: base, model: 'sim-small', name: 'fallback' });
+// Prices per million tokens (made up for the simulator): llm_cost for the cost panels.
+const prices = { input: 2.5, cachedInput: 1.25, output: 10, currency: 'USD' };
+
+const fallback = new Client({ baseURL: base, model: 'sim-small', name: 'fallback', prices });
 
 const client = new Client({
   baseURL: base,
   model: 'sim-large',
   name: 'primary',
+  prices,
   timeouts: { connect: '3s', firstToken: '1s', idle: '5s', total: '1m' },
   stallThreshold: '500ms',
   slo: { ttft: '1s', tpot: '100ms' },

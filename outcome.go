@@ -329,7 +329,7 @@ func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond
 // attempt (tagged by its route and number), then the call's figures from the
 // attempt that ended it. unsampled is how many of the call's gaps the
 // gapSampleRate cap kept out of llm_inter_token_gap.
-func (m *llmMetrics) samples(o *outcome, regress func(string, time.Duration) (bool, bool)) (batch metrics.Samples, unsampled int) {
+func (m *llmMetrics) samples(o *outcome, regress func(client, category string, ttft time.Duration) (bool, bool)) (batch metrics.Samples, unsampled int) {
 	a := o.final()
 	r, info := a.res, a.info
 	out := make(metrics.Samples, 0, 24+len(r.Gaps)+len(o.attempts))
@@ -434,7 +434,7 @@ func (m *llmMetrics) samples(o *outcome, regress func(string, time.Duration) (bo
 		add(m.goodput, end, boolValue(r.OK && meets(slo, r)))
 	}
 	if r.OK && r.TTFT >= 0 {
-		if slower, known := regress(info.category, r.TTFT); known {
+		if slower, known := regress(info.label, info.category, r.TTFT); known {
 			add(m.regression, end, boolValue(slower))
 		}
 	}

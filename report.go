@@ -57,8 +57,9 @@ func (s *reportState) getBaseline() (*report.Record, string) {
 }
 
 // regression says whether a call was slower than the baseline's P95 TTFT for
-// its category; known is false when the baseline has no such category.
-func (s *reportState) regression(category string, ttft time.Duration) (slower, known bool) {
+// its category (and client, when the baseline kept several apart); known is
+// false when the baseline has no such category.
+func (s *reportState) regression(client, category string, ttft time.Duration) (slower, known bool) {
 	base, _ := s.getBaseline()
 	if base == nil {
 		return false, false
@@ -66,7 +67,7 @@ func (s *reportState) regression(category string, ttft time.Duration) (slower, k
 	if category == "" {
 		category = report.DefaultCategory
 	}
-	p95, ok := base.P95(category, "ttft")
+	p95, ok := base.ClientP95(client, category, "ttft")
 	if !ok {
 		return false, false
 	}

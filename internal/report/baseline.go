@@ -24,6 +24,7 @@ type Comparison struct {
 
 // ComparisonRow is one figure compared. Times in ms; a positive delta is slower.
 type ComparisonRow struct {
+	Client   string  `json:"client,omitempty"` // with several clients on both sides
 	Category string  `json:"category"`
 	Metric   string  `json:"metric"`
 	Stat     string  `json:"stat"` // "p50", "p95", "p99"
@@ -35,6 +36,14 @@ type ComparisonRow struct {
 	CILow    float64 `json:"ci_low"`
 	CIHigh   float64 `json:"ci_high"`
 	Verdict  string  `json:"verdict"` // VerdictBetter, VerdictWorse, VerdictSame
+}
+
+// label names the row's calls: "category", or "client · category".
+func (row ComparisonRow) label() string {
+	if row.Client == "" {
+		return row.Category
+	}
+	return row.Client + " · " + row.Category
 }
 
 // The verdicts of a comparison row.
@@ -87,13 +96,32 @@ func Compare(r *Run, base *Record) *Comparison {
 		return nil
 	}
 	c := newComparison(base)
+	if r.PerClient() && len(base.Clients) > 0 {
+		// Two providers or models in one run are compared each with itself:
+		// merged, a faster client's calls would hide the other's regression.
+		for _, name := range r.Clients() {
+			if bc := base.Clients[clientLabel(name)]; bc != nil {
+				c.compareRun(r.Client(name), clientLabel(name), bc.Categories)
+			}
+		}
+		return c
+	}
+	c.compareRun(r, "", base.Categories)
+	return c
+}
+
+// compareRun adds the rows of every category of a run (or one client's view).
+func (c *Comparison) compareRun(r *Run, client string, base map[string]*CategoryRecord) {
 	for _, cat := range r.Categories() {
 		g := r.Category(cat)
-		c.compareCategory(cat, base.Categories[cat], r.opt.Seed, func(m Metric) ([]float64, *Sketch) {
+		n := len(c.Rows)
+		c.compareCategory(cat, base[cat], r.opt.Seed, func(m Metric) ([]float64, *Sketch) {
 			return samplesOf(r.samples[cat], m), g.S(m)
 		})
+		for i := n; i < len(c.Rows); i++ {
+			c.Rows[i].Client = client
+		}
 	}
-	return c
 }
 
 // CompareRecords sets a run record against a baseline record the way

@@ -112,22 +112,28 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 		rec.Excluded = &ex
 	}
 	for _, cat := range append(r.Categories(), AllCategories) {
-		cr := categoryRecord(r.Category(cat))
-		if cat != AllCategories && len(r.samples[cat]) > 0 {
-			cr.Samples = map[string][]float64{}
-			for _, m := range reservoirMetrics {
-				if v := samplesOf(r.samples[cat], m); len(v) > 0 {
-					cr.Samples[m.String()] = v
-				}
-			}
-			cr.SamplesSeen = r.seen[cat]
-		}
-		rec.Categories[cat] = cr
+		rec.Categories[cat] = categoryRecordOf(r, cat)
 	}
 	if !r.PerClient() { // with several clients, stages and waves are per client only
 		rec.Stages, rec.StageNote, rec.Waves = stageRecords(r), r.StageNote(), waveRecords(r)
 	}
 	return rec
+}
+
+// categoryRecordOf is the record of a category of a run (or of one client's
+// view of it), with the raw samples a later comparison resamples.
+func categoryRecordOf(r *Run, cat string) *CategoryRecord {
+	cr := categoryRecord(r.Category(cat))
+	if cat != AllCategories && len(r.samples[cat]) > 0 {
+		cr.Samples = map[string][]float64{}
+		for _, m := range reservoirMetrics {
+			if v := samplesOf(r.samples[cat], m); len(v) > 0 {
+				cr.Samples[m.String()] = v
+			}
+		}
+		cr.SamplesSeen = r.seen[cat]
+	}
+	return cr
 }
 
 // categoryRecord is the record of one group's figures.
@@ -258,8 +264,24 @@ func (r *Record) P95(category, metric string) (time.Duration, bool) {
 	if r == nil {
 		return 0, false
 	}
+	return p95Of(r.Categories, category, metric)
+}
+
+// ClientP95 is P95 for one client's calls when the record kept them apart
+// (a run of several clients), else for the whole run.
+func (r *Record) ClientP95(client, category, metric string) (time.Duration, bool) {
+	if r == nil {
+		return 0, false
+	}
+	if cr := r.Clients[clientLabel(client)]; cr != nil {
+		return p95Of(cr.Categories, category, metric)
+	}
+	return p95Of(r.Categories, category, metric)
+}
+
+func p95Of(cats map[string]*CategoryRecord, category, metric string) (time.Duration, bool) {
 	m, known := MetricByName(metric)
-	cr := r.Categories[category]
+	cr := cats[category]
 	if !known || !m.isDuration() || cr == nil {
 		return 0, false
 	}

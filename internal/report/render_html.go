@@ -177,7 +177,7 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
 			class = "same"
 		}
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%+.1f%%</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",
-			html.EscapeString(row.Category), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, class, row.Verdict)
+			html.EscapeString(row.label()), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, class, row.Verdict)
 	}
 	b.WriteString("</table>\n")
 }

@@ -1,7 +1,8 @@
 package report
 
 // ClientRecord is one client's part of the run record when the run had
-// several: its categories (without raw samples), stages and waves.
+// several: its categories (with the raw samples a later run compares
+// against), stages and waves.
 type ClientRecord struct {
 	Categories map[string]*CategoryRecord `json:"categories"`
 	Stages     []StageRecord              `json:"stages,omitempty"`
@@ -19,7 +20,7 @@ func clientRecords(r *Run) map[string]*ClientRecord {
 		cr := &ClientRecord{Categories: map[string]*CategoryRecord{}, Stages: stageRecords(v),
 			StageNote: v.StageNote(), Waves: waveRecords(v)}
 		for _, cat := range append(v.Categories(), AllCategories) {
-			cr.Categories[cat] = categoryRecord(v.Category(cat))
+			cr.Categories[cat] = categoryRecordOf(v, cat)
 		}
 		out[clientLabel(name)] = cr
 	}

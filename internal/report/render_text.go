@@ -113,7 +113,7 @@ func writeComparisonText(b *strings.Builder, cmp *Comparison) {
 		cmp.BaselineStart.Format("2006-01-02 15:04"), len(changed), len(cmp.Rows), 100*cmp.Confidence, 100*minEffect)
 	sort.SliceStable(changed, func(i, j int) bool { return math.Abs(changed[i].DeltaPct) > math.Abs(changed[j].DeltaPct) })
 	for _, row := range changed {
-		fmt.Fprintf(b, "    %-7s %-14s %-6s %-4s %9s → %-9s %+7.1f%%  CI [%s, %s]\n", row.Verdict, row.Category, row.Metric,
+		fmt.Fprintf(b, "    %-7s %-14s %-6s %-4s %9s → %-9s %+7.1f%%  CI [%s, %s]\n", row.Verdict, row.label(), row.Metric,
 			row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, fmtSigned(row.CILow), fmtSigned(row.CIHigh))
 	}
 }

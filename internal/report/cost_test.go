@@ -77,3 +77,25 @@ func TestCostWithoutPricesStaysOutOfTheReport(t *testing.T) {
 		t.Fatal("a cost record without prices")
 	}
 }
+
+// The report says how many gaps the gap-sample cap kept out of k6's metric,
+// and keeps the count in the record.
+func TestUnsampledGapsAreSaid(t *testing.T) {
+	c := NewCollector(Options{})
+	t0 := time.Unix(1_700_000_000, 0)
+	for i := range 10 {
+		c.Add(&Observation{
+			Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second), OK: true,
+			TTFT: 100 * time.Millisecond, E2E: time.Second,
+			Gaps: []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond},
+			GapsUnsampled: 3,
+		})
+	}
+	run := c.Snapshot()
+	if text := RenderText(run, nil, nil); !strings.Contains(text, "left out 30 of 40 gaps") {
+		t.Fatalf("no word of the unsampled gaps:\n%s", text)
+	}
+	if n := NewRecord(run, nil, nil, nil).Categories[AllCategories].GapsUnsampled; n != 30 {
+		t.Fatalf("record: %d unsampled gaps, want 30", n)
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"maps"
 
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -62,8 +63,11 @@ type Group struct {
 	// Gap statistics kept exactly, whatever the gap sketch's resolution: the
 	// longest real gap, how many gaps there were, how many were part of a burst
 	// (under nearZeroGapMS) and how many bursts (runs of such gaps) they formed.
-	LongestGapMS                             float64
-	GapCount, BurstGaps, Bursts              uint64
+	LongestGapMS                float64
+	GapCount, BurstGaps, Bursts uint64
+	// GapsUnsampled counts the gaps that gapSamples 'sampled' kept out of
+	// k6's llm_inter_token_gap (the figures above use every gap).
+	GapsUnsampled                            uint64
 	StarvedRequests                          uint64 // calls whose idle timer fired far too late
 	PromptTokens, OutputTokens, CachedTokens int64
 	// Sums over OK calls where both parse time and E2E were measured: the client's share.
@@ -116,6 +120,7 @@ func (g *Group) merge(o *Group) {
 	g.GapCount += o.GapCount
 	g.BurstGaps += o.BurstGaps
 	g.Bursts += o.Bursts
+	g.GapsUnsampled += o.GapsUnsampled
 	g.StarvedRequests += o.StarvedRequests
 	g.PromptTokens += o.PromptTokens
 	g.OutputTokens += o.OutputTokens
@@ -127,6 +132,16 @@ func (g *Group) merge(o *Group) {
 	g.NewConns += o.NewConns
 	g.ReusedConns += o.ReusedConns
 	g.Cost.merge(o.Cost)
+}
+
+// unsampledLine says how many gaps the gap-sample cap kept out of k6's
+// llm_inter_token_gap ("" when none were).
+func (g *Group) unsampledLine() string {
+	if g.GapsUnsampled == 0 {
+		return ""
+	}
+	return fmt.Sprintf("llm_inter_token_gap in k6 is a uniform sample: the gapSampleRate cap left out %d of %d gaps "+
+		"(%s); the gap figures of this report use every gap", g.GapsUnsampled, g.GapCount, fmtPct(ratio(float64(g.GapsUnsampled), float64(g.GapCount))))
 }
 
 // BurstShare is the share of gaps under nearZeroGapMS (NaN without gaps).
@@ -183,6 +198,7 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 		g.Sketches[MetricClientLag].Add(v)
 	}
 	g.Cost.add(o)
+	g.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
 	if v, ok := ms(o.TTFB); ok {
 		g.Sketches[MetricTTFB].Add(v)
 	}

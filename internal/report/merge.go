@@ -161,6 +161,7 @@ func mergeCategory(into map[string]*CategoryRecord, cat string, cr *CategoryReco
 	m.CacheHits += cr.CacheHits
 	m.CacheMisses += cr.CacheMisses
 	m.Cost = m.Cost.merge(cr.Cost)
+	m.GapsUnsampled += cr.GapsUnsampled
 	for k, v := range cr.Errors {
 		if m.Errors == nil {
 			m.Errors = map[string]uint64{}

@@ -29,6 +29,9 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 		b.WriteString("  no LLM calls were recorded\n")
 		return b.String()
 	}
+	if line := all.unsampledLine(); line != "" {
+		fmt.Fprintf(&b, "  %s\n\n", line)
+	}
 	rows := summaryRows(r)
 	w := 8
 	for _, row := range rows {

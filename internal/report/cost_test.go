@@ -87,7 +87,7 @@ func TestUnsampledGapsAreSaid(t *testing.T) {
 		c.Add(&Observation{
 			Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second), OK: true,
 			TTFT: 100 * time.Millisecond, E2E: time.Second,
-			Gaps: []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond},
+			Gaps:          []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond},
 			GapsUnsampled: 3,
 		})
 	}

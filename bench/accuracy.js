@@ -52,7 +52,7 @@ async function loop(end) {
       continue;
     }
     lines.push(JSON.stringify({
-      id: r.requestId, ok: r.ok, ttfb: r.ttfb, ttft: r.ttft, gaps: r.gaps, chunks: r.chunks,
+      id: r.requestId, ok: r.ok, ttfb: r.ttfb, ttft: r.ttft, gaps: r.gaps, chunks: r.chunks, lag: r.clientLag,
       error: r.error ? r.error.type : undefined,
     }));
     if (lines.length >= 20) {

@@ -31,6 +31,9 @@ type clientRecord struct {
 	TTFT  *float64  `json:"ttft"`
 	Gaps  []float64 `json:"gaps"`
 	Error string    `json:"error"`
+	// Lag is the module's own measure of how late its process ran during the
+	// call (result.clientLag); the bare client has none.
+	Lag *float64 `json:"lag"`
 }
 
 // errors are one run's per-request errors, client − server, in ms.
@@ -39,6 +42,7 @@ type errors struct {
 	gapCountMismatch               int
 	ttft, read, gap                []float64
 	ttftNewConn, ttftReused        []float64
+	lag                            []float64 // result.clientLag of every answer that had one
 }
 
 func readLines[T any](path string, keep func(string) bool) ([]T, error) {
@@ -88,6 +92,9 @@ func join(tracePath, clientPath string) (*errors, error) {
 	e := &errors{calls: len(calls)}
 	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
 	for _, c := range calls {
+		if c.Lag != nil {
+			e.lag = append(e.lag, *c.Lag)
+		}
 		if !c.OK || c.TTFT == nil || c.TTFB == nil {
 			e.failed++
 			continue

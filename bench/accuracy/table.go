@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -33,7 +35,7 @@ func printTables(w io.Writer, s settings, results []result) {
 				r.streams, r.client, e.calls, e.joined, e.newConn, distOf(e.ttft), distOf(e.read), distOf(e.gap),
 				distOf(e.ttftNewConn).p50, distOf(e.ttftReused).p50, r.clientCPU, r.simCPU, r.connections)
 		}
-		fmt.Fprintln(w, "\nratio to bare (goal ≤ 1.25): TTFT error p50, p99; gap error p99")
+		fmt.Fprintln(w, "\nratio to bare (goal ≤ 1.25): TTFT error p50, p99; gap error p99; the module's own lag and what client_bound says of it")
 		for _, n := range s.levels {
 			b := byLevel[n]["bare"]
 			for _, c := range s.clients {
@@ -42,8 +44,26 @@ func printTables(w io.Writer, s settings, results []result) {
 					continue
 				}
 				kt, bt, kg, bg := distOf(k.e.ttft), distOf(b.e.ttft), distOf(k.e.gap), distOf(b.e.gap)
-				fmt.Fprintf(w, "  %5d streams, %s: %.2f  %.2f  %.2f\n", n, c, kt.p50/bt.p50, kt.p99/bt.p99, kg.p99/bg.p99)
+				fmt.Fprintf(w, "  %5d streams, %s: %.2f  %.2f  %.2f%s\n", n, c, kt.p50/bt.p50, kt.p99/bt.p99, kg.p99/bg.p99, lagVerdict(k.e.lag))
 			}
 		}
 	}
+}
+
+// lagVerdict is the module's client lag at a level (result.clientLag, ms) and
+// whether the report's client_bound rule fires on it: P50 ≥ 3 ms or P95 ≥ 25 ms
+// (internal/report's clientLagP50MS / clientLagP95MS).
+func lagVerdict(lag []float64) string {
+	if len(lag) == 0 {
+		return ""
+	}
+	s := slices.Clone(lag)
+	slices.Sort(s)
+	q := func(p float64) float64 { return s[min(len(s)-1, int(math.Ceil(p*float64(len(s))))-1)] }
+	p50, p95 := q(0.5), q(0.95)
+	verdict := "silent"
+	if p50 >= 3 || p95 >= 25 {
+		verdict = "client_bound fires"
+	}
+	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms: %s", p50, p95, verdict)
 }

@@ -51,7 +51,7 @@ func (g *gapSamplers) get(rate int) *sample.Sampler {
 }
 
 // The process's own lag is sampled every lagInterval and kept for lagHistory
-// (a call's lag is the largest tick while it ran). A call that met more than
+// (a call's lag is the mean tick while it ran). A call that met more than
 // lagWarnAt logs a warning, at most once every lagWarnEvery in the process:
 // past it a call's timings are off by more than the figures they are read
 // against (a token gap of tens of ms, a TTFT of a few hundred).

@@ -51,7 +51,7 @@ func printTables(w io.Writer, s settings, results []result) {
 }
 
 // lagVerdict is the module's client lag at a level (result.clientLag, ms) and
-// whether the report's client_bound rule fires on it: P50 ≥ 3 ms or P95 ≥ 25 ms
+// whether the report's client_bound rule fires on it: P50 ≥ 8 ms or P95 ≥ 15 ms
 // (internal/report's clientLagP50MS / clientLagP95MS).
 func lagVerdict(lag []float64) string {
 	if len(lag) == 0 {
@@ -62,7 +62,7 @@ func lagVerdict(lag []float64) string {
 	q := func(p float64) float64 { return s[min(len(s)-1, int(math.Ceil(p*float64(len(s))))-1)] }
 	p50, p95 := q(0.5), q(0.95)
 	verdict := "silent"
-	if p50 >= 3 || p95 >= 25 {
+	if p50 >= 8 || p95 >= 15 {
 		verdict = "client_bound fires"
 	}
 	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms: %s", p50, p95, verdict)

@@ -7,7 +7,7 @@
 //     long runnable goroutines waited to run, read as a p99 per tick;
 //   - timer lateness: how far past its deadline a periodic timer fired.
 //
-// The lag of a tick is the larger of the two. A call's lag is the largest tick
+// The lag of a tick is the larger of the two. A call's lag is the mean tick
 // lag seen while it ran. Nothing here imports k6.
 package selfwatch
 
@@ -164,19 +164,28 @@ func (w *Watcher) Latest() Tick {
 	return w.ring[(w.next-1+len(w.ring))%len(w.ring)]
 }
 
-// Since is the largest lag of the ticks taken since start. A call is observed
-// as it ends, so these are the ticks that ran while it did; a call shorter
-// than one tick gets the latest tick, the nearest reading there is. ok is
-// false before the first tick.
+// Since is the mean lag of the ticks taken since start: how late the process
+// typically ran while a call did (a call is observed as it ends, so these are
+// the ticks that ran while it did). The mean, not the largest: each tick is
+// already a P99, and the largest of a long call's hundred ticks would grow
+// with the call's length rather than with the load. A call shorter than one
+// tick gets the latest tick, the nearest reading there is. ok is false
+// before the first tick.
 func (w *Watcher) Since(start time.Time) (lag time.Duration, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var sum time.Duration
+	n := 0
 	for i := range w.n {
 		t := w.ring[(w.next-1-i+len(w.ring))%len(w.ring)]
 		if t.At.Before(start) && i > 0 {
 			break
 		}
-		lag = max(lag, t.Lag())
+		sum += t.Lag()
+		n++
 	}
-	return lag, w.n > 0
+	if n == 0 {
+		return 0, false
+	}
+	return sum / time.Duration(n), true
 }

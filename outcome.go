@@ -126,9 +126,7 @@ func (o *outcome) cost() (c config.Cost, currency string, ok bool) {
 		if p == nil {
 			continue
 		}
-		ac := p.Cost(a.res.Usage, a.res.OutputTokens)
-		c.Input, c.CachedInput, c.Output = c.Input+ac.Input, c.CachedInput+ac.CachedInput, c.Output+ac.Output
-		c.Reasoning, c.Saved = c.Reasoning+ac.Reasoning, c.Saved+ac.Saved
+		c = c.Plus(p.Cost(a.res.Usage, a.res.OutputTokens))
 		if !ok {
 			currency = p.Currency
 		} else if currency != p.Currency {

@@ -45,6 +45,14 @@ type Cost struct {
 	Saved float64
 }
 
+// Plus is the cost of two calls (or attempts) together.
+func (c Cost) Plus(o Cost) Cost {
+	return Cost{
+		Input: c.Input + o.Input, CachedInput: c.CachedInput + o.CachedInput, Output: c.Output + o.Output,
+		Reasoning: c.Reasoning + o.Reasoning, Saved: c.Saved + o.Saved,
+	}
+}
+
 // Total is the call's cost.
 func (c Cost) Total() float64 { return c.Input + c.CachedInput + c.Output + c.Reasoning }
 

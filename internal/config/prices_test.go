@@ -32,6 +32,9 @@ func TestPricesCost(t *testing.T) {
 	if !near(cost.Total(), want.Input+want.CachedInput+want.Output+want.Reasoning) {
 		t.Fatalf("total = %v", cost.Total())
 	}
+	if two := cost.Plus(cost); !near(two.Total(), 2*cost.Total()) || !near(two.Saved, 2*cost.Saved) {
+		t.Fatalf("two calls: %+v", two)
+	}
 }
 
 func TestPricesDefaults(t *testing.T) {

@@ -116,7 +116,7 @@ declare module "k6/x/llmstream" {
     timeouts?: Timeouts;
     /** llm_inter_token_gap samples: a uniform sample capped at gapSampleRate a second (default "sampled"), one per gap, one mean per request, or none. */
     gapSamples?: "sampled" | "event" | "request" | "off";
-    /** The cap of gapSamples "sampled", in samples a second for the whole k6 process; default 2000. */
+    /** The cap of gapSamples "sampled", in samples a second for the whole k6 process; default 500 (k6 keeps every Trend sample, 8 bytes each: ≈ 14 MB an hour). */
     gapSampleRate?: number;
     /** A gap longer than this counts in `llm_stalls` (default "500ms"). */
     stallThreshold?: Duration;

@@ -2,10 +2,16 @@ package llmstream
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
 )
 
 // With the default gapSamples ('sampled') the process sends at most
@@ -55,4 +61,77 @@ func TestEventGapSamplesSendEveryGap(t *testing.T) {
 	got := vu.drain()
 	require.Len(t, got["llm_inter_token_gap"], 9)
 	require.Empty(t, got["llm_gaps_unsampled"])
+}
+
+// A test run with the default cap (no gapSampleRate: DefaultGapSampleRate a
+// second): 16 calls at a time of 200 gaps each for 3 s, from a server that pauses 0.05–0.4 ms
+// before most tokens and 3 ms before every 25th (a slow tail of 4 %), several
+// times more gaps a second than the cap. k6's percentiles of the kept
+// llm_inter_token_gap samples agree with the exact ones of every gap
+// (result.gaps). They are compared by rank, the error a uniform sample really
+// has: the p-th percentile of n kept values ranks within about sqrt(p(1-p)/n)
+// of p among all (n ≈ 1 500 at 500 a second: 0.013 at the median, 0.0026 at
+// P99); the bounds below are about four of those. A choice biased by size or
+// by call (every gap of some calls, none of others) moves the P99 past it.
+func TestSampledGapPercentilesAgreeWithEveryGap(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher) //nolint:forcetypeassert
+		_, _ = fmt.Fprint(w, roleChunk)
+		for i := range 201 {
+			switch {
+			case i == 0:
+			case i%25 == 0:
+				time.Sleep(3 * time.Millisecond)
+			default:
+				time.Sleep(time.Duration(50+(i*37)%350) * time.Microsecond)
+			}
+			_, _ = fmt.Fprint(w, chunk("t", ""))
+			fl.Flush()
+		}
+		_, _ = fmt.Fprint(w, chunk("", "stop"), usageChunk(12, 201, 0), "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q});`, srv.URL))
+	var all, kept []float64
+	unsampled := 0.0
+	start := time.Now()
+	for time.Since(start) < 3*time.Second {
+		// 16 calls at once, as 16 VUs would make them.
+		vu.run(`globalThis.all = undefined; Promise.all(Array.from({length: 16}, () => client.chat({messages: []}, {gaps: true})))` +
+			`.then(rs => { globalThis.all = rs })`)
+		results, ok := vu.rt.VU.Runtime().Get("all").Export().([]any)
+		require.True(t, ok, "the calls resolved")
+		for _, r := range results {
+			res := r.(map[string]any) //nolint:forcetypeassert
+			require.Equal(t, true, res["ok"])
+			all = append(all, res["gaps"].([]float64)...) //nolint:forcetypeassert
+		}
+		got := vu.drain()
+		for _, s := range got["llm_inter_token_gap"] {
+			kept = append(kept, s.Value)
+		}
+		for _, s := range got["llm_gaps_unsampled"] {
+			unsampled += s.Value
+		}
+	}
+	elapsed := time.Since(start).Seconds()
+	require.Equal(t, len(all), len(kept)+int(unsampled), "every gap is sent or counted as left out")
+	require.Greater(t, float64(len(all)), 3*config.DefaultGapSampleRate*elapsed, "the offered rate is well over the cap")
+	// The sampler's hard bound: a 200 ms window keeps at most twice its share.
+	require.LessOrEqual(t, float64(len(kept)), 2*config.DefaultGapSampleRate*(elapsed+0.2), "the cap holds")
+	require.Greater(t, len(kept), 1000, "enough kept samples to compare percentiles")
+	slices.Sort(all)
+	slices.Sort(kept)
+	for _, c := range []struct{ q, within float64 }{{0.5, 0.05}, {0.9, 0.03}, {0.99, 0.01}} {
+		k := kept[int(c.q*float64(len(kept)-1))]
+		// Equal gaps share a rank range: the kept value's is [below, upTo].
+		below := float64(sort.SearchFloat64s(all, k)) / float64(len(all))
+		upTo := float64(sort.Search(len(all), func(i int) bool { return all[i] > k })) / float64(len(all))
+		t.Logf("p%g: kept %.4f ms (of %d kept) ranks %.4f–%.4f among all %d gaps (exact %.4f ms)",
+			c.q*100, k, len(kept), below, upTo, len(all), all[int(c.q*float64(len(all)-1))])
+		require.GreaterOrEqual(t, c.q, below-c.within, "p%g of the kept gaps", c.q*100)
+		require.LessOrEqual(t, c.q, upTo+c.within, "p%g of the kept gaps", c.q*100)
+	}
 }

@@ -1,11 +1,13 @@
 // Package sample thins a stream of values to a capped rate without bending its
-// distribution: systematic sampling (every k-th value) with k chosen
-// every 200 ms from the rate offered just before. It knows nothing of k6; the
-// module uses it to bound the llm_inter_token_gap samples a process sends.
+// distribution: systematic sampling (every k-th value of a call, from a random
+// phase) with k chosen every 200 ms from the rate offered just before. It
+// knows nothing of k6; the module uses it to bound the llm_inter_token_gap
+// samples a process sends.
 package sample
 
 import (
 	"math"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -41,9 +43,12 @@ func New(rate float64) *Sampler {
 }
 
 // Take offers n values (one call's gaps, in order) and returns which of them
-// to keep: keep(i) is true for the i-th. It is safe for concurrent use; a
-// call's values get consecutive positions in the process-wide stream, and
-// which are kept depends only on those positions, never on the values.
+// to keep: keep(i) is true for the i-th. It is safe for concurrent use. Every
+// value is kept with the same chance, 1/k, whatever its size or its place in
+// the call: the kept ones are every k-th from a random phase drawn for each
+// call. (Positions counted process-wide would not do: calls of one length L,
+// the usual max_tokens load, whose L is a multiple of k, would have the same
+// places kept in every call, say always the first gap and never the last.)
 func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 	if n <= 0 {
 		return func(int) bool { return false }, 0
@@ -55,24 +60,19 @@ func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.adjust(now)
-	k := s.k
-	first := s.seen + 1 // positions first … first+n-1 (1-based)
+	k := int(s.k)         //nolint:gosec // k ≤ the offered values of a window
+	phase := rand.IntN(k) //nolint:gosec // a sampling phase, not a secret
 	s.seen += uint64(n)
-	end := s.seen
-	// The kept positions are the multiples of k: the first at or after first.
-	next := (first + k - 1) / k * k
-	if next <= end {
-		kept = int((end-next)/k) + 1
+	if phase < n {
+		kept = (n-1-phase)/k + 1
 	}
 	if budget := uint64(math.Ceil(2 * s.rate * window.Seconds())); s.windowKept+uint64(kept) > budget {
-		kept = int(budget - min(budget, s.windowKept))
+		kept = int(budget - min(budget, s.windowKept)) //nolint:gosec // ≤ kept
 	}
 	s.windowKept += uint64(kept)
 	s.dropped += uint64(n - kept)
-	allowed := uint64(kept)
 	return func(i int) bool {
-		p := first + uint64(i)
-		return p%k == 0 && p >= next && (p-next)/k < allowed
+		return i >= phase && (i-phase)%k == 0 && (i-phase)/k < kept
 	}, kept
 }
 

@@ -146,3 +146,29 @@ func TestAJumpInLoadIsCapped(t *testing.T) {
 	}
 	require.LessOrEqual(t, kept, 2*1000/5+1000/5, "at most the budget of the windows it spans")
 }
+
+// Calls of one length, a multiple of k (here 200 values, every 10th kept):
+// every place in a call is kept equally often, not the same places every
+// call (the first value of a call is often special: the first gap after the
+// first token).
+func TestEveryPlaceInACallIsKeptAlike(t *testing.T) {
+	t.Parallel()
+	s := New(1000)
+	clk := &fakeClock{t: time.Unix(0, 0), step: 20 * time.Millisecond} // 200 values per 20 ms: 10 000/s
+	s.now = clk.now
+	const calls, n = 3000, 200
+	var byPlace [n]int
+	for range calls {
+		keep, _ := s.Take(n)
+		for i := range n {
+			if keep(i) {
+				byPlace[i]++
+			}
+		}
+	}
+	// k = 10 after the first window: each place kept in ~300 of the calls
+	// (binomial, standard deviation ~16); 200–400 is six of them either side.
+	for i, c := range byPlace {
+		require.InDelta(t, calls/10, c, 100, "place %d of a call kept %d times in %d calls", i, c, calls)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"slices"
@@ -20,11 +21,13 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"go.k6.io/k6/lib"
+	"go.k6.io/k6/lib/netext"
 	"go.k6.io/k6/lib/netext/httpext"
 	"go.k6.io/k6/metrics"
 	"gopkg.in/guregu/null.v3"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/rxstamp"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -73,7 +76,10 @@ func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call
 	}
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GetConn: func(string) { wd.ConnectStart() },
-		GotConn: func(info httptrace.GotConnInfo) { wd.ConnectDone(info.Reused) },
+		GotConn: func(info httptrace.GotConnInfo) {
+			wd.ConnectDone(info.Reused)
+			call.SetArrivalClock(arrivalClock(info.Conn))
+		},
 	})
 
 	u, err := httpext.NewURL(r.url, r.name)
@@ -197,6 +203,15 @@ func withHTTPVersion(base http.RoundTripper, mode string) http.RoundTripper {
 		return failingTransport{fmt.Errorf("http: '%s' needs k6's own HTTP transport", mode)}
 	}
 	t := ht.Clone()
+	if dial := t.DialContext; dial != nil {
+		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return c, err
+			}
+			return stampReceives(c), nil
+		}
+	}
 	if !t.DisableKeepAlives {
 		t.MaxIdleConns, t.MaxIdleConnsPerHost = 0, maxIdlePerHost
 	}
@@ -229,6 +244,37 @@ func withHTTPVersion(base http.RoundTripper, mode string) http.RoundTripper {
 		t.Protocols = p
 	}
 	return t
+}
+
+// stampReceives has the kernel stamp the packets of a connection k6's dialer
+// made (under k6's byte counting, which then counts the stamped reads), so an
+// event's arrival is when its bytes reached the machine, not when the
+// goroutine reading them got a CPU: under load the difference is the client's
+// own lag, which would otherwise land in every TTFT and gap.
+func stampReceives(c net.Conn) net.Conn {
+	if nc, ok := c.(*netext.Conn); ok {
+		nc.Conn = rxstamp.Wrap(nc.Conn)
+		return nc
+	}
+	return rxstamp.Wrap(c)
+}
+
+// arrivalClock finds the stamping connection under the one a request got
+// (TLS, then k6's byte counting), or nil when it has none.
+func arrivalClock(c net.Conn) stream.ArrivalClock {
+	for range 3 {
+		switch t := c.(type) {
+		case *rxstamp.Conn:
+			return t
+		case *tls.Conn:
+			c = t.NetConn()
+		case *netext.Conn:
+			c = t.Conn
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // failingTransport fails every request with a message naming the cause.

@@ -15,6 +15,7 @@ require (
 	github.com/tmaxmax/go-sse v0.12.0
 	go.k6.io/k6 v1.8.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.46.0
 	gopkg.in/guregu/null.v3 v3.3.0
 	gopkg.in/yaml.v3 v3.0.1
 )
@@ -98,7 +99,6 @@ require (
 	golang.org/x/crypto/x509roots/fallback v0.0.0-20260113154411-7d0074ccc6f1 // indirect
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/sync v0.21.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.39.0 // indirect
 	golang.org/x/time v0.14.0 // indirect

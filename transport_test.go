@@ -1,15 +1,21 @@
 package llmstream
 
 import (
+	"context"
+	"crypto/tls"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	"github.com/stretchr/testify/require"
+	"go.k6.io/k6/lib/netext"
+	"go.k6.io/k6/lib/types"
 	"go.k6.io/k6/metrics"
 )
 
@@ -54,7 +60,11 @@ func TestHTTPVersionOption(t *testing.T) {
 			t.Parallel()
 			vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, http: %q});`, tc.url, tc.http))
 			// k6's transport trusts the test server's certificate, as a user's would with insecureSkipTLSVerify.
-			vu.state().Transport = &http.Transport{TLSClientConfig: tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()} //nolint:forcetypeassert
+			// Its dialer is k6's, as in a k6 run: the connections are stamped.
+			vu.state().Transport = &http.Transport{
+				TLSClientConfig: tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.Clone(), //nolint:forcetypeassert
+				DialContext:     k6Dialer().DialContext,
+			}
 			res := vu.chat(`{messages: []}`)
 			require.Equal(t, true, res["ok"], "%v", res["error"])
 			require.Equal(t, tc.want, res["proto"])
@@ -66,6 +76,35 @@ func TestHTTPVersionOption(t *testing.T) {
 			vu.closeIdle()
 		})
 	}
+}
+
+// k6Dialer is the dialer k6 gives its transport.
+func k6Dialer() *netext.Dialer {
+	return netext.NewDialer(net.Dialer{}, netext.NewResolver(net.LookupIP, 0, types.DNSfirst, types.DNSpreferIPv4))
+}
+
+// A connection k6's dialer made is stamped under k6's byte counting, and the
+// call finds the stamps through TLS and the counting wrapper.
+func TestConnectionsFromK6sDialerAreStamped(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(answer))
+	t.Cleanup(srv.Close)
+	c, err := k6Dialer().DialContext(context.Background(), "tcp", srv.Listener.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	c = stampReceives(c)
+	_, counted := c.(*netext.Conn)
+	require.True(t, counted, "k6's byte counting is kept")
+	if runtime.GOOS != "linux" {
+		require.Nil(t, arrivalClock(c), "receive stamps are read on Linux only")
+		return
+	}
+	require.NotNil(t, arrivalClock(c))
+	require.NotNil(t, arrivalClock(tls.Client(c, &tls.Config{})), "under TLS") //nolint:gosec // never handshakes
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	require.Nil(t, arrivalClock(stampReceives(a)), "a connection that is not TCP")
 }
 
 // Calls in a row on one VU reuse one connection; llm_conn_reused and

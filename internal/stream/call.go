@@ -93,6 +93,7 @@ type Call struct {
 	cleanEnd  bool
 	err       *Error
 	reader    *timedReader
+	clock     ArrivalClock // the connection's receive stamps (SetArrivalClock)
 	timings   map[string]float64
 	model     string
 	requestID string
@@ -134,6 +135,18 @@ func (c *Call) Begin(at time.Time) {
 	}
 }
 
+// ArrivalClock dates the bytes a connection's latest read returned: now, or
+// earlier when the bytes reached the machine before the reader got to them
+// (internal/rxstamp reads the kernel's receive stamps).
+type ArrivalClock interface {
+	Arrival(now time.Time) time.Time
+}
+
+// SetArrivalClock gives the call the receive stamps of the connection its
+// response comes on (nil: none); the headers' and every event's arrival are
+// then when their bytes arrived, not when the reading goroutine ran.
+func (c *Call) SetArrivalClock(a ArrivalClock) { c.clock = a }
+
 // Fail records a classified failure; the first one wins.
 func (c *Call) Fail(t ErrorType, msg string) {
 	if c.err == nil {
@@ -153,7 +166,7 @@ func (c *Call) Consume(body io.Reader) error {
 	if c.reader != nil { // a reopened call: keep the previous connections' parse time
 		c.busy += c.reader.busy
 	}
-	c.reader = &timedReader{r: body, limit: c.cfg.MaxBodySize}
+	c.reader = &timedReader{r: body, limit: c.cfg.MaxBodySize, clock: c.clock}
 	if w := c.cfg.Watchdog; w != nil {
 		c.reader.onRead = w.Bytes
 	}

@@ -31,6 +31,9 @@ const (
 // arrival is the call's TTFB; the last one is the one whose body is read.
 func (c *Call) Respond(resp *http.Response, at time.Time) {
 	if c.Headers.IsZero() {
+		if c.clock != nil {
+			at = c.clock.Arrival(at)
+		}
 		c.Headers = at
 	}
 	c.resp = resp

@@ -32,6 +32,7 @@ func (c *Call) Reopen() {
 	c.cleanEnd = false
 	c.end = time.Time{}
 	c.sawDone = false
+	c.clock = nil // the new connection's comes with it
 }
 
 // retryScanner watches raw stream bytes for "retry:" fields, which go-sse's

@@ -10,9 +10,11 @@ import (
 // event framed before the next Read arrived with the bytes of the last one, so
 // its arrival time is `last`.
 type timedReader struct {
-	r      io.Reader
-	last   time.Time     // when the latest Read returned
-	busy   time.Duration // time spent outside Read since the first byte
+	r        io.Reader
+	clock    ArrivalClock  // the connection's receive stamps; nil: the clock at Read's return
+	last     time.Time     // when the bytes of the latest Read arrived
+	returned time.Time     // when the latest Read returned
+	busy     time.Duration // time spent outside Read since the first byte
 	bytes  int64
 	eof    bool   // the body was read to its end
 	onRead func() // called after each Read that returned bytes
@@ -23,11 +25,21 @@ type timedReader struct {
 var errBodyTooLarge = &Error{Type: ErrDecode, Message: "response body exceeds maxBodySize"}
 
 func (t *timedReader) Read(p []byte) (int, error) {
-	if !t.last.IsZero() {
-		t.busy += time.Since(t.last)
+	if !t.returned.IsZero() {
+		t.busy += time.Since(t.returned)
 	}
+	prev := t.last
 	n, err := t.r.Read(p)
-	t.last = time.Now()
+	t.returned = time.Now()
+	t.last = t.returned
+	if n > 0 && t.clock != nil {
+		// The kernel's stamp of the bytes, never before an earlier read's:
+		// events stay in order.
+		t.last = t.clock.Arrival(t.returned)
+		if t.last.Before(prev) {
+			t.last = prev
+		}
+	}
 	if err == io.EOF { //nolint:errorlint // io.EOF is returned unwrapped by contract
 		t.eof = true
 	}

@@ -1,0 +1,54 @@
+// Package rxstamp tells when the bytes a connection read arrived, by the
+// kernel's clock rather than the reader's.
+//
+// A client takes an event's arrival time when its Read returns. Under load
+// that is later than the arrival by however long the reading goroutine waited
+// for a CPU: at hundreds of streams on a couple of cores, milliseconds, and
+// the wait lands in every TTFT and token gap the client reports. On Linux the
+// kernel stamps every received packet; a TCP socket with SO_TIMESTAMPNS hands
+// the stamp of the latest packet a read consumed to recvmsg. A Conn keeps the
+// stamp of its latest read, so a reader can date the bytes it just got by
+// when they reached this machine, whatever its own scheduling did.
+//
+// The stamp of the latest read is an upper bound of the arrival of every byte
+// a reader holds (buffered bytes came in that read or an earlier one) and a
+// lower bound of time.Now(), so using it is never less accurate than the
+// clock. Elsewhere (other systems, other connection types) Wrap returns the
+// connection as it is and the clock is used.
+package rxstamp
+
+import (
+	"net"
+	"sync/atomic"
+	"time"
+)
+
+// maxDelay bounds the correction: a stamp older than this, or in the future,
+// means the wall clock was stepped (NTP) between the packet and the read, and
+// the reader's clock is used instead.
+const maxDelay = 10 * time.Second
+
+// Conn is a TCP connection whose reads keep the kernel's receive stamp.
+type Conn struct {
+	net.Conn
+	last atomic.Int64 // wall-clock ns of the latest read's newest packet; 0 = none yet
+	rx   receiver     // the platform's recvmsg reader
+}
+
+// Arrival is when the bytes of the latest read arrived, on now's clock: now
+// moved back by how long ago the kernel stamped them. now is returned as it is
+// when no read was stamped or the stamp is not believable.
+func (c *Conn) Arrival(now time.Time) time.Time {
+	ns := c.last.Load()
+	if ns == 0 {
+		return now
+	}
+	// Round(0) strips the monotonic reading: the delay is measured on the
+	// wall clock, the kernel's, and then taken off now, keeping now's
+	// monotonic reading for every duration the call computes from it.
+	d := now.Round(0).Sub(time.Unix(0, ns))
+	if d <= 0 || d > maxDelay {
+		return now
+	}
+	return now.Add(-d)
+}

@@ -1,0 +1,142 @@
+//go:build linux
+
+package rxstamp
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+// pair is a loopback TCP connection: the client side wrapped, the server's plain.
+func pair(t *testing.T) (*Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := <-accepted
+	if srv == nil {
+		t.Fatal("accept failed")
+	}
+	w, ok := Wrap(c).(*Conn)
+	if !ok {
+		t.Fatal("a TCP connection on Linux is not wrapped")
+	}
+	t.Cleanup(func() { w.Close(); srv.Close() })
+	return w, srv
+}
+
+// A reader that gets to its bytes late dates them when they arrived: the
+// stamp is the kernel's, not the moment Read returned.
+func TestArrivalIsWhenTheBytesCameNotWhenTheyWereRead(t *testing.T) {
+	c, srv := pair(t)
+	waitForStamps(t, c, srv)
+	sent := time.Now()
+	if _, err := srv.Write([]byte("data: hello\n\n")); err != nil {
+		t.Fatal(err)
+	}
+	const late = 80 * time.Millisecond
+	time.Sleep(late) // the reader was not running when the bytes came
+	buf := make([]byte, 64)
+	n, err := c.Read(buf)
+	now := time.Now()
+	if err != nil || string(buf[:n]) != "data: hello\n\n" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	at := c.Arrival(now)
+	if lag := now.Sub(at); lag < late/2 {
+		t.Fatalf("arrival %s before the read's return; the bytes waited %s in the socket", lag, late)
+	}
+	if at.Before(sent.Add(-time.Millisecond)) {
+		t.Fatalf("arrival %s before the write", sent.Sub(at))
+	}
+	if at.After(now) {
+		t.Fatal("arrival after now")
+	}
+	// The monotonic reading survives: durations from it are on the same clock.
+	if d := at.Sub(sent); d < 0 || d > late/2 {
+		t.Fatalf("write to arrival %s", d)
+	}
+}
+
+// waitForStamps exchanges bytes until the kernel stamps them: the first
+// socket to ask turns stamping on for the machine, and the kernel does that
+// a moment later, so the first packets may come unstamped.
+func waitForStamps(t *testing.T, c *Conn, srv net.Conn) {
+	t.Helper()
+	buf := make([]byte, 8)
+	for deadline := time.Now().Add(5 * time.Second); c.last.Load() == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the kernel stamped no packet in 5 s")
+		}
+		if _, err := srv.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestNoStampYetIsNow(t *testing.T) {
+	c, _ := pair(t)
+	now := time.Now()
+	if got := c.Arrival(now); !got.Equal(now) {
+		t.Fatalf("Arrival before any read = %v, want now", got)
+	}
+}
+
+// Reads behave as net.TCPConn's: deadlines time out as net.Errors, the
+// peer's close is io.EOF.
+func TestReadsBehaveAsTCP(t *testing.T) {
+	c, srv := pair(t)
+	if err := c.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Read(make([]byte, 8))
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read past the deadline: %v", err)
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	srv.Close()
+	if _, err := c.Read(make([]byte, 8)); !errors.Is(err, io.EOF) {
+		t.Fatalf("read after the peer closed: %v", err)
+	}
+	c.Close()
+	if _, err := c.Read(make([]byte, 8)); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("read after close: %v", err)
+	}
+}
+
+func TestOnlyTCPIsWrapped(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if Wrap(a) != a {
+		t.Fatal("a pipe was wrapped")
+	}
+}
+
+func TestStampRejectsMalformedControlData(t *testing.T) {
+	for _, oob := range [][]byte{nil, make([]byte, 8), make([]byte, 16), {255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0}} {
+		if _, ok := stamp(oob); ok {
+			t.Fatalf("stamp(%v) found a stamp", oob)
+		}
+	}
+}

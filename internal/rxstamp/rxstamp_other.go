@@ -1,0 +1,10 @@
+//go:build !linux
+
+package rxstamp
+
+import "net"
+
+// Wrap returns c as it is: receive stamps are read on Linux only.
+func Wrap(c net.Conn) net.Conn { return c }
+
+type receiver struct{}

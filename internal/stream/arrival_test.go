@@ -1,0 +1,103 @@
+//go:build linux
+
+package stream
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"testing"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/rxstamp"
+)
+
+// A reader that falls behind (here a callback that blocks the reading
+// goroutine; under load, a CPU it waits for) dates the events that queued
+// meanwhile by when their bytes arrived, once the connection gives receive
+// stamps: the gap the server made is measured, not the reader's lateness.
+func TestLateReaderKeepsTheServersGaps(t *testing.T) {
+	const serverGap, readerLate = 20 * time.Millisecond, 250 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 3 {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
+			w.(http.Flusher).Flush()
+			time.Sleep(serverGap)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	transport := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return rxstamp.Wrap(c), nil
+	}}
+	defer transport.CloseIdleConnections()
+	spec, err := protocol.Lookup("openai-chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	measure := func() Gaps {
+		first := true
+		call := NewCall(Config{Spec: spec, OnEvent: func(RawEvent) {
+			if first { // the reader is late for everything after the first event
+				first = false
+				time.Sleep(readerLate)
+			}
+		}}, time.Time{})
+		var stamped bool
+		// What the client does: the connection a request got gives the call its clock.
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) {
+				if c, ok := info.Conn.(*rxstamp.Conn); ok {
+					call.SetArrivalClock(c)
+					stamped = true
+				}
+			},
+		})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call.Begin(time.Now())
+		resp, err := transport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		call.Respond(resp, time.Now())
+		if err := call.Read(resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		if !stamped {
+			t.Fatal("no stamping connection")
+		}
+		return call.Finish().Gaps
+	}
+	// The first connection's packets may come unstamped while the kernel
+	// turns stamping on; the connection is kept alive and reused after.
+	var gaps Gaps
+	for range 5 {
+		if gaps = measure(); len(gaps) == 2 && gaps.At(0) < readerLate/2 {
+			break
+		}
+	}
+	if len(gaps) != 2 {
+		t.Fatalf("%d gaps", len(gaps))
+	}
+	// Both later events waited for the reader; their stamps are their
+	// arrivals (the second's read may carry the third's bytes too, and
+	// then both have the newest packet's stamp: an upper bound, still far
+	// below the reader's lateness).
+	if g := gaps.At(0); g >= readerLate/2 {
+		t.Fatalf("first gap %s: the reader's lateness (%s), not the server's gap (%s)", g, readerLate, serverGap)
+	}
+}

@@ -15,11 +15,11 @@ type timedReader struct {
 	last     time.Time     // when the bytes of the latest Read arrived
 	returned time.Time     // when the latest Read returned
 	busy     time.Duration // time spent outside Read since the first byte
-	bytes  int64
-	eof    bool   // the body was read to its end
-	onRead func() // called after each Read that returned bytes
-	limit  int64  // maximum body bytes; 0 = no limit
-	retry  *retryScanner
+	bytes    int64
+	eof      bool   // the body was read to its end
+	onRead   func() // called after each Read that returned bytes
+	limit    int64  // maximum body bytes; 0 = no limit
+	retry    *retryScanner
 }
 
 var errBodyTooLarge = &Error{Type: ErrDecode, Message: "response body exceeds maxBodySize"}

@@ -115,26 +115,33 @@ type outcome struct {
 	// clientLag is how late this process ran while the call did (Absent when
 	// not measured): it is added to every timestamp the call took.
 	clientLag time.Duration
+	bill      bill // what the call cost, priced once by fanOut
 }
 
-// cost is what the call cost, every attempt's tokens priced by its route's
-// client (a provider bills a failed attempt's output too); ok is false when
-// no route had prices.
-func (o *outcome) cost() (c config.Cost, currency string, ok bool) {
+// bill is what a call cost; priced is false when no route had prices.
+type bill struct {
+	cost     config.Cost
+	currency string
+	priced   bool
+}
+
+// price is what the call cost, every attempt's tokens priced by its route's
+// client (a provider bills a failed attempt's output too).
+func (o *outcome) price() (b bill) {
 	for _, a := range o.attempts {
 		p := a.info.prices
 		if p == nil {
 			continue
 		}
-		c = c.Plus(p.Cost(a.res.Usage, a.res.OutputTokens))
-		if !ok {
-			currency = p.Currency
-		} else if currency != p.Currency {
-			currency = "mixed"
+		b.cost = b.cost.Plus(p.Cost(a.res.Usage, a.res.OutputTokens))
+		if !b.priced {
+			b.currency = p.Currency
+		} else if b.currency != p.Currency {
+			b.currency = "mixed"
 		}
-		ok = true
+		b.priced = true
 	}
-	return c, currency, ok
+	return b
 }
 
 // attemptRecord is one attempt (with its reconnections) of a call.
@@ -173,6 +180,7 @@ func (o *outcome) reconnects() int {
 // cancelled test stops emitting at once, and a call it cut short is not a
 // data point.
 func (o *outcome) fanOut(ctx context.Context, out chan<- metrics.SampleContainer, s sinks, ld callLoad) map[string]any {
+	o.bill = o.price()
 	if !o.canceled && ctx.Err() == nil {
 		batch, unsampled := s.metrics.samples(o, s.report.regression)
 		metrics.PushIfNotDone(ctx, out, batch)
@@ -259,13 +267,14 @@ func (o *outcome) result() map[string]any {
 
 // costObject is result.cost: null without prices.
 func (o *outcome) costObject() any {
-	c, currency, ok := o.cost()
-	if !ok {
+	b := o.bill
+	if !b.priced {
 		return nil
 	}
+	c := b.cost
 	return map[string]any{
 		"total": c.Total(), "input": c.Input, "cachedInput": c.CachedInput, "output": c.Output,
-		"reasoning": c.Reasoning, "savedByCache": c.Saved, "currency": currency,
+		"reasoning": c.Reasoning, "savedByCache": c.Saved, "currency": b.currency,
 	}
 }
 
@@ -368,8 +377,8 @@ func (m *llmMetrics) samples(o *outcome, regress func(client, category string, t
 	if o.clientLag >= 0 {
 		add(m.clientLag, end, metrics.D(o.clientLag))
 	}
-	if c, _, ok := o.cost(); ok {
-		add(m.cost, end, c.Total())
+	if o.bill.priced {
+		add(m.cost, end, o.bill.cost.Total())
 	}
 	if r.Status != 0 { // a response came, so a connection was had: new or reused
 		add(m.connReused, end, boolValue(r.Connect == 0))
@@ -513,8 +522,8 @@ func (o *outcome) observation(ld callLoad) *report.Observation {
 	obs.ItemID, obs.Phase, obs.TestStart, obs.Tag = info.itemID, info.phase, info.testStart, info.tags.Tags.Get
 	obs.Rate = info.rate
 	obs.ClientLag = max(o.clientLag, 0)
-	if c, currency, ok := o.cost(); ok {
-		obs.Priced, obs.Cost, obs.CostSaved, obs.Currency = true, c.Total(), c.Saved, currency
+	if b := o.bill; b.priced {
+		obs.Priced, obs.Cost, obs.CostSaved, obs.Currency = true, b.cost.Total(), b.cost.Saved, b.currency
 	}
 	return obs
 }

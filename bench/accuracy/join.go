@@ -139,8 +139,12 @@ func distOf(v []float64) dist {
 	}
 	s := slices.Clone(v)
 	slices.Sort(s)
-	q := func(p float64) float64 { return s[min(len(s)-1, int(math.Ceil(p*float64(len(s))))-1)] }
-	return dist{q(0.50), q(0.99), s[len(s)-1]}
+	return dist{quantile(s, 0.50), quantile(s, 0.99), s[len(s)-1]}
+}
+
+// quantile is the nearest-rank p-quantile of sorted values.
+func quantile(sorted []float64, p float64) float64 {
+	return sorted[max(0, min(len(sorted)-1, int(math.Ceil(p*float64(len(sorted))))-1))]
 }
 
 func (d dist) String() string { return fmt.Sprintf("%.2f / %.2f / %.1f", d.p50, d.p99, d.max) }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -59,8 +58,7 @@ func lagVerdict(lag []float64) string {
 	}
 	s := slices.Clone(lag)
 	slices.Sort(s)
-	q := func(p float64) float64 { return s[min(len(s)-1, int(math.Ceil(p*float64(len(s))))-1)] }
-	p50, p95 := q(0.5), q(0.95)
+	p50, p95 := quantile(s, 0.5), quantile(s, 0.95)
 	verdict := "silent"
 	if p50 >= 8 || p95 >= 15 {
 		verdict = "client_bound fires"

@@ -40,6 +40,9 @@ export const options = {
     },
   },
   thresholds,
+  // 'count' gives handleSummary the number of samples k6 kept of each Trend:
+  // bench/soak compares the growth of k6's Trend sample store with it.
+  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'count'],
 };
 
 export default async function () {
@@ -60,12 +63,21 @@ export function handleSummary(data) {
       errors[t] = n;
     }
   }
+  // Every sample k6 kept for its summary and thresholds, by Trend metric
+  // (the module's llm_* and k6's own http_req_*, iteration_duration…).
+  const trendSamples = {};
+  for (const [name, metric] of Object.entries(data.metrics)) {
+    if (metric.type === 'trend') {
+      trendSamples[name] = metric.values.count || 0;
+    }
+  }
   const summary = {
     durationSec: data.state.testRunDurationMs / 1000,
     requests: m('llm_requests', 'count'),
     failed: m('llm_failed', 'passes'),
     outputTokens: m('llm_output_tokens', 'count'),
     errors,
+    trendSamples,
   };
   const out = { stdout: JSON.stringify(summary) + '\n' };
   if (__ENV.SUMMARY_FILE) {

@@ -5,14 +5,20 @@
 // memory (/proc/PID/status), live Go heap and goroutines (k6's REST API with
 // --profiling-enabled: the heap profile's inuse_space after a forced GC), and
 // CPU; it prints one row per sample and, at the end, compares the last third
-// of the run with the first (after warm-up), or with -max-heap-growth fits the
-// live heap's slope after -warmup. The figures of a client that leaks grow with the number of
-// answers; a sound one stays flat.
+// of the run with the first (after warm-up), or with -max-heap-growth fits
+// slopes after -warmup. The live heap is split by the heap profile's stacks
+// into k6's Trend sample store (k6 keeps every Trend sample for its summary
+// and thresholds, and grows by 8 bytes for each whatever the client does) and
+// everything else (the module, k6, goja…), which must stay flat; the store's
+// growth is set next to what k6 was given (the Trend samples it counted) and
+// bounded per output token. The figures of a client that leaks grow with the
+// number of answers or tokens; a sound one stays flat.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -22,13 +28,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/llmstream/xk6-llmstream/bench/internal/harness"
 )
 
 type sample struct {
 	at         time.Duration
 	rssMB      float64
-	heapMB     float64
+	heapMB     float64 // live heap: all of it
+	trendMB    float64 // of which k6's Trend sample store
 	goroutines int
 	cpuPercent float64 // k6's CPU over the interval before this sample, % of one core
 	simPercent float64 // llm-sim's, likewise
@@ -41,6 +50,22 @@ type summary struct {
 	Failed       float64            `json:"failed"`
 	OutputTokens float64            `json:"outputTokens"`
 	Errors       map[string]float64 `json:"errors"`
+	// TrendSamples is how many samples k6 kept of each Trend metric.
+	TrendSamples map[string]float64 `json:"trendSamples"`
+}
+
+// trendRates are the Trend samples a second k6 was given over the run: the
+// module's (llm_*) and k6's own (http_req_*, iteration_duration…).
+func (s summary) trendRates() (module, k6 float64) {
+	for name, n := range s.TrendSamples {
+		if strings.HasPrefix(name, "llm_") {
+			module += n
+		} else {
+			k6 += n
+		}
+	}
+	d := max(s.DurationSec, 1)
+	return module / d, k6 / d
 }
 
 func main() {
@@ -53,12 +78,14 @@ func main() {
 	faultRate := flag.Float64("fault-rate", 0.01, "share of requests that get a fault, split evenly over the fault kinds")
 	decodeMs := flag.Float64("decode-ms", 20, "llm-sim decode step (ms): one token per stream per step")
 	gapSamples := flag.String("gap-samples", "request", "the client's gapSamples ('default' leaves it unset: the module's default)")
-	maxGrowth := flag.Float64("max-heap-growth", 0, "judge by slope: fail when k6's live heap grows faster than this many MB/min after -warmup (0: compare the first and last thirds)")
+	maxGrowth := flag.Float64("max-heap-growth", 0, "judge by slope: fail when k6's live heap other than its Trend sample store grows faster than this many MB/min after -warmup (0: compare the first and last thirds)")
+	maxTrendPerToken := flag.Float64("max-trend-per-token", 0, "with -max-heap-growth: also fail when k6's Trend sample store grows by more than this many bytes per output token (0: no bound)")
 	warmup := flag.Duration("warmup", 30*time.Second, "with -max-heap-growth: samples before this are left out of the slope")
+	memProfileRate := flag.Int("memprofilerate", 64<<10, "k6's runtime.MemProfileRate (GODEBUG=memprofilerate): bytes allocated per heap profile sample (0: Go's 512 KiB)")
 	out := flag.String("out", os.TempDir(), "directory for the summary and llm-sim's log")
 	trace := flag.Bool("trace", false, "have llm-sim write its ground truth (every chunk's write time) and report its longest pauses")
 	flag.Parse()
-	j := judgement{maxGrowth: *maxGrowth, warmup: *warmup}
+	j := judgement{maxGrowth: *maxGrowth, maxTrendPerToken: *maxTrendPerToken, warmup: *warmup, memProfileRate: *memProfileRate}
 	if err := soak(*k6, *simBin, *out, *gapSamples, *duration, *every, *vus, *maxTokens, *faultRate, *decodeMs, *trace, j); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
@@ -110,6 +137,13 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 		"-e", fmt.Sprint("MAX_TOKENS=", maxTokens), "-e", "GAP_SAMPLES="+gapSamples, "-e", "SUMMARY_FILE="+summaryPath,
 		"bench/soak.js")
 	cmd.Stderr = os.Stderr
+	if j.memProfileRate > 0 {
+		// At Go's 512 KiB, a Trend slice of a few hundred KB (a short run's)
+		// is in the profile or not by chance, and the split jumps by its
+		// size; at 64 KiB it is there with its weight. It costs a stack
+		// walk per 64 KiB allocated, a few thousand a second here.
+		cmd.Env = append(os.Environ(), withGODEBUG(os.Getenv("GODEBUG"), fmt.Sprint("memprofilerate=", j.memProfileRate)))
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -119,7 +153,8 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 	fmt.Printf("soak: %d streams of up to %d tokens, %s, llm-sim %s (decode step %g ms), faults %s, gapSamples=%s\n",
 		vus, maxTokens, duration, sim.BaseURL, decodeMs, strings.Join(faults, " "), gapSamples)
 	fmt.Printf("k6 pid %d, REST API %s; one row every %s\n\n", cmd.Process.Pid, addr, every)
-	fmt.Printf("%8s %9s %13s %11s %9s %10s %6s\n", "time", "RSS MB", "live heap MB", "goroutines", "k6 CPU %", "sim CPU %", "load")
+	fmt.Printf("%8s %9s %13s %9s %9s %11s %9s %10s %6s\n", "time", "RSS MB", "live heap MB", "Trend MB", "other MB",
+		"goroutines", "k6 CPU %", "sim CPU %", "load")
 
 	samples, runErr := sampleUntilExit(cmd.Process.Pid, sim.Cmd.Process.Pid, addr, every, exited)
 	if runErr != nil {
@@ -142,43 +177,83 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 		}
 	}
 	if j.maxGrowth > 0 {
-		return j.slope(samples, s.OutputTokens/max(s.DurationSec, 1))
+		return j.slope(samples, s)
 	}
 	return judge(samples)
 }
 
-// judgement is how the run is judged: by the slope of the live heap after
-// warm-up when maxGrowth (MB/min) is set, else by comparing thirds.
+// judgement is how the run is judged: by slopes after warm-up when maxGrowth
+// (MB/min) is set, else by comparing thirds.
 type judgement struct {
-	maxGrowth float64
-	warmup    time.Duration
+	maxGrowth        float64 // MB/min, the live heap but k6's Trend sample store
+	maxTrendPerToken float64 // bytes per output token, k6's Trend sample store
+	warmup           time.Duration
+	memProfileRate   int
 }
 
-// slope fits a line to the live heap and to RSS over the samples after
-// warm-up (least squares) and fails when the heap grows faster than
-// maxGrowth. A client that keeps something per token grows in proportion to
-// the token rate (k6 keeps every Trend sample: 8 bytes and more per sample);
-// one that is bounded grows only with what k6 keeps per call.
-func (j judgement) slope(samples []sample, tokensPerSec float64) error {
-	var at, heap, rss []float64
-	for _, s := range samples {
-		if s.at >= j.warmup {
-			at, heap, rss = append(at, s.at.Minutes()), append(heap, s.heapMB), append(rss, s.rssMB)
+// trendSampleBytes is what k6 keeps per Trend sample: one float64.
+const trendSampleBytes = 8
+
+// slope fits lines (least squares) over the samples after warm-up to the
+// live heap, its two parts and RSS. Everything but k6's Trend sample store
+// must be flat: a client that keeps anything per token or per call grows it
+// in proportion to the run. The store grows by what k6 keeps per Trend
+// sample; it is printed next to the samples k6 was given, and bounded per
+// output token, which a client sending a Trend sample per token (8 bytes and
+// more) fails.
+func (j judgement) slope(samples []sample, s summary) error {
+	var at, heap, trend, other, rss []float64
+	for _, x := range samples {
+		if x.at >= j.warmup {
+			at, heap, rss = append(at, x.at.Minutes()), append(heap, x.heapMB), append(rss, x.rssMB)
+			trend, other = append(trend, x.trendMB), append(other, x.heapMB-x.trendMB)
 		}
 	}
 	if len(at) < 4 {
 		return fmt.Errorf("%d samples after the %s warm-up: too few to judge (run longer or sample more often)", len(at), j.warmup)
 	}
-	h, r := fit(at, heap), fit(at, rss)
-	perToken := h * (1 << 20) / 60 / max(tokensPerSec, 1)
-	fmt.Printf("\nafter %s of warm-up (%d samples): live heap %+.2f MB/min (%.2f bytes per output token at %.0f tokens/s), RSS %+.2f MB/min\n",
-		j.warmup, len(at), h, perToken, tokensPerSec, r)
-	if h > j.maxGrowth {
-		fmt.Printf("  GROWING: the live heap grows faster than the allowed %.1f MB/min\n", j.maxGrowth)
-		return fmt.Errorf("k6's live heap grew %.2f MB/min after warm-up (allowed %.1f)", h, j.maxGrowth)
+	tokensPerSec := s.OutputTokens / max(s.DurationSec, 1)
+	callsPerSec := s.Requests / max(s.DurationSec, 1)
+	perToken := func(mbPerMin float64) float64 { return mbPerMin * (1 << 20) / 60 / max(tokensPerSec, 1) }
+	h, t, o, r := fit(at, heap), fit(at, trend), fit(at, other), fit(at, rss)
+	modRate, k6Rate := s.trendRates()
+	given := (modRate + k6Rate) * trendSampleBytes * 60 / (1 << 20)
+	fmt.Printf("\nafter %s of warm-up (%d samples), %.0f output tokens/s, %.1f calls/s:\n", j.warmup, len(at), tokensPerSec, callsPerSec)
+	fmt.Printf("  everything but the Trend store (module, k6, goja…): %+.2f MB/min (%.2f B per output token)\n", o, perToken(o))
+	fmt.Printf("  k6's Trend sample store:                            %+.2f MB/min (%.2f B per output token)\n", t, perToken(t))
+	fmt.Printf("    k6 was given %.0f Trend samples/s (module's llm_* %.0f, k6's own %.0f; %.1f per call, %.3f per output token)\n",
+		modRate+k6Rate, modRate, k6Rate, (modRate+k6Rate)/max(callsPerSec, 1e-9), (modRate+k6Rate)/max(tokensPerSec, 1))
+	fmt.Printf("    × %d B = %+.2f MB/min: the store grew %.2f× that (a growing slice holds up to 1.25× its samples)\n",
+		trendSampleBytes, given, t/max(given, 1e-9))
+	fmt.Printf("  live heap in all: %+.2f MB/min; RSS %+.2f MB/min\n", h, r)
+	var failed []string
+	if o > j.maxGrowth {
+		failed = append(failed, fmt.Sprintf("k6's live heap but its Trend store grew %.2f MB/min after warm-up (allowed %.1f)", o, j.maxGrowth))
 	}
-	fmt.Printf("  flat: within the allowed %.1f MB/min\n", j.maxGrowth)
+	if j.maxTrendPerToken > 0 && perToken(t) > j.maxTrendPerToken {
+		failed = append(failed, fmt.Sprintf("k6's Trend sample store grew %.2f B per output token (allowed %.2f): a Trend sample per token?",
+			perToken(t), j.maxTrendPerToken))
+	}
+	for _, f := range failed {
+		fmt.Println("  GROWING:", f)
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; "))
+	}
+	bound := ""
+	if j.maxTrendPerToken > 0 {
+		bound = fmt.Sprintf(", the Trend store within %.2f B per output token", j.maxTrendPerToken)
+	}
+	fmt.Printf("  flat: everything but the Trend store within the allowed %.1f MB/min%s\n", j.maxGrowth, bound)
 	return nil
+}
+
+// withGODEBUG adds setting to a GODEBUG value.
+func withGODEBUG(current, setting string) string {
+	if current == "" {
+		return "GODEBUG=" + setting
+	}
+	return "GODEBUG=" + current + "," + setting
 }
 
 // fit is the least-squares slope of y over x.
@@ -211,7 +286,15 @@ func sampleUntilExit(pid, simPid int, addr string, every time.Duration, exited <
 			return samples, err
 		case now := <-tick.C:
 			ctx, cancel := context.WithTimeout(context.Background(), max(every, 10*time.Second)) // a starved k6 answers slowly
-			rt, err := harness.ReadK6Runtime(ctx, addr, true)
+			rt, err := harness.ReadK6Runtime(ctx, addr, false)
+			var h heapSplit
+			if err == nil {
+				var p *profile.Profile
+				var idx int
+				if p, idx, err = harness.K6HeapProfile(ctx, addr); err == nil {
+					h = splitHeap(p, idx)
+				}
+			}
 			cancel()
 			rss, rssErr := harness.RSSMB(pid)
 			cpu, cpuErr := harness.CPUSeconds(pid)
@@ -221,14 +304,15 @@ func sampleUntilExit(pid, simPid int, addr string, every time.Duration, exited <
 			}
 			interval := now.Sub(lastAt).Seconds()
 			s := sample{
-				at: now.Sub(start).Round(time.Second), rssMB: rss, heapMB: float64(rt.LiveHeap) / (1 << 20),
+				at: now.Sub(start).Round(time.Second), rssMB: rss,
+				heapMB: float64(h.total) / (1 << 20), trendMB: float64(h.trend) / (1 << 20),
 				goroutines: rt.Goroutines, cpuPercent: 100 * (cpu - lastCPU) / interval,
 				simPercent: 100 * (simCPU - lastSimCPU) / interval, load1: loadAverage(),
 			}
 			lastCPU, lastSimCPU, lastAt = cpu, simCPU, now
 			samples = append(samples, s)
-			fmt.Printf("%8s %9.1f %13.1f %11d %9.0f %10.0f %6s\n",
-				s.at, s.rssMB, s.heapMB, s.goroutines, s.cpuPercent, s.simPercent, s.load1)
+			fmt.Printf("%8s %9.1f %13.1f %9.1f %9.1f %11d %9.0f %10.0f %6s\n",
+				s.at, s.rssMB, s.heapMB, s.trendMB, s.heapMB-s.trendMB, s.goroutines, s.cpuPercent, s.simPercent, s.load1)
 		}
 	}
 }

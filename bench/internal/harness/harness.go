@@ -243,26 +243,37 @@ func Fetch(ctx context.Context, url, path string) error {
 // liveHeap sums the inuse_space of a heap profile (the proto format, whose
 // sampled values the runtime has already scaled to estimates of the whole).
 func liveHeap(ctx context.Context, url string) (uint64, error) {
-	body, err := get(ctx, url)
+	p, idx, err := heapProfile(ctx, url)
 	if err != nil {
 		return 0, err
-	}
-	p, err := profile.Parse(strings.NewReader(body))
-	if err != nil {
-		return 0, fmt.Errorf("heap profile: %w", err)
-	}
-	idx := -1
-	for i, st := range p.SampleType {
-		if st.Type == "inuse_space" {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		return 0, fmt.Errorf("heap profile without inuse_space")
 	}
 	var sum int64
 	for _, s := range p.Sample {
 		sum += s.Value[idx]
 	}
 	return uint64(max(sum, 0)), nil
+}
+
+// K6HeapProfile is the heap profile of a k6 started with --profiling-enabled
+// --address addr, right after a forced collection, and the index of
+// inuse_space among its sample values: what a soak splits by stack.
+func K6HeapProfile(ctx context.Context, addr string) (*profile.Profile, int, error) {
+	return heapProfile(ctx, "http://"+addr+"/debug/pprof/heap?gc=1")
+}
+
+func heapProfile(ctx context.Context, url string) (*profile.Profile, int, error) {
+	body, err := get(ctx, url)
+	if err != nil {
+		return nil, 0, err
+	}
+	p, err := profile.Parse(strings.NewReader(body))
+	if err != nil {
+		return nil, 0, fmt.Errorf("heap profile: %w", err)
+	}
+	for i, st := range p.SampleType {
+		if st.Type == "inuse_space" {
+			return p, i, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("heap profile without inuse_space")
 }

@@ -339,7 +339,19 @@ func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond
 func (m *llmMetrics) samples(o *outcome, regress func(client, category string, ttft time.Duration) (bool, bool)) (batch metrics.Samples, unsampled int) {
 	a := o.final()
 	r, info := a.res, a.info
-	out := make(metrics.Samples, 0, 24+len(r.Gaps)+len(o.attempts))
+	// The batch is sized for what it will hold: the call's figures, one
+	// sample per attempt and the gaps k6 gets — all of them with 'event', the
+	// kept ones with 'sampled' (sizing for every gap there made a call's batch
+	// ten times the size it needed).
+	var keep func(int) bool
+	kept := 0
+	switch {
+	case info.gapSamples == config.GapsPerEvent:
+		kept = len(r.Gaps)
+	case info.gapSamples == config.GapsSampled && len(r.Gaps) > 0:
+		keep, kept = info.gapSampler.Take(len(r.Gaps))
+	}
+	out := make(metrics.Samples, 0, 24+kept+len(o.attempts))
 	for i := range o.attempts {
 		at := &o.attempts[i]
 		tags, meta := at.tags(i + 1)
@@ -403,8 +415,7 @@ func (m *llmMetrics) samples(o *outcome, regress func(client, category string, t
 			at = at.Add(g)
 			add(m.gap, at, metrics.D(g))
 		}
-	case info.gapSamples == config.GapsSampled && len(r.Gaps) > 0:
-		keep, kept := info.gapSampler.Take(len(r.Gaps))
+	case keep != nil:
 		at := r.FirstOutAt
 		for i := range r.Gaps {
 			g := r.Gaps.At(i)

@@ -32,7 +32,7 @@ const maxDelay = 10 * time.Second
 type Conn struct {
 	net.Conn
 	last atomic.Int64 // wall-clock ns of the latest read's newest packet; 0 = none yet
-	rx   receiver     // the platform's recvmsg reader
+	rx   *receiver    // the platform's recvmsg reader
 }
 
 // Arrival is when the bytes of the latest read arrived, on now's clock: now

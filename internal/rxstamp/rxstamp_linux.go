@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,15 +32,48 @@ func Wrap(c net.Conn) net.Conn {
 	}); err != nil || serr != nil {
 		return c
 	}
-	return &Conn{Conn: tc, rx: receiver{raw: raw}}
+	return &Conn{Conn: tc, rx: newReceiver(raw)}
 }
 
 // receiver reads with recvmsg to get the stamp as control data. One
 // goroutine reads a connection at a time (net/http's reader, or TLS under
-// it), so the control buffer is not shared.
+// it), so its message header and control buffer are not shared. Everything a
+// read needs lives here, made once per connection: a read allocates nothing
+// (unix.Recvmsg and a closure per read would, on every event of every
+// stream, and the garbage collector's work lands on the readers).
 type receiver struct {
-	raw syscall.RawConn
-	oob [64]byte // one cmsghdr and a timespec, with room to spare
+	raw  syscall.RawConn
+	msg  unix.Msghdr
+	iov  unix.Iovec
+	oob  [64]byte // one cmsghdr and a timespec, with room to spare
+	n    int
+	err  error
+	read func(fd uintptr) bool // recv, bound once
+}
+
+func newReceiver(raw syscall.RawConn) *receiver {
+	r := &receiver{raw: raw}
+	r.read = r.recv
+	return r
+}
+
+// recv is one recvmsg; false asks the poller to wait for the socket.
+func (r *receiver) recv(fd uintptr) bool {
+	for {
+		n, _, e := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&r.msg)), 0)
+		switch e {
+		case 0:
+			r.n, r.err = int(n), nil
+			return true
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return false
+		default:
+			r.n, r.err = 0, e
+			return true
+		}
+	}
 }
 
 // Read reads like net.TCPConn does, through the runtime's poller (deadlines
@@ -48,35 +82,31 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n, oobn int
-	var rerr error
-	err := c.rx.raw.Read(func(fd uintptr) bool {
-		for {
-			n, oobn, _, _, rerr = unix.Recvmsg(int(fd), p, c.rx.oob[:], 0)
-			if rerr != unix.EINTR { //nolint:errorlint // a raw errno
-				break
-			}
-		}
-		return rerr != unix.EAGAIN //nolint:errorlint // a raw errno; false waits for the poller
-	})
+	r := c.rx
+	r.iov.Base = &p[0]
+	r.iov.SetLen(len(p))
+	r.msg.Iov, r.msg.Iovlen = &r.iov, 1
+	r.msg.Control = &r.oob[0]
+	r.msg.SetControllen(len(r.oob))
+	err := r.raw.Read(r.read)
+	r.iov.Base, r.msg.Iov = nil, nil // the buffer is the caller's again
 	if err == nil {
-		err = rerr
+		err = r.err
 	}
 	if err != nil {
-		n = max(n, 0)
 		var errno unix.Errno
 		if errors.As(err, &errno) {
 			err = os.NewSyscallError("recvmsg", errno)
 		}
-		return n, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 	}
-	if n == 0 {
+	if r.n == 0 {
 		return 0, io.EOF
 	}
-	if ns, ok := stamp(c.rx.oob[:oobn]); ok {
+	if ns, ok := stamp(r.oob[:r.msg.Controllen]); ok {
 		c.last.Store(ns)
 	}
-	return n, nil
+	return r.n, nil
 }
 
 // stamp finds the SCM_TIMESTAMPNS message in a recvmsg's control data and

@@ -188,12 +188,34 @@ func checkBenchBody(b *testing.B, cfg Config, body benchBody) {
 func BenchmarkReference(b *testing.B) {
 	body := openAIChatBody(benchEvents)
 	for _, mode := range benchReadModes {
-		// The floor: go-sse framing alone, no decoding, no clock.
+		// go-sse framing alone, no decoding, no clock: what Consume framed with before
+		// (and the oracle of our framer's tests).
 		b.Run("go-sse-framing-only/"+mode.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body.body)))
 			perEvent(b, benchEvents, func() {
 				n := 0
 				for ev, err := range sse.Read(mode.open(body.body, protocol.FramingSSE), &sse.ReadConfig{MaxEventSize: DefaultMaxEventSize}) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					n += len(ev.Data)
+				}
+				if n == 0 {
+					b.Fatal("no events")
+				}
+			})
+		})
+		// Our framer alone, on the same body: what replaced go-sse under Consume.
+		b.Run("sse-framer-only/"+mode.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body.body)))
+			perEvent(b, benchEvents, func() {
+				n := 0
+				f := newSSEFramer(mode.open(body.body, protocol.FramingSSE), DefaultMaxEventSize)
+				for {
+					ev, err := f.next()
+					if err == io.EOF { //nolint:errorlint // returned unwrapped
+						break
+					}
 					if err != nil {
 						b.Fatal(err)
 					}

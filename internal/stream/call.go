@@ -15,8 +15,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tmaxmax/go-sse"
-
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 )
 
@@ -192,21 +190,20 @@ func (c *Call) Consume(body io.Reader) error {
 }
 
 func (c *Call) consumeSSE() error {
-	for ev, err := range sse.Read(c.reader, &sse.ReadConfig{MaxEventSize: c.cfg.MaxEventSize}) {
+	f := newSSEFramer(c.reader, c.cfg.MaxEventSize)
+	for {
+		ev, err := f.next()
+		if err == io.EOF { //nolint:errorlint // the framer returns io.EOF unwrapped at the end
+			return nil
+		}
 		if err != nil {
 			return c.framingError(err)
 		}
-		// go-sse dispatches events that carry only event: or id:; the spec does
-		// not, and an event without data carries nothing for us either.
-		if ev.Data == "" {
-			continue
-		}
-		c.lastEventID = ev.LastEventID
-		if !c.handle(protocol.Event{Type: ev.Type, ID: ev.LastEventID, Data: ev.Data}) {
+		c.lastEventID = ev.ID
+		if !c.handle(ev) {
 			return nil
 		}
 	}
-	return nil
 }
 
 func (c *Call) consumeNDJSON() error {

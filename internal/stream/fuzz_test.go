@@ -11,7 +11,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 )
 
-// Framing fuzzers: arbitrary bodies through the real reader (go-sse or the
+// Framing fuzzers: arbitrary bodies through the real reader (our SSE framer or the
 // NDJSON scanner, then the protocol's decoder), read whole and in small pieces.
 // Whatever the bytes, Finish returns a result that is consistent with itself,
 // and the way the bytes were cut into reads changes nothing but the clock.
@@ -26,6 +26,23 @@ func FuzzSSEFraming(f *testing.F) {
 	seedFraming(f, specs)
 	f.Fuzz(func(t *testing.T, body []byte, pick, piece uint8) {
 		checkFraming(t, specs[int(pick)%len(specs)], body, piece)
+	})
+}
+
+// FuzzSSEFramer holds our SSE framer to go-sse's on arbitrary bodies, reads
+// and limits: the same events and the same end (clean, too large, read error).
+func FuzzSSEFramer(f *testing.F) {
+	var specs []*protocol.Spec
+	for _, name := range protocol.Names() {
+		if s, _ := protocol.Lookup(name); s.Framing == protocol.FramingSSE {
+			specs = append(specs, s)
+		}
+	}
+	seedFraming(f, specs)
+	f.Fuzz(func(t *testing.T, body []byte, limit, piece uint8) {
+		// limit: maxEventSize from 8 bytes up, so bodies also hit the limit;
+		// its high bit ends the body with a read error instead of EOF.
+		checkAgainstGoSSE(t, body, int(piece%16)+1, 8+int(limit&0x7f)*4, limit&0x80 != 0)
 	})
 }
 

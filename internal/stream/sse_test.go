@@ -1,0 +1,187 @@
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tmaxmax/go-sse"
+
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+)
+
+// go-sse, the library we framed SSE with before, is the oracle: for any body,
+// cut into reads of any size, our framer must hand over the same events (type,
+// last event id, data) and end the same way (clean, too large, read error).
+
+var errBrokenBody = errors.New("connection reset")
+
+// framed is what a framer made of one body.
+type framed struct {
+	events []protocol.Event
+	end    string // "" for a clean end, "too long", or the read error
+}
+
+func endOf(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, bufio.ErrTooLong):
+		return "too long"
+	}
+	return err.Error()
+}
+
+// bodyReader reads body in pieces of at most piece bytes and ends with io.EOF,
+// or with errBrokenBody when broken.
+func bodyReader(body []byte, piece int, broken bool) io.Reader {
+	var r io.Reader = &pieceReader{r: bytes.NewReader(body), n: piece}
+	if broken {
+		r = io.MultiReader(r, iotestErr{})
+	}
+	return r
+}
+
+type iotestErr struct{}
+
+func (iotestErr) Read([]byte) (int, error) { return 0, errBrokenBody }
+
+func frameWithGoSSE(body []byte, piece, maxEventSize int, broken bool) framed {
+	var out framed
+	for ev, err := range sse.Read(bodyReader(body, piece, broken), &sse.ReadConfig{MaxEventSize: maxEventSize}) {
+		if err != nil {
+			out.end = endOf(err)
+			break
+		}
+		if ev.Data != "" {
+			out.events = append(out.events, protocol.Event{Type: ev.Type, ID: ev.LastEventID, Data: ev.Data})
+		}
+	}
+	return out
+}
+
+func frameWithOurs(body []byte, piece, maxEventSize int, broken bool) framed {
+	var out framed
+	f := newSSEFramer(bodyReader(body, piece, broken), maxEventSize)
+	for {
+		ev, err := f.next()
+		if err == io.EOF { //nolint:errorlint // returned unwrapped
+			return out
+		}
+		if err != nil {
+			out.end = endOf(err)
+			return out
+		}
+		out.events = append(out.events, ev)
+	}
+}
+
+func checkAgainstGoSSE(t *testing.T, body []byte, piece, maxEventSize int, broken bool) framed {
+	t.Helper()
+	want := frameWithGoSSE(body, piece, maxEventSize, broken)
+	got := frameWithOurs(body, piece, maxEventSize, broken)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("body %q in reads of %d, maxEventSize %d, broken %v:\nours   %+v\ngo-sse %+v", body, piece, maxEventSize, broken, got, want)
+	}
+	return got
+}
+
+func TestSSEFramerMatchesGoSSE(t *testing.T) {
+	ev := func(typ, id, data string) protocol.Event { return protocol.Event{Type: typ, ID: id, Data: data} }
+	cases := []struct {
+		name string
+		body string
+		want []protocol.Event
+	}{
+		{"one event", "data: a\n\n", []protocol.Event{ev("", "", "a")}},
+		{"final event without a blank line is dropped", "data: a\n\ndata: b\n", []protocol.Event{ev("", "", "a")}},
+		{"final line without an end", "data: a\n\ndata: b", []protocol.Event{ev("", "", "a")}},
+		{"CR line ends", "event: x\rdata: a\r\r", []protocol.Event{ev("x", "", "a")}},
+		{"CRLF line ends", "data: a\r\ndata: b\r\n\r\ndata: c\r\n\r\n", []protocol.Event{ev("", "", "a\nb"), ev("", "", "c")}},
+		{"BOM", "\xEF\xBB\xBFdata: a\n\n", []protocol.Event{ev("", "", "a")}},
+		{"BOM after blank lines", "\n\r\n\xEF\xBB\xBFdata: a\n\n", []protocol.Event{ev("", "", "a")}},
+		{"second BOM is data", "\xEF\xBB\xBF\n\n\xEF\xBB\xBFdata: a\n\ndata: b\n\n", []protocol.Event{ev("", "", "b")}},
+		{"comments and unknown fields", ": ping\nfoo: bar\ndata:a\nretry: 10\n\n", []protocol.Event{ev("", "", "a")}},
+		{"field without colon", "data\ndata\n\n", []protocol.Event{ev("", "", "\n")}},
+		{"only one space stripped", "data:  a \n\n", []protocol.Event{ev("", "", " a ")}},
+		{"empty data is not dispatched", "event: x\ndata\n\ndata: a\n\n", []protocol.Event{ev("", "", "a")}},
+		{"id persists, NUL ignored", "id: 1\ndata: a\n\nid: 2\x00\ndata: b\n\nid\ndata: c\n\n", []protocol.Event{ev("", "1", "a"), ev("", "1", "b"), ev("", "", "c")}},
+		{"id without data", "id: 7\n\ndata: a\n\n", []protocol.Event{ev("", "7", "a")}},
+		{"type resets", "event: x\ndata: a\n\ndata: b\n\n", []protocol.Event{ev("x", "", "a"), ev("", "", "b")}},
+		{"long field names", "data x: a\ndataa: b\nevent:data: c\ndata: d\n\n", []protocol.Event{ev("data: c", "", "d")}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for piece := 1; piece <= len(c.body); piece++ {
+				got := checkAgainstGoSSE(t, []byte(c.body), piece, 1<<10, false)
+				if !reflect.DeepEqual(got.events, c.want) || got.end != "" {
+					t.Fatalf("reads of %d: %+v, want %+v", piece, got, c.want)
+				}
+				checkAgainstGoSSE(t, []byte(c.body), piece, 1<<10, true)
+			}
+		})
+	}
+}
+
+// A CR ending one read and an LF starting the next are one line end: the LF is
+// not a blank line that would end the event early.
+func TestSSEFramerCRLFAcrossReads(t *testing.T) {
+	body := []byte("data: a\r\ndata: b\r\n\r\n")
+	for piece := 1; piece <= len(body); piece++ {
+		got := checkAgainstGoSSE(t, body, piece, 1<<10, false)
+		if len(got.events) != 1 || got.events[0].Data != "a\nb" {
+			t.Fatalf("reads of %d: %+v", piece, got)
+		}
+	}
+}
+
+// An event larger than maxEventSize is an error at the same byte as go-sse's,
+// whatever the reads.
+func TestSSEFramerTooLarge(t *testing.T) {
+	for size := 8; size < 40; size++ {
+		body := []byte("data: a\n\n" + "data: " + strings.Repeat("x", size) + "\n\ndata: b\n\n")
+		for piece := 1; piece <= 9; piece++ {
+			for _, maxSize := range []int{16, 24, 32} {
+				checkAgainstGoSSE(t, body, piece, maxSize, false)
+			}
+		}
+	}
+	got := frameWithOurs([]byte("data: a\n\ndata: "+strings.Repeat("x", 64)+"\n\n"), 7, 32, false)
+	if got.end != "too long" || len(got.events) != 1 {
+		t.Fatalf("a 70-byte event under a 32-byte limit: %+v", got)
+	}
+}
+
+// One allocation per event with one data line, the Data string; the type of a
+// repeated event is shared.
+func TestSSEFramerAllocations(t *testing.T) {
+	const events = 100
+	var body bytes.Buffer
+	for i := range events {
+		fmt.Fprintf(&body, "event: content_block_delta\ndata: {\"i\":%d}\n\n", i)
+	}
+	r := bytes.NewReader(body.Bytes())
+	buf := make([]byte, 0, 8192)
+	f := newSSEFramer(r, 1<<16)
+	f.buf = buf[:cap(buf)] // the buffer is reused across runs: measure the events
+	allocs := testing.AllocsPerRun(20, func() {
+		r.Reset(body.Bytes())
+		f.r, f.err, f.start, f.end = r, nil, 0, 0
+		for n := 0; ; n++ {
+			if _, err := f.next(); err != nil {
+				if n != events {
+					t.Fatalf("%d events, want %d (%v)", n, events, err)
+				}
+				return
+			}
+		}
+	})
+	if allocs > events {
+		t.Fatalf("%.0f allocations for %d events", allocs, events)
+	}
+}

@@ -21,9 +21,9 @@ import (
 // long answer is thousands of events and the per-event cost is what limits how
 // many streams one load generator can read. Two references run on the same
 // body in the same process, so their ratios to the client are comparable:
-// go-sse framing alone (the floor under our SSE path) and the loop a Go
-// developer would write by hand (bufio lines + encoding/json), which is the
-// bare client of bench/bareclient.
+// framing alone, ours (the floor under our SSE path) and go-sse's (what it
+// replaced), and the loop a Go developer would write by hand (bufio lines +
+// encoding/json), which is the bare client of bench/bareclient.
 
 const benchEvents = 1000
 

@@ -41,8 +41,9 @@ func FuzzSSEFramer(f *testing.F) {
 	seedFraming(f, specs)
 	f.Fuzz(func(t *testing.T, body []byte, limit, piece uint8) {
 		// limit: maxEventSize from 8 bytes up, so bodies also hit the limit;
-		// its high bit ends the body with a read error instead of EOF.
-		checkAgainstGoSSE(t, body, int(piece%16)+1, 8+int(limit&0x7f)*4, limit&0x80 != 0)
+		// piece: the read size, and how the body ends (EOF, a read error after
+		// the last bytes or with them).
+		checkAgainstGoSSE(t, body, int(piece%16)+1, 8+int(limit)*4, bodyEnd(piece/16%3))
 	})
 }
 

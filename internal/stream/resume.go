@@ -35,9 +35,10 @@ func (c *Call) Reopen() {
 	c.clock = nil // the new connection's comes with it
 }
 
-// retryScanner watches raw stream bytes for "retry:" fields, which go-sse's
-// Read does not report. It keeps only the state of the current line, so it
-// costs a byte comparison per byte and survives any split of the input.
+// retryScanner watches raw stream bytes for "retry:" fields, which the SSE
+// framer ignores (as go-sse's Read, its oracle, does). It keeps only the state
+// of the current line, so it costs a byte comparison per byte and survives any
+// split of the input.
 type retryScanner struct {
 	atLineStart bool
 	prevCR      bool

@@ -37,23 +37,40 @@ func endOf(err error) string {
 	return err.Error()
 }
 
-// bodyReader reads body in pieces of at most piece bytes and ends with io.EOF,
-// or with errBrokenBody when broken.
-func bodyReader(body []byte, piece int, broken bool) io.Reader {
-	var r io.Reader = &pieceReader{r: bytes.NewReader(body), n: piece}
-	if broken {
-		r = io.MultiReader(r, iotestErr{})
-	}
-	return r
+// How a test body ends.
+type bodyEnd int
+
+const (
+	endEOF        bodyEnd = iota
+	endBroken             // a read error after the last bytes
+	endBrokenWith         // a read error returned with the last bytes, as maxBodySize's is
+)
+
+// bodyReader reads body in pieces of at most piece bytes and ends as told.
+func bodyReader(body []byte, piece int, end bodyEnd) io.Reader {
+	return &endingReader{r: bytes.NewReader(body), piece: piece, end: end}
 }
 
-type iotestErr struct{}
+type endingReader struct {
+	r     *bytes.Reader
+	piece int
+	end   bodyEnd
+}
 
-func (iotestErr) Read([]byte) (int, error) { return 0, errBrokenBody }
+func (e *endingReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p[:min(len(p), e.piece)])
+	switch {
+	case e.end == endEOF:
+		return n, err
+	case err == io.EOF, e.end == endBrokenWith && n > 0 && e.r.Len() == 0: //nolint:errorlint // bytes.Reader's io.EOF
+		return n, errBrokenBody
+	}
+	return n, err
+}
 
-func frameWithGoSSE(body []byte, piece, maxEventSize int, broken bool) framed {
+func frameWithGoSSE(body []byte, piece, maxEventSize int, end bodyEnd) framed {
 	var out framed
-	for ev, err := range sse.Read(bodyReader(body, piece, broken), &sse.ReadConfig{MaxEventSize: maxEventSize}) {
+	for ev, err := range sse.Read(bodyReader(body, piece, end), &sse.ReadConfig{MaxEventSize: maxEventSize}) {
 		if err != nil {
 			out.end = endOf(err)
 			break
@@ -65,9 +82,9 @@ func frameWithGoSSE(body []byte, piece, maxEventSize int, broken bool) framed {
 	return out
 }
 
-func frameWithOurs(body []byte, piece, maxEventSize int, broken bool) framed {
+func frameWithOurs(body []byte, piece, maxEventSize int, end bodyEnd) framed {
 	var out framed
-	f := newSSEFramer(bodyReader(body, piece, broken), maxEventSize)
+	f := newSSEFramer(bodyReader(body, piece, end), maxEventSize)
 	for {
 		ev, err := f.next()
 		if err == io.EOF { //nolint:errorlint // returned unwrapped
@@ -81,12 +98,12 @@ func frameWithOurs(body []byte, piece, maxEventSize int, broken bool) framed {
 	}
 }
 
-func checkAgainstGoSSE(t *testing.T, body []byte, piece, maxEventSize int, broken bool) framed {
+func checkAgainstGoSSE(t *testing.T, body []byte, piece, maxEventSize int, end bodyEnd) framed {
 	t.Helper()
-	want := frameWithGoSSE(body, piece, maxEventSize, broken)
-	got := frameWithOurs(body, piece, maxEventSize, broken)
+	want := frameWithGoSSE(body, piece, maxEventSize, end)
+	got := frameWithOurs(body, piece, maxEventSize, end)
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("body %q in reads of %d, maxEventSize %d, broken %v:\nours   %+v\ngo-sse %+v", body, piece, maxEventSize, broken, got, want)
+		t.Fatalf("body %q in reads of %d, maxEventSize %d, end %d:\nours   %+v\ngo-sse %+v", body, piece, maxEventSize, end, got, want)
 	}
 	return got
 }
@@ -118,11 +135,15 @@ func TestSSEFramerMatchesGoSSE(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for piece := 1; piece <= len(c.body); piece++ {
-				got := checkAgainstGoSSE(t, []byte(c.body), piece, 1<<10, false)
+				got := checkAgainstGoSSE(t, []byte(c.body), piece, 1<<10, endEOF)
 				if !reflect.DeepEqual(got.events, c.want) || got.end != "" {
 					t.Fatalf("reads of %d: %+v, want %+v", piece, got, c.want)
 				}
-				checkAgainstGoSSE(t, []byte(c.body), piece, 1<<10, true)
+				got = checkAgainstGoSSE(t, []byte(c.body), piece, 1<<10, endBroken)
+				if got.end != errBrokenBody.Error() {
+					t.Fatalf("reads of %d, broken body: ended with %q", piece, got.end)
+				}
+				checkAgainstGoSSE(t, []byte(c.body), piece, 1<<10, endBrokenWith)
 			}
 		})
 	}
@@ -133,7 +154,7 @@ func TestSSEFramerMatchesGoSSE(t *testing.T) {
 func TestSSEFramerCRLFAcrossReads(t *testing.T) {
 	body := []byte("data: a\r\ndata: b\r\n\r\n")
 	for piece := 1; piece <= len(body); piece++ {
-		got := checkAgainstGoSSE(t, body, piece, 1<<10, false)
+		got := checkAgainstGoSSE(t, body, piece, 1<<10, endEOF)
 		if len(got.events) != 1 || got.events[0].Data != "a\nb" {
 			t.Fatalf("reads of %d: %+v", piece, got)
 		}
@@ -147,11 +168,11 @@ func TestSSEFramerTooLarge(t *testing.T) {
 		body := []byte("data: a\n\n" + "data: " + strings.Repeat("x", size) + "\n\ndata: b\n\n")
 		for piece := 1; piece <= 9; piece++ {
 			for _, maxSize := range []int{16, 24, 32} {
-				checkAgainstGoSSE(t, body, piece, maxSize, false)
+				checkAgainstGoSSE(t, body, piece, maxSize, endEOF)
 			}
 		}
 	}
-	got := frameWithOurs([]byte("data: a\n\ndata: "+strings.Repeat("x", 64)+"\n\n"), 7, 32, false)
+	got := frameWithOurs([]byte("data: a\n\ndata: "+strings.Repeat("x", 64)+"\n\n"), 7, 32, endEOF)
 	if got.end != "too long" || len(got.events) != 1 {
 		t.Fatalf("a 70-byte event under a 32-byte limit: %+v", got)
 	}

@@ -17,12 +17,7 @@ import (
 // and the way the bytes were cut into reads changes nothing but the clock.
 
 func FuzzSSEFraming(f *testing.F) {
-	var specs []*protocol.Spec
-	for _, name := range protocol.Names() {
-		if s, _ := protocol.Lookup(name); s.Framing == protocol.FramingSSE {
-			specs = append(specs, s)
-		}
-	}
+	specs := framedBy(protocol.FramingSSE)
 	seedFraming(f, specs)
 	f.Fuzz(func(t *testing.T, body []byte, pick, piece uint8) {
 		checkFraming(t, specs[int(pick)%len(specs)], body, piece)
@@ -32,32 +27,33 @@ func FuzzSSEFraming(f *testing.F) {
 // FuzzSSEFramer holds our SSE framer to go-sse's on arbitrary bodies, reads
 // and limits: the same events and the same end (clean, too large, read error).
 func FuzzSSEFramer(f *testing.F) {
-	var specs []*protocol.Spec
-	for _, name := range protocol.Names() {
-		if s, _ := protocol.Lookup(name); s.Framing == protocol.FramingSSE {
-			specs = append(specs, s)
-		}
-	}
+	specs := framedBy(protocol.FramingSSE)
 	seedFraming(f, specs)
 	f.Fuzz(func(t *testing.T, body []byte, limit, piece uint8) {
-		// limit: maxEventSize from 8 bytes up, so bodies also hit the limit;
-		// piece: the read size, and how the body ends (EOF, a read error after
-		// the last bytes or with them).
-		checkAgainstGoSSE(t, body, int(piece%16)+1, 8+int(limit)*4, bodyEnd(piece/16%3))
+		// limit: maxEventSize from 1 KiB (the seeds' small values: their events
+		// fit) down to 4 bytes, so bodies also hit it; piece: the read size, and
+		// how the body ends (EOF, a read error after the last bytes or with them).
+		checkAgainstGoSSE(t, body, int(piece%16)+1, 1024-4*int(limit), bodyEnd(piece/16%3))
 	})
 }
 
 func FuzzNDJSONFraming(f *testing.F) {
-	var specs []*protocol.Spec
-	for _, name := range protocol.Names() {
-		if s, _ := protocol.Lookup(name); s.Framing == protocol.FramingNDJSON {
-			specs = append(specs, s)
-		}
-	}
+	specs := framedBy(protocol.FramingNDJSON)
 	seedFraming(f, specs)
 	f.Fuzz(func(t *testing.T, body []byte, pick, piece uint8) {
 		checkFraming(t, specs[int(pick)%len(specs)], body, piece)
 	})
+}
+
+// framedBy lists the protocols with this framing.
+func framedBy(framing protocol.Framing) []*protocol.Spec {
+	var specs []*protocol.Spec
+	for _, name := range protocol.Names() {
+		if s, _ := protocol.Lookup(name); s.Framing == framing {
+			specs = append(specs, s)
+		}
+	}
+	return specs
 }
 
 // seedFraming adds every fixture of the given protocols, with its protocol's

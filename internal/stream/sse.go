@@ -55,9 +55,8 @@ const (
 	sseStartBufSize = 4096 // bufio.Scanner's first buffer: the same reads as go-sse
 	sseMaxTypes     = 8    // event types remembered to share their strings
 	sseMaxEmptyRead = 100  // bufio.Scanner's limit of reads that return nothing
+	utf8BOM         = "\xEF\xBB\xBF"
 )
-
-var bom = []byte("\xEF\xBB\xBF")
 
 func newSSEFramer(r io.Reader, maxEventSize int) *sseFramer {
 	return &sseFramer{r: r, max: maxEventSize}
@@ -202,8 +201,8 @@ func lineEnd(b []byte, from int, atEOF bool) (n, eol int) {
 func (f *sseFramer) field(ev []byte, from, to int) {
 	if !f.bomSeen {
 		f.bomSeen = true
-		if bytes.HasPrefix(ev[from:to], bom) {
-			from += len(bom)
+		if line := ev[from:to]; len(line) >= len(utf8BOM) && string(line[:len(utf8BOM)]) == utf8BOM {
+			from += len(utf8BOM)
 		}
 	}
 	line := ev[from:to]

@@ -28,6 +28,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/rxstamp"
 	"github.com/llmstream/xk6-llmstream/internal/sample"
 	"github.com/llmstream/xk6-llmstream/internal/selfwatch"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -60,6 +61,7 @@ type Client struct {
 
 // newClient builds a Client from `new Client(options)`.
 func newClient(env clientEnv, v sobek.Value) (*Client, error) {
+	rxstamp.Prime() // receive stamps on before the first request leaves (attempt.go)
 	o, err := exportObject(v, "Client options")
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -33,6 +34,28 @@ func Wrap(c net.Conn) net.Conn {
 		return c
 	}
 	return &Conn{Conn: tc, rx: newReceiver(raw)}
+}
+
+// Prime turns the kernel's receive stamping on for the machine now, and keeps
+// it on for the life of the process, so the first connections' packets are
+// stamped too. The kernel stamps packets once any socket asks for it, but it
+// turns that on a moment after the first socket asks (deferred work) and off
+// again when the last one closes: without a socket that stays, the first
+// events of a test, when many streams open at once, would go unstamped.
+// Prime opens one UDP socket with the option and never closes it (one file
+// descriptor, no traffic). Errors leave the stamps to Wrap's connections.
+func Prime() { primeOnce.Do(prime) }
+
+var primeOnce sync.Once //nolint:gochecknoglobals // one socket per process
+
+func prime() {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) != nil {
+		_ = unix.Close(fd)
+	}
 }
 
 // receiver reads with recvmsg to get the stamp as control data. One

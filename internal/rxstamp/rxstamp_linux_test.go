@@ -159,3 +159,22 @@ func TestReadAllocatesNothing(t *testing.T) {
 		t.Fatalf("%.1f allocations per write and read", allocs)
 	}
 }
+
+// After Prime, a new connection's very first packet is stamped: the kernel
+// turns stamping on a moment after the first socket asks, so without it the
+// first events of a test (many streams opening at once) would go unstamped.
+// (Run alone, with no other stamping socket open, this fails without Prime.)
+func TestPrimeStampsTheFirstPacket(t *testing.T) {
+	Prime()
+	time.Sleep(100 * time.Millisecond) // the kernel's deferred work
+	c, srv := pair(t)
+	if _, err := srv.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Read(make([]byte, 8)); err != nil {
+		t.Fatal(err)
+	}
+	if c.last.Load() == 0 {
+		t.Fatal("the first packet of a new connection was not stamped")
+	}
+}

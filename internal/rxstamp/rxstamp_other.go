@@ -8,3 +8,6 @@ import "net"
 func Wrap(c net.Conn) net.Conn { return c }
 
 type receiver struct{}
+
+// Prime does nothing: receive stamps are read on Linux only.
+func Prime() {}

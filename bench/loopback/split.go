@@ -87,7 +87,7 @@ var categories = []struct { //nolint:gochecknoglobals // fixed table
 	{"socket reads under our body reader", []string{"internal/stream.(*timedReader).Read"}},
 	{"ours: decoding (internal/protocol, gjson)", []string{"xk6-llmstream/internal/protocol.", "tidwall/gjson."}},
 	{"ours: folding events, clock (stream.handle)", []string{"internal/stream.(*Call).handle", "internal/stream.(*Call).output"}},
-	{"ours: SSE framing (go-sse)", []string{"tmaxmax/go-sse"}},
+	{"ours: SSE framing (internal/stream sse.go)", []string{"internal/stream.(*sseFramer)"}},
 	{"ours: rest of stream.Consume", []string{"internal/stream.(*Call).Consume"}},
 	{"ours: module (request, result to JS, metrics)", []string{"github.com/llmstream/xk6-llmstream"}},
 	{"JavaScript (sobek)", []string{"github.com/grafana/sobek"}},

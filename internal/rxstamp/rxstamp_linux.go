@@ -126,9 +126,12 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if r.n == 0 {
 		return 0, io.EOF
 	}
-	if ns, ok := stamp(r.oob[:r.msg.Controllen]); ok {
-		c.last.Store(ns)
+	// A read without a stamp forgets the last one: it dated other bytes.
+	ns, ok := stamp(r.oob[:r.msg.Controllen])
+	if !ok {
+		ns = 0
 	}
+	c.last.Store(ns)
 	return r.n, nil
 }
 

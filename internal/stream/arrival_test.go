@@ -5,11 +5,14 @@ package stream
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
@@ -101,3 +104,36 @@ func TestLateReaderKeepsTheServersGaps(t *testing.T) {
 		t.Fatalf("first gap %s: the reader's lateness (%s), not the server's gap (%s)", g, readerLate, serverGap)
 	}
 }
+
+// staleClock dates every read an hour back: a stamp that belonged to other
+// bytes (a connection's previous response).
+type staleClock struct{}
+
+func (staleClock) Arrival(now time.Time) time.Time { return now.Add(-time.Hour) }
+
+// No arrival precedes the request, the headers or an earlier event,
+// whatever the connection's stamps say: bytes cannot come before they were
+// asked for.
+func TestArrivalsNeverPrecedeTheRequest(t *testing.T) {
+	spec, err := protocol.Lookup("openai-chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCall(Config{Spec: spec}, time.Time{})
+	c.SetArrivalClock(staleClock{})
+	c.Begin(time.Now())
+	c.Respond(&http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
+	body := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: [DONE]\n\n"
+	if err := c.Read(iotestOneByte(body)); err != nil {
+		t.Fatal(err)
+	}
+	r := c.Finish()
+	if !r.OK || r.TTFB < 0 || r.TTFT < r.TTFB || r.E2E < r.TTFT || len(r.Gaps) != 1 || r.Gaps.At(0) < 0 {
+		t.Fatalf("ok %v ttfb %v ttft %v e2e %v gaps %v", r.OK, r.TTFB, r.TTFT, r.E2E, r.Gaps.Durations())
+	}
+}
+
+// iotestOneByte reads s a byte at a time, so every event has its own reads.
+func iotestOneByte(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) }

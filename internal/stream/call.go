@@ -164,7 +164,7 @@ func (c *Call) Consume(body io.Reader) error {
 	if c.reader != nil { // a reopened call: keep the previous connections' parse time
 		c.busy += c.reader.busy
 	}
-	c.reader = &timedReader{r: body, limit: c.cfg.MaxBodySize, clock: c.clock}
+	c.reader = &timedReader{r: body, limit: c.cfg.MaxBodySize, clock: c.clock, floor: latest(c.Start, c.Headers)}
 	if w := c.cfg.Watchdog; w != nil {
 		c.reader.onRead = w.Bytes
 	}

@@ -32,7 +32,7 @@ const (
 func (c *Call) Respond(resp *http.Response, at time.Time) {
 	if c.Headers.IsZero() {
 		if c.clock != nil {
-			at = c.clock.Arrival(at)
+			at = latest(c.clock.Arrival(at), c.Start) // never before the request
 		}
 		c.Headers = at
 	}

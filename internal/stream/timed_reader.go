@@ -14,6 +14,7 @@ type timedReader struct {
 	clock    ArrivalClock  // the connection's receive stamps; nil: the clock at Read's return
 	last     time.Time     // when the bytes of the latest Read arrived
 	returned time.Time     // when the latest Read returned
+	floor    time.Time     // no arrival is earlier: the headers', else t0
 	busy     time.Duration // time spent outside Read since the first byte
 	bytes    int64
 	eof      bool   // the body was read to its end
@@ -33,12 +34,11 @@ func (t *timedReader) Read(p []byte) (int, error) {
 	t.returned = time.Now()
 	t.last = t.returned
 	if n > 0 && t.clock != nil {
-		// The kernel's stamp of the bytes, never before an earlier read's:
-		// events stay in order.
-		t.last = t.clock.Arrival(t.returned)
-		if t.last.Before(prev) {
-			t.last = prev
-		}
+		// The kernel's stamp of the bytes, never before an earlier read's
+		// (events stay in order) nor before the response's headers or the
+		// request (bytes cannot come before they were asked for: a stamp
+		// that says so dated other bytes).
+		t.last = latest(t.clock.Arrival(t.returned), prev, t.floor)
 	}
 	if err == io.EOF { //nolint:errorlint // io.EOF is returned unwrapped by contract
 		t.eof = true
@@ -56,4 +56,15 @@ func (t *timedReader) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// latest is the latest of times, zero ones ignored.
+func latest(times ...time.Time) time.Time {
+	var t time.Time
+	for _, x := range times {
+		if x.After(t) {
+			t = x
+		}
+	}
+	return t
 }

@@ -63,16 +63,26 @@ func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 	k := int(s.k)         //nolint:gosec // k ≤ the offered values of a window
 	phase := rand.IntN(k) //nolint:gosec // a sampling phase, not a secret
 	s.seen += uint64(n)
+	candidates := 0
 	if phase < n {
-		kept = (n-1-phase)/k + 1
+		candidates = (n-1-phase)/k + 1
 	}
+	kept = candidates
 	if budget := uint64(math.Ceil(2 * s.rate * window.Seconds())); s.windowKept+uint64(kept) > budget {
-		kept = int(budget - min(budget, s.windowKept)) //nolint:gosec // ≤ kept
+		kept = int(budget - min(budget, s.windowKept)) //nolint:gosec // ≤ candidates
 	}
 	s.windowKept += uint64(kept)
 	s.dropped += uint64(n - kept)
 	return func(i int) bool {
-		return i >= phase && (i-phase)%k == 0 && (i-phase)/k < kept
+		if i < phase || (i-phase)%k != 0 {
+			return false
+		}
+		// When the window's budget cuts the call's share, the kept ones are
+		// spread over the call's candidates, not its first ones: the first
+		// events of a call are not like the rest (they often arrive together,
+		// gaps of zero), and keeping only them would bend the percentiles.
+		j := (i - phase) / k
+		return j < candidates && (j+1)*kept/candidates > j*kept/candidates
 	}, kept
 }
 

@@ -172,3 +172,28 @@ func TestEveryPlaceInACallIsKeptAlike(t *testing.T) {
 		require.InDelta(t, calls/10, c, 100, "place %d of a call kept %d times in %d calls", i, c, calls)
 	}
 }
+
+// When the window's budget cuts a call's share (a burst: k has not caught up
+// yet), what is kept is spread over the whole call, not its first values:
+// the first events of a call often arrive together (gaps of zero), and
+// keeping only them bent the percentiles of a burst of calls.
+func TestACutShareIsSpreadOverTheCall(t *testing.T) {
+	t.Parallel()
+	s := New(100) // a budget of 40 per 200 ms window
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	s.now = clk.now
+	keep, kept := s.Take(1000) // the first window: k = 1, 1 000 candidates
+	require.Equal(t, 40, kept)
+	var at []int
+	for i := range 1000 {
+		if keep(i) {
+			at = append(at, i)
+		}
+	}
+	require.Len(t, at, kept, "keep agrees with kept")
+	require.Less(t, at[0], 50, "from the start of the call")
+	require.Greater(t, at[len(at)-1], 950, "to its end")
+	for i := 1; i < len(at); i++ {
+		require.InDelta(t, 25, at[i]-at[i-1], 1, "evenly")
+	}
+}

@@ -324,13 +324,7 @@ func (c *Call) output(at time.Time, cumBefore int64, ch *choiceState) {
 			c.cfg.Watchdog.FirstOutput()
 		}
 	} else if ch == nil {
-		gap := at.Sub(c.lastOut)
-		c.gapSum += gap
-		c.gapN++
-		if c.cfg.StallThreshold > 0 && gap > c.cfg.StallThreshold {
-			c.stalls++
-		}
-		c.gaps = append(c.gaps, compactGap(gap))
+		c.gaps = append(c.gaps, c.countGap(at.Sub(c.lastOut)))
 	}
 	if c.firstAns.IsZero() && d.HasAnswer() {
 		c.firstAns = at

@@ -57,13 +57,7 @@ func (c *Call) choice(i int) (*choiceState, error) {
 // choice's previous piece.
 func (c *Call) choiceGap(ch *choiceState, at time.Time) {
 	if !ch.lastOut.IsZero() {
-		gap := at.Sub(ch.lastOut)
-		c.gapSum += gap
-		c.gapN++
-		if c.cfg.StallThreshold > 0 && gap > c.cfg.StallThreshold {
-			c.stalls++
-		}
-		ch.gaps = append(ch.gaps, compactGap(gap))
+		ch.gaps = append(ch.gaps, c.countGap(at.Sub(ch.lastOut)))
 	}
 	ch.lastOut = at
 }

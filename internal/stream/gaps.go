@@ -36,3 +36,14 @@ func (g Gaps) Durations() []time.Duration {
 	}
 	return out
 }
+
+// countGap counts a gap into the call's mean and stalls (every answer's, with
+// n > 1) and returns it compact, for the answer's own list.
+func (c *Call) countGap(gap time.Duration) uint32 {
+	c.gapSum += gap
+	c.gapN++
+	if c.cfg.StallThreshold > 0 && gap > c.cfg.StallThreshold {
+		c.stalls++
+	}
+	return compactGap(gap)
+}

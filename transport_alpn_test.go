@@ -2,7 +2,6 @@ package llmstream
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,10 +14,7 @@ import (
 // llm-sim --tls).
 func TestHTTP1OverTLSAfterK6sTransportNegotiatedH2(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(answer))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	srv := tlsServer(t)
 
 	vu := newTestVU(t, `const auto = new llm.Client({baseURL: '`+srv.URL+`'});
 		const h1 = new llm.Client({baseURL: '`+srv.URL+`', http: '1.1'});`)

@@ -37,10 +37,7 @@ func tagOf(t *testing.T, s metrics.Sample, name string) string {
 // its proto tag.
 func TestHTTPVersionOption(t *testing.T) {
 	t.Parallel()
-	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(answer))
-	tlsSrv.EnableHTTP2 = true
-	tlsSrv.StartTLS()
-	t.Cleanup(tlsSrv.Close)
+	tlsSrv := tlsServer(t)
 
 	h2c := httptest.NewUnstartedServer(http.HandlerFunc(answer))
 	h2c.Config.Protocols = new(http.Protocols)
@@ -76,6 +73,16 @@ func TestHTTPVersionOption(t *testing.T) {
 			vu.closeIdle()
 		})
 	}
+}
+
+// tlsServer answers over TLS with HTTP/1.1 and HTTP/2 (by ALPN).
+func tlsServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(answer))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // k6Dialer is the dialer k6 gives its transport.

@@ -145,7 +145,16 @@ func runSideBySide(t *testing.T, runs []*scriptRun) {
 	var wg sync.WaitGroup
 	for _, r := range runs {
 		r.dir = t.TempDir()
-		url := startSim(t, simArgs(t, filepath.Join(root, r.script))...)
+		args := simArgs(t, filepath.Join(root, r.script))
+		// E2E_KEEP=DIR keeps each run's report and llm-sim's trace: a case
+		// that failed once in CI can be read call by call.
+		if keep := os.Getenv("E2E_KEEP"); keep != "" {
+			dir, err := os.MkdirTemp(keep, strings.TrimSuffix(filepath.Base(r.script), ".js")+"-")
+			require.NoError(t, err)
+			r.dir, args = dir, append(args, "--trace", filepath.Join(dir, "trace.jsonl"))
+			t.Logf("%s: kept in %s", r.script, dir)
+		}
+		url := startSim(t, args...)
 		env := map[string]string{"LLM_BASE_URL": url + "/v1", "LLM_REPORT_DIR": r.dir}
 		for k, v := range r.env {
 			env[k] = v

@@ -304,7 +304,7 @@ func writeWavesHTML(b *bytes.Buffer, r *Run, sfx, head string) {
 		return
 	}
 	fmt.Fprintf(b, `<h2>Waves: recovery after each burst%s</h2><p class="sub">Recovered: the TTFT median is back within %.0f%% `+
-		`(or %s) of its level before the burst.</p><table id="waves%s"><tr><th>burst</th><th>load</th><th>TTFT P50 before</th>`+
+		`(or %s, or one decode step) of its level before the burst.</p><table id="waves%s"><tr><th>burst</th><th>load</th><th>TTFT P50 before</th>`+
 		`<th>at worst</th><th>recovered after</th></tr>`, head, 100*RecoveryMargin, fmtMS(recoveryFloorMS), sfx)
 	for _, w := range waves {
 		rec := "not within the " + fmtDur(w.ObservedAfter) + " observed"

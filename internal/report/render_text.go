@@ -67,7 +67,7 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 			}
 		}
 		if waves := v.Waves(); len(waves) > 0 {
-			fmt.Fprintf(&b, "\n  waves%s (recovered: TTFT P50 back within %.0f%%, or %s, of its level before the burst):\n",
+			fmt.Fprintf(&b, "\n  waves%s (recovered: TTFT P50 back within %.0f%%, %s or one decode step of its level before the burst):\n",
 				suffix(label), 100*RecoveryMargin, fmtMS(recoveryFloorMS))
 			for _, w := range waves {
 				fmt.Fprintf(&b, "    %s\n", w.Describe(v.Timeline.Origin))

@@ -21,10 +21,27 @@ const (
 	waveWindow     = 2 * time.Second // TTFT medians are read over windows this wide…
 	waveMinCalls   = 4               // …of at least this many calls (widened back until they have them)
 	// RecoveryMargin is how close the TTFT median must come back to its
-	// pre-burst level: within 25 %, or within recoveryFloorMS for fast services.
+	// pre-burst level: within 25 %, or within recoveryFloorMS for fast
+	// services, or within one decode step (below).
 	RecoveryMargin  = 0.25
 	recoveryFloorMS = 10.0
 )
+
+// A batching engine admits a waiting request only between decode steps, so
+// a request waits for the step in flight to end: anything from nothing to a
+// whole step. Closed-loop VUs fall into step with the engine, and which
+// phase they settle in is chance: with two VUs on a 17 ms step the TTFT
+// median sits at 17 ms in one run and 32 ms in the next, and can move from
+// one to the other across a burst. A median one step above the level
+// before is that phase, not a service still recovering; the step is read
+// as the median inter-token gap before the burst.
+func recoveryLimit(before, step float64) float64 {
+	limit := math.Max(before*(1+RecoveryMargin), before+recoveryFloorMS)
+	if step > 0 && !math.IsNaN(step) {
+		limit = math.Max(limit, before+step)
+	}
+	return limit
+}
 
 // Wave is one burst and the recovery after it.
 type Wave struct {
@@ -87,7 +104,7 @@ func (r *Run) Waves() []Wave {
 		for _, c := range conc[i:end] {
 			w.Peak = math.Max(w.Peak, c)
 		}
-		w.RecoveryLimitMS = math.Max(w.BeforeTTFTP50*(1+RecoveryMargin), w.BeforeTTFTP50+recoveryFloorMS)
+		w.RecoveryLimitMS = recoveryLimit(w.BeforeTTFTP50, q50(tl.window(i-quiet, i, func(b *Bucket) *Sketch { return b.Gap })))
 		// Windows look back from k, so a window that reads "recovered" holds
 		// no call started after k: the recovery time errs late by at most a
 		// window, never early. After the burst they do not reach back into it.
@@ -124,11 +141,11 @@ func (w Wave) Describe(origin time.Time) string {
 		w.Start.Sub(origin).Seconds(), w.End.Sub(origin).Seconds(), fmtConc(roundLevel(w.Base)), fmtConc(roundLevel(w.Peak)), levelUnit(w.ByRate),
 		fmtMS(w.BeforeTTFTP50), fmtMS(w.PeakTTFTP50))
 	if !w.Recovered {
-		return s + fmt.Sprintf("not back within %.0f%% (≤ %s) in the %s the run went on after the load came down",
-			100*RecoveryMargin, fmtMS(w.RecoveryLimitMS), fmtDur(w.ObservedAfter))
+		return s + fmt.Sprintf("not back to its level (≤ %s) in the %s the run went on after the load came down",
+			fmtMS(w.RecoveryLimitMS), fmtDur(w.ObservedAfter))
 	}
-	return s + fmt.Sprintf("back within %.0f%% (≤ %s) %s after the load came down",
-		100*RecoveryMargin, fmtMS(w.RecoveryLimitMS), fmtDur(w.Recovery))
+	return s + fmt.Sprintf("back to its level (≤ %s) %s after the load came down",
+		fmtMS(w.RecoveryLimitMS), fmtDur(w.Recovery))
 }
 
 // WaveRecord is a wave in the run record. Times are seconds into the run.

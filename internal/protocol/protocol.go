@@ -28,7 +28,10 @@ const (
 type Event struct {
 	Type string // SSE "event:" field; empty for unnamed events and NDJSON
 	ID   string // SSE last event id
-	Data string // payload
+	// Data is the payload. It may be borrowed from the reader's buffer:
+	// valid during Decode only, so neither a decoder nor its caller keeps
+	// it, or any part of it, without a copy.
+	Data string
 }
 
 // Usage is a server's token accounting. Zero fields mean "not reported".

@@ -210,7 +210,7 @@ func (c *Call) consumeNDJSON() error {
 	sc := bufio.NewScanner(c.reader)
 	sc.Buffer(make([]byte, 0, 4096), c.cfg.MaxEventSize)
 	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+		line := strings.TrimSpace(borrow(sc.Bytes())) // borrowed like an SSE event's data
 		if line == "" {
 			continue
 		}
@@ -250,19 +250,17 @@ func (c *Call) handle(ev protocol.Event) bool {
 	}
 	c.d.Reset()
 	if err := c.dec.Decode(ev, &c.d); err != nil {
-		c.Fail(ErrDecode, err.Error()+": "+Excerpt(ev.Data, 200))
+		c.Fail(ErrDecode, err.Error()+": "+strings.Clone(Excerpt(ev.Data, 200)))
 		return false
 	}
 	d := &c.d
 	if c.cfg.OnEvent != nil {
-		c.cfg.OnEvent(RawEvent{Type: ev.Type, ID: ev.ID, Data: ev.Data, At: at})
+		c.cfg.OnEvent(RawEvent{Type: ev.Type, ID: ev.ID, Data: strings.Clone(ev.Data), At: at})
 	}
-	if d.Model != "" {
-		c.model = d.Model
-	}
-	if d.RequestID != "" {
-		c.requestID = d.RequestID
-	}
+	// The event's data is borrowed (protocol.Event): what the call keeps of
+	// it is copied, once, when it changes.
+	keep(&c.model, d.Model)
+	keep(&c.requestID, d.RequestID)
 	for k, v := range d.ServerTimings {
 		if c.timings == nil {
 			c.timings = map[string]float64{}
@@ -286,9 +284,9 @@ func (c *Call) handle(ev protocol.Event) bool {
 		c.output(at, before, ch)
 	}
 	if d.FinishReason != "" {
-		c.finish = d.FinishReason
+		keep(&c.finish, d.FinishReason)
 		if ch != nil {
-			ch.finish = d.FinishReason
+			ch.finish = c.finish
 		}
 	}
 	if d.Terminal {
@@ -299,7 +297,7 @@ func (c *Call) handle(ev protocol.Event) bool {
 		if d.Err.Code != "" {
 			msg = d.Err.Code + ": " + msg
 		}
-		c.Fail(ErrStream, msg)
+		c.Fail(ErrStream, strings.Clone(msg))
 		return false
 	}
 	if d.EndOfStream {
@@ -316,7 +314,7 @@ func (c *Call) output(at time.Time, cumBefore int64, ch *choiceState) {
 	c.chunks++
 	if c.firstOut.IsZero() {
 		c.firstOut = at
-		c.firstText = d.Text + d.Reasoning
+		c.firstText = strings.Clone(d.Text + d.Reasoning)
 		if c.cumulative {
 			c.firstTokens = c.cumTokens - cumBefore
 		}
@@ -347,14 +345,30 @@ func (c *Call) addTool(tc protocol.ToolCallDelta) {
 		t := &c.tools[i]
 		if (tc.ID != "" && t.ID == tc.ID) || (tc.ID == "" && t.Index == tc.Index) {
 			if t.ID == "" {
-				t.ID = tc.ID
+				t.ID = strings.Clone(tc.ID)
 			}
-			t.Name += tc.Name
-			t.Arguments += tc.Args
+			t.Name = join(t.Name, tc.Name)
+			t.Arguments = join(t.Arguments, tc.Args)
 			return
 		}
 	}
-	c.tools = append(c.tools, ToolCall{Index: tc.Index, ID: tc.ID, Name: tc.Name, Arguments: tc.Args})
+	c.tools = append(c.tools, ToolCall{Index: tc.Index, ID: strings.Clone(tc.ID), Name: strings.Clone(tc.Name),
+		Arguments: strings.Clone(tc.Args)})
+}
+
+// keep sets *dst to a copy of s when s is new (not empty, not already kept).
+func keep(dst *string, s string) {
+	if s != "" && s != *dst {
+		*dst = strings.Clone(s)
+	}
+}
+
+// join is a + b in memory of its own (a + "" would be b itself).
+func join(a, b string) string {
+	if a == "" {
+		return strings.Clone(b)
+	}
+	return a + b
 }
 
 // mergeUsage keeps the latest non-zero figure of each field: providers report

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"unsafe"
 
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 )
@@ -239,12 +240,17 @@ func (f *sseFramer) field(ev []byte, from, to int) {
 
 // dispatch ends the current event; it returns it if its data is not empty.
 func (f *sseFramer) dispatch(ev []byte) (protocol.Event, bool) {
+	// The data is borrowed, not copied: a view of the read buffer (or of
+	// joined) valid until the next call to next. The call copies the little
+	// it keeps (Call.handle); an event then allocates nothing. At 1 000
+	// streams that copy was a third of all the process allocated, and every
+	// garbage collection it brought made the readers late together.
 	var data string
 	switch {
 	case f.dataSeen == 1:
-		data = string(ev[f.dataAt.from:f.dataAt.to])
+		data = borrow(ev[f.dataAt.from:f.dataAt.to])
 	case f.dataSeen > 1:
-		data = string(f.joined)
+		data = borrow(f.joined)
 	}
 	typ := f.typeAt
 	f.dataSeen, f.typeAt = 0, span{}
@@ -270,4 +276,13 @@ func (f *sseFramer) eventType(b []byte) string {
 		f.types = append(f.types, t)
 	}
 	return t
+}
+
+// borrow is b as a string without a copy; b must not change while the
+// string is in use.
+func borrow(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

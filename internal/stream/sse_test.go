@@ -94,6 +94,7 @@ func frameWithOurs(body []byte, piece, maxEventSize int, end bodyEnd) framed {
 			out.end = endOf(err)
 			return out
 		}
+		ev.Data = strings.Clone(ev.Data) // borrowed until the next call to next
 		out.events = append(out.events, ev)
 	}
 }
@@ -178,8 +179,8 @@ func TestSSEFramerTooLarge(t *testing.T) {
 	}
 }
 
-// One allocation per event with one data line, the Data string; the type of a
-// repeated event is shared.
+// An event allocates nothing: its data is borrowed from the read buffer and
+// the type of a repeated event is shared.
 func TestSSEFramerAllocations(t *testing.T) {
 	const events = 100
 	var body bytes.Buffer
@@ -202,7 +203,7 @@ func TestSSEFramerAllocations(t *testing.T) {
 			}
 		}
 	})
-	if allocs > events {
+	if allocs > 0 {
 		t.Fatalf("%.0f allocations for %d events", allocs, events)
 	}
 }

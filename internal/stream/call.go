@@ -191,6 +191,7 @@ func (c *Call) Consume(body io.Reader) error {
 
 func (c *Call) consumeSSE() error {
 	f := newSSEFramer(c.reader, c.cfg.MaxEventSize)
+	defer f.release()
 	for {
 		ev, err := f.next()
 		if err == io.EOF { //nolint:errorlint // the framer returns io.EOF unwrapped at the end
@@ -208,7 +209,9 @@ func (c *Call) consumeSSE() error {
 
 func (c *Call) consumeNDJSON() error {
 	sc := bufio.NewScanner(c.reader)
-	sc.Buffer(make([]byte, 0, 4096), c.cfg.MaxEventSize)
+	buf := readBuffers.get()
+	defer readBuffers.put(buf)
+	sc.Buffer(buf[:0], c.cfg.MaxEventSize)
 	for sc.Scan() {
 		line := strings.TrimSpace(borrow(sc.Bytes())) // borrowed like an SSE event's data
 		if line == "" {

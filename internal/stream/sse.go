@@ -60,7 +60,18 @@ const (
 )
 
 func newSSEFramer(r io.Reader, maxEventSize int) *sseFramer {
-	return &sseFramer{r: r, max: maxEventSize}
+	buf := readBuffers.get()
+	if maxEventSize > 0 && maxEventSize < len(buf) {
+		buf = buf[:maxEventSize] // an event that fills it is too large
+	}
+	return &sseFramer{r: r, max: maxEventSize, buf: buf}
+}
+
+// release hands the read buffer back for the next call. Nothing borrowed
+// from it may be used after.
+func (f *sseFramer) release() {
+	readBuffers.put(f.buf)
+	f.buf, f.start, f.end = nil, 0, 0
 }
 
 // next returns the next event with non-empty data, io.EOF at the end of the

@@ -14,16 +14,19 @@ func TestJoin(t *testing.T) {
 	// at +11, +21 and +41 ms; the second request reused the connection.
 	const line = `{"request_id":"a","conn_request":1,"arrival_ns":1000000,"headers_ns":2000000,"first_token_ns":12000000,` +
 		`"chunks_ns":[11000000,12000000,22000000,42000000,43000000],"chunk_tokens":[0,1,1,1,0]}`
-	if err := os.WriteFile(trace, []byte(line+"\n"+`{"request_id":"b","conn_request":2,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000,6000000],"chunk_tokens":[1,1]}`+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(trace, []byte(line+"\n"+`{"request_id":"b","conn_request":2,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000,6000000],"chunk_tokens":[1,1]}`+"\n"+
+		`{"request_id":"e","conn_request":3,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000,6000000],"chunk_tokens":[1,1]}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// a: TTFT 12.5 ms (server 11 ms), TTFB 1.5 ms, gaps 10.5 and 19.5 (server
 	// 10 and 20). b: its gap count differs from the server's. c: not in the
-	// trace. d: failed. A line that is not JSON (k6's own log) is skipped.
+	// trace. d: failed. e: did not ask for its gaps (null), which is no
+	// mismatch. A line that is not JSON (k6's own log) is skipped.
 	lines := `{"id":"a","ok":true,"ttfb":1.5,"ttft":12.5,"gaps":[10.5,19.5]}
 {"id":"b","ok":true,"ttfb":1.2,"ttft":5.2,"gaps":[1,1]}
 {"id":"c","ok":true,"ttfb":1,"ttft":2,"gaps":[]}
 {"id":"d","ok":false,"ttfb":null,"ttft":null,"gaps":[],"error":"network"}
+{"id":"e","ok":true,"ttfb":1.2,"ttft":5.2,"gaps":null}
 level=info msg=done
 `
 	if err := os.WriteFile(client, []byte(lines), 0o600); err != nil {
@@ -33,7 +36,7 @@ level=info msg=done
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.calls != 4 || e.joined != 2 || e.failed != 1 || e.newConn != 1 || e.gapCountMismatch != 1 {
+	if e.calls != 5 || e.joined != 3 || e.failed != 1 || e.newConn != 1 || e.gapCountMismatch != 1 {
 		t.Fatalf("calls %d joined %d failed %d newConn %d mismatch %d", e.calls, e.joined, e.failed, e.newConn, e.gapCountMismatch)
 	}
 	near := func(what string, got, want float64) {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/report"
 )
 
 // printTables prints one Markdown table per shape, the two clients of a level
@@ -50,8 +52,8 @@ func printTables(w io.Writer, s settings, results []result) {
 }
 
 // lagVerdict is the module's client lag at a level (result.clientLag, ms) and
-// whether the report's client_bound rule fires on it: P50 ≥ 8 ms or P95 ≥ 15 ms
-// (internal/report's clientLagP50MS / clientLagP95MS).
+// whether the report's client_bound rule fires on it (internal/report's
+// ClientLagP50MS / ClientLagP95MS).
 func lagVerdict(lag []float64) string {
 	if len(lag) == 0 {
 		return ""
@@ -60,7 +62,7 @@ func lagVerdict(lag []float64) string {
 	slices.Sort(s)
 	p50, p95 := quantile(s, 0.5), quantile(s, 0.95)
 	verdict := "silent"
-	if p50 >= 8 || p95 >= 15 {
+	if p50 >= report.ClientLagP50MS || p95 >= report.ClientLagP95MS {
 		verdict = "client_bound fires"
 	}
 	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms: %s", p50, p95, verdict)

@@ -7,7 +7,7 @@ import "sync"
 // started with (and grew) was a steady share of the garbage that makes the
 // readers late when it is collected. Buffers that grew past
 // maxPooledReadBuffer for one large event are left to the collector.
-var readBuffers = bufferPool{pool: sync.Pool{New: func() any {
+var readBuffers = bufferPool{pool: sync.Pool{New: func() any { //nolint:gochecknoglobals // a pool shared by every call is the point
 	b := make([]byte, sseStartBufSize)
 	return &b
 }}}

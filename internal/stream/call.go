@@ -253,7 +253,7 @@ func (c *Call) handle(ev protocol.Event) bool {
 	}
 	c.d.Reset()
 	if err := c.dec.Decode(ev, &c.d); err != nil {
-		c.Fail(ErrDecode, err.Error()+": "+strings.Clone(Excerpt(ev.Data, 200)))
+		c.Fail(ErrDecode, err.Error()+": "+Excerpt(ev.Data, 200)) // a concatenation: a copy of its own
 		return false
 	}
 	d := &c.d

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -111,7 +112,7 @@ func checkFraming(t *testing.T, spec *protocol.Spec, body []byte, piece uint8) {
 	}
 	if whole.Text != cut.Text || whole.Reasoning != cut.Reasoning || whole.Chunks != cut.Chunks ||
 		whole.FinishReason != cut.FinishReason || whole.OK != cut.OK || whole.OutputTokens != cut.OutputTokens ||
-		whole.TokenSource != cut.TokenSource || len(whole.ToolCalls) != len(cut.ToolCalls) {
+		whole.TokenSource != cut.TokenSource || whole.Model != cut.Model || !reflect.DeepEqual(whole.ToolCalls, cut.ToolCalls) {
 		t.Fatalf("the read size changed the result:\nwhole %+v\ncut   %+v", summary(whole), summary(cut))
 	}
 	if !whole.OK && whole.Err.Type != cut.Err.Type {
@@ -122,6 +123,6 @@ func checkFraming(t *testing.T, spec *protocol.Spec, body []byte, piece uint8) {
 func summary(r *Result) map[string]any {
 	return map[string]any{
 		"ok": r.OK, "err": r.Err, "text": r.Text, "reasoning": r.Reasoning, "chunks": r.Chunks,
-		"finish": r.FinishReason, "tokens": r.OutputTokens, "source": r.TokenSource, "tools": r.ToolCalls,
+		"finish": r.FinishReason, "tokens": r.OutputTokens, "source": r.TokenSource, "tools": r.ToolCalls, "model": r.Model,
 	}
 }

@@ -45,7 +45,8 @@ func printTables(w io.Writer, s settings, results []result) {
 					continue
 				}
 				kt, bt, kg, bg := distOf(k.e.ttft), distOf(b.e.ttft), distOf(k.e.gap), distOf(b.e.gap)
-				fmt.Fprintf(w, "  %5d streams, %s: %.2f  %.2f  %.2f%s\n", n, c, kt.p50/bt.p50, kt.p99/bt.p99, kg.p99/bg.p99, lagVerdict(k.e.lag))
+				fmt.Fprintf(w, "  %5d streams, %s: %.2f  %.2f  %.2f%s%s\n", n, c, kt.p50/bt.p50, kt.p99/bt.p99, kg.p99/bg.p99,
+					lagVerdict(k.e.lag), fewAnswers(min(k.e.joined, b.e.joined)))
 			}
 		}
 	}
@@ -66,4 +67,13 @@ func lagVerdict(lag []float64) string {
 		verdict = "client_bound fires"
 	}
 	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms: %s", p50, p95, verdict)
+}
+
+// fewAnswers warns when a level had too few answers for its p99 to be more
+// than its largest value (1 stream for 15 s gives about five).
+func fewAnswers(n int) string {
+	if n >= 100 {
+		return ""
+	}
+	return fmt.Sprintf(" (only %d answers: the TTFT p99 is their largest)", n)
 }

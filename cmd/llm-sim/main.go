@@ -206,6 +206,7 @@ func serve(ctx context.Context, cfg sim.Config, tr sim.Transport, stdout, stderr
 		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
 		return 1
 	}
+	ln = sim.StampReceives(ln)
 	hs := srv.HTTPServer(tr)
 	errc := make(chan error, 1)
 	if tr.TLS != nil {

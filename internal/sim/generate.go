@@ -20,7 +20,7 @@ const htmlPage = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></h
 
 // generate serves one generation request in protocol p.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id string) {
-	rec := &TraceRecord{RequestID: id, Endpoint: r.URL.Path, ArrivalNS: time.Now().UnixNano(), Outcome: OutcomeOK}
+	rec := &TraceRecord{RequestID: id, Endpoint: r.URL.Path, ArrivalNS: arrivalOf(r.Context(), time.Now()).UnixNano(), Outcome: OutcomeOK}
 	rec.Conn, rec.ConnRequest = connOf(r.Context())
 	rec.Proto = r.Proto
 	defer func() {

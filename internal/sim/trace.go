@@ -26,7 +26,7 @@ type TraceRecord struct {
 	ConnRequest int64  `json:"conn_request"`
 	Proto       string `json:"proto"`
 
-	ArrivalNS      int64 `json:"arrival_ns"`       // request received (body not yet read)
+	ArrivalNS      int64 `json:"arrival_ns"`       // request received: its bytes' kernel receive stamp (StampReceives), else when the handler began
 	HeadersNS      int64 `json:"headers_ns"`       // response headers sent
 	EnqueuedNS     int64 `json:"enqueued_ns"`      // handed to the engine's waiting queue
 	AdmittedNS     int64 `json:"admitted_ns"`      // given a running slot

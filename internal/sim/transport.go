@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/rxstamp"
 )
 
 // Transport says how the HTTP server speaks: cleartext or TLS, and whether
@@ -56,17 +58,54 @@ func (s *Server) HTTPServer(t Transport) *http.Server {
 	}
 }
 
-// connInfo is one accepted connection: its number (1-based, in accept order)
-// and how many requests it has carried.
+// StampReceives has the kernel date every packet the listener's connections
+// receive (Linux; elsewhere it changes nothing), so a request's arrival in
+// the trace is when its bytes reached the machine, not when the handler got
+// a CPU. On a machine the client shares, a starved simulator otherwise reads
+// requests late and books its own lateness to the client's TTFT error.
+func StampReceives(ln net.Listener) net.Listener {
+	rxstamp.Prime()
+	return stampingListener{ln}
+}
+
+type stampingListener struct{ net.Listener }
+
+func (l stampingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return rxstamp.Wrap(c), nil
+}
+
+// connInfo is one accepted connection: its number (1-based, in accept order),
+// how many requests it has carried, and its receive stamps when it has them.
 type connInfo struct {
 	id       uint64
 	requests atomic.Int64
+	clock    *rxstamp.Conn
 }
 
 type connKey struct{}
 
-func (s *Server) connContext(ctx context.Context, _ net.Conn) context.Context {
-	return context.WithValue(ctx, connKey{}, &connInfo{id: s.connSeq.Add(1)})
+func (s *Server) connContext(ctx context.Context, c net.Conn) context.Context {
+	ci := &connInfo{id: s.connSeq.Add(1)}
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	ci.clock, _ = c.(*rxstamp.Conn)
+	return context.WithValue(ctx, connKey{}, ci)
+}
+
+// arrivalOf is when the request's bytes arrived: the receive stamp of the
+// connection's latest read, which brought the request (HTTP/1.1 reads a
+// connection's next request only after the current response; under HTTP/2
+// it is the latest frame's, never later than now), or now without stamps.
+func arrivalOf(ctx context.Context, now time.Time) time.Time {
+	if ci, ok := ctx.Value(connKey{}).(*connInfo); ok && ci.clock != nil {
+		return ci.clock.Arrival(now)
+	}
+	return now
 }
 
 func (s *Server) connState(_ net.Conn, st http.ConnState) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +133,44 @@ func TestFileTLS(t *testing.T) {
 	h2 := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true} //nolint:gosec // self-signed test server
 	t.Cleanup(h2.CloseIdleConnections)
 	assert.Equal(t, "HTTP/2.0", fullStream(t, &http.Client{Transport: h2, Timeout: 30 * time.Second}, url, 3).Proto)
+}
+
+// A simulator that gets its CPU late (here: 60 ms before the handler runs)
+// still dates a request by when its bytes arrived, on a StampReceives
+// listener: the trace's arrival precedes the handler's headers by the delay.
+func TestArrivalIsTheRequestsReceiveStamp(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("receive stamps are read on Linux only")
+	}
+	const late = 60 * time.Millisecond
+	cfg := DefaultConfig()
+	cfg.Models = []ModelConfig{fastModel("m")}
+	trace := &syncBuffer{}
+	cfg.TraceWriter = trace
+	srv, err := New(cfg)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	hs := srv.HTTPServer(Transport{})
+	sim := hs.Handler
+	hs.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(late)
+		sim.ServeHTTP(w, r)
+	})
+	go func() { _ = hs.Serve(StampReceives(ln)) }()
+	t.Cleanup(func() {
+		_ = srv.Close()
+		_ = hs.Close()
+	})
+	c := &http.Client{Timeout: 30 * time.Second}
+	url := "http://" + ln.Addr().String()
+	for range 2 { // a new connection, then a reused one
+		sent := time.Now()
+		fullStream(t, c, url, 3)
+		recs := trace.records(t)
+		rec := recs[len(recs)-1]
+		arrival := time.Unix(0, rec.ArrivalNS)
+		assert.Less(t, arrival.Sub(sent), 20*time.Millisecond, "the arrival is the bytes', not the late handler's")
+		assert.GreaterOrEqual(t, time.Duration(rec.HeadersNS-rec.ArrivalNS), late-time.Millisecond)
+	}
 }

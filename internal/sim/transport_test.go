@@ -20,8 +20,15 @@ import (
 )
 
 // serveTransport runs the simulator's own http.Server (HTTPServer) on a
-// loopback port and returns its base URL and trace.
+// loopback port, its connections stamped as llm-sim's are (StampReceives),
+// and returns its base URL and trace.
 func serveTransport(t *testing.T, tr Transport) (string, *syncBuffer) {
+	t.Helper()
+	return serveSim(t, tr, nil)
+}
+
+// serveSim is serveTransport with the handler wrapped by wrap (nil: as is).
+func serveSim(t *testing.T, tr Transport, wrap func(http.Handler) http.Handler) (string, *syncBuffer) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Models = []ModelConfig{fastModel("m")}
@@ -32,11 +39,15 @@ func serveTransport(t *testing.T, tr Transport) (string, *syncBuffer) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	hs := srv.HTTPServer(tr)
+	if wrap != nil {
+		hs.Handler = wrap(hs.Handler)
+	}
+	stamped := StampReceives(ln)
 	go func() {
 		if tr.TLS != nil {
-			_ = hs.ServeTLS(ln, "", "")
+			_ = hs.ServeTLS(stamped, "", "")
 		} else {
-			_ = hs.Serve(ln)
+			_ = hs.Serve(stamped)
 		}
 	}()
 	t.Cleanup(func() {
@@ -143,27 +154,13 @@ func TestArrivalIsTheRequestsReceiveStamp(t *testing.T) {
 		t.Skip("receive stamps are read on Linux only")
 	}
 	const late = 60 * time.Millisecond
-	cfg := DefaultConfig()
-	cfg.Models = []ModelConfig{fastModel("m")}
-	trace := &syncBuffer{}
-	cfg.TraceWriter = trace
-	srv, err := New(cfg)
-	require.NoError(t, err)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	hs := srv.HTTPServer(Transport{})
-	sim := hs.Handler
-	hs.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(late)
-		sim.ServeHTTP(w, r)
-	})
-	go func() { _ = hs.Serve(StampReceives(ln)) }()
-	t.Cleanup(func() {
-		_ = srv.Close()
-		_ = hs.Close()
+	url, trace := serveSim(t, Transport{}, func(sim http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(late)
+			sim.ServeHTTP(w, r)
+		})
 	})
 	c := &http.Client{Timeout: 30 * time.Second}
-	url := "http://" + ln.Addr().String()
 	for range 2 { // a new connection, then a reused one
 		sent := time.Now()
 		fullStream(t, c, url, 3)

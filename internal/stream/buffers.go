@@ -4,27 +4,27 @@ import "sync"
 
 // readBuffers keeps the framers' read buffers from one call to the next: a
 // call is short, so at hundreds of calls a second the 4 KB buffer each
-// started with (and grew) was a steady share of the garbage that makes the
-// readers late when it is collected. Buffers that grew past
-// maxPooledReadBuffer for one large event are left to the collector.
+// started with was a steady share of the garbage that makes the readers late
+// when it is collected. Only buffers of that first size come back: one grown
+// for a large event is left to the collector, so a call never starts with
+// (and holds for its whole stream) more than a fresh one would, and the
+// NDJSON scanner's buffer stays the 4 KB it always had.
 var readBuffers = bufferPool{pool: sync.Pool{New: func() any { //nolint:gochecknoglobals // a pool shared by every call is the point
 	b := make([]byte, sseStartBufSize)
 	return &b
 }}}
 
-const maxPooledReadBuffer = 64 << 10
-
 type bufferPool struct{ pool sync.Pool }
 
-// get returns a buffer of at least sseStartBufSize bytes, its length its capacity.
+// get returns a buffer of sseStartBufSize bytes.
 func (p *bufferPool) get() []byte {
-	b := *p.pool.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
-	return b[:cap(b)]
+	return *p.pool.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
 }
 
 func (p *bufferPool) put(b []byte) {
-	if cap(b) < sseStartBufSize || cap(b) > maxPooledReadBuffer {
+	if cap(b) != sseStartBufSize {
 		return
 	}
+	b = b[:cap(b)]
 	p.pool.Put(&b)
 }

@@ -37,7 +37,7 @@ const (
 // as the median inter-token gap before the burst.
 func recoveryLimit(before, step float64) float64 {
 	limit := math.Max(before*(1+RecoveryMargin), before+recoveryFloorMS)
-	if step > 0 && !math.IsNaN(step) {
+	if step > 0 { // false for NaN: no gaps before the burst
 		limit = math.Max(limit, before+step)
 	}
 	return limit

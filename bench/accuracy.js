@@ -1,14 +1,19 @@
 // The k6 side of the accuracy benchmark (scripts/accuracy.sh → bench/accuracy):
 // STREAMS concurrent streams (STREAMS_PER_VU per VU, each VU running that many
 // loops at once), looping chat calls for DURATION, then letting the open ones
-// finish. Every finished call writes one JSON line to the console (run with
-// --console-output FILE --log-format raw): its request id, TTFB, TTFT and gaps,
-// which bench/accuracy joins with llm-sim's ground-truth trace. The client runs
-// with default options; one call in GAPS_EVERY (4) asks for result.gaps, which
-// the gap error is read from. Turning 150 gaps into a JS array and a JSON line
-// on every call was a fifth of all k6 allocated at 1 000 streams: the
-// benchmark's own garbage, whose collections made the client it measures
-// late. A quarter of the calls still give the gap error ~100 000 gaps a level.
+// finish. Every finished call leaves one record: its request id, TTFB, TTFT
+// and gaps, which bench/accuracy joins with llm-sim's ground-truth trace. The
+// records are kept in memory and written to the console (run with
+// --console-output FILE --log-format raw) when the VU's loops are done, as the
+// floor (bench/bareclient) writes its own at the end: turning them into JSON
+// lines while the streams run was the benchmark's own work on the machine it
+// measures, and made the readers of other streams late (the TTFT error p50 at
+// 1 000 streams was 32 ms with it and 0.2 ms without, one run each). The
+// client runs with default options; one call in GAPS_EVERY (4) asks for
+// result.gaps, which the gap error is read from: turning 150 gaps into a JS
+// array on every call was a fifth of all k6 allocated at 1 000 streams, the
+// benchmark's own garbage, and a quarter of the calls still give the gap error
+// ~100 000 gaps a level.
 import exec from 'k6/execution';
 import { Client } from 'k6/x/llmstream';
 
@@ -37,14 +42,14 @@ export const options = {
   },
 };
 
-// The VU's lines, written 20 at a time: every console.log takes k6's logger
-// lock, which all VUs share.
-const lines = [];
+// The VU's records, written when its loops are done, 50 lines to a
+// console.log (each takes k6's logger lock, which all VUs share).
+const records = [];
 function flush() {
-  if (lines.length > 0) {
-    console.log(lines.join('\n'));
-    lines.length = 0;
+  for (let i = 0; i < records.length; i += 50) {
+    console.log(records.slice(i, i + 50).map((r) => JSON.stringify(r)).join('\n'));
   }
+  records.length = 0;
 }
 
 // Every loop makes at least one call, then more until the end.
@@ -56,13 +61,10 @@ async function loop(end) {
     if (__ENV.LOG_CALLS === '0') {
       continue;
     }
-    lines.push(JSON.stringify({
+    records.push({
       id: r.requestId, ok: r.ok, ttfb: r.ttfb, ttft: r.ttft, gaps: r.gaps, chunks: r.chunks, lag: r.clientLag,
       error: r.error ? r.error.type : undefined,
-    }));
-    if (lines.length >= 20) {
-      flush();
-    }
+    });
   } while (Date.now() < end);
 }
 

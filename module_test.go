@@ -22,7 +22,7 @@ import (
 // testVU is a k6 VU with this module loaded, moved to the VU context, whose
 // samples can be read back.
 type testVU struct {
-	t       *testing.T
+	t       testing.TB
 	rt      *modulestest.Runtime
 	samples chan metrics.SampleContainer
 	logs    *strings.Builder
@@ -39,14 +39,14 @@ func newTestRuntime(t *testing.T) *modulestest.Runtime {
 
 // newTestVU runs initCode in the init context (with `llm` bound to the module),
 // then moves the VU to its VU context.
-func newTestVU(t *testing.T, initCode string) *testVU {
+func newTestVU(t testing.TB, initCode string) *testVU {
 	t.Helper()
 	return newTestVUOn(t, New(), initCode)
 }
 
 // newTestVUOn is newTestVU on a given root module, for tests that read its
 // process-wide state (the report collector).
-func newTestVUOn(t *testing.T, root *RootModule, initCode string) *testVU {
+func newTestVUOn(t testing.TB, root *RootModule, initCode string) *testVU {
 	t.Helper()
 	rt := modulestest.NewRuntime(t)
 	require.NoError(t, rt.SetupModuleSystem(map[string]any{ImportPath: root}, nil, nil))

@@ -211,7 +211,9 @@ func (c *Call) consumeNDJSON() error {
 	sc := bufio.NewScanner(c.reader)
 	buf := readBuffers.get()
 	defer readBuffers.put(buf)
-	sc.Buffer(buf[:0], c.cfg.MaxEventSize)
+	// The scanner's limit is the larger of its max and its buffer's capacity:
+	// under a limit smaller than the buffer, the buffer is cut to the limit.
+	sc.Buffer(buf[:0:min(len(buf), c.cfg.MaxEventSize)], c.cfg.MaxEventSize)
 	for sc.Scan() {
 		line := strings.TrimSpace(borrow(sc.Bytes())) // borrowed like an SSE event's data
 		if line == "" {

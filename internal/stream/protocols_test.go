@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -191,6 +192,42 @@ func TestOversizedEventIsDecodeError(t *testing.T) {
 			assert.Equal(t, ErrDecode, r.Err.Type, r.Err.Message)
 			assert.Zero(t, r.Chunks)
 		})
+	}
+}
+
+// A limit below the 4 KiB read buffer holds too, for both framings: an event
+// of twice the limit fails, one under it passes. NDJSON lines up to 4 KiB
+// used to pass any smaller limit (bufio.Scanner's limit is the larger of its
+// max and its buffer's capacity).
+func TestMaxEventSizeBelowTheReadBuffer(t *testing.T) {
+	t.Parallel()
+	const limit = 1 << 10
+	bodies := map[string]func(content string) string{
+		"openai-chat": func(s string) string {
+			return `data: {"choices":[{"index":0,"delta":{"content":"` + s + `"}}]}` + "\n\n"
+		},
+		"ollama": func(s string) string { return `{"message":{"content":"` + s + `"},"done":false}` + "\n" },
+	}
+	for name, body := range bodies {
+		for _, tc := range []struct {
+			size int
+			ok   bool
+		}{{limit / 2, true}, {2 * limit, false}} {
+			t.Run(fmt.Sprintf("%s/%d", name, tc.size), func(t *testing.T) {
+				t.Parallel()
+				spec, err := protocol.Lookup(name)
+				require.NoError(t, err)
+				c := NewCall(Config{Spec: spec, MaxEventSize: limit}, time.Now())
+				require.NoError(t, c.Consume(strings.NewReader(body(strings.Repeat("x", tc.size)))))
+				r := c.Finish()
+				if tc.ok {
+					assert.Equal(t, 1, r.Chunks, "an event under the limit is read")
+					return
+				}
+				require.NotNil(t, r.Err, "an event of %d bytes passed a %d-byte limit", tc.size, limit)
+				assert.Equal(t, ErrDecode, r.Err.Type, r.Err.Message)
+			})
+		}
 	}
 }
 

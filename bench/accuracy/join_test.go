@@ -58,3 +58,26 @@ level=info msg=done
 	near("p50", d.p50, 3)
 	near("max", d.max, 5)
 }
+
+// -rejoin reads back what a run kept beside its files.
+func TestRejoinReadsTheRunsFacts(t *testing.T) {
+	dir := t.TempDir()
+	s := settings{out: dir}
+	name := "uniform-k6-50"
+	if err := os.WriteFile(filepath.Join(dir, name+"-trace.jsonl"), []byte(`{"request_id":"a","conn_request":2,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000],"chunk_tokens":[1]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+"-client.jsonl"), []byte(`{"id":"a","ok":true,"ttfb":1.2,"ttft":5.5,"gaps":null}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.saveRun(name, result{clientCPU: 1.5, simCPU: 1.1, connections: 50}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.joinAgain("uniform", "k6", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.clientCPU != 1.5 || r.simCPU != 1.1 || r.connections != 50 || r.e.joined != 1 || len(r.e.ttftReused) != 1 {
+		t.Fatalf("rejoined %+v, errors %+v", r, r.e)
+	}
+}

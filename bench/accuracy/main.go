@@ -14,6 +14,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -37,6 +38,7 @@ type settings struct {
 	minTokens, maxTokens int
 	streamsPerVU         int
 	check, checkReuse    bool
+	rejoin               bool
 	profileAt            int
 	k6Bins               map[string]string // client name → k6 binary
 }
@@ -67,6 +69,7 @@ func main() {
 	flag.IntVar(&s.streamsPerVU, "streams-per-vu", 10, "concurrent streams per k6 VU")
 	flag.BoolVar(&s.check, "check", false, "fail unless every answer joined the trace, none failed, and the TTFT errors are finite and positive")
 	flag.IntVar(&s.profileAt, "profile-at", 0, "at this level, take a 5 s execution trace and then a 5 s CPU profile of k6 a third into its run (files k6-*.pprof / k6-*.trace in -out)")
+	flag.BoolVar(&s.rejoin, "rejoin", false, "run nothing: join the traces and client lines an earlier run left in -out (same -levels, -shapes, -clients) and print its tables again")
 	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams + 2 + 2 % of its answers")
 	flag.Parse()
 	var err error
@@ -97,7 +100,11 @@ func main() {
 	for _, shape := range s.shapes {
 		for _, n := range s.levels {
 			for _, c := range s.clients {
-				r, err := s.run(shape, c, n)
+				run := s.run
+				if s.rejoin {
+					run = s.joinAgain
+				}
+				r, err := run(shape, c, n)
 				if err != nil {
 					fatal(fmt.Errorf("%s %s %d streams: %w", shape, c, n, err))
 				}
@@ -266,7 +273,40 @@ func (s settings) run(shape, client string, streams int) (result, error) {
 	}
 	// The metrics scrape above is one connection of its own.
 	r.connections--
-	return r, nil
+	return r, s.saveRun(name, r)
+}
+
+// runFacts are the figures of a run that its files do not hold, kept beside
+// them (NAME-run.json) for -rejoin.
+type runFacts struct {
+	ClientCPU   float64 `json:"clientCPU"`
+	SimCPU      float64 `json:"simCPU"`
+	Connections int     `json:"connections"`
+}
+
+func (s settings) saveRun(name string, r result) error {
+	b, err := json.Marshal(runFacts{ClientCPU: r.clientCPU, SimCPU: r.simCPU, Connections: r.connections})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(s.out, name+"-run.json"), b, 0o600)
+}
+
+// joinAgain is run for -rejoin: the files of an earlier run, joined again.
+// A run older than its -run.json file shows 0 CPU seconds and connections.
+func (s settings) joinAgain(shape, client string, streams int) (result, error) {
+	r := result{shape: shape, client: client, streams: streams}
+	name := fmt.Sprintf("%s-%s-%d", shape, client, streams)
+	var f runFacts
+	if b, err := os.ReadFile(filepath.Join(s.out, name+"-run.json")); err == nil {
+		if err := json.Unmarshal(b, &f); err != nil {
+			return r, fmt.Errorf("%s-run.json: %w", name, err)
+		}
+	}
+	r.clientCPU, r.simCPU, r.connections = f.ClientCPU, f.SimCPU, f.Connections
+	var err error
+	r.e, err = join(filepath.Join(s.out, name+"-trace.jsonl"), filepath.Join(s.out, name+"-client.jsonl"))
+	return r, err
 }
 
 func tail(s string) string {

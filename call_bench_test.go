@@ -20,12 +20,16 @@ import (
 //
 //	go test -run '^$' -bench ChatCall -benchmem .
 func BenchmarkChatCall(b *testing.B) {
-	for _, tc := range []struct{ name, params string }{
-		{"defaults", "{}"},
-		{"gaps", "{ gaps: true }"},
+	for _, tc := range []struct {
+		name, params string
+		tokens       int
+	}{
+		{"defaults", "{}", 150},
+		{"gaps", "{ gaps: true }", 150},
+		{"short-answer", "{}", 2}, // what a call costs beyond its events
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			body := answerBody(150)
+			body := answerBody(tc.tokens)
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.Header().Set("X-Request-Id", "req-42")
@@ -34,8 +38,9 @@ func BenchmarkChatCall(b *testing.B) {
 			b.Cleanup(srv.Close)
 			v := newTestVU(b, fmt.Sprintf(`const client = new llm.Client({ baseURL: %q, model: 'm' });`, srv.URL+"/v1"))
 			b.Cleanup(v.closeIdle)
-			call := `client.chat({ messages: [{ role: 'user', content: 'Tell me about load testing.' }] }, ` +
-				tc.params + `).then(r => { globalThis.ttft = r.ttft })`
+			v.run(`globalThis.call = () => client.chat({ messages: [{ role: 'user', content: 'Tell me about load testing.' }] }, ` +
+				tc.params + `).then(r => { globalThis.ttft = r.ttft })`)
+			const call = "call()"
 			v.run(call) // the connection and the client's first-call work
 			v.drain()
 			b.ReportAllocs()

@@ -468,3 +468,10 @@ func TestSeveralChoicesInTheResult(t *testing.T) {
 	vu = newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q});`, one.URL))
 	require.Nil(t, vu.chat(`{messages: []}`)["choices"], "one answer: no choices list")
 }
+
+// The first VU's init loads the system's CA certificates, before any call.
+func TestSystemCertsLoadedInInit(t *testing.T) {
+	root := New()
+	newTestVUOn(t, root, "")
+	root.certs.Do(func() { t.Error("the certificates were not loaded in the init context") })
+}

@@ -91,7 +91,7 @@ func main() {
 		if c != "k6" && c != "bare" {
 			fatal(fmt.Errorf("-clients: unknown client %q (k6, bare, NAME=PATH)", c))
 		}
-		if c == "bare" && s.bare == "" {
+		if c == "bare" && s.bare == "" && !s.rejoin {
 			fatal(fmt.Errorf("-bare: the bareclient binary is needed for client bare"))
 		}
 	}

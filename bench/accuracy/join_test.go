@@ -62,7 +62,7 @@ level=info msg=done
 // -rejoin reads back what a run kept beside its files.
 func TestRejoinReadsTheRunsFacts(t *testing.T) {
 	dir := t.TempDir()
-	s := settings{out: dir}
+	s := settings{out: dir, runs: 1}
 	name := "uniform-k6-50"
 	if err := os.WriteFile(filepath.Join(dir, name+"-trace.jsonl"), []byte(`{"request_id":"a","conn_request":2,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000],"chunk_tokens":[1]}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -73,11 +73,35 @@ func TestRejoinReadsTheRunsFacts(t *testing.T) {
 	if err := s.saveRun(name, result{clientCPU: 1.5, simCPU: 1.1, connections: 50}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.joinAgain("uniform", "k6", 50)
+	r, err := s.joinAgain("uniform", "k6", 50, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.clientCPU != 1.5 || r.simCPU != 1.1 || r.connections != 50 || r.e.joined != 1 || len(r.e.ttftReused) != 1 {
 		t.Fatalf("rejoined %+v, errors %+v", r, r.e)
+	}
+}
+
+// With several runs, each run has its own files and the ratios are the
+// median of the runs, with their range.
+func TestSeveralRunsGiveMediansAndRanges(t *testing.T) {
+	s := settings{runs: 3, clients: []string{"k6", "bare"}}
+	if a, b := s.name("uniform", "k6", 50, 1), s.name("uniform", "k6", 50, 2); a == b {
+		t.Fatalf("two runs share the file prefix %q", a)
+	}
+	level := func(ttft float64) *errors {
+		return &errors{joined: 200, ttft: []float64{ttft}, gap: []float64{1}, ttftReused: []float64{ttft}, lag: []float64{1}}
+	}
+	runs := map[int]map[string]result{}
+	for k, ttft := range map[int]float64{1: 1, 2: 3, 3: 2} { // the floor's TTFT error is 1 in every run
+		runs[k] = map[string]result{"k6": {e: level(ttft)}, "bare": {e: level(1)}}
+	}
+	got := ratioLine(s, runs, "k6")
+	const want = "2.00 (1.00–3.00)  2.00 (1.00–3.00)  1.00 (1.00–1.00)  2.00 (1.00–3.00)   client_bound fires in 0 of 3 runs"
+	if got != want {
+		t.Errorf("ratio line\n got %q\nwant %q", got, want)
+	}
+	if m := median([]float64{1, 2}); m != 1.5 {
+		t.Errorf("median of 1 and 2 = %v, want 1.5", m)
 	}
 }

@@ -39,6 +39,7 @@ type settings struct {
 	streamsPerVU         int
 	check, checkReuse    bool
 	rejoin               bool
+	runs                 int // of every client at every level, side by side
 	profileAt            int
 	k6Bins               map[string]string // client name → k6 binary
 }
@@ -46,7 +47,7 @@ type settings struct {
 // result is one run: one client at one level of one shape.
 type result struct {
 	shape, client     string
-	streams           int
+	streams, run      int
 	e                 *errors
 	clientCPU, simCPU float64
 	connections       int
@@ -69,6 +70,7 @@ func main() {
 	flag.IntVar(&s.streamsPerVU, "streams-per-vu", 10, "concurrent streams per k6 VU")
 	flag.BoolVar(&s.check, "check", false, "fail unless every answer joined the trace, none failed, and the TTFT errors are finite and positive")
 	flag.IntVar(&s.profileAt, "profile-at", 0, "at this level, take a 5 s execution trace and then a 5 s CPU profile of k6 a third into its run (files k6-*.pprof / k6-*.trace in -out)")
+	flag.IntVar(&s.runs, "runs", 1, "runs of every client at every level, interleaved; with more than one, the ratios to the floor are printed as the median of the runs and their range")
 	flag.BoolVar(&s.rejoin, "rejoin", false, "run nothing: join the traces and client lines an earlier run left in -out (same -levels, -shapes, -clients) and print its tables again")
 	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams + 2 + 2 % of its answers")
 	flag.Parse()
@@ -81,6 +83,9 @@ func main() {
 		if sh != "staggered" && sh != "uniform" {
 			fatal(fmt.Errorf("-shapes: unknown shape %q (staggered, uniform)", sh))
 		}
+	}
+	if s.runs < 1 {
+		fatal(fmt.Errorf("-runs: %d is not a positive count", s.runs))
 	}
 	s.k6Bins = map[string]string{"k6": s.k6}
 	for i, c := range s.clients {
@@ -99,22 +104,24 @@ func main() {
 	failures := 0
 	for _, shape := range s.shapes {
 		for _, n := range s.levels {
-			for _, c := range s.clients {
-				run := s.run
-				if s.rejoin {
-					run = s.joinAgain
-				}
-				r, err := run(shape, c, n)
-				if err != nil {
-					fatal(fmt.Errorf("%s %s %d streams: %w", shape, c, n, err))
-				}
-				results = append(results, r)
-				fmt.Fprintf(os.Stderr, "accuracy: %s %s %d streams: %d answers, %d joined, TTFT error p50 %.2f ms\n",
-					shape, c, n, r.e.calls, r.e.joined, distOf(r.e.ttft).p50)
-				if s.check {
-					for _, p := range s.problems(r) {
-						fmt.Fprintf(os.Stderr, "accuracy: CHECK FAILED: %s %s %d streams: %s\n", shape, c, n, p)
-						failures++
+			for k := 1; k <= s.runs; k++ {
+				for _, c := range s.clients {
+					run := s.run
+					if s.rejoin {
+						run = s.joinAgain
+					}
+					r, err := run(shape, c, n, k)
+					if err != nil {
+						fatal(fmt.Errorf("%s %s %d streams: %w", shape, c, n, err))
+					}
+					results = append(results, r)
+					fmt.Fprintf(os.Stderr, "accuracy: %s %s %d streams%s: %d answers, %d joined, TTFT error p50 %.2f ms\n",
+						shape, c, n, s.runLabel(k), r.e.calls, r.e.joined, distOf(r.e.ttft).p50)
+					if s.check {
+						for _, p := range s.problems(r) {
+							fmt.Fprintf(os.Stderr, "accuracy: CHECK FAILED: %s %s %d streams: %s\n", shape, c, n, p)
+							failures++
+						}
 					}
 				}
 			}
@@ -194,10 +201,26 @@ func (s settings) simArgs(shape, trace string) []string {
 	return args
 }
 
+// name is a run's file prefix in -out.
+func (s settings) name(shape, client string, streams, run int) string {
+	if s.runs == 1 {
+		return fmt.Sprintf("%s-%s-%d", shape, client, streams)
+	}
+	return fmt.Sprintf("%s-%s-%d-r%d", shape, client, streams, run)
+}
+
+// runLabel is " (run K)" when there are several runs.
+func (s settings) runLabel(run int) string {
+	if s.runs == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (run %d)", run)
+}
+
 // run starts a fresh llm-sim, runs one client against it and joins.
-func (s settings) run(shape, client string, streams int) (result, error) {
-	r := result{shape: shape, client: client, streams: streams}
-	name := fmt.Sprintf("%s-%s-%d", shape, client, streams)
+func (s settings) run(shape, client string, streams, run int) (result, error) {
+	r := result{shape: shape, client: client, streams: streams, run: run}
+	name := s.name(shape, client, streams, run)
 	trace := filepath.Join(s.out, name+"-trace.jsonl")
 	lines := filepath.Join(s.out, name+"-client.jsonl")
 	simLog, err := os.Create(filepath.Join(s.out, name+"-llm-sim.log"))
@@ -294,9 +317,9 @@ func (s settings) saveRun(name string, r result) error {
 
 // joinAgain is run for -rejoin: the files of an earlier run, joined again.
 // A run older than its -run.json file shows 0 CPU seconds and connections.
-func (s settings) joinAgain(shape, client string, streams int) (result, error) {
-	r := result{shape: shape, client: client, streams: streams}
-	name := fmt.Sprintf("%s-%s-%d", shape, client, streams)
+func (s settings) joinAgain(shape, client string, streams, run int) (result, error) {
+	r := result{shape: shape, client: client, streams: streams, run: run}
+	name := s.name(shape, client, streams, run)
 	var f runFacts
 	if b, err := os.ReadFile(filepath.Join(s.out, name+"-run.json")); err == nil {
 		if err := json.Unmarshal(b, &f); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -22,36 +23,80 @@ func printTables(w io.Writer, s settings, results []result) {
 		fmt.Fprintf(w, "\n%s answers\n\n", shape)
 		fmt.Fprintln(w, "| streams | client | answers (joined) | opened a connection | TTFT error | read-side error | gap error | TTFT error: new conn p50 / reused conn p50, p99 | client CPU s | llm-sim CPU s | connections |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
-		byLevel := map[int]map[string]result{}
+		byLevel := map[int]map[int]map[string]result{} // streams → run → client
 		for _, r := range results {
 			if r.shape != shape {
 				continue
 			}
 			if byLevel[r.streams] == nil {
-				byLevel[r.streams] = map[string]result{}
+				byLevel[r.streams] = map[int]map[string]result{}
 			}
-			byLevel[r.streams][r.client] = r
+			if byLevel[r.streams][r.run] == nil {
+				byLevel[r.streams][r.run] = map[string]result{}
+			}
+			byLevel[r.streams][r.run][r.client] = r
 			e := r.e
 			reused := distOf(e.ttftReused)
-			fmt.Fprintf(w, "| %d | %s | %d (%d) | %d | %s | %s | %s | %.2f / %.2f, %.2f | %.1f | %.1f | %d |\n",
-				r.streams, r.client, e.calls, e.joined, e.newConn, distOf(e.ttft), distOf(e.read), distOf(e.gap),
+			fmt.Fprintf(w, "| %d | %s%s | %d (%d) | %d | %s | %s | %s | %.2f / %.2f, %.2f | %.1f | %.1f | %d |\n",
+				r.streams, r.client, s.runLabel(r.run), e.calls, e.joined, e.newConn, distOf(e.ttft), distOf(e.read), distOf(e.gap),
 				distOf(e.ttftNewConn).p50, reused.p50, reused.p99, r.clientCPU, r.simCPU, r.connections)
 		}
-		fmt.Fprintln(w, "\nratio to bare (goal ≤ 1.25): TTFT error p50, p99; gap error p99; TTFT error p99 on reused connections; the module's own lag and what client_bound says of it")
+		fmt.Fprint(w, "\nratio to bare (goal ≤ 1.25): TTFT error p50, p99; gap error p99; TTFT error p99 on reused connections; the module's own lag and what client_bound says of it")
+		if s.runs > 1 {
+			fmt.Fprintf(w, "; each the median of %d runs (their range)", s.runs)
+		}
+		fmt.Fprintln(w)
 		for _, n := range s.levels {
-			b := byLevel[n]["bare"]
 			for _, c := range s.clients {
-				k := byLevel[n][c]
-				if c == "bare" || k.e == nil || b.e == nil {
+				if c == "bare" {
 					continue
 				}
-				kt, bt, kg, bg := distOf(k.e.ttft), distOf(b.e.ttft), distOf(k.e.gap), distOf(b.e.gap)
-				kr, br := distOf(k.e.ttftReused), distOf(b.e.ttftReused)
-				fmt.Fprintf(w, "  %5d streams, %s: %.2f  %.2f  %.2f  %.2f%s%s\n", n, c, kt.p50/bt.p50, kt.p99/bt.p99, kg.p99/bg.p99, kr.p99/br.p99,
-					lagVerdict(k.e.lag), fewAnswers(min(k.e.joined, b.e.joined)))
+				if line := ratioLine(s, byLevel[n], c); line != "" {
+					fmt.Fprintf(w, "  %5d streams, %s: %s\n", n, c, line)
+				}
 			}
 		}
 	}
+}
+
+// ratioLine is one client's ratios to the floor at one level: as they are for
+// a single run, as medians and ranges for several.
+func ratioLine(s settings, runs map[int]map[string]result, client string) string {
+	var ratios [4][]float64
+	var lags [][]float64
+	fires, answers := 0, math.MaxInt
+	for k := 1; k <= s.runs; k++ {
+		b, m := runs[k]["bare"], runs[k][client]
+		if b.e == nil || m.e == nil {
+			continue
+		}
+		for i, r := range []float64{
+			distOf(m.e.ttft).p50 / distOf(b.e.ttft).p50, distOf(m.e.ttft).p99 / distOf(b.e.ttft).p99,
+			distOf(m.e.gap).p99 / distOf(b.e.gap).p99, distOf(m.e.ttftReused).p99 / distOf(b.e.ttftReused).p99,
+		} {
+			ratios[i] = append(ratios[i], r)
+		}
+		lags = append(lags, m.e.lag)
+		if clientBound(m.e.lag) {
+			fires++
+		}
+		answers = min(answers, m.e.joined, b.e.joined)
+	}
+	if len(lags) == 0 {
+		return ""
+	}
+	if len(lags) == 1 {
+		r := ratios
+		return fmt.Sprintf("%.2f  %.2f  %.2f  %.2f%s%s", r[0][0], r[1][0], r[2][0], r[3][0], lagVerdict(lags[0]), fewAnswers(answers))
+	}
+	var b strings.Builder
+	for i := range ratios {
+		v := slices.Clone(ratios[i])
+		slices.Sort(v)
+		fmt.Fprintf(&b, "%.2f (%.2f–%.2f)  ", median(v), v[0], v[len(v)-1])
+	}
+	fmt.Fprintf(&b, " client_bound fires in %d of %d runs%s", fires, len(lags), fewAnswers(answers))
+	return b.String()
 }
 
 // lagVerdict is the module's client lag at a level (result.clientLag, ms) and
@@ -63,12 +108,22 @@ func lagVerdict(lag []float64) string {
 	}
 	s := slices.Clone(lag)
 	slices.Sort(s)
-	p50, p95 := quantile(s, 0.5), quantile(s, 0.95)
 	verdict := "silent"
-	if p50 >= report.ClientLagP50MS || p95 >= report.ClientLagP95MS {
+	if clientBound(lag) {
 		verdict = "client_bound fires"
 	}
-	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms: %s", p50, p95, verdict)
+	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms: %s", quantile(s, 0.5), quantile(s, 0.95), verdict)
+}
+
+// clientBound is whether the report's client_bound rule fires on a level's
+// client lags (internal/report's ClientLagP50MS / ClientLagP95MS).
+func clientBound(lag []float64) bool {
+	if len(lag) == 0 {
+		return false
+	}
+	s := slices.Clone(lag)
+	slices.Sort(s)
+	return quantile(s, 0.5) >= report.ClientLagP50MS || quantile(s, 0.95) >= report.ClientLagP95MS
 }
 
 // fewAnswers warns when a level had too few answers for its p99 to be more
@@ -78,4 +133,13 @@ func fewAnswers(n int) string {
 		return ""
 	}
 	return fmt.Sprintf(" (only %d answers: the TTFT p99 is their largest)", n)
+}
+
+// median of sorted values: the middle one, or the mean of the middle two.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

@@ -119,8 +119,9 @@ func TestSampledGapPercentilesAgreeWithEveryGap(t *testing.T) {
 	elapsed := time.Since(start).Seconds()
 	require.Equal(t, len(all), len(kept)+int(unsampled), "every gap is sent or counted as left out")
 	require.Greater(t, float64(len(all)), 3*config.DefaultGapSampleRate*elapsed, "the offered rate is well over the cap")
-	// The sampler's hard bound: a 200 ms window keeps at most twice its share.
-	require.LessOrEqual(t, float64(len(kept)), 2*config.DefaultGapSampleRate*(elapsed+0.2), "the cap holds")
+	// The sampler's hard bound: its rate, plus what its bucket starts with
+	// (twice a 200 ms window's share).
+	require.LessOrEqual(t, float64(len(kept)), config.DefaultGapSampleRate*(elapsed+0.4), "the cap holds")
 	require.Greater(t, len(kept), 1000, "enough kept samples to compare percentiles")
 	slices.Sort(all)
 	slices.Sort(kept)

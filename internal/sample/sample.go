@@ -14,10 +14,16 @@ import (
 
 // Sampler keeps every k-th of the values offered to it, process-wide, so the
 // kept ones arrive at about rate per second whatever the offered rate. k is
-// set every window from the higher offered rate of the last two windows (a
-// jittery load would otherwise overshoot after every quiet window), and a
-// window never keeps more than twice its share: the cap holds even when the
-// load jumps. Until the first window has passed every value is kept.
+// set every window from the offered rate, averaged over the last windows so a
+// jittery load (calls ending in bursts) is sampled at its mean rate. What is
+// kept is also paid for from a bucket of tokens that fills at rate per
+// second and holds BurstSeconds' worth: the cap holds even when the load jumps, and
+// a wave of calls that end together (streams that started together) is
+// sampled like any other load. A cap per 200 ms window, which this replaced,
+// was spent by the first calls of a wave and left nothing for the rest: the
+// kept gaps were those of the calls that ended first, the fast ones. Until
+// the first window has passed every value is a candidate; the bucket starts
+// with twice a window's share and fills from there.
 type Sampler struct {
 	rate float64 // kept values per second wanted
 
@@ -27,8 +33,9 @@ type Sampler struct {
 	k           uint64 // keep every k-th
 	windowStart time.Time
 	windowSeen  uint64  // seen at windowStart
-	windowKept  uint64  // kept since windowStart
-	lastRate    float64 // offered rate of the window before
+	rateEst     float64 // the offered rate, averaged over the last windows
+	tokens      float64 // what may still be kept now
+	filled      time.Time
 	now         func() time.Time
 }
 
@@ -36,10 +43,29 @@ type Sampler struct {
 // passes the cap only briefly, long enough to hold many values.
 const window = 200 * time.Millisecond
 
+// keepShare is the share of rate that k aims at: the rest fills the bucket,
+// so a burst the average did not see coming is paid from savings instead of
+// cutting the calls that end last (which would bend the percentiles).
+const keepShare = 0.8
+
+// rateWeight is the last window's weight in the offered rate's average: about
+// the last second counts.
+const rateWeight = 0.4
+
+// BurstSeconds is how many seconds' worth of values the bucket holds: more than the
+// time between two waves of calls that end together (answers of up to half a
+// minute), so each wave finds the tokens the quiet time since the last one
+// earned. At the default 500 a second that is 15 000 values, 120 KB of k6's
+// memory at most, once.
+const BurstSeconds = 30
+
 // New returns a sampler that keeps about rate values per second (rate ≤ 0
 // keeps every value).
 func New(rate float64) *Sampler {
-	return &Sampler{rate: rate, k: 1, now: time.Now}
+	// The bucket starts with what one window may keep before k is known (every
+	// value is a candidate then): full, it let a test's first moments, often
+	// unlike the rest, outweigh everything after them.
+	return &Sampler{rate: rate, k: 1, now: time.Now, tokens: 2 * rate * window.Seconds()}
 }
 
 // Take offers n values (one call's gaps, in order) and returns which of them
@@ -67,17 +93,15 @@ func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 	if phase < n {
 		candidates = (n-1-phase)/k + 1
 	}
-	kept = candidates
-	if budget := uint64(math.Ceil(2 * s.rate * window.Seconds())); s.windowKept+uint64(kept) > budget {
-		kept = int(budget - min(budget, s.windowKept)) //nolint:gosec // ≤ candidates
-	}
-	s.windowKept += uint64(kept)
+	s.fill(now)
+	kept = min(candidates, int(s.tokens))
+	s.tokens -= float64(kept)
 	s.dropped += uint64(n - kept)
 	return func(i int) bool {
 		if i < phase || (i-phase)%k != 0 {
 			return false
 		}
-		// When the window's budget cuts the call's share, the kept ones are
+		// When the bucket cuts the call's share, the kept ones are
 		// spread over the call's candidates, not its first ones: the first
 		// events of a call are not like the rest (they often arrive together,
 		// gaps of zero), and keeping only them would bend the percentiles.
@@ -112,11 +136,22 @@ func (s *Sampler) adjust(now time.Time) {
 		return
 	}
 	offered := float64(s.seen-s.windowSeen) / el.Seconds()
-	est := max(offered, s.lastRate)
-	s.k = 1
-	if est > s.rate {
-		s.k = uint64(math.Ceil(est / s.rate))
+	if s.rateEst == 0 {
+		s.rateEst = offered
+	} else {
+		s.rateEst = rateWeight*offered + (1-rateWeight)*s.rateEst
 	}
-	s.lastRate = offered
-	s.windowStart, s.windowSeen, s.windowKept = now, s.seen, 0
+	s.k = 1
+	if target := keepShare * s.rate; s.rateEst > target {
+		s.k = uint64(math.Ceil(s.rateEst / target))
+	}
+	s.windowStart, s.windowSeen = now, s.seen
+}
+
+// fill adds the tokens earned since the last fill, up to the bucket's size.
+func (s *Sampler) fill(now time.Time) {
+	if !s.filled.IsZero() {
+		s.tokens = min(s.rate*BurstSeconds, s.tokens+s.rate*now.Sub(s.filled).Seconds())
+	}
+	s.filled = now
 }

@@ -17,13 +17,13 @@ import (
 // set every window from the offered rate, averaged over the last windows so a
 // jittery load (calls ending in bursts) is sampled at its mean rate. What is
 // kept is also paid for from a bucket of tokens that fills at rate per
-// second and holds BurstSeconds' worth: the cap holds even when the load jumps, and
-// a wave of calls that end together (streams that started together) is
-// sampled like any other load. A cap per 200 ms window, which this replaced,
-// was spent by the first calls of a wave and left nothing for the rest: the
-// kept gaps were those of the calls that ended first, the fast ones. Until
-// the first window has passed every value is a candidate; the bucket starts
-// with twice a window's share and fills from there.
+// second and holds burstSeconds' worth: the cap holds even when the load
+// jumps, and a wave of calls that end together (streams that started
+// together) is sampled like any other load. A cap per 200 ms window, which
+// this replaced, was spent by the first calls of a wave and left nothing for
+// the rest: the kept gaps were those of the calls that ended first, the fast
+// ones. Until the first window has passed every value is a candidate; the
+// bucket starts with twice a window's share and fills from there.
 type Sampler struct {
 	rate float64 // kept values per second wanted
 
@@ -52,12 +52,12 @@ const keepShare = 0.8
 // the last second counts.
 const rateWeight = 0.4
 
-// BurstSeconds is how many seconds' worth of values the bucket holds: more than the
-// time between two waves of calls that end together (answers of up to half a
-// minute), so each wave finds the tokens the quiet time since the last one
-// earned. At the default 500 a second that is 15 000 values, 120 KB of k6's
+// burstSeconds is how many seconds' worth of values the bucket holds: more
+// than the time between two waves of calls that end together (answers of up
+// to half a minute), so each wave finds the tokens the quiet time since the
+// last one earned. At the default 500 a second that is 15 000 values, 120 KB of k6's
 // memory at most, once.
-const BurstSeconds = 30
+const burstSeconds = 30
 
 // New returns a sampler that keeps about rate values per second (rate ≤ 0
 // keeps every value).
@@ -151,7 +151,7 @@ func (s *Sampler) adjust(now time.Time) {
 // fill adds the tokens earned since the last fill, up to the bucket's size.
 func (s *Sampler) fill(now time.Time) {
 	if !s.filled.IsZero() {
-		s.tokens = min(s.rate*BurstSeconds, s.tokens+s.rate*now.Sub(s.filled).Seconds())
+		s.tokens = min(s.rate*burstSeconds, s.tokens+s.rate*now.Sub(s.filled).Seconds())
 	}
 	s.filled = now
 }

@@ -25,6 +25,14 @@ func (c *fakeClock) now() time.Time {
 	return c.t
 }
 
+// onFakeClock is a sampler of rate a second reading a fake clock.
+func onFakeClock(rate float64) (*Sampler, *fakeClock) {
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	s := New(rate)
+	s.now = clk.now
+	return s, clk
+}
+
 func quantile(sorted []float64, q float64) float64 {
 	return sorted[int(q*float64(len(sorted)-1))]
 }
@@ -35,9 +43,7 @@ func quantile(sorted []float64, q float64) float64 {
 func TestSampledQuantilesMatchAll(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11)) //nolint:gosec // a reproducible synthetic distribution
-	s := New(500)
-	clk := &fakeClock{t: time.Unix(0, 0)}
-	s.now = clk.now
+	s, clk := onFakeClock(500)
 	var all, kept []float64
 	for len(all) < 400_000 {
 		n := 50 + rng.IntN(451)
@@ -132,9 +138,7 @@ func TestConcurrentTakesAccountForEveryValue(t *testing.T) {
 // and for its whole length.
 func TestAJumpInLoadIsCapped(t *testing.T) {
 	t.Parallel()
-	s := New(1000)
-	clk := &fakeClock{t: time.Unix(0, 0)}
-	s.now = clk.now
+	s, clk := onFakeClock(1000)
 	clk.step = 10 * time.Millisecond // 100 values per 10 ms: 10 000/s for a minute
 	for range 6000 {
 		s.Take(100)
@@ -145,7 +149,7 @@ func TestAJumpInLoadIsCapped(t *testing.T) {
 		_, n := s.Take(100)
 		kept += n
 	}
-	require.LessOrEqual(t, kept, 1000*BurstSeconds+1000*20, "at most a full bucket and its refill")
+	require.LessOrEqual(t, kept, 1000*burstSeconds+1000*20, "at most a full bucket and its refill")
 	require.GreaterOrEqual(t, kept, 1000*20/2, "k follows the jump; it does not stop sampling")
 }
 
@@ -175,15 +179,13 @@ func TestEveryPlaceInACallIsKeptAlike(t *testing.T) {
 	}
 }
 
-// When the window's budget cuts a call's share (a BurstSeconds: k has not caught up
+// When the bucket cuts a call's share (a burst: k has not caught up
 // yet), what is kept is spread over the whole call, not its first values:
 // the first events of a call often arrive together (gaps of zero), and
-// keeping only them bent the percentiles of a BurstSeconds of calls.
+// keeping only them bent the percentiles of a burst of calls.
 func TestACutShareIsSpreadOverTheCall(t *testing.T) {
 	t.Parallel()
-	s := New(100) // the bucket starts with 40: twice a 200 ms window's share
-	clk := &fakeClock{t: time.Unix(0, 0)}
-	s.now = clk.now
+	s, _ := onFakeClock(100)   // the bucket starts with 40: twice a 200 ms window's share
 	keep, kept := s.Take(1000) // the first window: k = 1, 1 000 candidates
 	require.Equal(t, 40, kept)
 	var at []int
@@ -209,36 +211,19 @@ func TestACutShareIsSpreadOverTheCall(t *testing.T) {
 func TestAWaveOfCallsIsSampledAlike(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 5)) //nolint:gosec // a reproducible synthetic load
-	s := New(500)
-	clk := &fakeClock{t: time.Unix(0, 0)}
-	s.now = clk.now
+	s, clk := onFakeClock(500)
 	var all, kept []float64
 	for wave := range 30 {
 		clk.step = 4 * time.Second // the answers stream; nothing ends
 		s.now()
 		clk.step = 100 * time.Microsecond
-		for c := range 200 {
-			vals := make([]float64, 200)
-			for i := range vals {
-				vals[i] = float64(c) + 10*rng.Float64() // the later a call ends, the slower it was
-			}
-			keep, _ := s.Take(len(vals))
-			if wave < 3 {
-				continue // k is learned over the first waves
-			}
-			for i, v := range vals {
-				all = append(all, v)
-				if keep(i) {
-					kept = append(kept, v)
-				}
-			}
+		a, k := endTogether(s, rng, 200, 10)
+		if wave >= 3 { // k is learned over the first waves
+			all, kept = append(all, a...), append(kept, k...)
 		}
 	}
-	sort.Float64s(all)
-	sort.Float64s(kept)
 	require.Greater(t, len(kept), 27*1000, "about rate × 4 s kept per wave")
-	m := quantile(kept, 0.5)
-	rank := float64(sort.SearchFloat64s(all, m)) / float64(len(all))
+	rank := medianRank(all, kept)
 	require.InDelta(t, 0.5, rank, 0.03, "the kept median ranks at %.3f among all values", rank)
 }
 
@@ -250,30 +235,43 @@ func TestAWaveOfCallsIsSampledAlike(t *testing.T) {
 func TestIrregularBurstsAreSampledAlike(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2)) //nolint:gosec // a reproducible synthetic load
-	s := New(500)
-	clk := &fakeClock{t: time.Unix(0, 0)}
-	s.now = clk.now
+	s, clk := onFakeClock(500)
 	var all, kept []float64
 	for range 200 {
 		clk.step = time.Duration(100+rng.IntN(800)) * time.Millisecond
 		s.now()
 		clk.step = 50 * time.Microsecond
-		for c := range 16 {
-			vals := make([]float64, 200)
-			for i := range vals {
-				vals[i] = float64(c) + 4*rng.Float64()
-			}
-			keep, _ := s.Take(len(vals))
-			for i, v := range vals {
-				all = append(all, v)
-				if keep(i) {
-					kept = append(kept, v)
-				}
+		a, k := endTogether(s, rng, 16, 4)
+		all, kept = append(all, a...), append(kept, k...)
+	}
+	rank := medianRank(all, kept)
+	require.InDelta(t, 0.5, rank, 0.02, "the kept median ranks at %.3f among all values", rank)
+}
+
+// endTogether offers calls of 200 values that end one right after another,
+// the c-th call's values in [c, c+spread): the later a call ends, the slower
+// it was. It returns the values offered and those kept.
+func endTogether(s *Sampler, rng *rand.Rand, calls int, spread float64) (all, kept []float64) {
+	for c := range calls {
+		vals := make([]float64, 200)
+		for i := range vals {
+			vals[i] = float64(c) + spread*rng.Float64()
+		}
+		keep, _ := s.Take(len(vals))
+		for i, v := range vals {
+			all = append(all, v)
+			if keep(i) {
+				kept = append(kept, v)
 			}
 		}
 	}
+	return all, kept
+}
+
+// medianRank is where the kept values' median ranks among all values (0.5
+// for an unbiased sample).
+func medianRank(all, kept []float64) float64 {
 	sort.Float64s(all)
 	sort.Float64s(kept)
-	rank := float64(sort.SearchFloat64s(all, quantile(kept, 0.5))) / float64(len(all))
-	require.InDelta(t, 0.5, rank, 0.02, "the kept median ranks at %.3f among all values", rank)
+	return float64(sort.SearchFloat64s(all, quantile(kept, 0.5))) / float64(len(all))
 }

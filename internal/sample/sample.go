@@ -97,7 +97,7 @@ func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 		candidates = (n-1-phase)/k + 1
 	}
 	s.fill(now)
-	kept = min(candidates, int(s.tokens))
+	kept = max(0, min(candidates, int(s.tokens)))
 	s.tokens -= float64(kept)
 	s.dropped += uint64(n - kept)
 	return func(i int) bool {
@@ -152,9 +152,16 @@ func (s *Sampler) adjust(now time.Time) {
 }
 
 // fill adds the tokens earned since the last fill, up to the bucket's size.
+// now was read before the lock was taken, so a Take that waited for it may
+// bring a time before the last fill's: it earns nothing, and takes nothing
+// back (that drove the bucket below zero, and a call's kept count with it).
 func (s *Sampler) fill(now time.Time) {
-	if !s.filled.IsZero() {
-		s.tokens = min(s.rate*burstSeconds, s.tokens+s.rate*now.Sub(s.filled).Seconds())
+	if s.filled.IsZero() {
+		s.filled = now
+		return
 	}
-	s.filled = now
+	if d := now.Sub(s.filled); d > 0 {
+		s.tokens = min(s.rate*burstSeconds, s.tokens+s.rate*d.Seconds())
+		s.filled = now
+	}
 }

@@ -275,3 +275,31 @@ func medianRank(all, kept []float64) float64 {
 	sort.Float64s(kept)
 	return float64(sort.SearchFloat64s(all, quantile(kept, 0.5))) / float64(len(all))
 }
+
+// Take reads the clock before it waits for the lock, so under contention a
+// Take can bring an earlier time than the one before it. That must earn
+// nothing and cost nothing: it once drove the bucket below zero and a call's
+// kept count negative, and the k6 module's make(…, kept) panicked (1 000
+// streams, uniform answers).
+func TestAnEarlierClockReadingKeepsNothingBack(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(100, 0)
+	times := []time.Time{t0, t0.Add(-time.Second), t0.Add(-time.Second)}
+	s := New(500)
+	s.now = func() time.Time {
+		at := times[0]
+		times = times[1:]
+		return at
+	}
+	_, kept := s.Take(10_000) // the first window: k = 1, the bucket's 200
+	require.Equal(t, 200, kept)
+	for range 2 {
+		keep, kept := s.Take(100) // a second earlier: nothing earned, the bucket empty
+		require.Zero(t, kept)
+		for i := range 100 {
+			require.False(t, keep(i))
+		}
+	}
+	require.Equal(t, uint64(10_200), s.Seen())
+	require.Equal(t, uint64(10_000), s.Dropped())
+}

@@ -102,14 +102,14 @@ func main() {
 	}
 	var results []result
 	failures := 0
+	run := s.run
+	if s.rejoin {
+		run = s.joinAgain
+	}
 	for _, shape := range s.shapes {
 		for _, n := range s.levels {
 			for k := 1; k <= s.runs; k++ {
 				for _, c := range s.clients {
-					run := s.run
-					if s.rejoin {
-						run = s.joinAgain
-					}
 					r, err := run(shape, c, n, k)
 					if err != nil {
 						fatal(fmt.Errorf("%s %s %d streams: %w", shape, c, n, err))

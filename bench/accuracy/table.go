@@ -77,7 +77,7 @@ func ratioLine(s settings, runs map[int]map[string]result, client string) string
 			ratios[i] = append(ratios[i], r)
 		}
 		lags = append(lags, m.e.lag)
-		if clientBound(m.e.lag) {
+		if clientBound(lagPercentiles(m.e.lag)) {
 			fires++
 		}
 		answers = min(answers, m.e.joined, b.e.joined)
@@ -86,8 +86,8 @@ func ratioLine(s settings, runs map[int]map[string]result, client string) string
 		return ""
 	}
 	if len(lags) == 1 {
-		r := ratios
-		return fmt.Sprintf("%.2f  %.2f  %.2f  %.2f%s%s", r[0][0], r[1][0], r[2][0], r[3][0], lagVerdict(lags[0]), fewAnswers(answers))
+		return fmt.Sprintf("%.2f  %.2f  %.2f  %.2f%s%s", ratios[0][0], ratios[1][0], ratios[2][0], ratios[3][0],
+			lagVerdict(lags[0]), fewAnswers(answers))
 	}
 	var b strings.Builder
 	for i := range ratios {
@@ -100,30 +100,33 @@ func ratioLine(s settings, runs map[int]map[string]result, client string) string
 }
 
 // lagVerdict is the module's client lag at a level (result.clientLag, ms) and
-// whether the report's client_bound rule fires on it (internal/report's
-// ClientLagP50MS / ClientLagP95MS).
+// whether the report's client_bound rule fires on it.
 func lagVerdict(lag []float64) string {
 	if len(lag) == 0 {
 		return ""
 	}
-	s := slices.Clone(lag)
-	slices.Sort(s)
+	p50, p95 := lagPercentiles(lag)
 	verdict := "silent"
-	if clientBound(lag) {
+	if clientBound(p50, p95) {
 		verdict = "client_bound fires"
 	}
-	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms: %s", quantile(s, 0.5), quantile(s, 0.95), verdict)
+	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms: %s", p50, p95, verdict)
+}
+
+// lagPercentiles are the P50 and P95 of a level's client lags (0 for none).
+func lagPercentiles(lag []float64) (p50, p95 float64) {
+	if len(lag) == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(lag)
+	slices.Sort(s)
+	return quantile(s, 0.5), quantile(s, 0.95)
 }
 
 // clientBound is whether the report's client_bound rule fires on a level's
-// client lags (internal/report's ClientLagP50MS / ClientLagP95MS).
-func clientBound(lag []float64) bool {
-	if len(lag) == 0 {
-		return false
-	}
-	s := slices.Clone(lag)
-	slices.Sort(s)
-	return quantile(s, 0.5) >= report.ClientLagP50MS || quantile(s, 0.95) >= report.ClientLagP95MS
+// lag percentiles (internal/report's ClientLagP50MS / ClientLagP95MS).
+func clientBound(p50, p95 float64) bool {
+	return p50 >= report.ClientLagP50MS || p95 >= report.ClientLagP95MS
 }
 
 // fewAnswers warns when a level had too few answers for its p99 to be more

@@ -29,7 +29,11 @@ const client = new Client({
   model: __ENV.LLM_MODEL || 'sim-accuracy',
 });
 const gapsEvery = __ENV.GAPS === '0' ? 0 : Math.max(1, parseInt(__ENV.GAPS_EVERY || '4', 10));
-const messages = [{ role: 'user', content: 'Tell me about load testing.' }];
+// The floor's prompt (bench/bareclient), and a seed per call: llm-sim draws an
+// answer's length from the prompt and the seed, so without one every answer
+// of the staggered shape would have the same length.
+const messages = [{ role: 'user', content: 'Write a long story.' }];
+let calls = 0;
 
 export const options = {
   scenarios: {
@@ -57,7 +61,8 @@ async function loop(end) {
   let n = 0;
   do {
     const gaps = gapsEvery > 0 && n++ % gapsEvery === 0;
-    const r = await client.chat({ messages, max_tokens: maxTokens }, { gaps });
+    const seed = exec.vu.idInTest * 1000000 + calls++;
+    const r = await client.chat({ messages, max_tokens: maxTokens, seed }, { gaps });
     if (__ENV.LOG_CALLS === '0') {
       continue;
     }

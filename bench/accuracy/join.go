@@ -19,6 +19,7 @@ type serverRecord struct {
 	FirstTokenNS int64   `json:"first_token_ns"`
 	ChunksNS     []int64 `json:"chunks_ns"`
 	ChunkTokens  []int   `json:"chunk_tokens"`
+	Completion   int     `json:"completion_tokens"`
 	Outcome      string  `json:"outcome"`
 }
 
@@ -43,6 +44,9 @@ type errors struct {
 	ttft, read, gap                []float64
 	ttftNewConn, ttftReused        []float64
 	lag                            []float64 // result.clientLag of every answer that had one
+	// shortest and longest joined answer, tokens: the staggered shape's
+	// lengths must differ, or its streams end together like the uniform's
+	minTokens, maxTokens int
 }
 
 func readLines[T any](path string, keep func(string) bool) ([]T, error) {
@@ -104,6 +108,10 @@ func join(tracePath, clientPath string) (*errors, error) {
 			continue
 		}
 		e.joined++
+		if e.joined == 1 || s.Completion < e.minTokens {
+			e.minTokens = s.Completion
+		}
+		e.maxTokens = max(e.maxTokens, s.Completion)
 		ttftErr := *c.TTFT - ms(s.FirstTokenNS-s.ArrivalNS)
 		e.ttft = append(e.ttft, ttftErr)
 		e.read = append(e.read, (*c.TTFT-*c.TTFB)-ms(s.FirstTokenNS-s.HeadersNS))

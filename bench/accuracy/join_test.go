@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -13,9 +14,9 @@ func TestJoin(t *testing.T) {
 	// Arrival at 1 000 000 ns, headers at +1 ms, role chunk at +10 ms, tokens
 	// at +11, +21 and +41 ms; the second request reused the connection.
 	const line = `{"request_id":"a","conn_request":1,"arrival_ns":1000000,"headers_ns":2000000,"first_token_ns":12000000,` +
-		`"chunks_ns":[11000000,12000000,22000000,42000000,43000000],"chunk_tokens":[0,1,1,1,0]}`
-	if err := os.WriteFile(trace, []byte(line+"\n"+`{"request_id":"b","conn_request":2,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000,6000000],"chunk_tokens":[1,1]}`+"\n"+
-		`{"request_id":"e","conn_request":3,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000,6000000],"chunk_tokens":[1,1]}`+"\n"), 0o600); err != nil {
+		`"chunks_ns":[11000000,12000000,22000000,42000000,43000000],"chunk_tokens":[0,1,1,1,0],"completion_tokens":3}`
+	if err := os.WriteFile(trace, []byte(line+"\n"+`{"request_id":"b","conn_request":2,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000,6000000],"chunk_tokens":[1,1],"completion_tokens":2}`+"\n"+
+		`{"request_id":"e","conn_request":3,"arrival_ns":0,"headers_ns":1000000,"first_token_ns":5000000,"chunks_ns":[5000000,6000000],"chunk_tokens":[1,1],"completion_tokens":2}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// a: TTFT 12.5 ms (server 11 ms), TTFB 1.5 ms, gaps 10.5 and 19.5 (server
@@ -53,6 +54,9 @@ level=info msg=done
 	near("TTFT error on a new connection", e.ttftNewConn[0], 1.5)
 	if len(e.gap) != 2 {
 		t.Errorf("%d gap errors, want 2 (b's do not pair)", len(e.gap))
+	}
+	if e.minTokens != 2 || e.maxTokens != 3 {
+		t.Errorf("answer lengths %d–%d tokens, want 2–3", e.minTokens, e.maxTokens)
 	}
 	d := distOf([]float64{5, 1, 3, 2, 4})
 	near("p50", d.p50, 3)
@@ -103,5 +107,24 @@ func TestSeveralRunsGiveMediansAndRanges(t *testing.T) {
 	}
 	if m := median([]float64{1, 2}); m != 1.5 {
 		t.Errorf("median of 1 and 2 = %v, want 1.5", m)
+	}
+}
+
+// Every staggered run until this check had one answer length: llm-sim draws
+// it from the prompt and the seed, and the clients sent neither varied. The
+// tables then called waves of streams ending together "staggered".
+func TestStaggeredAnswersOfOneLengthAreAProblem(t *testing.T) {
+	var s settings
+	r := result{shape: "staggered", streams: 50, e: &errors{calls: 100, joined: 100, ttft: []float64{1}, minTokens: 155, maxTokens: 155}}
+	if p := s.problems(r); len(p) != 1 || !strings.Contains(p[0], "every answer was 155 tokens") {
+		t.Errorf("problems %q, want one naming the single length", p)
+	}
+	r.e.maxTokens = 199
+	if p := s.problems(r); len(p) != 0 {
+		t.Errorf("lengths 155–199: problems %q, want none", p)
+	}
+	r.shape, r.e.maxTokens = "uniform", 155
+	if p := s.problems(r); len(p) != 0 {
+		t.Errorf("uniform answers of one length: problems %q, want none", p)
 	}
 }

@@ -175,6 +175,9 @@ func (s settings) problems(r result) []string {
 			break
 		}
 	}
+	if r.shape == "staggered" && e.joined >= 10 && e.minTokens == e.maxTokens {
+		p = append(p, fmt.Sprintf("every answer was %d tokens long: the staggered shape's lengths did not vary (does the client send a seed per call?)", e.minTokens))
+	}
 	if d := distOf(e.ttft); !(d.p50 > 0) {
 		p = append(p, fmt.Sprintf("median TTFT error %.3f ms is not positive", d.p50))
 	}
@@ -242,7 +245,7 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 	switch client {
 	case "bare":
 		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-accuracy", "-vus", fmt.Sprint(streams),
-			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-requests-out", lines)
+			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-seed-per-request", "-requests-out", lines)
 	default:
 		cmd = exec.Command(s.k6Bins[client], "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--no-thresholds",
 			"--log-format", "raw", "--console-output", lines,

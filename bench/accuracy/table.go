@@ -21,8 +21,8 @@ func printTables(w io.Writer, s settings, results []result) {
 	fmt.Fprintln(w, "errors are client − server (llm-sim's trace), ms, p50 / p99 / max")
 	for _, shape := range s.shapes {
 		fmt.Fprintf(w, "\n%s answers\n\n", shape)
-		fmt.Fprintln(w, "| streams | client | answers (joined) | opened a connection | TTFT error | read-side error | gap error | TTFT error: new conn p50 / reused conn p50, p99 | client CPU s | llm-sim CPU s | connections |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| streams | client | answers (joined) | answer tokens | opened a connection | TTFT error | read-side error | gap error | TTFT error: new conn p50 / reused conn p50, p99 | client CPU s | llm-sim CPU s | connections |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 		byLevel := map[int]map[int]map[string]result{} // streams → run → client
 		for _, r := range results {
 			if r.shape != shape {
@@ -37,8 +37,8 @@ func printTables(w io.Writer, s settings, results []result) {
 			byLevel[r.streams][r.run][r.client] = r
 			e := r.e
 			reused := distOf(e.ttftReused)
-			fmt.Fprintf(w, "| %d | %s%s | %d (%d) | %d | %s | %s | %s | %.2f / %.2f, %.2f | %.1f | %.1f | %d |\n",
-				r.streams, r.client, s.runLabel(r.run), e.calls, e.joined, e.newConn, distOf(e.ttft), distOf(e.read), distOf(e.gap),
+			fmt.Fprintf(w, "| %d | %s%s | %d (%d) | %d–%d | %d | %s | %s | %s | %.2f / %.2f, %.2f | %.1f | %.1f | %d |\n",
+				r.streams, r.client, s.runLabel(r.run), e.calls, e.joined, e.minTokens, e.maxTokens, e.newConn, distOf(e.ttft), distOf(e.read), distOf(e.gap),
 				distOf(e.ttftNewConn).p50, reused.p50, reused.p99, r.clientCPU, r.simCPU, r.connections)
 		}
 		fmt.Fprint(w, "\nratio to bare (goal ≤ 1.25): TTFT error p50, p99; gap error p99; TTFT error p99 on reused connections; the module's own lag and what client_bound says of it")

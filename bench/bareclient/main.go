@@ -79,18 +79,28 @@ func main() {
 	maxTokens := flag.Int("max-tokens", 1000, "max_tokens of every request")
 	requestsOut := flag.String("requests-out", "", "write one JSON line per answer (request id, ttfb, ttft, gaps in ms) to `FILE`")
 	finishOpen := flag.Bool("finish-open", false, "at the end of -duration start no new answer but let the open ones finish (counted); default: cut them")
+	seedPerRequest := flag.Bool("seed-per-request", false, "give every request its own seed, so a server that draws answer lengths from the request (llm-sim) varies them; "+
+		"default: one body for all requests, and llm-sim gives every answer the same length")
 	flag.Parse()
 
-	payload, err := json.Marshal(map[string]any{
-		"model":          *model,
-		"messages":       []map[string]string{{"role": "user", "content": "Write a long story."}},
-		"max_tokens":     *maxTokens,
-		"stream":         true,
-		"stream_options": map[string]any{"include_usage": true},
-	})
-	if err != nil {
-		panic(err)
+	body := func(seed int64) []byte {
+		b := map[string]any{
+			"model":          *model,
+			"messages":       []map[string]string{{"role": "user", "content": "Write a long story."}},
+			"max_tokens":     *maxTokens,
+			"stream":         true,
+			"stream_options": map[string]any{"include_usage": true},
+		}
+		if *seedPerRequest {
+			b["seed"] = seed
+		}
+		p, err := json.Marshal(b)
+		if err != nil {
+			panic(err)
+		}
+		return p
 	}
+	payload := body(0)
 	// One kept-alive connection per goroutine, as k6 keeps one per VU; the
 	// default of two idle connections per host would reconnect the other 48
 	// goroutines on every request.
@@ -111,8 +121,12 @@ func main() {
 	start := time.Now()
 	for i := range *vus {
 		wg.Go(func() {
-			for ctx.Err() == nil {
-				t := stream(reqCtx, client, *url+"/chat/completions", payload, &c, *requestsOut != "")
+			for n := int64(0); ctx.Err() == nil; n++ {
+				p := payload
+				if *seedPerRequest {
+					p = body(int64(i+1)*1_000_000 + n) // as bench/accuracy.js numbers its calls
+				}
+				t := stream(reqCtx, client, *url+"/chat/completions", p, &c, *requestsOut != "")
 				if t != nil {
 					timings[i] = append(timings[i], *t)
 				}

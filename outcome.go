@@ -516,7 +516,7 @@ func (o *outcome) observation(ld callLoad) *report.Observation {
 	obs := &report.Observation{
 		Start: r.Start, End: r.End, Category: info.category, Model: info.model, Name: info.label,
 		Route: info.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
-		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: r.Connect, Gaps: r.Gaps.Durations(),
+		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: r.Connect, Gaps: r.Gaps,
 		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: r.Cache, Stalls: r.Stalls,
 		Active: ld.active, VUs: ld.vus, Starved: r.Starved, SharedPrefix: info.sharedPrefix,
 		EventLag: time.Duration(info.eventLag.Load()),

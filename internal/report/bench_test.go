@@ -19,7 +19,7 @@ func benchObservation(rng *rand.Rand, start time.Time, gaps int) *Observation {
 		Active: 50, VUs: 50,
 	}
 	for range gaps {
-		o.Gaps = append(o.Gaps, time.Duration(15+rng.IntN(10))*time.Millisecond)
+		o.Gaps = append(o.Gaps, uint32(15+rng.IntN(10))*1000) // µs
 	}
 	return o
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // Options tune a Collector. The zero value is usable.
@@ -119,10 +121,10 @@ type gapScratch struct {
 }
 
 // summarise fills gs from a call's gaps; false when none was measured.
-func (gs *gapScratch) summarise(gaps []time.Duration) bool {
+func (gs *gapScratch) summarise(gaps stream.Gaps) bool {
 	inBurst := false
-	for _, d := range gaps {
-		v, ok := ms(d)
+	for i := range gaps {
+		v, ok := ms(gaps.At(i))
 		if !ok {
 			continue
 		}

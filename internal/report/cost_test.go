@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
@@ -87,7 +89,7 @@ func TestUnsampledGapsAreSaid(t *testing.T) {
 		c.Add(&Observation{
 			Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second), OK: true,
 			TTFT: 100 * time.Millisecond, E2E: time.Second,
-			Gaps:          []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond},
+			Gaps:          stream.GapsOf(20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond),
 			GapsUnsampled: 3,
 		})
 	}

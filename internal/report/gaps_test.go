@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 func msD(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
@@ -11,7 +13,7 @@ func msD(v float64) time.Duration { return time.Duration(v * float64(time.Millis
 func TestGapStatisticsAreExact(t *testing.T) {
 	c := NewCollector(Options{Start: t0})
 	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second,
-		Gaps: []time.Duration{msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5)}})
+		Gaps: stream.GapsOf(msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5))})
 	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second,
 		TPOT: msD(400)}) // a per-token mean without the gaps behind it is not a gap
 	g := c.Snapshot().Category(AllCategories)

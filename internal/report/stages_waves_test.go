@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // wave runs closed-loop VUs through 2 → 10 → 2 VUs, 10 s each; ttftAt gives
@@ -109,7 +111,7 @@ func TestWaveRecoveryAllowsOneDecodeStep(t *testing.T) {
 			return 32
 		})
 		for _, o := range obs {
-			o.Gaps = slices.Repeat([]time.Duration{msD(tc.step)}, 20)
+			o.Gaps = stream.GapsOf(slices.Repeat([]time.Duration{msD(tc.step)}, 20)...)
 		}
 		ws := collectAll(obs).Waves()
 		if len(ws) != 1 || ws[0].Recovered != tc.recovered {

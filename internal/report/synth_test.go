@@ -163,7 +163,7 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 		OK: true, TTFT: ttftD, TTFTAnswer: ttftD, E2E: e2e,
 		TTFB: time.Duration((s.connectMS + 2) * float64(time.Millisecond)), Connect: 0,
 		TPOT: decode / time.Duration(max(1, n-1)), TokensPerSec: float64(n-1) / decode.Seconds(),
-		Gaps: gaps, PromptTokens: cat.PromptTokens, OutputTokens: n, Cache: stream.CacheUnknown,
+		Gaps: stream.GapsOf(gaps...), PromptTokens: cat.PromptTokens, OutputTokens: n, Cache: stream.CacheUnknown,
 		Stalls: stalls, Active: vus, VUs: vus, SharedPrefix: s.sharedPrefix,
 		ClientParse: time.Duration(0.003 * float64(e2e)), EventLag: 0,
 	}

@@ -25,6 +25,16 @@ func compactGap(d time.Duration) uint32 {
 // At is the i-th gap.
 func (g Gaps) At(i int) time.Duration { return time.Duration(g[i]) * time.Microsecond }
 
+// GapsOf makes compact gaps of durations (tests and synthetic runs build
+// observations with it).
+func GapsOf(ds ...time.Duration) Gaps {
+	g := make(Gaps, len(ds))
+	for i, d := range ds {
+		g[i] = compactGap(d)
+	}
+	return g
+}
+
 // Durations lists the gaps as durations.
 func (g Gaps) Durations() []time.Duration {
 	if g == nil {

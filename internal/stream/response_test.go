@@ -113,6 +113,7 @@ func TestGapsAreCompactAndExact(t *testing.T) {
 	require.Equal(t, 1500*time.Microsecond, g.At(0))
 	require.Equal(t, []time.Duration{1500 * time.Microsecond, 20 * time.Microsecond}, g.Durations())
 	require.Nil(t, Gaps(nil).Durations())
+	require.Equal(t, g, GapsOf(1500*time.Microsecond+400, 20*time.Microsecond))
 }
 
 func TestCacheState(t *testing.T) {

@@ -57,6 +57,8 @@ type Client struct {
 	redact   redactor
 	// gapSampler is the process-wide sampler of gapSamples 'sampled'.
 	gapSampler *sample.Sampler
+	// sizes are the last answer's, to size the next one's text and gaps.
+	sizes stream.Sizes
 }
 
 // newClient builds a Client from `new Client(options)`.
@@ -243,6 +245,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call) 
 		stream: stream.Config{
 			Spec: spec, MaxEventSize: c.opts.MaxEventSize, MaxBodySize: c.opts.MaxBodySize,
 			StallThreshold: c.opts.StallThreshold, CountTokens: c.count, Redact: c.redact.clean,
+			Sizes: &c.sizes,
 		},
 	}
 	path := params.Path

@@ -55,6 +55,9 @@ type Config struct {
 	// Redact, when set, cleans every error message (of credentials) before the
 	// call keeps it.
 	Redact func(string) string
+	// Sizes, when set, sizes the answer's text and gaps from the client's
+	// previous answer, and learns this one's.
+	Sizes *Sizes
 }
 
 // Call is the state of one response being read.
@@ -319,6 +322,7 @@ func (c *Call) output(at time.Time, cumBefore int64, ch *choiceState) {
 	c.chunks++
 	if c.firstOut.IsZero() {
 		c.firstOut = at
+		c.cfg.Sizes.reserve(c)
 		c.firstText = strings.Clone(d.Text + d.Reasoning)
 		if c.cumulative {
 			c.firstTokens = c.cumTokens - cumBefore

@@ -71,6 +71,7 @@ func (c *Call) Finish() *Result {
 			c.Fail(ErrTruncated, "stream ended without a terminal event")
 		}
 	}
+	c.cfg.Sizes.learn(c)
 	r := &Result{
 		OK:            c.err == nil,
 		Err:           c.err,

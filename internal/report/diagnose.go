@@ -243,7 +243,9 @@ func ruleClientBound(r *Run) []Finding {
 		ID: "client_bound", Title: "Client-bound: the load generator is a bottleneck — do not trust these latencies", Severity: "warning",
 		Evidence: ev,
 		Advice: "Give the load generator more CPU or fewer VUs per instance (distribute the test), drop per-event " +
-			"callbacks and gap recording you do not need, and rerun.",
+			"callbacks and gap recording you do not need, and rerun. Streams that start together with answers of one " +
+			"length end together, and the next calls' first tokens then arrive while the process is busy with the " +
+			"last ones: mixed prompts or an arrival-rate executor spread them.",
 		Values: vals,
 	}}
 }

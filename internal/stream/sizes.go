@@ -22,18 +22,17 @@ type Sizes struct {
 // answer longer than that grows as it needs.
 const maxSizeHint = 1 << 16
 
-// reserve sizes a call's text and gaps as the last answer's were.
+// reserve sizes a call's text and gaps as the hint says. It runs at the
+// call's first output, before the call has kept any text or gap.
 func (s *Sizes) reserve(c *Call) {
 	if s == nil {
 		return
 	}
-	if n := int(s.text.Load()); n > c.text.Cap() {
-		c.text.Grow(n - c.text.Len())
+	if n := int(s.text.Load()); n > 0 {
+		c.text.Grow(n)
 	}
-	if n := int(s.gaps.Load()); n > cap(c.gaps) {
-		g := make(Gaps, len(c.gaps), n)
-		copy(g, c.gaps)
-		c.gaps = g
+	if n := int(s.gaps.Load()); n > 0 {
+		c.gaps = make(Gaps, 0, n)
 	}
 }
 

@@ -57,3 +57,33 @@ func (c *Call) countGap(gap time.Duration) uint32 {
 	}
 	return compactGap(gap)
 }
+
+// minGapsForFirstRead is how many gaps an answer needs before FirstReadLate
+// can judge its first: the others must show how the server sent them.
+const minGapsForFirstRead = 3
+
+// FirstReadLate says whether an answer's first output event was read together
+// with the next one while its other events came one read each. Events framed
+// from one read carry that read's time, so a first gap of zero means both had
+// arrived before the reader got to them. A server that sent the rest apart
+// sent those two apart too, a decode step or more, and the first event is then
+// dated by the second: the TTFT is over by that much. This is the client
+// running late just as the first token came (many calls ending and starting
+// at once); it is a fact of the reads, not an estimate. A server or gateway
+// that sends in bursts makes most gaps zero: then, and with fewer than
+// minGapsForFirstRead gaps, known is false.
+func (g Gaps) FirstReadLate() (late, known bool) {
+	if len(g) < minGapsForFirstRead {
+		return false, false
+	}
+	zero := 0
+	for _, us := range g[1:] {
+		if us == 0 {
+			zero++
+		}
+	}
+	if 2*zero >= len(g)-1 {
+		return false, false
+	}
+	return g[0] == 0, true
+}

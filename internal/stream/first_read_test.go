@@ -1,0 +1,81 @@
+package stream
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFirstReadLateJudgesTheFirstGapByTheOthers(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name        string
+		gaps        Gaps
+		late, known bool
+	}{
+		{"read with the next token, the rest one by one", GapsOf(0, 20*ms, 20*ms, 20*ms), true, true},
+		{"read on its own", GapsOf(20*ms, 20*ms, 0, 20*ms), false, true},
+		{"a server that sends in bursts", GapsOf(0, 0, 0, 20*ms, 0), false, false},
+		{"too few gaps to tell", GapsOf(0, 20*ms), false, false},
+		{"no gaps", nil, false, false},
+	} {
+		late, known := c.gaps.FirstReadLate()
+		require.Equal(t, [2]bool{c.late, c.known}, [2]bool{late, known}, c.name)
+	}
+}
+
+// chunkedBody hands a stream to the reader in the reads given, pausing
+// between them: the first read holds what a late reader finds waiting.
+type chunkedBody struct {
+	reads []string
+	pause time.Duration
+}
+
+func (b *chunkedBody) Read(p []byte) (int, error) {
+	if len(b.reads) == 0 {
+		return 0, io.EOF
+	}
+	if len(b.reads[0]) > len(p) {
+		panic("test read larger than the reader's buffer")
+	}
+	n := copy(p, b.reads[0])
+	b.reads = b.reads[1:]
+	if len(b.reads) > 0 {
+		time.Sleep(b.pause)
+	}
+	return n, nil
+}
+
+// Events framed from one read share its time: a first token found waiting
+// with the second has a first gap of zero, and the call says so.
+func TestFirstTokenReadWithTheNextIsLate(t *testing.T) {
+	t.Parallel()
+	tok := func(i int) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
+	}
+	finish := "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	for _, c := range []struct {
+		name  string
+		reads []string
+		late  bool
+	}{
+		{"on time", []string{tok(0), tok(1), tok(2), tok(3) + finish}, false},
+		{"late for the first token", []string{tok(0) + tok(1), tok(2), tok(3) + finish}, true},
+	} {
+		call := openAICall(t)
+		call.Begin(time.Now())
+		call.Respond(&http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
+		require.NoError(t, call.Read(&chunkedBody{reads: c.reads, pause: 5 * time.Millisecond}))
+		r := call.Finish()
+		require.True(t, r.OK, "%s: %v", c.name, r.Err)
+		late, known := r.Gaps.FirstReadLate()
+		require.True(t, known, "%s: gaps %v", c.name, r.Gaps)
+		require.Equal(t, c.late, late, "%s: gaps %v", c.name, r.Gaps)
+		require.Equal(t, c.late, r.Gaps.At(0) == 0, "%s: the first gap is zero when, and only when, it was read with the next", c.name)
+	}
+}

@@ -35,6 +35,7 @@ func TestHealthyRunsProduceNoFinding(t *testing.T) {
 		{"fast network with early headers", synth{stages: []synthStage{{12, 90}}, headersMS: 15}},
 		{"a busy but keeping-up load generator", synth{stages: []synthStage{{12, 90}}, clientLagMS: 0.5}},
 		{"a load generator as late as at 500 streams on 2 cores", synth{stages: []synthStage{{12, 90}}, clientLagMS: 9}},
+		{"one first token in three hundred read with the next", synth{stages: []synthStage{{12, 90}}, lateFirst: 0.003}},
 	} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {
@@ -75,6 +76,7 @@ func TestEachCauseIsDiagnosed(t *testing.T) {
 		{"client_bound", synth{stages: []synthStage{{12, 90}}, starvedProb: 0.05}, nil},
 		{"client_bound", synth{stages: []synthStage{{12, 90}}, clientLagMS: 15}, nil},
 		{"client_bound", synth{stages: []synthStage{{12, 90}}, clientLagMS: 11}, nil},
+		{"client_bound", synth{stages: []synthStage{{12, 90}}, lateFirst: 0.03}, nil},
 		{"cache_busted", synth{stages: []synthStage{{12, 90}}, sharedPrefix: true}, nil},
 		{"head_of_line", synth{stages: []synthStage{{8, 240}}, cats: longOut, holMS: 800}, []string{"drift"}},
 		{"stalls", synth{stages: []synthStage{{12, 90}}, stallProb: 0.1}, []string{"gateway_buffering"}},

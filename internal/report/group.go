@@ -67,8 +67,12 @@ type Group struct {
 	GapCount, BurstGaps, Bursts uint64
 	// GapsUnsampled counts the gaps that gapSamples 'sampled' kept out of
 	// k6's llm_inter_token_gap (the figures above use every gap).
-	GapsUnsampled                            uint64
-	StarvedRequests                          uint64 // calls whose idle timer fired far too late
+	GapsUnsampled   uint64
+	StarvedRequests uint64 // calls whose idle timer fired far too late
+	// FirstReads counts the OK calls whose first token could be judged
+	// (stream.Gaps.FirstReadLate), LateFirstReads those whose first token
+	// was read together with the next: dated by it, a decode step late.
+	FirstReads, LateFirstReads               uint64
 	PromptTokens, OutputTokens, CachedTokens int64
 	// Sums over OK calls where both parse time and E2E were measured: the client's share.
 	ParseSumMS, ParseE2ESumMS float64
@@ -122,6 +126,8 @@ func (g *Group) merge(o *Group) {
 	g.Bursts += o.Bursts
 	g.GapsUnsampled += o.GapsUnsampled
 	g.StarvedRequests += o.StarvedRequests
+	g.FirstReads += o.FirstReads
+	g.LateFirstReads += o.LateFirstReads
 	g.PromptTokens += o.PromptTokens
 	g.OutputTokens += o.OutputTokens
 	g.CachedTokens += o.CachedTokens
@@ -211,6 +217,12 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	}
 	if !o.OK {
 		return // partial timings of failed calls would bias every latency figure
+	}
+	if late, known := o.Gaps.FirstReadLate(); known {
+		g.FirstReads++
+		if late {
+			g.LateFirstReads++
+		}
 	}
 	ttft, hasTTFT := ms(o.TTFT)
 	if hasTTFT {

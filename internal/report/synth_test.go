@@ -27,6 +27,7 @@ type synth struct {
 	eventLagMS   float64               // JS callback lag
 	starvedProb  float64               // share of calls whose idle timer fired far too late
 	clientLagMS  float64               // the load generator's own lag
+	lateFirst    float64               // share of calls whose first token was read with the next (a zero first gap)
 	sharedPrefix bool
 	hitRate      float64
 	holMS        float64 // extra short-prompt TTFT per long prefill in flight
@@ -151,6 +152,9 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 			stalls++
 		}
 		gaps = append(gaps, time.Duration(g*float64(time.Millisecond)))
+	}
+	if s.lateFirst > 0 && len(gaps) > 0 && rng.Float64() < s.lateFirst {
+		gaps[0] = 0
 	}
 	var decode time.Duration
 	for _, g := range gaps {

@@ -19,7 +19,7 @@ type llmMetrics struct {
 	requests, attempts, errors, retries, reconnects, stalls   *metrics.Metric
 	promptTokens, outputTokens, cachedTokens, reasoningTokens *metrics.Metric
 
-	failed, cacheHit, goodput, regression *metrics.Metric
+	failed, cacheHit, goodput, regression, ttftLate *metrics.Metric
 
 	gapsUnsampled                           *metrics.Metric // gaps the gapSampleRate cap kept out of llm_inter_token_gap
 	clientLag, cost, connOpened, connReused *metrics.Metric
@@ -63,6 +63,7 @@ func (m *llmMetrics) specs() []metricSpec {
 		{"llm_goodput", r, plain, &m.goodput},
 		{"llm_regression", r, plain, &m.regression},
 		{"llm_client_lag", t, dur, &m.clientLag},
+		{"llm_ttft_late", r, plain, &m.ttftLate},
 		{"llm_cost", c, plain, &m.cost},
 		{"llm_conn_opened", c, plain, &m.connOpened},
 		{"llm_conn_reused", r, plain, &m.connReused},

@@ -64,7 +64,13 @@ const (
 
 // lagWarning tells the user while the test runs that this load generator is
 // running late, so its latencies are inflated.
-type lagWarning struct{ last atomic.Int64 }
+type lagWarning struct {
+	last                  atomic.Int64 // when the last warning was logged, ns
+	firstKnown, firstLate atomic.Int64 // noteFirstRead's window
+}
+
+// firstReadWindow is how many judged first tokens noteFirstRead weighs at once.
+const firstReadWindow = 100
 
 func (w *lagWarning) check(log logrus.FieldLogger, lag time.Duration) {
 	if lag < lagWarnAt || log == nil {
@@ -77,6 +83,36 @@ func (w *lagWarning) check(log logrus.FieldLogger, lag time.Duration) {
 	log.Warnf("llmstream: this load generator ran %s late while a call was in flight (Go scheduler latency, "+
 		"timer lateness): client-side timings are inflated by up to that much. Give k6 more CPU or split the test "+
 		"across instances; llm_client_lag has the figure of every call", lag.Round(time.Millisecond))
+}
+
+// noteFirstRead counts the calls whose first token could be judged, and
+// those read late with the next one (stream.Gaps.FirstReadLate), and warns
+// when one in a hundred of the last firstReadWindow were: single late calls
+// happen, a share of them means this process is late whenever first tokens
+// come (calls that start and end together meet it even when llm_client_lag
+// is low).
+func (w *lagWarning) noteFirstRead(log logrus.FieldLogger, late, known bool) {
+	if !known {
+		return
+	}
+	if late {
+		w.firstLate.Add(1)
+	}
+	if w.firstKnown.Add(1) < firstReadWindow {
+		return
+	}
+	n, lateN := w.firstKnown.Swap(0), w.firstLate.Swap(0)
+	if log == nil || n == 0 || float64(lateN) < report.LateFirstReadShare*float64(n) {
+		return
+	}
+	now, last := time.Now().UnixNano(), w.last.Load()
+	if now-last < int64(lagWarnEvery) || !w.last.CompareAndSwap(last, now) {
+		return
+	}
+	log.Warnf("llmstream: %d of the last %d calls read their first token together with the next one, which had "+
+		"arrived a decode step later: this load generator was running late just then, and those TTFTs are over "+
+		"by a decode step or more. Spread the calls (mixed prompts, an arrival-rate executor), give k6 more CPU "+
+		"or split the test; llm_ttft_late counts them", lateN, n)
 }
 
 // callLoad is the load a call met when it started.
@@ -116,6 +152,25 @@ type outcome struct {
 	// not measured): it is added to every timestamp the call took.
 	clientLag time.Duration
 	bill      bill // what the call cost, priced once by fanOut
+}
+
+// ttftLate says whether the final attempt's first token was read together
+// with the next one (so dated by it: stream.Gaps.FirstReadLate); known is
+// false when that cannot be judged. A Rate: k6 keeps two counters for it, not
+// a sample per call.
+func (o *outcome) ttftLate() (late, known bool) {
+	if !o.final().res.OK {
+		return false, false
+	}
+	return o.final().res.Gaps.FirstReadLate()
+}
+
+// ttftLateValue is result.ttftLate: true, false, or null when not judged.
+func (o *outcome) ttftLateValue() any {
+	if late, known := o.ttftLate(); known {
+		return late
+	}
+	return nil
 }
 
 // bill is what a call cost; priced is false when no route had prices.
@@ -255,6 +310,7 @@ func (o *outcome) result() map[string]any {
 		"cache":            r.Cache.String(),
 		"proto":            r.Proto,
 		"clientLag":        ms(o.clientLag),
+		"ttftLate":         o.ttftLateValue(),
 		"cost":             o.costObject(),
 		"gaps":             nil,
 	}
@@ -388,6 +444,9 @@ func (m *llmMetrics) samples(o *outcome, regress func(client, category string, t
 	}
 	if o.clientLag >= 0 {
 		add(m.clientLag, end, metrics.D(o.clientLag))
+	}
+	if late, known := o.ttftLate(); known {
+		add(m.ttftLate, end, boolValue(late))
 	}
 	if o.bill.priced {
 		add(m.cost, end, o.bill.cost.Total())

@@ -184,6 +184,68 @@ func TestClientLagOfACall(t *testing.T) {
 	vu.closeIdle()
 }
 
+// A first token that comes in one read with the next is flagged, in
+// result.ttftLate, llm_ttft_late and the report; one read on its own is not.
+// The server here sends the two in one write, which is what a reader that
+// came late finds.
+func TestFirstTokenReadWithTheNextIsFlagged(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher) //nolint:forcetypeassert
+		_, _ = fmt.Fprint(w, roleChunk, chunk("a", ""), chunk("b", ""))
+		fl.Flush()
+		for _, tok := range []string{"c", "d", "e"} {
+			time.Sleep(10 * time.Millisecond)
+			_, _ = fmt.Fprint(w, chunk(tok, ""))
+			fl.Flush()
+		}
+		_, _ = fmt.Fprint(w, chunk("", "stop"), "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	onTime, _ := streamServer(t, 0, 10*time.Millisecond, []string{"a", "b", "c", "d", "e"})
+	root := New()
+	vu := newTestVUOn(t, root, fmt.Sprintf(`const client = new llm.Client({baseURL: %q}); const onTime = new llm.Client({baseURL: %q});`,
+		srv.URL, onTime.URL))
+	res := vu.chat(`{messages: []}`)
+	require.Equal(t, true, res["ok"], "%v", res["error"])
+	require.Equal(t, true, res["ttftLate"])
+	vu.run(`globalThis.res = undefined; onTime.chat({messages: []}).then(r => { globalThis.res = r })`)
+	require.Equal(t, false, vu.rt.VU.Runtime().Get("res").Export().(map[string]any)["ttftLate"]) //nolint:forcetypeassert
+	late := vu.drain()["llm_ttft_late"]
+	require.Len(t, late, 2)
+	require.Equal(t, []float64{1, 0}, []float64{late[0].Value, late[1].Value})
+	all := root.report.coll().Snapshot().Category("all")
+	require.EqualValues(t, 2, all.FirstReads)
+	require.EqualValues(t, 1, all.LateFirstReads)
+	vu.closeIdle()
+}
+
+// The first-read warning weighs a window of judged calls: one late in a
+// hundred warns (once per period, shared with the lag warning), none does
+// not, and calls that could not be judged do not count.
+func TestFirstReadWarningWeighsAWindow(t *testing.T) {
+	t.Parallel()
+	var logs strings.Builder
+	log := logrus.New()
+	log.SetOutput(&logs)
+	w := &lagWarning{}
+	for range 3 * firstReadWindow {
+		w.noteFirstRead(log, true, false) // not judged
+	}
+	for range firstReadWindow {
+		w.noteFirstRead(log, false, true)
+	}
+	require.Empty(t, logs.String(), "no late first read, no warning")
+	w.noteFirstRead(log, true, true)
+	for range firstReadWindow - 1 {
+		w.noteFirstRead(log, false, true)
+	}
+	require.Contains(t, logs.String(), "1 of the last 100 calls read their first token together with the next one")
+	w.check(log, time.Second)
+	require.Equal(t, 1, strings.Count(logs.String(), "level=warn"), logs.String())
+}
+
 // The lag warning is logged once per period, and not for a small lag.
 func TestLagWarningIsRateLimited(t *testing.T) {
 	t.Parallel()

@@ -35,6 +35,9 @@ type clientRecord struct {
 	// Lag is the module's own measure of how late its process ran during the
 	// call (result.clientLag); the bare client has none.
 	Lag *float64 `json:"lag"`
+	// Late is whether the module read the first token together with the
+	// next (result.ttftLate; null when it could not judge).
+	Late *bool `json:"late"`
 }
 
 // errors are one run's per-request errors, client − server, in ms.
@@ -44,6 +47,10 @@ type errors struct {
 	ttft, read, gap                []float64
 	ttftNewConn, ttftReused        []float64
 	lag                            []float64 // result.clientLag of every answer that had one
+	// answers whose first read the module judged (result.ttftLate not
+	// null), and those it found late; and the TTFT errors of the late ones
+	firstReads, lateFirstReads int
+	ttftLate                   []float64
 	// shortest and longest joined answer, tokens: the staggered shape's
 	// lengths must differ, or its streams end together like the uniform's
 	minTokens, maxTokens int
@@ -99,6 +106,12 @@ func join(tracePath, clientPath string) (*errors, error) {
 		if c.Lag != nil {
 			e.lag = append(e.lag, *c.Lag)
 		}
+		if c.Late != nil {
+			e.firstReads++
+			if *c.Late {
+				e.lateFirstReads++
+			}
+		}
 		if !c.OK || c.TTFT == nil || c.TTFB == nil {
 			e.failed++
 			continue
@@ -114,6 +127,9 @@ func join(tracePath, clientPath string) (*errors, error) {
 		e.maxTokens = max(e.maxTokens, s.Completion)
 		ttftErr := *c.TTFT - ms(s.FirstTokenNS-s.ArrivalNS)
 		e.ttft = append(e.ttft, ttftErr)
+		if c.Late != nil && *c.Late {
+			e.ttftLate = append(e.ttftLate, ttftErr)
+		}
 		e.read = append(e.read, (*c.TTFT-*c.TTFB)-ms(s.FirstTokenNS-s.HeadersNS))
 		if s.ConnRequest == 1 {
 			e.newConn++

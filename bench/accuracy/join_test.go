@@ -23,8 +23,8 @@ func TestJoin(t *testing.T) {
 	// 10 and 20). b: its gap count differs from the server's. c: not in the
 	// trace. d: failed. e: did not ask for its gaps (null), which is no
 	// mismatch. A line that is not JSON (k6's own log) is skipped.
-	lines := `{"id":"a","ok":true,"ttfb":1.5,"ttft":12.5,"gaps":[10.5,19.5]}
-{"id":"b","ok":true,"ttfb":1.2,"ttft":5.2,"gaps":[1,1]}
+	lines := `{"id":"a","ok":true,"ttfb":1.5,"ttft":12.5,"gaps":[10.5,19.5],"late":true}
+{"id":"b","ok":true,"ttfb":1.2,"ttft":5.2,"gaps":[1,1],"late":false}
 {"id":"c","ok":true,"ttfb":1,"ttft":2,"gaps":[]}
 {"id":"d","ok":false,"ttfb":null,"ttft":null,"gaps":[],"error":"network"}
 {"id":"e","ok":true,"ttfb":1.2,"ttft":5.2,"gaps":null}
@@ -54,6 +54,15 @@ level=info msg=done
 	near("TTFT error on a new connection", e.ttftNewConn[0], 1.5)
 	if len(e.gap) != 2 {
 		t.Errorf("%d gap errors, want 2 (b's do not pair)", len(e.gap))
+	}
+	// a's first token was read late, b's not; the others were not judged.
+	// One late call is under the rule's minimum of three.
+	if e.firstReads != 2 || e.lateFirstReads != 1 || len(e.ttftLate) != 1 || clientBound(e) {
+		t.Errorf("first reads %d, late %d (%v): client_bound %v, want 2, 1, false", e.firstReads, e.lateFirstReads, e.ttftLate, clientBound(e))
+	}
+	e.firstReads, e.lateFirstReads = 100, 3
+	if !clientBound(e) {
+		t.Error("3 late first reads in 100 must make client_bound fire")
 	}
 	if e.minTokens != 2 || e.maxTokens != 3 {
 		t.Errorf("answer lengths %d–%d tokens, want 2–3", e.minTokens, e.maxTokens)

@@ -54,8 +54,25 @@ func printTables(w io.Writer, s settings, results []result) {
 				if line := ratioLine(s, byLevel[n], c); line != "" {
 					fmt.Fprintf(w, "  %5d streams, %s: %s\n", n, c, line)
 				}
+				if s.runs > 1 {
+					runVerdicts(w, byLevel[n], c, s.runs)
+				}
 			}
 		}
+	}
+}
+
+// runVerdicts prints, for each run of a level, the two p99 ratios that say
+// whether the module left the floor, and what client_bound said of that run:
+// the rule is judged run by run, and the median line cannot show it.
+func runVerdicts(w io.Writer, runs map[int]map[string]result, client string, n int) {
+	for k := 1; k <= n; k++ {
+		b, m := runs[k]["bare"], runs[k][client]
+		if b.e == nil || m.e == nil {
+			continue
+		}
+		fmt.Fprintf(w, "          run %d: p99 %.2f, reused p99 %.2f;%s\n", k,
+			distOf(m.e.ttft).p99/distOf(b.e.ttft).p99, distOf(m.e.ttftReused).p99/distOf(b.e.ttftReused).p99, lagVerdict(m.e))
 	}
 }
 
@@ -63,7 +80,7 @@ func printTables(w io.Writer, s settings, results []result) {
 // a single run, as medians and ranges for several.
 func ratioLine(s settings, runs map[int]map[string]result, client string) string {
 	var ratios [4][]float64
-	var lags [][]float64
+	var lags []*errors
 	fires, answers := 0, math.MaxInt
 	for k := 1; k <= s.runs; k++ {
 		b, m := runs[k]["bare"], runs[k][client]
@@ -76,8 +93,8 @@ func ratioLine(s settings, runs map[int]map[string]result, client string) string
 		} {
 			ratios[i] = append(ratios[i], r)
 		}
-		lags = append(lags, m.e.lag)
-		if clientBound(lagPercentiles(m.e.lag)) {
+		lags = append(lags, m.e)
+		if clientBound(m.e) {
 			fires++
 		}
 		answers = min(answers, m.e.joined, b.e.joined)
@@ -99,18 +116,24 @@ func ratioLine(s settings, runs map[int]map[string]result, client string) string
 	return b.String()
 }
 
-// lagVerdict is the module's client lag at a level (result.clientLag, ms) and
-// whether the report's client_bound rule fires on it.
-func lagVerdict(lag []float64) string {
-	if len(lag) == 0 {
+// lagVerdict is the module's own view of its lateness at a level: its lag
+// (result.clientLag, ms), the share of answers whose first token it read
+// together with the next (result.ttftLate) and the median TTFT error of
+// those, and whether the report's client_bound rule fires on them.
+func lagVerdict(e *errors) string {
+	if len(e.lag) == 0 && e.firstReads == 0 {
 		return ""
 	}
-	p50, p95 := lagPercentiles(lag)
+	p50, p95 := lagPercentiles(e.lag)
 	verdict := "silent"
-	if clientBound(p50, p95) {
+	if clientBound(e) {
 		verdict = "client_bound fires"
 	}
-	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms: %s", p50, p95, verdict)
+	late := ""
+	if len(e.ttftLate) > 0 {
+		late = fmt.Sprintf(" (their TTFT error p50 %.1f ms)", distOf(e.ttftLate).p50)
+	}
+	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms, first token read late %.1f %%%s: %s", p50, p95, 100*lateShare(e), late, verdict)
 }
 
 // lagPercentiles are the P50 and P95 of a level's client lags (0 for none).
@@ -123,10 +146,22 @@ func lagPercentiles(lag []float64) (p50, p95 float64) {
 	return quantile(s, 0.5), quantile(s, 0.95)
 }
 
-// clientBound is whether the report's client_bound rule fires on a level's
-// lag percentiles (internal/report's ClientLagP50MS / ClientLagP95MS).
-func clientBound(p50, p95 float64) bool {
-	return p50 >= report.ClientLagP50MS || p95 >= report.ClientLagP95MS
+// lateShare is the share of a run's judged answers whose first token was
+// read late.
+func lateShare(e *errors) float64 {
+	if e.firstReads == 0 {
+		return 0
+	}
+	return float64(e.lateFirstReads) / float64(e.firstReads)
+}
+
+// clientBound is whether the report's client_bound rule fires on a run's
+// lags and first reads (internal/report's ClientLagP50MS / ClientLagP95MS,
+// LateFirstReadMin and LateFirstReadShare).
+func clientBound(e *errors) bool {
+	p50, p95 := lagPercentiles(e.lag)
+	return p50 >= report.ClientLagP50MS || p95 >= report.ClientLagP95MS ||
+		(e.lateFirstReads >= report.LateFirstReadMin && lateShare(e) >= report.LateFirstReadShare)
 }
 
 // fewAnswers warns when a level had too few answers for its p99 to be more

@@ -69,15 +69,20 @@ type lagWarning struct {
 	firstKnown, firstLate atomic.Int64 // noteFirstRead's window
 }
 
-// firstReadWindow is how many judged first tokens noteFirstRead weighs at once.
-const firstReadWindow = 100
+// firstReadWindow is how many judged first tokens noteFirstRead weighs at
+// once: the report's rule (report.LateFirstReadMin late calls, and
+// report.LateFirstReadShare of them) over the last 300 calls.
+const firstReadWindow = 300
+
+// due says whether a warning may be logged now (one per lagWarnEvery in the
+// process, whichever kind), and claims the slot.
+func (w *lagWarning) due() bool {
+	now, last := time.Now().UnixNano(), w.last.Load()
+	return now-last >= int64(lagWarnEvery) && w.last.CompareAndSwap(last, now)
+}
 
 func (w *lagWarning) check(log logrus.FieldLogger, lag time.Duration) {
-	if lag < lagWarnAt || log == nil {
-		return
-	}
-	now, last := time.Now().UnixNano(), w.last.Load()
-	if now-last < int64(lagWarnEvery) || !w.last.CompareAndSwap(last, now) {
+	if lag < lagWarnAt || log == nil || !w.due() {
 		return
 	}
 	log.Warnf("llmstream: this load generator ran %s late while a call was in flight (Go scheduler latency, "+
@@ -87,7 +92,8 @@ func (w *lagWarning) check(log logrus.FieldLogger, lag time.Duration) {
 
 // noteFirstRead counts the calls whose first token could be judged, and
 // those read late with the next one (stream.Gaps.FirstReadLate), and warns
-// when one in a hundred of the last firstReadWindow were: single late calls
+// when the last firstReadWindow would make the report's client_bound rule
+// fire: single late calls
 // happen, a share of them means this process is late whenever first tokens
 // come (calls that start and end together meet it even when llm_client_lag
 // is low).
@@ -102,11 +108,7 @@ func (w *lagWarning) noteFirstRead(log logrus.FieldLogger, late, known bool) {
 		return
 	}
 	n, lateN := w.firstKnown.Swap(0), w.firstLate.Swap(0)
-	if log == nil || n == 0 || float64(lateN) < report.LateFirstReadShare*float64(n) {
-		return
-	}
-	now, last := time.Now().UnixNano(), w.last.Load()
-	if now-last < int64(lagWarnEvery) || !w.last.CompareAndSwap(last, now) {
+	if log == nil || lateN < report.LateFirstReadMin || float64(lateN) < report.LateFirstReadShare*float64(n) || !w.due() {
 		return
 	}
 	log.Warnf("llmstream: %d of the last %d calls read their first token together with the next one, which had "+

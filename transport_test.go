@@ -221,37 +221,39 @@ func TestFirstTokenReadWithTheNextIsFlagged(t *testing.T) {
 	vu.closeIdle()
 }
 
-// The first-read warning weighs a window of judged calls: one late in a
-// hundred warns (once per period, shared with the lag warning), none does
-// not, and calls that could not be judged do not count.
+// The first-read warning weighs a window of judged calls as the report's rule
+// does: three late in three hundred warn (once per period, shared with the lag
+// warning), two do not, and calls that could not be judged do not count.
 func TestFirstReadWarningWeighsAWindow(t *testing.T) {
 	t.Parallel()
+	log, logs := warningLog()
+	w := &lagWarning{}
+	window := func(late int) {
+		for i := range firstReadWindow {
+			w.noteFirstRead(log, true, false) // not judged
+			w.noteFirstRead(log, i < late, true)
+		}
+	}
+	window(2)
+	require.Empty(t, logs.String(), "two late first reads in 300 are no reason to warn")
+	window(3)
+	require.Contains(t, logs.String(), "3 of the last 300 calls read their first token together with the next one")
+	w.check(log, time.Second)
+	require.Equal(t, 1, strings.Count(logs.String(), "level=warn"), logs.String())
+}
+
+// warningLog is a logger whose output the test reads.
+func warningLog() (*logrus.Logger, *strings.Builder) {
 	var logs strings.Builder
 	log := logrus.New()
 	log.SetOutput(&logs)
-	w := &lagWarning{}
-	for range 3 * firstReadWindow {
-		w.noteFirstRead(log, true, false) // not judged
-	}
-	for range firstReadWindow {
-		w.noteFirstRead(log, false, true)
-	}
-	require.Empty(t, logs.String(), "no late first read, no warning")
-	w.noteFirstRead(log, true, true)
-	for range firstReadWindow - 1 {
-		w.noteFirstRead(log, false, true)
-	}
-	require.Contains(t, logs.String(), "1 of the last 100 calls read their first token together with the next one")
-	w.check(log, time.Second)
-	require.Equal(t, 1, strings.Count(logs.String(), "level=warn"), logs.String())
+	return log, &logs
 }
 
 // The lag warning is logged once per period, and not for a small lag.
 func TestLagWarningIsRateLimited(t *testing.T) {
 	t.Parallel()
-	var logs strings.Builder
-	log := logrus.New()
-	log.SetOutput(&logs)
+	log, logs := warningLog()
 	w := &lagWarning{}
 	w.check(log, time.Millisecond)
 	require.Empty(t, logs.String(), "a 1 ms lag is no reason to warn")

@@ -93,10 +93,9 @@ func (w *lagWarning) check(log logrus.FieldLogger, lag time.Duration) {
 // noteFirstRead counts the calls whose first token could be judged, and
 // those read late with the next one (stream.Gaps.FirstReadLate), and warns
 // when the last firstReadWindow would make the report's client_bound rule
-// fire: single late calls
-// happen, a share of them means this process is late whenever first tokens
-// come (calls that start and end together meet it even when llm_client_lag
-// is low).
+// fire: single late calls happen, a share of them means this process is late
+// whenever first tokens come (calls that start and end together meet it even
+// when llm_client_lag is low).
 func (w *lagWarning) noteFirstRead(log logrus.FieldLogger, late, known bool) {
 	if !known {
 		return
@@ -108,7 +107,7 @@ func (w *lagWarning) noteFirstRead(log logrus.FieldLogger, late, known bool) {
 		return
 	}
 	n, lateN := w.firstKnown.Swap(0), w.firstLate.Swap(0)
-	if log == nil || lateN < report.LateFirstReadMin || float64(lateN) < report.LateFirstReadShare*float64(n) || !w.due() {
+	if log == nil || !report.LateFirstReadsBound(uint64(lateN), uint64(n)) || !w.due() {
 		return
 	}
 	log.Warnf("llmstream: %d of the last %d calls read their first token together with the next one, which had "+

@@ -156,12 +156,12 @@ func lateShare(e *errors) float64 {
 }
 
 // clientBound is whether the report's client_bound rule fires on a run's
-// lags and first reads (internal/report's ClientLagP50MS / ClientLagP95MS,
-// LateFirstReadMin and LateFirstReadShare).
+// lags and first reads (internal/report's ClientLagP50MS / ClientLagP95MS
+// and LateFirstReadsBound).
 func clientBound(e *errors) bool {
 	p50, p95 := lagPercentiles(e.lag)
 	return p50 >= report.ClientLagP50MS || p95 >= report.ClientLagP95MS ||
-		(e.lateFirstReads >= report.LateFirstReadMin && lateShare(e) >= report.LateFirstReadShare)
+		report.LateFirstReadsBound(uint64(e.lateFirstReads), uint64(e.firstReads))
 }
 
 // fewAnswers warns when a level had too few answers for its p99 to be more

@@ -71,14 +71,15 @@ const (
 	// token's. Unlike the lag above this is a fact of each call's reads, not
 	// an estimate: in make accuracy on 2 cores, of 35 423 calls judged not
 	// late three had a read-side TTFT error over 2 ms (P99.9 0.07 ms), and
-	// the late calls' TTFT error was 12–113 ms at the median. It is what streams ending together (answers
-	// of one length) show while the process's mean lag is still low: late
-	// in 0.6–4 % of calls at 200 streams, 13–28 % at 500, 38–54 % at 1 000;
-	// the rule fired in every such run whose TTFT P99 on reused connections
-	// left 1.25x a bare Go client's (200–1 000 streams), in none where it did
-	// not. With answers of different lengths it is silent up to 200 streams
-	// and fires at 500–1 000, where 4–34 % of first tokens were read tens of
-	// ms late (a bare client's TTFT is as far off there).
+	// the late calls' TTFT error was 12–113 ms at the median. It is what
+	// streams ending together (answers of one length) show while the
+	// process's mean lag is still low: late in 0.6–4 % of calls at 200
+	// streams, 13–28 % at 500, 38–54 % at 1 000; the rule fired in every
+	// such run whose TTFT P99 on reused connections left 1.25x a bare Go
+	// client's (200–1 000 streams), in none where it did not. With answers
+	// of different lengths it is silent up to 200 streams and fires at
+	// 500–1 000, where 4–34 % of first tokens were read tens of ms late (a
+	// bare client's TTFT is as far off there).
 	LateFirstReadShare = 0.01
 	LateFirstReadMin   = 3 // calls, so that one or two unlucky calls in a short run do not fire it
 
@@ -221,6 +222,14 @@ func ruleGatewayBuffering(r *Run) []Finding {
 	}}
 }
 
+// LateFirstReadsBound says whether late first reads among judged calls make
+// a run client-bound: at least LateFirstReadMin of them, and at least
+// LateFirstReadShare of the judged. The report's rule, k6's warning while
+// the test runs and the accuracy benchmark's verdict all ask it.
+func LateFirstReadsBound(late, judged uint64) bool {
+	return late >= LateFirstReadMin && float64(late) >= LateFirstReadShare*float64(judged)
+}
+
 // ruleClientBound warns when the load generator itself is the bottleneck.
 func ruleClientBound(r *Run) []Finding {
 	all := r.Category(AllCategories)
@@ -247,7 +256,7 @@ func ruleClientBound(r *Run) []Finding {
 			vals["client_lag_p95_ms"] = p95
 		}
 	}
-	if n, late := all.FirstReads, all.LateFirstReads; late >= LateFirstReadMin && float64(late) >= LateFirstReadShare*float64(n) {
+	if n, late := all.FirstReads, all.LateFirstReads; LateFirstReadsBound(late, n) {
 		ev = append(ev, fmt.Sprintf("%d of %d calls (%s) read their first token together with the next one, which the "+
 			"server sent a decode step later: the process was late just then, and those TTFTs are over by a decode "+
 			"step or more", late, n, fmtPct(float64(late)/float64(n))))

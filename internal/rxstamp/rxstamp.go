@@ -15,11 +15,20 @@
 // lower bound of time.Now(), so using it is never less accurate than the
 // clock. Elsewhere (other systems, other connection types) Wrap returns the
 // connection as it is and the clock is used.
+//
+// One read cannot tell its packets apart: segments that queued while the
+// reader was away are merged by the kernel under the newest stamp. While a
+// connection is held (Conn.Hold: a call until its first token) a watcher
+// peeks at its socket as bytes come and marks how far the waiting bytes go
+// and their stamp then; a late reader reads up to each mark in turn, so a
+// first token that waited is not dated by the token after it.
 package rxstamp
 
 import (
 	"net"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -33,6 +42,20 @@ type Conn struct {
 	net.Conn
 	last atomic.Int64 // wall-clock ns of the latest read's newest packet; 0 = none yet
 	rx   *receiver    // the platform's recvmsg reader
+	raw  syscall.RawConn
+	fd   int32
+
+	// What the watcher needs to know of the reads (Hold): reads counts
+	// recvmsg calls twice, before and after, so it is odd while one runs;
+	// consumed is the bytes read so far, moved before the second count.
+	reads    atomic.Uint64
+	consumed atomic.Int64
+	marks    marks // where the watcher saw the stream stand, and when
+
+	holdMu  sync.Mutex
+	holds   int      // Hold calls not released
+	watched *watcher // the watcher c is in, while held
+	closed  bool
 }
 
 // Arrival is when the bytes of the latest read arrived, on now's clock: now

@@ -33,7 +33,10 @@ func Wrap(c net.Conn) net.Conn {
 	}); err != nil || serr != nil {
 		return c
 	}
-	return &Conn{Conn: tc, rx: newReceiver(raw)}
+	w := &Conn{Conn: tc, raw: raw}
+	_ = raw.Control(func(fd uintptr) { w.fd = int32(fd) }) //nolint:gosec // a file descriptor fits
+	w.rx = newReceiver(raw, w)
+	return w
 }
 
 // Prime turns the kernel's receive stamping on for the machine now, and keeps
@@ -65,25 +68,47 @@ func prime() {
 // (unix.Recvmsg and a closure per read would, on every event of every
 // stream, and the garbage collector's work lands on the readers).
 type receiver struct {
-	raw  syscall.RawConn
-	msg  unix.Msghdr
-	iov  unix.Iovec
-	oob  [64]byte // one cmsghdr and a timespec, with room to spare
-	n    int
-	err  error
-	read func(fd uintptr) bool // recv, bound once
+	raw    syscall.RawConn
+	conn   *Conn
+	want   int   // the caller's buffer length
+	seenNs int64 // the watcher's stamp of the bytes this read was cut to; 0: none
+	msg    unix.Msghdr
+	iov    unix.Iovec
+	oob    [64]byte // one cmsghdr and a timespec, with room to spare
+	n      int
+	err    error
+	read   func(fd uintptr) bool // recv, bound once
 }
 
-func newReceiver(raw syscall.RawConn) *receiver {
-	r := &receiver{raw: raw}
+func newReceiver(raw syscall.RawConn, c *Conn) *receiver {
+	r := &receiver{raw: raw, conn: c}
 	r.read = r.recv
 	return r
 }
 
 // recv is one recvmsg; false asks the poller to wait for the socket.
 func (r *receiver) recv(fd uintptr) bool {
+	c := r.conn
 	for {
+		c.reads.Add(1)
+		off := c.consumed.Load()
+		r.iov.SetLen(r.want)
+		r.seenNs = 0
+		if m, ok := c.marks.next(off); ok {
+			// Take no more than the bytes the watcher saw waiting, and
+			// date them by the stamp they had then: the kernel has merged
+			// the segments that came since with them, under the newest
+			// stamp.
+			r.seenNs = m.ns
+			if m.end-off < int64(r.want) {
+				r.iov.SetLen(int(m.end - off))
+			}
+		}
 		n, _, e := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&r.msg)), 0)
+		if e == 0 {
+			c.consumed.Add(int64(n))
+		}
+		c.reads.Add(1)
 		switch e {
 		case 0:
 			r.n, r.err = int(n), nil
@@ -107,7 +132,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	}
 	r := c.rx
 	r.iov.Base = &p[0]
-	r.iov.SetLen(len(p))
+	r.want = len(p)
 	r.msg.Iov, r.msg.Iovlen = &r.iov, 1
 	r.msg.Control = &r.oob[0]
 	r.msg.SetControllen(len(r.oob))
@@ -130,6 +155,9 @@ func (c *Conn) Read(p []byte) (int, error) {
 	ns, ok := stamp(r.oob[:r.msg.Controllen])
 	if !ok {
 		ns = 0
+	}
+	if r.seenNs != 0 && ns != 0 && r.seenNs < ns {
+		ns = r.seenNs
 	}
 	c.last.Store(ns)
 	return r.n, nil

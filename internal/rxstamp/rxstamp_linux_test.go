@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -176,5 +178,92 @@ func TestPrimeStampsTheFirstPacket(t *testing.T) {
 	}
 	if c.last.Load() == 0 {
 		t.Fatal("the first packet of a new connection was not stamped")
+	}
+}
+
+// A held connection's late read keeps bytes that came apart apart: the
+// watcher marked what waited each time more came, the reader reads up to each
+// mark in turn, and each read has its own segment's stamp. Without the hold
+// the late read takes them all under the latest stamp.
+func TestHeldLateReadKeepsSegmentsApart(t *testing.T) {
+	const step = 40 * time.Millisecond
+	segments := []string{"data: one\n\n", "data: two\n\n", "data: three\n\n"}
+	for _, held := range []bool{true, false} {
+		c, srv := pair(t)
+		waitForStamps(t, c, srv)
+		if held {
+			c.Hold()
+		}
+		sent := time.Now()
+		for i, s := range segments {
+			if i > 0 {
+				time.Sleep(step)
+			}
+			if _, err := srv.Write([]byte(s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(step) // the reader comes after all of them
+		var got []string
+		var stamps []time.Duration
+		buf := make([]byte, 64)
+		for len(strings.Join(got, "")) < len(strings.Join(segments, "")) {
+			n, err := c.Read(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(buf[:n]))
+			stamps = append(stamps, c.Arrival(time.Now()).Sub(sent))
+		}
+		t.Logf("held %v: reads %q, stamps %v after the first write", held, got, stamps)
+		want := segments
+		if !held {
+			want = []string{strings.Join(segments, "")}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("held %v: reads %q, want %q", held, got, want)
+		}
+		for i, d := range stamps {
+			if sentAt := time.Duration(i+len(segments)-len(stamps)) * step; d < sentAt || d > sentAt+step/2 {
+				t.Fatalf("held %v: read %d stamped %s after the first write, its last segment was written at %s", held, i, d, sentAt)
+			}
+		}
+		c.Release()
+	}
+}
+
+// Holds count, and the watcher keeps a connection while any is left; a
+// closed connection leaves it, whatever its holds.
+func TestHoldsCountAndCloseLeaves(t *testing.T) {
+	watched := func(c *Conn) bool {
+		w := sharedWatcher()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.conns[c.fd] == c
+	}
+	c, _ := pair(t)
+	c.Hold()
+	c.Hold()
+	c.Release()
+	if !watched(c) {
+		t.Fatal("one hold is left, and the connection is not watched")
+	}
+	c.Release()
+	c.Release() // one too many: nothing happens
+	if watched(c) {
+		t.Fatal("no hold is left, and the connection is watched")
+	}
+	c.Hold()
+	if !watched(c) {
+		t.Fatal("held again, and not watched")
+	}
+	c.Close()
+	if watched(c) {
+		t.Fatal("closed, and watched")
+	}
+	c.Release()
+	c.Hold() // after Close: nothing to watch
+	if watched(c) {
+		t.Fatal("held after Close, and watched")
 	}
 }

@@ -137,3 +137,110 @@ func TestArrivalsNeverPrecedeTheRequest(t *testing.T) {
 
 // iotestOneByte reads s a byte at a time, so every event has its own reads.
 func iotestOneByte(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) }
+
+// arrivalOnly is a connection's clock without its hold: what a reader had
+// before the watcher.
+type arrivalOnly struct{ c *rxstamp.Conn }
+
+func (a arrivalOnly) Arrival(now time.Time) time.Time { return a.c.Arrival(now) }
+
+// A reader that is busy when the first token comes, and gets to it only after
+// the next ones came (here a callback on the role event blocks it; under
+// load, a wave of calls ending and starting), still dates every token by its
+// own packet: the held connection keeps the reads apart. Without the hold
+// they come out of one read with the latest stamp: the TTFT is the third
+// token's and the first gaps are zero.
+func TestLateReaderKeepsItsFirstToken(t *testing.T) {
+	// The reader is back after the third token, before the fourth.
+	const step, readerLate = 40 * time.Millisecond, 130 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		for i := range 6 {
+			time.Sleep(step)
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	transport := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return rxstamp.Wrap(c), nil
+	}}
+	defer transport.CloseIdleConnections()
+	spec, err := protocol.Lookup("openai-chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	measure := func(held bool) *Result {
+		first := true
+		call := NewCall(Config{Spec: spec, OnEvent: func(RawEvent) {
+			if first { // the role event: the reader is busy while the first tokens come
+				first = false
+				time.Sleep(readerLate)
+			}
+		}}, time.Time{})
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) {
+				c, ok := info.Conn.(*rxstamp.Conn)
+				switch {
+				case !ok:
+					t.Error("no stamping connection")
+				case held:
+					call.SetArrivalClock(c)
+				default:
+					call.SetArrivalClock(arrivalOnly{c})
+				}
+			},
+		})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call.Begin(time.Now())
+		resp, err := transport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		call.Respond(resp, time.Now())
+		if err := call.Read(resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		return call.Finish()
+	}
+	for _, held := range []bool{true, false} {
+		// The first connection's packets may come unstamped while the
+		// kernel turns stamping on; the connection is reused after.
+		var r *Result
+		for range 5 {
+			if r = measure(held); r.TTFT < readerLate {
+				break
+			}
+		}
+		late, known := r.Gaps.FirstReadLate()
+		t.Logf("held %v: TTFT %s, gaps %v, first read late %v (judged %v)", held, r.TTFT, r.Gaps.Durations(), late, known)
+		if !r.OK || len(r.Gaps) != 5 || !known {
+			t.Fatalf("held %v: ok %v, gaps %v", held, r.OK, r.Gaps.Durations())
+		}
+		if !held {
+			if r.TTFT < 2*step+step/2 || !late {
+				t.Fatalf("not held: TTFT %s, want the third token's (%s); first read late %v", r.TTFT, 3*step, late)
+			}
+			continue
+		}
+		if r.TTFT >= step+step/2 || late {
+			t.Fatalf("held: TTFT %s, the first token came after %s; first read late %v", r.TTFT, step, late)
+		}
+		for _, g := range r.Gaps.Durations() {
+			if g < step/2 || g > step+step/2 {
+				t.Fatalf("held: gaps %v, the server's were %s", r.Gaps.Durations(), step)
+			}
+		}
+	}
+}

@@ -95,6 +95,7 @@ type Call struct {
 	err       *Error
 	reader    *timedReader
 	clock     ArrivalClock // the connection's receive stamps (SetArrivalClock)
+	held      Holder       // the clock, until the first output
 	timings   map[string]float64
 	model     string
 	requestID string
@@ -146,7 +147,38 @@ type ArrivalClock interface {
 // SetArrivalClock gives the call the receive stamps of the connection its
 // response comes on (nil: none); the headers' and every event's arrival are
 // then when their bytes arrived, not when the reading goroutine ran.
-func (c *Call) SetArrivalClock(a ArrivalClock) { c.clock = a }
+//
+// A clock that can watch its socket for the reader (a Holder) does so until
+// the call's first output: a busy reader would otherwise read the first
+// token together with the next one, under the later one's stamp
+// (rxstamp.Conn.Hold). Holding for the whole call would keep every gap
+// apart too, but the watcher would then look at every late event of every
+// stream, and at hundreds of streams that costs the CPU the readers are late
+// for; the first token is where a late read costs a whole decode step.
+func (c *Call) SetArrivalClock(a ArrivalClock) {
+	c.releaseClock()
+	c.clock = a
+	if h, ok := a.(Holder); ok {
+		h.Hold()
+		c.held = h
+	}
+}
+
+// Holder is an ArrivalClock that, while held, keeps a late read from
+// merging bytes that came apart, so each read keeps its own stamp.
+type Holder interface {
+	ArrivalClock
+	Hold()
+	Release()
+}
+
+// releaseClock ends the clock's hold, once.
+func (c *Call) releaseClock() {
+	if c.held != nil {
+		c.held.Release()
+		c.held = nil
+	}
+}
 
 // Fail records a classified failure; the first one wins.
 func (c *Call) Fail(t ErrorType, msg string) {
@@ -322,6 +354,7 @@ func (c *Call) output(at time.Time, cumBefore int64, ch *choiceState) {
 	c.chunks++
 	if c.firstOut.IsZero() {
 		c.firstOut = at
+		c.releaseClock()
 		c.cfg.Sizes.reserve(c)
 		c.firstText = strings.Clone(d.Text + d.Reasoning)
 		if c.cumulative {

@@ -54,6 +54,7 @@ type Result struct {
 // Finish judges the call and computes its figures. A call that was not failed
 // and saw no terminal event is truncated.
 func (c *Call) Finish() *Result {
+	c.releaseClock()
 	now := time.Now()
 	if c.end.IsZero() {
 		c.end = now

@@ -32,6 +32,7 @@ func (c *Call) Reopen() {
 	c.cleanEnd = false
 	c.end = time.Time{}
 	c.sawDone = false
+	c.releaseClock()
 	c.clock = nil // the new connection's comes with it
 }
 

@@ -1,0 +1,59 @@
+package rxstamp
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// maxMarks bounds the marks kept for a connection: a reader that many
+// segments behind reads the rest as it finds them.
+const maxMarks = 16
+
+// mark says that the stream's bytes up to end (an offset from the
+// connection's first byte) had all arrived by the stamp ns.
+type mark struct{ end, ns int64 }
+
+// marks are what the watcher saw of a connection's socket while its reader
+// was away, oldest first: each time more bytes were waiting, how far they
+// went and the newest stamp among them then. The kernel merges queued
+// segments under the newest stamp, so once the reader comes these are the
+// only record of when the earlier bytes came.
+type marks struct {
+	mu   sync.Mutex
+	n    atomic.Int32 // len(list), read without the lock by every read
+	list []mark
+}
+
+// add notes that the bytes up to end had arrived by ns; marks not beyond the
+// last one, or past maxMarks, are dropped.
+func (m *marks) add(end, ns int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.list) == maxMarks || (len(m.list) > 0 && end <= m.list[len(m.list)-1].end) {
+		return
+	}
+	m.list = append(m.list, mark{end, ns})
+	m.n.Store(int32(len(m.list))) //nolint:gosec // at most maxMarks
+}
+
+// next is the first mark ahead of off, the marks behind it forgotten; false
+// when there is none.
+func (m *marks) next(off int64) (mark, bool) {
+	if m.n.Load() == 0 {
+		return mark{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i := 0
+	for i < len(m.list) && m.list[i].end <= off {
+		i++
+	}
+	if i > 0 {
+		m.list = append(m.list[:0], m.list[i:]...)
+		m.n.Store(int32(len(m.list))) //nolint:gosec // at most maxMarks
+	}
+	if len(m.list) == 0 {
+		return mark{}, false
+	}
+	return m.list[0], true
+}

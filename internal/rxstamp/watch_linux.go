@@ -14,7 +14,7 @@ import (
 // well under a decode step (10–50 ms for the models we test), the time in
 // which the next token comes and merges with the first in the socket, and the
 // watcher is late too when the process is: 4 ms read more first tokens late
-// at 200 and 500 streams than 1 ms in make accuracy.
+// at 200 streams than 1 ms in make accuracy.
 const peekEvery = time.Millisecond
 
 // peekMax bounds a peek: more bytes than this waiting are read as they come.

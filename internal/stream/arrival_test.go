@@ -35,18 +35,7 @@ func TestLateReaderKeepsTheServersGaps(t *testing.T) {
 		fmt.Fprint(w, "data: [DONE]\n\n")
 	}))
 	defer srv.Close()
-	transport := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return rxstamp.Wrap(c), nil
-	}}
-	defer transport.CloseIdleConnections()
-	spec, err := protocol.Lookup("openai-chat")
-	if err != nil {
-		t.Fatal(err)
-	}
+	transport, spec := stampingClient(t)
 
 	measure := func() Gaps {
 		first := true
@@ -66,24 +55,11 @@ func TestLateReaderKeepsTheServersGaps(t *testing.T) {
 				}
 			},
 		})
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		call.Begin(time.Now())
-		resp, err := transport.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		call.Respond(resp, time.Now())
-		if err := call.Read(resp.Body); err != nil {
-			t.Fatal(err)
-		}
+		r := readCall(ctx, t, transport, srv.URL, call)
 		if !stamped {
 			t.Fatal("no stamping connection")
 		}
-		return call.Finish().Gaps
+		return r.Gaps
 	}
 	// The first connection's packets may come unstamped while the kernel
 	// turns stamping on; the connection is kept alive and reused after.
@@ -165,18 +141,7 @@ func TestLateReaderKeepsItsFirstToken(t *testing.T) {
 		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
 	}))
 	defer srv.Close()
-	transport := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return rxstamp.Wrap(c), nil
-	}}
-	defer transport.CloseIdleConnections()
-	spec, err := protocol.Lookup("openai-chat")
-	if err != nil {
-		t.Fatal(err)
-	}
+	transport, spec := stampingClient(t)
 	measure := func(held bool) *Result {
 		first := true
 		call := NewCall(Config{Spec: spec, OnEvent: func(RawEvent) {
@@ -198,21 +163,7 @@ func TestLateReaderKeepsItsFirstToken(t *testing.T) {
 				}
 			},
 		})
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		call.Begin(time.Now())
-		resp, err := transport.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		call.Respond(resp, time.Now())
-		if err := call.Read(resp.Body); err != nil {
-			t.Fatal(err)
-		}
-		return call.Finish()
+		return readCall(ctx, t, transport, srv.URL, call)
 	}
 	for _, held := range []bool{true, false} {
 		// The first connection's packets may come unstamped while the
@@ -243,4 +194,43 @@ func TestLateReaderKeepsItsFirstToken(t *testing.T) {
 			}
 		}
 	}
+}
+
+// stampingClient is a transport whose connections keep receive stamps, as
+// k6's dialer's do for the module, and the protocol the tests' servers speak.
+func stampingClient(t *testing.T) (*http.Transport, *protocol.Spec) {
+	t.Helper()
+	transport := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return rxstamp.Wrap(c), nil
+	}}
+	t.Cleanup(transport.CloseIdleConnections)
+	spec, err := protocol.Lookup("openai-chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return transport, spec
+}
+
+// readCall posts to url and reads the answer into call, as the module does.
+func readCall(ctx context.Context, t *testing.T, transport *http.Transport, url string, call *Call) *Result {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call.Begin(time.Now())
+	resp, err := transport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	call.Respond(resp, time.Now())
+	if err := call.Read(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	return call.Finish()
 }

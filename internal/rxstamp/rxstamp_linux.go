@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"sync"
-	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -27,15 +26,15 @@ func Wrap(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
+	w := &Conn{Conn: tc, raw: raw}
 	var serr error
 	if err := raw.Control(func(fd uintptr) {
+		w.fd = int32(fd) //nolint:gosec // a file descriptor fits
 		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
 	}); err != nil || serr != nil {
 		return c
 	}
-	w := &Conn{Conn: tc, raw: raw}
-	_ = raw.Control(func(fd uintptr) { w.fd = int32(fd) }) //nolint:gosec // a file descriptor fits
-	w.rx = newReceiver(raw, w)
+	w.rx = newReceiver(w)
 	return w
 }
 
@@ -68,7 +67,6 @@ func prime() {
 // (unix.Recvmsg and a closure per read would, on every event of every
 // stream, and the garbage collector's work lands on the readers).
 type receiver struct {
-	raw    syscall.RawConn
 	conn   *Conn
 	want   int   // the caller's buffer length
 	seenNs int64 // the watcher's stamp of the bytes this read was cut to; 0: none
@@ -80,8 +78,8 @@ type receiver struct {
 	read   func(fd uintptr) bool // recv, bound once
 }
 
-func newReceiver(raw syscall.RawConn, c *Conn) *receiver {
-	r := &receiver{raw: raw, conn: c}
+func newReceiver(c *Conn) *receiver {
+	r := &receiver{conn: c}
 	r.read = r.recv
 	return r
 }
@@ -136,7 +134,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	r.msg.Iov, r.msg.Iovlen = &r.iov, 1
 	r.msg.Control = &r.oob[0]
 	r.msg.SetControllen(len(r.oob))
-	err := r.raw.Read(r.read)
+	err := c.raw.Read(r.read)
 	r.iov.Base, r.msg.Iov = nil, nil // the buffer is the caller's again
 	if err == nil {
 		err = r.err

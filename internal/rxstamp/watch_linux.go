@@ -70,13 +70,13 @@ func sharedWatcher() *watcher {
 // add watches c, whose socket is fd, until remove; false when it cannot be
 // watched.
 func (w *watcher) add(c *Conn, fd uintptr) bool {
-	// Edge-triggered: reported once per arrival, not at every look while
-	// the reader is away (hundreds of late readers would otherwise keep the
-	// watcher busy asking about bytes it marked).
 	// In the map first: the first event may come before EpollCtl returns.
 	w.mu.Lock()
 	w.conns[c.fd] = c
 	w.mu.Unlock()
+	// Edge-triggered: reported once per arrival, not at every look while
+	// the reader is away (hundreds of late readers would otherwise keep the
+	// watcher busy asking about bytes it marked).
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(fd)} //nolint:gosec // a file descriptor fits
 	if unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, int(fd), &ev) != nil {
 		w.mu.Lock()
@@ -177,7 +177,7 @@ func (c *Conn) Hold() {
 	c.holdMu.Lock()
 	defer c.holdMu.Unlock()
 	c.holds++
-	if c.holds > 1 || c.watched != nil || c.closed {
+	if c.holds > 1 || c.closed { // the first hold watches; Close unwatched
 		return
 	}
 	w := sharedWatcher()

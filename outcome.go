@@ -91,7 +91,7 @@ func (w *lagWarning) check(log logrus.FieldLogger, lag time.Duration) {
 }
 
 // noteFirstRead counts the calls whose first token could be judged, and
-// those read late with the next one (stream.Gaps.FirstReadLate), and warns
+// those read late with the next one (stream.FirstReadLate), and warns
 // when the last firstReadWindow would make the report's client_bound rule
 // fire: single late calls happen, a share of them means this process is late
 // whenever first tokens come (calls that start and end together meet it even
@@ -156,14 +156,14 @@ type outcome struct {
 }
 
 // ttftLate says whether the final attempt's first token was read together
-// with the next one (so dated by it: stream.Gaps.FirstReadLate); known is
+// with the next one (so dated by it: stream.FirstReadLate); known is
 // false when that cannot be judged. A Rate: k6 keeps two counters for it, not
 // a sample per call.
 func (o *outcome) ttftLate() (late, known bool) {
 	if !o.final().res.OK {
 		return false, false
 	}
-	return o.final().res.Gaps.FirstReadLate()
+	return o.final().res.FirstRead.Late()
 }
 
 // ttftLateValue is result.ttftLate: true, false, or null when not judged.
@@ -576,7 +576,7 @@ func (o *outcome) observation(ld callLoad) *report.Observation {
 	obs := &report.Observation{
 		Start: r.Start, End: r.End, Category: info.category, Model: info.model, Name: info.label,
 		Route: info.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
-		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: r.Connect, Gaps: r.Gaps,
+		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: r.Connect, Gaps: r.Gaps, FirstRead: r.FirstRead,
 		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: r.Cache, Stalls: r.Stalls,
 		Active: ld.active, VUs: ld.vus, Starved: r.Starved, SharedPrefix: info.sharedPrefix,
 		EventLag: time.Duration(info.eventLag.Load()),

@@ -66,7 +66,7 @@ const (
 	ClientLagP95MS = 20.0
 	ClientLagP50MS = 10.0
 	// A first token read together with the next one is dated by it
-	// (stream.Gaps.FirstReadLate): its TTFT is over by a decode step or
+	// (stream.FirstReadLate): its TTFT is over by a decode step or
 	// more, and once one call in a hundred is, the TTFT P99 is a later
 	// token's. Unlike the lag above this is a fact of each call's reads, not
 	// an estimate: in make accuracy on 2 cores, of 35 423 calls judged not

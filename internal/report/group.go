@@ -70,7 +70,7 @@ type Group struct {
 	GapsUnsampled   uint64
 	StarvedRequests uint64 // calls whose idle timer fired far too late
 	// FirstReads counts the OK calls whose first token could be judged
-	// (stream.Gaps.FirstReadLate), LateFirstReads those whose first token
+	// (stream.FirstRead), LateFirstReads those whose first token
 	// was read together with the next: dated by it, a decode step late.
 	FirstReads, LateFirstReads               uint64
 	PromptTokens, OutputTokens, CachedTokens int64
@@ -218,7 +218,7 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	if !o.OK {
 		return // partial timings of failed calls would bias every latency figure
 	}
-	if late, known := o.Gaps.FirstReadLate(); known {
+	if late, known := o.FirstRead.Late(); known {
 		g.FirstReads++
 		if late {
 			g.LateFirstReads++

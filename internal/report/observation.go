@@ -24,7 +24,8 @@ type Observation struct {
 	ClientParse                              time.Duration
 	Connect                                  time.Duration // dial+TLS time spent by this call (0 when the connection was reused)
 	Gaps                                     stream.Gaps   // every inter-token gap, whatever gapSamples says, as the call kept them
-	TokensPerSec                             float64       // per-request decode speed, 0 = not measured
+	FirstRead                                stream.FirstRead
+	TokensPerSec                             float64 // per-request decode speed, 0 = not measured
 	PromptTokens, OutputTokens, CachedTokens int64
 	Cache                                    stream.CacheState
 	Stalls                                   int

@@ -10,8 +10,10 @@ import (
 const maxMarks = 16
 
 // mark says that the stream's bytes up to end (an offset from the
-// connection's first byte) had all arrived by the stamp ns.
-type mark struct{ end, ns int64 }
+// connection's first byte) had all arrived by the stamp ns, and those beyond
+// the previous mark after since (the watcher's look before: they were not
+// there yet).
+type mark struct{ end, ns, since int64 }
 
 // marks are what the watcher saw of a connection's socket while its reader
 // was away, oldest first: each time more bytes were waiting, how far they
@@ -24,16 +26,21 @@ type marks struct {
 	list []mark
 }
 
-// add notes that the bytes up to end had arrived by ns; marks not beyond the
-// last one, or past maxMarks, are dropped.
-func (m *marks) add(end, ns int64) {
+// add notes that the bytes up to end had arrived by ns, the new ones after
+// since. A mark not beyond the last one says nothing new; one past maxMarks
+// is dropped, and add returns false: those bytes are not marked.
+func (m *marks) add(end, ns, since int64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.list) == maxMarks || (len(m.list) > 0 && end <= m.list[len(m.list)-1].end) {
-		return
+	if len(m.list) > 0 && end <= m.list[len(m.list)-1].end {
+		return true
 	}
-	m.list = append(m.list, mark{end, ns})
+	if len(m.list) == maxMarks {
+		return false
+	}
+	m.list = append(m.list, mark{end, ns, since})
 	m.n.Store(int32(len(m.list))) //nolint:gosec // at most maxMarks
+	return true
 }
 
 // next is the first mark ahead of off, the marks behind it forgotten; false

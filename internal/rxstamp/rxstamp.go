@@ -52,9 +52,15 @@ type Conn struct {
 	consumed atomic.Int64
 	marks    marks // where the watcher saw the stream stand, and when
 
+	// since is the wall-clock ns after which the bytes of the latest read
+	// came, 0 when not known (Window); behind is the look after which bytes
+	// may wait unmarked, 0 when the watcher's last look saw them all;
+	// heldAt is when the watcher took c (Hold).
+	since, behind, heldAt atomic.Int64
+
 	holdMu  sync.Mutex
-	holds   int      // Hold calls not released
-	watched *watcher // the watcher c is in, while held
+	holds   int                     // Hold calls not released
+	watched atomic.Pointer[watcher] // the watcher c is in, while held
 	closed  bool
 }
 
@@ -74,4 +80,18 @@ func (c *Conn) Arrival(now time.Time) time.Time {
 		return now
 	}
 	return now.Add(-d)
+}
+
+// Window is how long before their stamp (Arrival) the bytes of the latest
+// read may have come: they were not there at the watcher's look before. It
+// is known for a read made while the connection was held, false otherwise.
+// Bytes a reader found waiting together came within Window of each other: a
+// narrow one says the sender sent them together, not that the reader was
+// late for the first.
+func (c *Conn) Window() (time.Duration, bool) {
+	since, ns := c.since.Load(), c.last.Load()
+	if since == 0 || ns == 0 {
+		return 0, false
+	}
+	return time.Duration(max(ns-since, 0)), true
 }

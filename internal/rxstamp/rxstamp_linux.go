@@ -70,6 +70,7 @@ type receiver struct {
 	conn   *Conn
 	want   int   // the caller's buffer length
 	seenNs int64 // the watcher's stamp of the bytes this read was cut to; 0: none
+	since  int64 // the bytes of this read came after it; 0: not known
 	msg    unix.Msghdr
 	iov    unix.Iovec
 	oob    [64]byte // one cmsghdr and a timespec, with room to spare
@@ -89,15 +90,18 @@ func (r *receiver) recv(fd uintptr) bool {
 	c := r.conn
 	for {
 		c.reads.Add(1)
+		// Bytes that came before the watcher's last look are marked: if
+		// there is no mark ahead, what this read takes came after it.
+		settled := c.settled()
 		off := c.consumed.Load()
 		r.iov.SetLen(r.want)
-		r.seenNs = 0
+		r.seenNs, r.since = 0, settled
 		if m, ok := c.marks.next(off); ok {
 			// Take no more than the bytes the watcher saw waiting, and
 			// date them by the stamp they had then: the kernel has merged
 			// the segments that came since with them, under the newest
 			// stamp.
-			r.seenNs = m.ns
+			r.seenNs, r.since = m.ns, m.since
 			if m.end-off < int64(r.want) {
 				r.iov.SetLen(int(m.end - off))
 			}
@@ -158,6 +162,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		ns = r.seenNs
 	}
 	c.last.Store(ns)
+	c.since.Store(r.since)
 	return r.n, nil
 }
 

@@ -214,6 +214,11 @@ func TestHeldLateReadKeepsSegmentsApart(t *testing.T) {
 			}
 			got = append(got, string(buf[:n]))
 			stamps = append(stamps, c.Arrival(time.Now()).Sub(sent))
+			// Held, the watcher looked every millisecond: each read's
+			// bytes came in the last one before its stamp.
+			if d, ok := c.Window(); ok != held || d > step/2 {
+				t.Fatalf("held %v: read %d has a window of %s (known %v)", held, len(got), d, ok)
+			}
 		}
 		t.Logf("held %v: reads %q, stamps %v after the first write", held, got, stamps)
 		want := segments
@@ -266,4 +271,74 @@ func TestHoldsCountAndCloseLeaves(t *testing.T) {
 	if watched(c) {
 		t.Fatal("held after Close, and watched")
 	}
+}
+
+// A read's Window says how long before its stamp its bytes may have come:
+// since the watcher's look before them. Looks on time (here the test looks
+// when it likes, as the watcher does every millisecond) keep it narrow,
+// whether the reader comes after the watcher marked the bytes or before; a
+// look that missed the first of two segments leaves it open as wide as the
+// time between them, and a connection nobody watches has none.
+func TestWindowIsTheTimeSinceTheLookBefore(t *testing.T) {
+	const step = 40 * time.Millisecond
+	c, srv := pair(t)
+	waitForStamps(t, c, srv)
+	if _, ok := c.Window(); ok {
+		t.Fatal("a connection nobody watches has a window")
+	}
+	w := newWatcher(-1) // no epoll set: the test says when it looks
+	c.watched.Store(w)
+	defer c.watched.Store(nil)
+	look := func() {
+		at := time.Now().UnixNano()
+		w.peekHead(c, w.lookDone.Load())
+		w.lookDone.Store(at)
+	}
+	write := func(s string) {
+		if _, err := srv.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond) // on the loopback, there
+	}
+	read := func() (string, time.Duration) {
+		buf := make([]byte, 64)
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, ok := c.Window()
+		if !ok {
+			t.Fatalf("read %q of a watched connection has no window", buf[:n])
+		}
+		return string(buf[:n]), d
+	}
+	expect := func(what, want string, lo, hi time.Duration) {
+		t.Helper()
+		got, d := read()
+		t.Logf("%s: read %q, window %s", what, got, d)
+		if got != want || d < lo || d > hi {
+			t.Fatalf("%s: read %q with a window of %s, want %q within [%s, %s]", what, got, d, want, lo, hi)
+		}
+	}
+
+	look()
+	write("one ")
+	look()
+	time.Sleep(step)
+	look()
+	write("two ")
+	look()
+	expect("marked, looked on time", "one ", 0, step/4)
+	expect("marked, looked on time", "two ", 0, step/4)
+
+	look()
+	write("three ")
+	expect("read before the watcher looked", "three ", 0, step/4)
+
+	look()
+	write("four ")
+	time.Sleep(step)
+	write("five ")
+	look()
+	expect("one look for two segments", "four five ", step*3/4, step*2)
 }

@@ -4,6 +4,7 @@ package rxstamp
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -31,11 +32,21 @@ const peekMax = 16 << 10
 // bytes (run), and peeks at them: how far the waiting bytes go and the newest
 // stamp among them (marks). The reader, when it comes, reads up to each mark
 // in turn and dates those bytes by the mark's stamp.
+//
+// Each look also bounds when the bytes it marks came: after the look before
+// (they were not there then), so a mark says both "by its stamp" and "after
+// since". A watcher that looked on time thus shows that two tokens in one
+// mark came within a millisecond or two of each other: the server sent them
+// together, the reader was not late for the first (Window).
 type watcher struct {
 	epfd  int
 	mu    sync.Mutex
 	conns map[int32]*Conn // held connections, by file descriptor
 	wake  chan struct{}   // the first hold starts the loop again
+	// lookDone is the wall-clock ns at which the latest finished look
+	// began: every byte that came on a watched connection before it is
+	// marked or read, unless the connection fell behind (Conn.behind).
+	lookDone atomic.Int64
 
 	// The peek's buffers, owned by the watcher's goroutine.
 	msg  unix.Msghdr
@@ -58,18 +69,28 @@ func sharedWatcher() *watcher {
 		if err != nil {
 			return
 		}
-		w := &watcher{epfd: fd, conns: map[int32]*Conn{}, wake: make(chan struct{}, 1)}
-		w.iov.Base = &w.seen[0]
-		w.iov.SetLen(len(w.seen))
+		w := newWatcher(fd)
 		go w.run()
 		theWatcher = w
 	})
 	return theWatcher
 }
 
+// newWatcher is a watcher of the epoll set epfd, not yet looking.
+func newWatcher(epfd int) *watcher {
+	w := &watcher{epfd: epfd, conns: map[int32]*Conn{}, wake: make(chan struct{}, 1)}
+	w.iov.Base = &w.seen[0]
+	w.iov.SetLen(len(w.seen))
+	return w
+}
+
 // add watches c, whose socket is fd, until remove; false when it cannot be
 // watched.
 func (w *watcher) add(c *Conn, fd uintptr) bool {
+	// What an earlier hold left unmarked was read since; what is asked for
+	// now comes after this.
+	c.behind.Store(0)
+	c.heldAt.Store(time.Now().UnixNano())
 	// In the map first: the first event may come before EpollCtl returns.
 	w.mu.Lock()
 	w.conns[c.fd] = c
@@ -115,64 +136,94 @@ func (w *watcher) run() {
 			<-w.wake
 			continue
 		}
-		n, err := unix.EpollWait(w.epfd, events, 0)
-		if err == nil {
-			for _, ev := range events[:n] {
-				w.mu.Lock()
-				c := w.conns[ev.Fd]
-				w.mu.Unlock()
-				if c != nil {
-					w.peekHead(c)
-				}
-			}
+		if at, ok := w.look(events); ok {
+			w.lookDone.Store(at)
 		}
 		time.Sleep(peekEvery)
 	}
 }
 
+// look peeks at every held socket that got bytes since the last look, and
+// returns when it began; false when it was cut short (the look after then
+// bounds its bytes by the look before).
+func (w *watcher) look(events []unix.EpollEvent) (int64, bool) {
+	at, prev := time.Now().UnixNano(), w.lookDone.Load()
+	for {
+		n, err := unix.EpollWait(w.epfd, events, 0)
+		if err != nil {
+			return 0, false
+		}
+		for _, ev := range events[:n] {
+			w.mu.Lock()
+			c := w.conns[ev.Fd]
+			w.mu.Unlock()
+			if c != nil {
+				w.peekHead(c, prev)
+			}
+		}
+		if n < len(events) { // more ready sockets than events: ask again
+			return at, true
+		}
+	}
+}
+
 // peekHead marks how far the bytes waiting in c's socket go, and the
-// newest stamp among them: more came since the last look (the set is
+// newest stamp among them: more came since the look before, prev (the set is
 // edge-triggered). A read that ran meanwhile (the count moved) makes it drop
-// what it saw.
-func (w *watcher) peekHead(c *Conn) {
+// what it saw; c is then behind: the bytes left came after prev, no later
+// look can say more.
+func (w *watcher) peekHead(c *Conn, prev int64) {
+	since := c.after(prev)
 	v := c.reads.Load()
 	if v&1 == 1 { // a read is in recvmsg: what it leaves is for the next look
+		c.fallBehind(since)
 		return
 	}
 	off := c.consumed.Load()
 	var n int
 	var ns int64
-	if c.raw.Control(func(fd uintptr) { n, ns = w.peek(fd) }) != nil || n == 0 || c.reads.Load() != v {
+	var ok bool
+	if c.raw.Control(func(fd uintptr) { n, ns, ok = w.peek(fd) }) != nil || !ok || c.reads.Load() != v {
+		c.fallBehind(since)
 		return
 	}
-	c.marks.add(off+int64(n), ns)
+	if n > 0 && (!c.marks.add(off+int64(n), ns, since) || n == peekMax) {
+		c.fallBehind(since) // bytes beyond the marks, or beyond the peek
+		return
+	}
+	c.behind.Store(0)
 }
 
+// fallBehind notes that bytes that came after since may be waiting unmarked.
+func (c *Conn) fallBehind(since int64) { c.behind.CompareAndSwap(0, since) }
+
 // peek reads the newest stamp among the bytes waiting in the socket (up to
-// peekMax) without taking them, and how many there were.
-func (w *watcher) peek(fd uintptr) (int, int64) {
+// peekMax) without taking them, and how many there were; false when bytes
+// may be waiting that it could not date.
+func (w *watcher) peek(fd uintptr) (int, int64, bool) {
 	w.msg.Iov, w.msg.Iovlen = &w.iov, 1
 	w.msg.Control = &w.oob[0]
 	w.msg.SetControllen(len(w.oob))
 	for {
 		n, _, e := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&w.msg)), unix.MSG_PEEK|unix.MSG_DONTWAIT)
-		if e == unix.EINTR {
+		switch {
+		case e == unix.EINTR:
 			continue
-		}
-		if e != 0 || n == 0 {
-			return 0, 0
+		case e == unix.EAGAIN || (e == 0 && n == 0): // nothing waiting, or the end
+			return 0, 0, true
+		case e != 0:
+			return 0, 0, false
 		}
 		ns, ok := stamp(w.oob[:w.msg.Controllen])
-		if !ok {
-			return 0, 0
-		}
-		return int(n), ns
+		return int(n), ns, ok
 	}
 }
 
 // Hold has the watcher look after the connection until Release: a read that
 // comes late then still returns the bytes of each look apart, each with its
-// own stamp. Holds count: HTTP/2 streams share a connection.
+// own stamp, and Window bounds when they came. Hold before asking for the
+// bytes to keep apart: bytes that waited unread since before it are taken as
+// come after it. Holds count: HTTP/2 streams share a connection.
 func (c *Conn) Hold() {
 	c.holdMu.Lock()
 	defer c.holdMu.Unlock()
@@ -186,7 +237,7 @@ func (c *Conn) Hold() {
 	}
 	var ok bool
 	if c.raw.Control(func(fd uintptr) { ok = w.add(c, fd) }) == nil && ok {
-		c.watched = w
+		c.watched.Store(w)
 	}
 }
 
@@ -205,10 +256,32 @@ func (c *Conn) Release() {
 
 // unwatch takes c out of the watcher's set; holdMu is held.
 func (c *Conn) unwatch() {
-	if c.watched != nil {
-		c.watched.remove(c)
-		c.watched = nil
+	if w := c.watched.Swap(nil); w != nil {
+		w.remove(c)
 	}
+}
+
+// settled is a time before which every byte that came on c is read or
+// marked, or 0 when c is not watched.
+func (c *Conn) settled() int64 {
+	w := c.watched.Load()
+	if w == nil {
+		return 0
+	}
+	// lookDone before behind: a look that let c fall behind stored it
+	// first.
+	return c.after(w.lookDone.Load())
+}
+
+// after is when the bytes waiting unmarked on c came after, the watcher's
+// look before being at prev: then, or when c fell behind; and not before the
+// hold (its bytes were not asked for yet: the watcher, idle before it, may
+// not have looked for a while).
+func (c *Conn) after(prev int64) int64 {
+	if b := c.behind.Load(); b != 0 {
+		prev = b
+	}
+	return max(prev, c.heldAt.Load())
 }
 
 // Close leaves the watcher before the socket closes: its descriptor may be

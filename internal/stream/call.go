@@ -71,6 +71,11 @@ type Call struct {
 	resp    *http.Response
 
 	firstOut, firstAns, lastOut, end time.Time
+	// firstWindow is how long before its time the first output's bytes may
+	// have come (Holder.Window); firstWindowKnown is false without a
+	// watched connection.
+	firstWindow      time.Duration
+	firstWindowKnown bool
 
 	chunks      int
 	cumTokens   int64 // running completion count from streamed usage
@@ -165,11 +170,14 @@ func (c *Call) SetArrivalClock(a ArrivalClock) {
 }
 
 // Holder is an ArrivalClock that, while held, keeps a late read from
-// merging bytes that came apart, so each read keeps its own stamp.
+// merging bytes that came apart, so each read keeps its own stamp, and knows
+// how long before that stamp the latest read's bytes may have come (Window;
+// false when it does not).
 type Holder interface {
 	ArrivalClock
 	Hold()
 	Release()
+	Window() (time.Duration, bool)
 }
 
 // releaseClock ends the clock's hold, once.
@@ -354,6 +362,9 @@ func (c *Call) output(at time.Time, cumBefore int64, ch *choiceState) {
 	c.chunks++
 	if c.firstOut.IsZero() {
 		c.firstOut = at
+		if c.held != nil {
+			c.firstWindow, c.firstWindowKnown = c.held.Window()
+		}
 		c.releaseClock()
 		c.cfg.Sizes.reserve(c)
 		c.firstText = strings.Clone(d.Text + d.Reasoning)

@@ -10,23 +10,37 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestFirstReadLateJudgesTheFirstGapByTheOthers(t *testing.T) {
+// A first gap of zero is a late read when the server sent the rest apart and
+// nothing says it sent those two together: a window (how long before their
+// time the read's bytes may have come) under half the decode step does.
+func TestFirstReadIsJudgedByTheOtherGapsAndTheWindow(t *testing.T) {
 	t.Parallel()
 	ms := time.Millisecond
 	for _, c := range []struct {
-		name        string
-		gaps        Gaps
-		late, known bool
+		name   string
+		gaps   Gaps
+		window time.Duration
+		known  bool
+		want   FirstRead
 	}{
-		{"read with the next token, the rest one by one", GapsOf(0, 20*ms, 20*ms, 20*ms), true, true},
-		{"read on its own", GapsOf(20*ms, 20*ms, 0, 20*ms), false, true},
-		{"a server that sends in bursts", GapsOf(0, 0, 0, 20*ms, 0), false, false},
-		{"too few gaps to tell", GapsOf(0, 20*ms), false, false},
-		{"no gaps", nil, false, false},
+		{"read with the next token, the rest one by one", GapsOf(0, 20*ms, 20*ms, 20*ms), 0, false, FirstReadLate},
+		{"read on its own", GapsOf(20*ms, 20*ms, 0, 20*ms), 0, false, FirstReadOnTime},
+		{"sent with the next: both came within 2 ms", GapsOf(0, 20*ms, 20*ms, 20*ms), 2 * ms, true, FirstReadOnTime},
+		{"both came within 9 ms, steps of 20", GapsOf(0, 20*ms, 21*ms, 19*ms), 9 * ms, true, FirstReadOnTime},
+		{"the watcher looked late: 25 ms open", GapsOf(0, 20*ms, 20*ms, 20*ms), 25 * ms, true, FirstReadLate},
+		{"half a step open", GapsOf(0, 20*ms, 20*ms, 20*ms), 10 * ms, true, FirstReadLate},
+		{"a server that sends in bursts", GapsOf(0, 0, 0, 20*ms, 0), 0, true, FirstReadUnjudged},
+		{"too few gaps to tell", GapsOf(0, 20*ms), 0, true, FirstReadUnjudged},
+		{"no gaps", nil, 0, false, FirstReadUnjudged},
 	} {
-		late, known := c.gaps.FirstReadLate()
-		require.Equal(t, [2]bool{c.late, c.known}, [2]bool{late, known}, c.name)
+		require.Equal(t, c.want, c.gaps.judgeFirstRead(c.window, c.known), c.name)
 	}
+	late, known := FirstReadLate.Late()
+	require.Equal(t, [2]bool{true, true}, [2]bool{late, known})
+	late, known = FirstReadOnTime.Late()
+	require.Equal(t, [2]bool{false, true}, [2]bool{late, known})
+	_, known = FirstReadUnjudged.Late()
+	require.False(t, known)
 }
 
 // chunkedBody hands a stream to the reader in the reads given, pausing
@@ -73,7 +87,7 @@ func TestFirstTokenReadWithTheNextIsLate(t *testing.T) {
 		require.NoError(t, call.Read(&chunkedBody{reads: c.reads, pause: 5 * time.Millisecond}))
 		r := call.Finish()
 		require.True(t, r.OK, "%s: %v", c.name, r.Err)
-		late, known := r.Gaps.FirstReadLate()
+		late, known := r.FirstRead.Late()
 		require.True(t, known, "%s: gaps %v", c.name, r.Gaps)
 		require.Equal(t, c.late, late, "%s: gaps %v", c.name, r.Gaps)
 		require.Equal(t, c.late, r.Gaps.At(0) == 0, "%s: the first gap is zero when, and only when, it was read with the next", c.name)

@@ -14,6 +14,7 @@ type countingHolder struct{ holds, releases int }
 func (h *countingHolder) Arrival(now time.Time) time.Time { return now }
 func (h *countingHolder) Hold()                           { h.holds++ }
 func (h *countingHolder) Release()                        { h.releases++ }
+func (h *countingHolder) Window() (time.Duration, bool)   { return 0, false }
 
 // A call holds its connection's clock from the moment it gets it to its
 // first output, once: a connection given up for another one (a redirect, a

@@ -40,6 +40,7 @@ type Result struct {
 	OutputTokens                      int64
 	Stalls                            int
 	Gaps                              Gaps          // every inter-token gap, in order (with n > 1, each choice's in turn)
+	FirstRead                         FirstRead     // whether the first token was read late, dated by the next (result.ttftLate)
 	Choices                           []Choice      // with n > 1: each answer (Text, Reasoning, FinishReason, Gaps are the first's)
 	GapMean                           time.Duration // Absent with fewer than two output events
 	ServerTimings                     map[string]float64
@@ -116,6 +117,7 @@ func (c *Call) Finish() *Result {
 	r.OutputTokens, r.TokenSource = c.tokens()
 	c.decodeSpeed(r)
 	c.finishChoices(r)
+	r.FirstRead = r.Gaps.judgeFirstRead(c.firstWindow, c.firstWindowKnown)
 	return r
 }
 

@@ -51,6 +51,11 @@ type errors struct {
 	// null), and those it found late; and the TTFT errors of the late ones
 	firstReads, lateFirstReads int
 	ttftLate                   []float64
+	// Checked against the trace: judged answers whose first two output
+	// chunks the server wrote within burstMS (sent together), and of those
+	// the ones judged late; and answers judged on time whose first token
+	// was read (read-side error) half a decode step late or more.
+	bursts, burstsLate, missedLate int
 	// shortest and longest joined answer, tokens: the staggered shape's
 	// lengths must differ, or its streams end together like the uniform's
 	minTokens, maxTokens int
@@ -78,6 +83,14 @@ func readLines[T any](path string, keep func(string) bool) ([]T, error) {
 	}
 	return out, sc.Err()
 }
+
+// burstMS: a server that wrote its first two output chunks closer than this
+// sent them together (its decode step is 20 ms); halfStepMS is half that step,
+// the read-side error from which a first token counts as read late.
+const (
+	burstMS    = 2.0
+	halfStepMS = 10.0
+)
 
 // join reads the trace and the client's lines and pairs them by request id:
 //   - TTFT error: client TTFT − server TTFT (first token written − request
@@ -127,10 +140,23 @@ func join(tracePath, clientPath string) (*errors, error) {
 		e.maxTokens = max(e.maxTokens, s.Completion)
 		ttftErr := *c.TTFT - ms(s.FirstTokenNS-s.ArrivalNS)
 		e.ttft = append(e.ttft, ttftErr)
-		if c.Late != nil && *c.Late {
-			e.ttftLate = append(e.ttftLate, ttftErr)
+		readErr := (*c.TTFT - *c.TTFB) - ms(s.FirstTokenNS-s.HeadersNS)
+		out := s.outputChunks()
+		if c.Late != nil {
+			if len(out) > 1 && ms(out[1]-out[0]) < burstMS {
+				e.bursts++
+				if *c.Late {
+					e.burstsLate++
+				}
+			}
+			if !*c.Late && readErr >= halfStepMS {
+				e.missedLate++
+			}
+			if *c.Late {
+				e.ttftLate = append(e.ttftLate, ttftErr)
+			}
 		}
-		e.read = append(e.read, (*c.TTFT-*c.TTFB)-ms(s.FirstTokenNS-s.HeadersNS))
+		e.read = append(e.read, readErr)
 		if s.ConnRequest == 1 {
 			e.newConn++
 			e.ttftNewConn = append(e.ttftNewConn, ttftErr)
@@ -139,12 +165,6 @@ func join(tracePath, clientPath string) (*errors, error) {
 		}
 		if c.Gaps == nil {
 			continue // the k6 script asks for the gaps of one call in four
-		}
-		var out []int64 // write times of the chunks carrying output
-		for i, n := range s.ChunkTokens {
-			if n > 0 && i < len(s.ChunksNS) {
-				out = append(out, s.ChunksNS[i])
-			}
 		}
 		if len(out) != len(c.Gaps)+1 {
 			e.gapCountMismatch++
@@ -155,6 +175,17 @@ func join(tracePath, clientPath string) (*errors, error) {
 		}
 	}
 	return e, nil
+}
+
+// outputChunks are the write times of the chunks that carried output.
+func (s *serverRecord) outputChunks() []int64 {
+	var out []int64
+	for i, n := range s.ChunkTokens {
+		if n > 0 && i < len(s.ChunksNS) {
+			out = append(out, s.ChunksNS[i])
+		}
+	}
+	return out
 }
 
 // dist is p50 / p99 / max of a sample.

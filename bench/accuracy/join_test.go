@@ -60,6 +60,11 @@ level=info msg=done
 	if e.firstReads != 2 || e.lateFirstReads != 1 || len(e.ttftLate) != 1 || clientBound(e) {
 		t.Errorf("first reads %d, late %d (%v): client_bound %v, want 2, 1, false", e.firstReads, e.lateFirstReads, e.ttftLate, clientBound(e))
 	}
+	// b's server wrote its two tokens 1 ms apart (together), and b was not
+	// taken for late; a was read 1 ms late, judged late.
+	if e.bursts != 1 || e.burstsLate != 0 || e.missedLate != 0 {
+		t.Errorf("server bursts %d, judged late %d; missed %d, want 1, 0, 0", e.bursts, e.burstsLate, e.missedLate)
+	}
 	e.firstReads, e.lateFirstReads = 100, 3
 	if !clientBound(e) {
 		t.Error("3 late first reads in 100 must make client_bound fire")

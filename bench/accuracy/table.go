@@ -133,7 +133,18 @@ func lagVerdict(e *errors) string {
 	if len(e.ttftLate) > 0 {
 		late = fmt.Sprintf(" (their TTFT error p50 %.1f ms)", distOf(e.ttftLate).p50)
 	}
-	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms, first token read late %.1f %%%s: %s", p50, p95, 100*lateShare(e), late, verdict)
+	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms, first token read late %.1f %%%s: %s%s", p50, p95, 100*lateShare(e), late, verdict, judgeCheck(e))
+}
+
+// judgeCheck sets result.ttftLate beside the trace: the server's bursts (its
+// first two tokens written together) and how many were taken for late reads,
+// and the answers judged on time that were read half a decode step late.
+func judgeCheck(e *errors) string {
+	if e.firstReads == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the server's bursts %d, judged late %d; judged on time, read ≥ %.0f ms late %d",
+		e.bursts, e.burstsLate, halfStepMS, e.missedLate)
 }
 
 // lagPercentiles are the P50 and P95 of a level's client lags (0 for none).

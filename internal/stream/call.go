@@ -362,7 +362,10 @@ func (c *Call) output(at time.Time, cumBefore int64, ch *choiceState) {
 	c.chunks++
 	if c.firstOut.IsZero() {
 		c.firstOut = at
-		if c.held != nil {
+		// On HTTP/2 the connection is read by its own goroutine, ahead of
+		// this one: its latest read may have brought other bytes than
+		// these, and its window says nothing of them.
+		if c.held != nil && (c.resp == nil || c.resp.ProtoMajor < 2) {
 			c.firstWindow, c.firstWindowKnown = c.held.Window()
 		}
 		c.releaseClock()

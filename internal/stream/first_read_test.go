@@ -65,6 +65,44 @@ func (b *chunkedBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// windowHolder is a held clock whose reads all came within window.
+type windowHolder struct{ window time.Duration }
+
+func (windowHolder) Arrival(now time.Time) time.Time { return now }
+func (windowHolder) Hold()                           {}
+func (windowHolder) Release()                        {}
+func (h windowHolder) Window() (time.Duration, bool) { return h.window, true }
+
+// A first token read with the next is on time when the read's window shows
+// that both came together; on HTTP/2 the window is the connection's latest
+// read, maybe not the one that brought them, and is not used.
+func TestAReadsWindowClearsAFirstTokenReadWithTheNext(t *testing.T) {
+	t.Parallel()
+	tok := func(i int) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
+	}
+	finish := "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	for _, c := range []struct {
+		name   string
+		proto  int
+		window time.Duration
+		want   FirstRead
+	}{
+		{"HTTP/1.1, both came within 1 ms", 1, time.Millisecond, FirstReadOnTime},
+		{"HTTP/1.1, both came within 30 ms", 1, 30 * time.Millisecond, FirstReadLate},
+		{"HTTP/2, the connection's latest read came within 1 ms", 2, time.Millisecond, FirstReadLate},
+	} {
+		call := openAICall(t)
+		call.SetArrivalClock(windowHolder{c.window})
+		call.Begin(time.Now())
+		call.Respond(&http.Response{StatusCode: 200, ProtoMajor: c.proto, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
+		require.NoError(t, call.Read(&chunkedBody{reads: []string{tok(0) + tok(1), tok(2), tok(3) + finish}, pause: 20 * time.Millisecond}))
+		r := call.Finish()
+		require.True(t, r.OK, "%s: %v", c.name, r.Err)
+		require.Equal(t, c.want, r.FirstRead, "%s: gaps %v", c.name, r.Gaps.Durations())
+	}
+}
+
 // Events framed from one read share its time: a first token found waiting
 // with the second has a first gap of zero, and the call says so.
 func TestFirstTokenReadWithTheNextIsLate(t *testing.T) {

@@ -313,9 +313,10 @@ declare module "k6/x/llmstream" {
     /**
      * Whether the first token was read together with the next one, which the server sent a decode
      * step later (the first gap is zero while the others are not): this process was late just then,
-     * and `ttft` is the second token's, over by a decode step or more. On Linux over HTTP/1.1 a server
-     * that sent its first two tokens together is told apart (`false`). `null` when it cannot be judged: fewer
-     * than three gaps, most gaps zero (a server that sends in bursts), or a failed call.
+     * and `ttft` is the second token's, over by a decode step or more. On Linux over HTTP/1.1 a
+     * server that sent its first two tokens together is told apart (`false`). `null` when it cannot
+     * be judged: fewer than three gaps, most gaps zero (a server that sends in bursts), or a failed
+     * call.
      */
     ttftLate: boolean | null;
     /** With `prices`: what the call cost; else `null`. */

@@ -65,21 +65,23 @@ const (
 	// together), 9.4–27.6 / 11.3–40 ms, over these limits in five runs of six.
 	ClientLagP95MS = 20.0
 	ClientLagP50MS = 10.0
-	// A first token read together with the next one is dated by it
-	// (stream.FirstReadLate): its TTFT is over by a decode step or
-	// more, and once one call in a hundred is, the TTFT P99 is a later
-	// token's. Unlike the lag above this is a fact of each call's reads, not
-	// an estimate: in make accuracy on 2 cores, of 35 423 calls judged not
-	// late three had a read-side TTFT error over 2 ms (P99.9 0.07 ms), and
-	// the late calls' TTFT error was 12–113 ms at the median. It is what
-	// streams ending together (answers of one length) show while the
-	// process's mean lag is still low: late in 0.6–4 % of calls at 200
-	// streams, 13–28 % at 500, 38–54 % at 1 000; the rule fired in every
-	// such run whose TTFT P99 on reused connections left 1.25x a bare Go
-	// client's (200–1 000 streams), in none where it did not. With answers
-	// of different lengths it is silent up to 200 streams and fires at
-	// 500–1 000, where 4–34 % of first tokens were read tens of ms late (a
-	// bare client's TTFT is as far off there).
+	// A first token read together with the next one, which the server sent
+	// a decode step later, is dated by it (stream.FirstReadLate): its TTFT
+	// is over by a decode step or more, and once one call in a hundred is,
+	// the TTFT P99 is a later token's. Unlike the lag above this is a fact
+	// of each call's reads, not an estimate. In make accuracy on 2 cores
+	// (BENCHMARKS.md, thirty runs: five levels, both answer shapes, three
+	// runs each) no call judged on time had a read-side TTFT error of half
+	// a decode step, and the late calls' TTFT error was 20–155 ms at the
+	// median; a server's first two tokens sent together are not counted
+	// unless the watcher itself ran late (1 000 streams). Late first reads
+	// are what streams ending together (answers of one length) show while
+	// the process's mean lag is still low: 0 % at up to 200 streams,
+	// 1.2–12.8 % at 500, 0.6–10 % at 1 000; the rule (with the lag) fired
+	// in every run at 500 and 1 000 and in none below. With answers of
+	// different lengths it is silent up to 500 streams and fires at 1 000,
+	// where 1.8–2.4 % of first tokens were read 60–155 ms late (a bare
+	// client's TTFT is as far off there).
 	LateFirstReadShare = 0.01
 	LateFirstReadMin   = 3 // calls, so that one or two unlucky calls in a short run do not fire it
 

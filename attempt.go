@@ -80,6 +80,9 @@ func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call
 			wd.ConnectDone(info.Reused)
 			call.SetArrivalClock(arrivalClock(info.Conn))
 		},
+		// The transport's writing goroutine begins the request: how long
+		// after t0 is this process's wait to send it (Result.SendWait).
+		WroteHeaders: func() { call.Sent(time.Now()) },
 	})
 
 	u, err := httpext.NewURL(r.url, r.name)

@@ -134,8 +134,7 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 		c.env.lag.Release()
 		c.env.active.Add(-1)
 		c.env.sinks.lagWarning.check(st.Logger, out.clientLag)
-		late, known := out.ttftLate()
-		c.env.sinks.lagWarning.noteFirstRead(st.Logger, late, known)
+		c.env.sinks.lagWarning.noteTTFT(st.Logger, out.ttftCheck())
 		result := out.fanOut(ctx, st.Samples, c.env.sinks, ld)
 		if st.Options.Throw.Bool && !out.ok() {
 			reject(fmt.Errorf("llmstream: %s", out.final().res.Err))

@@ -311,14 +311,21 @@ declare module "k6/x/llmstream" {
      */
     clientLag: number | null;
     /**
-     * Whether the first token was read together with the next one, which the server sent a decode
-     * step later (the first gap is zero while the others are not): this process was late just then,
-     * and `ttft` is the second token's, over by a decode step or more. On Linux over HTTP/1.1 a
+     * Whether this process made the TTFT late, by half a decode step or more: it read the first
+     * token together with the next one, which the server sent a decode step later (the first gap is
+     * zero while the others are not; `ttft` is the second token's), or it sent the request half a
+     * decode step (and at least 1 ms) or more after t0 (`sendWait`). On Linux over HTTP/1.1 a
      * server that sent its first two tokens together is told apart (`false`). `null` when it cannot
      * be judged: fewer than three gaps, most gaps zero (a server that sends in bursts), or a failed
      * call.
      */
     ttftLate: boolean | null;
+    /**
+     * How long after t0 the request began to go out, in ms, connection set-up left out: the time
+     * this process took to send it. Part of `ttfb` and `ttft`. `null` over HTTP/2 and when no
+     * request was written.
+     */
+    sendWait: number | null;
     /** With `prices`: what the call cost; else `null`. */
     cost: Cost | null;
   }

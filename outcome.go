@@ -65,14 +65,14 @@ const (
 // lagWarning tells the user while the test runs that this load generator is
 // running late, so its latencies are inflated.
 type lagWarning struct {
-	last                  atomic.Int64 // when the last warning was logged, ns
-	firstKnown, firstLate atomic.Int64 // noteFirstRead's window
+	last                         atomic.Int64 // when the last warning was logged, ns
+	judged, lateReads, lateSends atomic.Int64 // noteTTFT's window
 }
 
-// firstReadWindow is how many judged first tokens noteFirstRead weighs at
-// once: the report's rule (report.LateFirstReadMin late calls, and
-// report.LateFirstReadShare of them) over the last 300 calls.
-const firstReadWindow = 300
+// ttftWindow is how many judged calls noteTTFT weighs at once: the report's
+// rule (report.LateTTFTMin late calls, and report.LateTTFTShare of them) over
+// the last 300 calls.
+const ttftWindow = 300
 
 // due says whether a warning may be logged now (one per lagWarnEvery in the
 // process, whichever kind), and claims the slot.
@@ -90,30 +90,34 @@ func (w *lagWarning) check(log logrus.FieldLogger, lag time.Duration) {
 		"across instances; llm_client_lag has the figure of every call", lag.Round(time.Millisecond))
 }
 
-// noteFirstRead counts the calls whose first token could be judged, and
-// those read late with the next one (stream.FirstReadLate), and warns
-// when the last firstReadWindow would make the report's client_bound rule
-// fire: single late calls happen, a share of them means this process is late
-// whenever first tokens come (calls that start and end together meet it even
-// when llm_client_lag is low).
-func (w *lagWarning) noteFirstRead(log logrus.FieldLogger, late, known bool) {
-	if !known {
+// noteTTFT counts the calls whose TTFT could be judged, and those this
+// process made late (stream.TTFTCheck: the first token read with the next,
+// the request sent late), and warns when the last ttftWindow would make the
+// report's client_bound rule fire: single late calls happen, a share of them
+// means this process is late whenever calls start or first tokens come (calls
+// that start and end together meet it even when llm_client_lag is low).
+func (w *lagWarning) noteTTFT(log logrus.FieldLogger, check stream.TTFTCheck) {
+	if _, known := check.Late(); !known {
 		return
 	}
-	if late {
-		w.firstLate.Add(1)
+	switch check { //nolint:exhaustive // judged calls only: on time adds nothing but the count
+	case stream.TTFTReadLate:
+		w.lateReads.Add(1)
+	case stream.TTFTSentLate:
+		w.lateSends.Add(1)
 	}
-	if w.firstKnown.Add(1) < firstReadWindow {
+	if w.judged.Add(1) < ttftWindow {
 		return
 	}
-	n, lateN := w.firstKnown.Swap(0), w.firstLate.Swap(0)
-	if log == nil || !report.LateFirstReadsBound(uint64(lateN), uint64(n)) || !w.due() {
+	n, reads, sends := w.judged.Swap(0), w.lateReads.Swap(0), w.lateSends.Swap(0)
+	if log == nil || !report.LateTTFTsBound(uint64(reads+sends), uint64(n)) || !w.due() { //nolint:gosec // counts
 		return
 	}
-	log.Warnf("llmstream: %d of the last %d calls read their first token together with the next one, which had "+
-		"arrived a decode step later: this load generator was running late just then, and those TTFTs are over "+
-		"by a decode step or more. Spread the calls (mixed prompts, an arrival-rate executor), give k6 more CPU "+
-		"or split the test; llm_ttft_late counts them", lateN, n)
+	log.Warnf("llmstream: of the last %d calls, %d read their first token together with the next one (which had "+
+		"arrived a decode step later) and %d sent their request half a decode step or more late: this load "+
+		"generator was running late just then, and those TTFTs are over by that much. Spread the calls (mixed "+
+		"prompts, an arrival-rate executor), give k6 more CPU or split the test; llm_ttft_late counts them",
+		n, reads, sends)
 }
 
 // callLoad is the load a call met when it started.
@@ -155,16 +159,19 @@ type outcome struct {
 	bill      bill // what the call cost, priced once by fanOut
 }
 
-// ttftLate says whether the final attempt's first token was read together
-// with the next one (so dated by it: stream.FirstReadLate); known is
-// false when that cannot be judged. A Rate: k6 keeps two counters for it, not
-// a sample per call.
-func (o *outcome) ttftLate() (late, known bool) {
+// ttftCheck is whether this process made the final attempt's TTFT late
+// (stream.TTFTCheck: its first token read with the next one, or its request
+// sent late); a failed call is not judged.
+func (o *outcome) ttftCheck() stream.TTFTCheck {
 	if !o.final().res.OK {
-		return false, false
+		return stream.TTFTUnjudged
 	}
-	return o.final().res.FirstRead.Late()
+	return o.final().res.TTFTCheck
 }
+
+// ttftLate is ttftCheck as a Rate: k6 keeps two counters for it, not a
+// sample per call; known is false when the call was not judged.
+func (o *outcome) ttftLate() (late, known bool) { return o.ttftCheck().Late() }
 
 // ttftLateValue is result.ttftLate: true, false, or null when not judged.
 func (o *outcome) ttftLateValue() any {
@@ -312,6 +319,7 @@ func (o *outcome) result() map[string]any {
 		"proto":            r.Proto,
 		"clientLag":        ms(o.clientLag),
 		"ttftLate":         o.ttftLateValue(),
+		"sendWait":         ms(r.SendWait),
 		"cost":             o.costObject(),
 		"gaps":             nil,
 	}
@@ -576,7 +584,7 @@ func (o *outcome) observation(ld callLoad) *report.Observation {
 	obs := &report.Observation{
 		Start: r.Start, End: r.End, Category: info.category, Model: info.model, Name: info.label,
 		Route: info.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
-		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: r.Connect, Gaps: r.Gaps, FirstRead: r.FirstRead,
+		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: r.Connect, Gaps: r.Gaps, TTFTCheck: r.TTFTCheck,
 		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: r.Cache, Stalls: r.Stalls,
 		Active: ld.active, VUs: ld.vus, Starved: r.Starved, SharedPrefix: info.sharedPrefix,
 		EventLag: time.Duration(info.eventLag.Load()),

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"github.com/sirupsen/logrus"
 	"github.com/stretchr/testify/require"
 	"go.k6.io/k6/lib/netext"
@@ -216,28 +217,37 @@ func TestFirstTokenReadWithTheNextIsFlagged(t *testing.T) {
 	require.Len(t, late, 2)
 	require.Equal(t, []float64{1, 0}, []float64{late[0].Value, late[1].Value})
 	all := root.report.coll().Snapshot().Category("all")
-	require.EqualValues(t, 2, all.FirstReads)
+	require.EqualValues(t, 2, all.TTFTJudged)
 	require.EqualValues(t, 1, all.LateFirstReads)
 	vu.closeIdle()
 }
 
-// The first-read warning weighs a window of judged calls as the report's rule
+// The late-TTFT warning weighs a window of judged calls as the report's rule
 // does: three late in three hundred warn (once per period, shared with the lag
-// warning), two do not, and calls that could not be judged do not count.
-func TestFirstReadWarningWeighsAWindow(t *testing.T) {
+// warning), two do not, late reads and late sends count together, and calls
+// that could not be judged do not count.
+func TestLateTTFTWarningWeighsAWindow(t *testing.T) {
 	t.Parallel()
 	log, logs := warningLog()
 	w := &lagWarning{}
-	window := func(late int) {
-		for i := range firstReadWindow {
-			w.noteFirstRead(log, true, false) // not judged
-			w.noteFirstRead(log, i < late, true)
+	window := func(lateReads, lateSends int) {
+		for i := range ttftWindow {
+			w.noteTTFT(log, stream.TTFTUnjudged)
+			switch {
+			case i < lateReads:
+				w.noteTTFT(log, stream.TTFTReadLate)
+			case i < lateReads+lateSends:
+				w.noteTTFT(log, stream.TTFTSentLate)
+			default:
+				w.noteTTFT(log, stream.TTFTOnTime)
+			}
 		}
 	}
-	window(2)
-	require.Empty(t, logs.String(), "two late first reads in 300 are no reason to warn")
-	window(3)
-	require.Contains(t, logs.String(), "3 of the last 300 calls read their first token together with the next one")
+	window(1, 1)
+	require.Empty(t, logs.String(), "two late TTFTs in 300 are no reason to warn")
+	window(2, 1)
+	require.Contains(t, logs.String(), "of the last 300 calls, 2 read their first token together with the next one")
+	require.Contains(t, logs.String(), "and 1 sent their request half a decode step or more late")
 	w.check(log, time.Second)
 	require.Equal(t, 1, strings.Count(logs.String(), "level=warn"), logs.String())
 }

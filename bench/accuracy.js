@@ -67,7 +67,7 @@ async function loop(end) {
       continue;
     }
     records.push({
-      id: r.requestId, ok: r.ok, ttfb: r.ttfb, ttft: r.ttft, gaps: r.gaps, chunks: r.chunks, lag: r.clientLag, late: r.ttftLate,
+      id: r.requestId, ok: r.ok, ttfb: r.ttfb, ttft: r.ttft, gaps: r.gaps, chunks: r.chunks, lag: r.clientLag, late: r.ttftLate, send: r.sendWait,
       error: r.error ? r.error.type : undefined,
     });
   } while (Date.now() < end);

@@ -35,9 +35,12 @@ type clientRecord struct {
 	// Lag is the module's own measure of how late its process ran during the
 	// call (result.clientLag); the bare client has none.
 	Lag *float64 `json:"lag"`
-	// Late is whether the module read the first token together with the
-	// next (result.ttftLate; null when it could not judge).
+	// Late is whether the module made the TTFT late: the first token read
+	// together with the next, or the request sent late (result.ttftLate;
+	// null when it could not judge).
 	Late *bool `json:"late"`
+	// Send is the module's send wait, ms (result.sendWait).
+	Send *float64 `json:"send"`
 }
 
 // errors are one run's per-request errors, client − server, in ms.
@@ -56,6 +59,10 @@ type errors struct {
 	// the ones judged late; and answers judged on time whose first token
 	// was read (read-side error) half a decode step late or more.
 	bursts, burstsLate, missedLate int
+	// answers judged on time whose TTFT error on a reused connection (the
+	// send side too) was half a decode step or more; and the answers whose
+	// send wait was that long
+	missedTTFT, sentLate int
 	// shortest and longest joined answer, tokens: the staggered shape's
 	// lengths must differ, or its streams end together like the uniform's
 	minTokens, maxTokens int
@@ -119,6 +126,9 @@ func join(tracePath, clientPath string) (*errors, error) {
 		if c.Lag != nil {
 			e.lag = append(e.lag, *c.Lag)
 		}
+		if c.Send != nil && *c.Send >= halfStepMS {
+			e.sentLate++
+		}
 		if c.Late != nil {
 			e.firstReads++
 			if *c.Late {
@@ -151,6 +161,9 @@ func join(tracePath, clientPath string) (*errors, error) {
 			}
 			if !*c.Late && readErr >= halfStepMS {
 				e.missedLate++
+			}
+			if !*c.Late && s.ConnRequest != 1 && ttftErr >= halfStepMS {
+				e.missedTTFT++
 			}
 			if *c.Late {
 				e.ttftLate = append(e.ttftLate, ttftErr)

@@ -23,8 +23,8 @@ func TestJoin(t *testing.T) {
 	// 10 and 20). b: its gap count differs from the server's. c: not in the
 	// trace. d: failed. e: did not ask for its gaps (null), which is no
 	// mismatch. A line that is not JSON (k6's own log) is skipped.
-	lines := `{"id":"a","ok":true,"ttfb":1.5,"ttft":12.5,"gaps":[10.5,19.5],"late":true}
-{"id":"b","ok":true,"ttfb":1.2,"ttft":5.2,"gaps":[1,1],"late":false}
+	lines := `{"id":"a","ok":true,"ttfb":1.5,"ttft":12.5,"gaps":[10.5,19.5],"late":true,"send":12}
+{"id":"b","ok":true,"ttfb":1.2,"ttft":5.2,"gaps":[1,1],"late":false,"send":0.1}
 {"id":"c","ok":true,"ttfb":1,"ttft":2,"gaps":[]}
 {"id":"d","ok":false,"ttfb":null,"ttft":null,"gaps":[],"error":"network"}
 {"id":"e","ok":true,"ttfb":1.2,"ttft":5.2,"gaps":null}
@@ -62,8 +62,9 @@ level=info msg=done
 	}
 	// b's server wrote its two tokens 1 ms apart (together), and b was not
 	// taken for late; a was read 1 ms late, judged late.
-	if e.bursts != 1 || e.burstsLate != 0 || e.missedLate != 0 {
-		t.Errorf("server bursts %d, judged late %d; missed %d, want 1, 0, 0", e.bursts, e.burstsLate, e.missedLate)
+	if e.bursts != 1 || e.burstsLate != 0 || e.missedLate != 0 || e.missedTTFT != 0 || e.sentLate != 1 {
+		t.Errorf("server bursts %d, judged late %d; missed %d, %d; sent late %d, want 1, 0, 0, 0, 1",
+			e.bursts, e.burstsLate, e.missedLate, e.missedTTFT, e.sentLate)
 	}
 	e.firstReads, e.lateFirstReads = 100, 3
 	if !clientBound(e) {

@@ -137,14 +137,17 @@ func lagVerdict(e *errors) string {
 }
 
 // judgeCheck sets result.ttftLate beside the trace: the server's bursts (its
-// first two tokens written together) and how many were taken for late reads,
-// and the answers judged on time that were read half a decode step late.
+// first two tokens written together) and how many were taken for late reads;
+// the answers judged on time that were read half a decode step late, or whose
+// TTFT on a reused connection was over by that much; and the answers whose
+// request went out that late (result.sendWait).
 func judgeCheck(e *errors) string {
 	if e.firstReads == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; the server's bursts %d, judged late %d; judged on time, read ≥ %.0f ms late %d",
-		e.bursts, e.burstsLate, halfStepMS, e.missedLate)
+	return fmt.Sprintf("; the server's bursts %d, judged late %d; judged on time, read ≥ %.0f ms late %d, "+
+		"reused and TTFT ≥ %.0f ms over %d; sent ≥ %.0f ms late %d",
+		e.bursts, e.burstsLate, halfStepMS, e.missedLate, halfStepMS, e.missedTTFT, halfStepMS, e.sentLate)
 }
 
 // lagPercentiles are the P50 and P95 of a level's client lags (0 for none).
@@ -168,11 +171,11 @@ func lateShare(e *errors) float64 {
 
 // clientBound is whether the report's client_bound rule fires on a run's
 // lags and first reads (internal/report's ClientLagP50MS / ClientLagP95MS
-// and LateFirstReadsBound).
+// and LateTTFTsBound).
 func clientBound(e *errors) bool {
 	p50, p95 := lagPercentiles(e.lag)
 	return p50 >= report.ClientLagP50MS || p95 >= report.ClientLagP95MS ||
-		report.LateFirstReadsBound(uint64(e.lateFirstReads), uint64(e.firstReads))
+		report.LateTTFTsBound(uint64(e.lateFirstReads), uint64(e.firstReads))
 }
 
 // fewAnswers warns when a level had too few answers for its p99 to be more

@@ -66,7 +66,7 @@ const (
 	ClientLagP95MS = 20.0
 	ClientLagP50MS = 10.0
 	// A first token read together with the next one, which the server sent
-	// a decode step later, is dated by it (stream.FirstReadLate): its TTFT
+	// a decode step later, is dated by it (stream.TTFTReadLate): its TTFT
 	// is over by a decode step or more, and once one call in a hundred is,
 	// the TTFT P99 is a later token's. Unlike the lag above this is a fact
 	// of each call's reads, not an estimate. In make accuracy on 2 cores
@@ -82,8 +82,8 @@ const (
 	// different lengths it is silent up to 500 streams and fires at 1 000,
 	// where 1.8–2.4 % of first tokens were read 60–155 ms late (a bare
 	// client's TTFT is as far off there).
-	LateFirstReadShare = 0.01
-	LateFirstReadMin   = 3 // calls, so that one or two unlucky calls in a short run do not fire it
+	LateTTFTShare = 0.01
+	LateTTFTMin   = 3 // calls, so that one or two unlucky calls in a short run do not fire it
 
 	cacheMinKnown = 30
 	cacheHitMax   = 0.05
@@ -224,12 +224,13 @@ func ruleGatewayBuffering(r *Run) []Finding {
 	}}
 }
 
-// LateFirstReadsBound says whether late first reads among judged calls make
-// a run client-bound: at least LateFirstReadMin of them, and at least
-// LateFirstReadShare of the judged. The report's rule, k6's warning while
+// LateTTFTsBound says whether the calls whose TTFT this process made late
+// (first token read late, request sent late) among the judged make a run
+// client-bound: at least LateTTFTMin of them, and at least LateTTFTShare of
+// the judged. The report's rule, k6's warning while
 // the test runs and the accuracy benchmark's verdict all ask it.
-func LateFirstReadsBound(late, judged uint64) bool {
-	return late >= LateFirstReadMin && float64(late) >= LateFirstReadShare*float64(judged)
+func LateTTFTsBound(late, judged uint64) bool {
+	return late >= LateTTFTMin && float64(late) >= LateTTFTShare*float64(judged)
 }
 
 // ruleClientBound warns when the load generator itself is the bottleneck.
@@ -258,11 +259,19 @@ func ruleClientBound(r *Run) []Finding {
 			vals["client_lag_p95_ms"] = p95
 		}
 	}
-	if n, late := all.FirstReads, all.LateFirstReads; LateFirstReadsBound(late, n) {
-		ev = append(ev, fmt.Sprintf("%d of %d calls (%s) read their first token together with the next one, which the "+
-			"server sent a decode step later: the process was late just then, and those TTFTs are over by a decode "+
-			"step or more", late, n, fmtPct(float64(late)/float64(n))))
-		vals["late_first_read_share"] = float64(late) / float64(n)
+	if n, reads, sends := all.TTFTJudged, all.LateFirstReads, all.LateSends; LateTTFTsBound(reads+sends, n) {
+		if reads > 0 {
+			ev = append(ev, fmt.Sprintf("%d of %d calls (%s) read their first token together with the next one, which the "+
+				"server sent a decode step later: the process was late just then, and those TTFTs are over by a decode "+
+				"step or more", reads, n, fmtPct(float64(reads)/float64(n))))
+		}
+		if sends > 0 {
+			ev = append(ev, fmt.Sprintf("%d of %d calls (%s) sent their request half a decode step or more after it was "+
+				"made (connection set-up left out): the process was busy, and those TTFTs carry the wait", sends, n,
+				fmtPct(float64(sends)/float64(n))))
+		}
+		vals["late_first_read_share"] = float64(reads) / float64(n)
+		vals["late_send_share"] = float64(sends) / float64(n)
 	}
 	if n := all.StarvedRequests; n >= starvedMin {
 		ev = append(ev, fmt.Sprintf("%d calls had an idle timer fire over 50 ms late: this process, not the server, "+

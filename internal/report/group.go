@@ -69,10 +69,11 @@ type Group struct {
 	// k6's llm_inter_token_gap (the figures above use every gap).
 	GapsUnsampled   uint64
 	StarvedRequests uint64 // calls whose idle timer fired far too late
-	// FirstReads counts the OK calls whose first token could be judged
-	// (stream.FirstRead), LateFirstReads those whose first token
-	// was read together with the next: dated by it, a decode step late.
-	FirstReads, LateFirstReads               uint64
+	// TTFTJudged counts the OK calls whose TTFT could be judged
+	// (stream.TTFTCheck); LateFirstReads those whose first token was read
+	// together with the next (dated by it, a decode step late), LateSends
+	// those whose request went out half a decode step or more after t0.
+	TTFTJudged, LateFirstReads, LateSends    uint64
 	PromptTokens, OutputTokens, CachedTokens int64
 	// Sums over OK calls where both parse time and E2E were measured: the client's share.
 	ParseSumMS, ParseE2ESumMS float64
@@ -126,8 +127,9 @@ func (g *Group) merge(o *Group) {
 	g.Bursts += o.Bursts
 	g.GapsUnsampled += o.GapsUnsampled
 	g.StarvedRequests += o.StarvedRequests
-	g.FirstReads += o.FirstReads
+	g.TTFTJudged += o.TTFTJudged
 	g.LateFirstReads += o.LateFirstReads
+	g.LateSends += o.LateSends
 	g.PromptTokens += o.PromptTokens
 	g.OutputTokens += o.OutputTokens
 	g.CachedTokens += o.CachedTokens
@@ -218,11 +220,16 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	if !o.OK {
 		return // partial timings of failed calls would bias every latency figure
 	}
-	if late, known := o.FirstRead.Late(); known {
-		g.FirstReads++
-		if late {
-			g.LateFirstReads++
-		}
+	switch o.TTFTCheck {
+	case stream.TTFTReadLate:
+		g.TTFTJudged++
+		g.LateFirstReads++
+	case stream.TTFTSentLate:
+		g.TTFTJudged++
+		g.LateSends++
+	case stream.TTFTOnTime:
+		g.TTFTJudged++
+	case stream.TTFTUnjudged:
 	}
 	ttft, hasTTFT := ms(o.TTFT)
 	if hasTTFT {

@@ -22,10 +22,10 @@ type Observation struct {
 	ErrorType                                string // "" when OK; else one of the error types of docs/metrics.md
 	TTFB, TTFT, TTFTAnswer, E2E, TPOT        time.Duration
 	ClientParse                              time.Duration
-	Connect                                  time.Duration // dial+TLS time spent by this call (0 when the connection was reused)
-	Gaps                                     stream.Gaps   // every inter-token gap, whatever gapSamples says, as the call kept them
-	FirstRead                                stream.FirstRead
-	TokensPerSec                             float64 // per-request decode speed, 0 = not measured
+	Connect                                  time.Duration    // dial+TLS time spent by this call (0 when the connection was reused)
+	Gaps                                     stream.Gaps      // every inter-token gap, whatever gapSamples says, as the call kept them
+	TTFTCheck                                stream.TTFTCheck // whether this process made the TTFT late
+	TokensPerSec                             float64          // per-request decode speed, 0 = not measured
 	PromptTokens, OutputTokens, CachedTokens int64
 	Cache                                    stream.CacheState
 	Stalls                                   int

@@ -153,14 +153,14 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 		}
 		gaps = append(gaps, time.Duration(g*float64(time.Millisecond)))
 	}
-	// What the call would judge of its first read (stream.FirstRead): a
+	// What the call would judge of its TTFT (stream.TTFTCheck): a
 	// gateway's bursts leave it unjudged.
-	firstRead := stream.FirstReadOnTime
+	firstRead := stream.TTFTOnTime
 	if s.lateFirst > 0 && len(gaps) > 0 && rng.Float64() < s.lateFirst {
-		gaps[0], firstRead = 0, stream.FirstReadLate
+		gaps[0], firstRead = 0, stream.TTFTReadLate
 	}
 	if s.gateway || len(gaps) < 3 {
-		firstRead = stream.FirstReadUnjudged
+		firstRead = stream.TTFTUnjudged
 	}
 	var decode time.Duration
 	for _, g := range gaps {
@@ -173,7 +173,7 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 		OK: true, TTFT: ttftD, TTFTAnswer: ttftD, E2E: e2e,
 		TTFB: time.Duration((s.connectMS + 2) * float64(time.Millisecond)), Connect: 0,
 		TPOT: decode / time.Duration(max(1, n-1)), TokensPerSec: float64(n-1) / decode.Seconds(),
-		Gaps: stream.GapsOf(gaps...), FirstRead: firstRead, PromptTokens: cat.PromptTokens, OutputTokens: n, Cache: stream.CacheUnknown,
+		Gaps: stream.GapsOf(gaps...), TTFTCheck: firstRead, PromptTokens: cat.PromptTokens, OutputTokens: n, Cache: stream.CacheUnknown,
 		Stalls: stalls, Active: vus, VUs: vus, SharedPrefix: s.sharedPrefix,
 		ClientParse: time.Duration(0.003 * float64(e2e)), EventLag: 0,
 	}

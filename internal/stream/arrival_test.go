@@ -151,7 +151,7 @@ func TestLateReaderKeepsItsFirstToken(t *testing.T) {
 				break
 			}
 		}
-		late, known := r.FirstRead.Late()
+		late, known := r.TTFTCheck.Late()
 		t.Logf("held %v: TTFT %s, gaps %v, first read late %v (judged %v)", held, r.TTFT, r.Gaps.Durations(), late, known)
 		if !r.OK || len(r.Gaps) != 5 || !known {
 			t.Fatalf("held %v: ok %v, gaps %v", held, r.OK, r.Gaps.Durations())
@@ -232,22 +232,22 @@ func TestAServersBurstIsNotALateRead(t *testing.T) {
 		name       string
 		held       bool
 		readerLate time.Duration
-		want       FirstRead
+		want       TTFTCheck
 	}{
-		{"held, the reader late for both", true, step + step/2, FirstReadOnTime},
-		{"held, the reader on time", true, 0, FirstReadOnTime},
-		{"not held", false, step + step/2, FirstReadLate},
+		{"held, the reader late for both", true, step + step/2, TTFTOnTime},
+		{"held, the reader on time", true, 0, TTFTOnTime},
+		{"not held", false, step + step/2, TTFTReadLate},
 	} {
 		r := readLate(t, transport, spec, srv.URL, c.held, c.readerLate)
-		t.Logf("%s: TTFT %s, gaps %v, first read %v", c.name, r.TTFT, r.Gaps.Durations(), r.FirstRead)
+		t.Logf("%s: TTFT %s, gaps %v, %v", c.name, r.TTFT, r.Gaps.Durations(), r.TTFTCheck)
 		if !r.OK || len(r.Gaps) != 5 || r.Gaps[0] != 0 {
 			t.Fatalf("%s: ok %v, gaps %v: the first two tokens came together", c.name, r.OK, r.Gaps.Durations())
 		}
 		if r.TTFT < step/2 || r.TTFT > step+step/2 {
 			t.Fatalf("%s: TTFT %s, the first tokens came after %s", c.name, r.TTFT, step)
 		}
-		if r.FirstRead != c.want {
-			t.Fatalf("%s: first read %v, want %v", c.name, r.FirstRead, c.want)
+		if r.TTFTCheck != c.want {
+			t.Fatalf("%s: %v, want %v", c.name, r.TTFTCheck, c.want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -76,6 +77,9 @@ type Call struct {
 	// watched connection.
 	firstWindow      time.Duration
 	firstWindowKnown bool
+	// sent is when the request began to go out (Sent), set on the
+	// transport's writing goroutine.
+	sent atomic.Pointer[time.Time]
 
 	chunks      int
 	cumTokens   int64 // running completion count from streamed usage
@@ -141,6 +145,12 @@ func (c *Call) Begin(at time.Time) {
 		c.Start = at
 	}
 }
+
+// Sent notes that the request's bytes began to go out (its headers were
+// written), the first time only: the transport's writing goroutine calls it,
+// and how long after t0 it ran is time this process took to send the request
+// (Result.SendWait).
+func (c *Call) Sent(at time.Time) { c.sent.CompareAndSwap(nil, &at) }
 
 // ArrivalClock dates the bytes a connection's latest read returned: now, or
 // earlier when the bytes reached the machine before the reader got to them

@@ -40,12 +40,13 @@ type Result struct {
 	OutputTokens                      int64
 	Stalls                            int
 	Gaps                              Gaps          // every inter-token gap, in order (with n > 1, each choice's in turn)
-	FirstRead                         FirstRead     // whether the first token was read late, dated by the next (result.ttftLate)
+	TTFTCheck                         TTFTCheck     // whether this process made the TTFT late: the first token read with the next, or the request sent late (result.ttftLate)
 	Choices                           []Choice      // with n > 1: each answer (Text, Reasoning, FinishReason, Gaps are the first's)
 	GapMean                           time.Duration // Absent with fewer than two output events
 	ServerTimings                     map[string]float64
 	Starved                           int           // idle timers that fired far too late (a starved client), from the watchdog
 	Connect                           time.Duration // dial + TLS time of this call's connections (0 when reused)
+	SendWait                          time.Duration // t0 → the request began to go out, Connect left out; Absent when not known (no request written, HTTP/2)
 	Proto                             string        // the response's protocol ("HTTP/1.1", "HTTP/2.0"); "" without a response
 
 	// Moments, for the timestamps of samples.
@@ -117,8 +118,21 @@ func (c *Call) Finish() *Result {
 	r.OutputTokens, r.TokenSource = c.tokens()
 	c.decodeSpeed(r)
 	c.finishChoices(r)
-	r.FirstRead = r.Gaps.judgeFirstRead(c.firstWindow, c.firstWindowKnown)
+	r.SendWait = c.sendWait(r.Connect)
+	r.TTFTCheck = r.Gaps.checkTTFT(c.firstWindow, c.firstWindowKnown, r.SendWait)
 	return r
+}
+
+// sendWait is how long after t0 the request began to go out, the
+// connection's set-up (connect) left out. Over HTTP/2 a request may also wait
+// for a stream the server allows, which is not this process's lateness: not
+// known there, nor without a response.
+func (c *Call) sendWait(connect time.Duration) time.Duration {
+	at := c.sent.Load()
+	if at == nil || c.resp == nil || c.resp.ProtoMajor != 1 || c.Start.IsZero() {
+		return Absent
+	}
+	return max(at.Sub(c.Start)-max(connect, 0), 0)
 }
 
 // tokens picks the most exact output-token count available.

@@ -1,0 +1,182 @@
+package stream
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A first gap of zero is a late read when the server sent the rest apart and
+// nothing says it sent those two together: a window (how long before their
+// time the read's bytes may have come) under half the decode step does. A
+// request that began to go out half a decode step or more after t0 (and at
+// least minSendLate) was sent late.
+func TestTTFTIsJudgedByTheGapsTheWindowAndTheSendWait(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	steps := GapsOf(20*ms, 20*ms, 20*ms, 20*ms)
+	zeroFirst := GapsOf(0, 20*ms, 20*ms, 20*ms)
+	for _, c := range []struct {
+		name     string
+		gaps     Gaps
+		window   time.Duration
+		known    bool
+		sendWait time.Duration
+		want     TTFTCheck
+	}{
+		{"read with the next token, the rest one by one", zeroFirst, 0, false, Absent, TTFTReadLate},
+		{"read on its own", GapsOf(20*ms, 20*ms, 0, 20*ms), 0, false, Absent, TTFTOnTime},
+		{"sent with the next: both came within 2 ms", zeroFirst, 2 * ms, true, Absent, TTFTOnTime},
+		{"both came within 9 ms, steps of 20", GapsOf(0, 20*ms, 21*ms, 19*ms), 9 * ms, true, Absent, TTFTOnTime},
+		{"the watcher looked late: 25 ms open", zeroFirst, 25 * ms, true, Absent, TTFTReadLate},
+		{"half a step open", zeroFirst, 10 * ms, true, Absent, TTFTReadLate},
+		{"the request went out at once", steps, 0, false, 100 * time.Microsecond, TTFTOnTime},
+		{"the request went out 9 ms late, steps of 20", steps, 0, false, 9 * ms, TTFTOnTime},
+		{"the request went out half a step late", steps, 0, false, 10 * ms, TTFTSentLate},
+		{"a late read says more than a late send", zeroFirst, 0, false, 30 * ms, TTFTReadLate},
+		{"steps of 100 µs: a send wait under 1 ms is on time", GapsOf(100*time.Microsecond, 100*time.Microsecond, 100*time.Microsecond), 0, false, 900 * time.Microsecond, TTFTOnTime},
+		{"steps of 100 µs: 1 ms is late", GapsOf(100*time.Microsecond, 100*time.Microsecond, 100*time.Microsecond), 0, false, ms, TTFTSentLate},
+		{"a server that sends in bursts", GapsOf(0, 0, 0, 20*ms, 0), 0, true, 30 * ms, TTFTUnjudged},
+		{"too few gaps to tell", GapsOf(0, 20*ms), 0, true, 30 * ms, TTFTUnjudged},
+		{"no gaps", nil, 0, false, Absent, TTFTUnjudged},
+	} {
+		require.Equal(t, c.want, c.gaps.checkTTFT(c.window, c.known, c.sendWait), c.name)
+	}
+	for check, want := range map[TTFTCheck][2]bool{
+		TTFTReadLate: {true, true}, TTFTSentLate: {true, true}, TTFTOnTime: {false, true}, TTFTUnjudged: {false, false},
+	} {
+		late, known := check.Late()
+		require.Equal(t, want, [2]bool{late, known}, check.String())
+	}
+}
+
+// A call's send wait is from t0 to the request's first bytes going out, its
+// connection's set-up left out, over HTTP/1.x; over HTTP/2 (a request may wait
+// there for a stream the server allows) and before any request went out it
+// is not known.
+func TestSendWaitIsFromT0ToTheRequestGoingOut(t *testing.T) {
+	t.Parallel()
+	tok := func(i int) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
+	}
+	finish := "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	for _, c := range []struct {
+		name  string
+		proto int
+		sent  time.Duration // after t0; 0: never
+		wait  time.Duration
+		check TTFTCheck
+	}{
+		{"HTTP/1.1, sent at once", 1, 50 * time.Microsecond, 50 * time.Microsecond, TTFTOnTime},
+		{"HTTP/1.1, sent 15 ms late, steps of 20", 1, 15 * time.Millisecond, 15 * time.Millisecond, TTFTSentLate},
+		{"HTTP/2", 2, 15 * time.Millisecond, Absent, TTFTOnTime},
+		{"never sent", 1, 0, Absent, TTFTOnTime},
+	} {
+		call := openAICall(t)
+		t0 := time.Now()
+		call.Begin(t0)
+		if c.sent > 0 {
+			call.Sent(t0.Add(c.sent))
+			call.Sent(t0.Add(time.Hour)) // a redirect's request: the first counts
+		}
+		call.Respond(&http.Response{StatusCode: 200, ProtoMajor: c.proto, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
+		require.NoError(t, call.Read(&chunkedBody{reads: []string{tok(0), tok(1), tok(2), tok(3) + finish}, pause: 20 * time.Millisecond}))
+		r := call.Finish()
+		require.True(t, r.OK, "%s: %v", c.name, r.Err)
+		require.Equal(t, c.wait, r.SendWait, c.name)
+		require.Equal(t, c.check, r.TTFTCheck, "%s: gaps %v", c.name, r.Gaps.Durations())
+	}
+}
+
+// chunkedBody hands a stream to the reader in the reads given, pausing
+// between them: the first read holds what a late reader finds waiting.
+type chunkedBody struct {
+	reads []string
+	pause time.Duration
+}
+
+func (b *chunkedBody) Read(p []byte) (int, error) {
+	if len(b.reads) == 0 {
+		return 0, io.EOF
+	}
+	if len(b.reads[0]) > len(p) {
+		panic("test read larger than the reader's buffer")
+	}
+	n := copy(p, b.reads[0])
+	b.reads = b.reads[1:]
+	if len(b.reads) > 0 {
+		time.Sleep(b.pause)
+	}
+	return n, nil
+}
+
+// windowHolder is a held clock whose reads all came within window.
+type windowHolder struct{ window time.Duration }
+
+func (windowHolder) Arrival(now time.Time) time.Time { return now }
+func (windowHolder) Hold()                           {}
+func (windowHolder) Release()                        {}
+func (h windowHolder) Window() (time.Duration, bool) { return h.window, true }
+
+// A first token read with the next is on time when the read's window shows
+// that both came together; on HTTP/2 the window is the connection's latest
+// read, maybe not the one that brought them, and is not used.
+func TestAReadsWindowClearsAFirstTokenReadWithTheNext(t *testing.T) {
+	t.Parallel()
+	tok := func(i int) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
+	}
+	finish := "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	for _, c := range []struct {
+		name   string
+		proto  int
+		window time.Duration
+		want   TTFTCheck
+	}{
+		{"HTTP/1.1, both came within 1 ms", 1, time.Millisecond, TTFTOnTime},
+		{"HTTP/1.1, both came within 30 ms", 1, 30 * time.Millisecond, TTFTReadLate},
+		{"HTTP/2, the connection's latest read came within 1 ms", 2, time.Millisecond, TTFTReadLate},
+	} {
+		call := openAICall(t)
+		call.SetArrivalClock(windowHolder{c.window})
+		call.Begin(time.Now())
+		call.Respond(&http.Response{StatusCode: 200, ProtoMajor: c.proto, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
+		require.NoError(t, call.Read(&chunkedBody{reads: []string{tok(0) + tok(1), tok(2), tok(3) + finish}, pause: 20 * time.Millisecond}))
+		r := call.Finish()
+		require.True(t, r.OK, "%s: %v", c.name, r.Err)
+		require.Equal(t, c.want, r.TTFTCheck, "%s: gaps %v", c.name, r.Gaps.Durations())
+	}
+}
+
+// Events framed from one read share its time: a first token found waiting
+// with the second has a first gap of zero, and the call says so.
+func TestFirstTokenReadWithTheNextIsLate(t *testing.T) {
+	t.Parallel()
+	tok := func(i int) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
+	}
+	finish := "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	for _, c := range []struct {
+		name  string
+		reads []string
+		late  bool
+	}{
+		{"on time", []string{tok(0), tok(1), tok(2), tok(3) + finish}, false},
+		{"late for the first token", []string{tok(0) + tok(1), tok(2), tok(3) + finish}, true},
+	} {
+		call := openAICall(t)
+		call.Begin(time.Now())
+		call.Respond(&http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
+		require.NoError(t, call.Read(&chunkedBody{reads: c.reads, pause: 5 * time.Millisecond}))
+		r := call.Finish()
+		require.True(t, r.OK, "%s: %v", c.name, r.Err)
+		late, known := r.TTFTCheck.Late()
+		require.True(t, known, "%s: gaps %v", c.name, r.Gaps)
+		require.Equal(t, c.late, late, "%s: gaps %v", c.name, r.Gaps)
+		require.Equal(t, c.late, r.Gaps.At(0) == 0, "%s: the first gap is zero when, and only when, it was read with the next", c.name)
+	}
+}

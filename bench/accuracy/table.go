@@ -133,7 +133,7 @@ func lagVerdict(e *errors) string {
 	if len(e.ttftLate) > 0 {
 		late = fmt.Sprintf(" (their TTFT error p50 %.1f ms)", distOf(e.ttftLate).p50)
 	}
-	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms, first token read late %.1f %%%s: %s%s", p50, p95, 100*lateShare(e), late, verdict, judgeCheck(e))
+	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms, TTFT made late %.1f %%%s: %s%s", p50, p95, 100*lateShare(e), late, verdict, judgeCheck(e))
 }
 
 // judgeCheck sets result.ttftLate beside the trace: the server's bursts (its

@@ -76,8 +76,8 @@ func (t TTFTCheck) Late() (late, known bool) {
 // On the other side of the TTFT, a request is handed to the transport at t0
 // and its bytes go out when the transport's writing goroutine runs: when many
 // calls end at once that goroutine waits for a CPU, and the wait is in the
-// TTFT. Half a decode step of it (and at least minSendLate) is as much as a
-// late read is at least.
+// TTFT. A wait of half a decode step (and at least minSendLate) counts as
+// late: the bar a late read's window is held to.
 //
 // A server or gateway that sends in bursts makes most gaps zero: then, and
 // with fewer than minGapsForTTFTCheck gaps, the call is not judged.

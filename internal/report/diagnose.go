@@ -266,8 +266,8 @@ func ruleClientBound(r *Run) []Finding {
 				"step or more", reads, n, fmtPct(float64(reads)/float64(n))))
 		}
 		if sends > 0 {
-			ev = append(ev, fmt.Sprintf("%d of %d calls (%s) sent their request half a decode step or more after it was "+
-				"made (connection set-up left out): the process was busy, and those TTFTs carry the wait", sends, n,
+			ev = append(ev, fmt.Sprintf("%d of %d calls (%s) sent their request on a reused connection half a decode step "+
+				"or more after it was made: the process was busy, and those TTFTs carry the wait", sends, n,
 				fmtPct(float64(sends)/float64(n))))
 		}
 		vals["late_first_read_share"] = float64(reads) / float64(n)

@@ -63,6 +63,10 @@ type errors struct {
 	// send side too) was half a decode step or more; and the answers whose
 	// send wait was that long
 	missedTTFT, sentLate int
+	// unsent is, per answer on a reused connection with a send wait, its
+	// TTFT error less that wait: what the module's own send wait does not
+	// account for
+	unsent []float64
 	// shortest and longest joined answer, tokens: the staggered shape's
 	// lengths must differ, or its streams end together like the uniform's
 	minTokens, maxTokens int
@@ -175,6 +179,9 @@ func join(tracePath, clientPath string) (*errors, error) {
 			e.ttftNewConn = append(e.ttftNewConn, ttftErr)
 		} else {
 			e.ttftReused = append(e.ttftReused, ttftErr)
+			if c.Send != nil {
+				e.unsent = append(e.unsent, ttftErr-*c.Send)
+			}
 		}
 		if c.Gaps == nil {
 			continue // the k6 script asks for the gaps of one call in four

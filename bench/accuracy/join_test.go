@@ -66,6 +66,12 @@ level=info msg=done
 		t.Errorf("server bursts %d, judged late %d; missed %d, %d; sent late %d, want 1, 0, 0, 0, 1",
 			e.bursts, e.burstsLate, e.missedLate, e.missedTTFT, e.sentLate)
 	}
+	// b is on a reused connection: its TTFT error 0.2 less its send wait 0.1
+	if len(e.unsent) != 1 {
+		t.Errorf("%d answers with the send wait taken off, want 1 (b)", len(e.unsent))
+	} else {
+		near("b's TTFT error less its send wait", e.unsent[0], 0.1)
+	}
 	e.firstReads, e.lateFirstReads = 100, 3
 	if !clientBound(e) {
 		t.Error("3 late first reads in 100 must make client_bound fire")

@@ -139,15 +139,21 @@ func lagVerdict(e *errors) string {
 // judgeCheck sets result.ttftLate beside the trace: the server's bursts (its
 // first two tokens written together) and how many were taken for late reads;
 // the answers judged on time that were read half a decode step late, or whose
-// TTFT on a reused connection was over by that much; and the answers whose
-// request went out that late (result.sendWait).
+// TTFT on a reused connection was over by that much; the answers whose
+// request went out that late (result.sendWait); and what of the TTFT error
+// on reused connections the send wait does not explain.
 func judgeCheck(e *errors) string {
 	if e.firstReads == 0 {
 		return ""
 	}
+	unsent := ""
+	if len(e.unsent) > 0 {
+		d := distOf(e.unsent)
+		unsent = fmt.Sprintf("; reused: TTFT error less the send wait p50 %.2f / p99 %.2f ms", d.p50, d.p99)
+	}
 	return fmt.Sprintf("; the server's bursts %d, judged late %d; judged on time, read ≥ %.0f ms late %d, "+
-		"reused and TTFT ≥ %.0f ms over %d; sent ≥ %.0f ms late %d",
-		e.bursts, e.burstsLate, halfStepMS, e.missedLate, halfStepMS, e.missedTTFT, halfStepMS, e.sentLate)
+		"reused and TTFT ≥ %.0f ms over %d; sent ≥ %.0f ms late %d%s",
+		e.bursts, e.burstsLate, halfStepMS, e.missedLate, halfStepMS, e.missedTTFT, halfStepMS, e.sentLate, unsent)
 }
 
 // lagPercentiles are the P50 and P95 of a level's client lags (0 for none).

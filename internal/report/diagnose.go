@@ -67,21 +67,21 @@ const (
 	ClientLagP50MS = 10.0
 	// A first token read together with the next one, which the server sent
 	// a decode step later, is dated by it (stream.TTFTReadLate): its TTFT
-	// is over by a decode step or more, and once one call in a hundred is,
-	// the TTFT P99 is a later token's. Unlike the lag above this is a fact
-	// of each call's reads, not an estimate. In make accuracy on 2 cores
-	// (BENCHMARKS.md, thirty runs: five levels, both answer shapes, three
-	// runs each) no call judged on time had a read-side TTFT error of half
-	// a decode step, and the late calls' TTFT error was 20–155 ms at the
-	// median; a server's first two tokens sent together are not counted
-	// unless the watcher itself ran late (1 000 streams). Late first reads
-	// are what streams ending together (answers of one length) show while
-	// the process's mean lag is still low: 0 % at up to 200 streams,
-	// 1.2–12.8 % at 500, 0.6–10 % at 1 000; the rule (with the lag) fired
-	// in every run at 500 and 1 000 and in none below. With answers of
-	// different lengths it is silent up to 500 streams and fires at 1 000,
-	// where 1.8–2.4 % of first tokens were read 60–155 ms late (a bare
-	// client's TTFT is as far off there).
+	// is over by a decode step or more; a request that went out half a
+	// decode step after t0 on a reused connection (stream.TTFTSentLate)
+	// carries that wait. Once one call in a hundred is either, the TTFT P99
+	// is the client's. Unlike the lag above these are facts of each call,
+	// not estimates. In make accuracy on 2 cores (BENCHMARKS.md, thirty
+	// runs: five levels, both answer shapes, three runs each) no call
+	// judged on time was read half a decode step late, the send wait
+	// accounted for the whole TTFT error on reused connections wherever
+	// reads were on time (the rest's p99 0.03–0.23 ms), and a server's first
+	// two tokens sent together were counted only where the watcher itself
+	// ran late. With answers of one length the rule fired in every run at
+	// 500 and 1 000 streams (1.8–22.6 % of calls late), in one of three at
+	// 200 (1.9 %; the TTFT P99 on reused connections 5x a bare Go client's)
+	// and in none below; with answers of different lengths in none up to
+	// 200, one of three at 500 and every run at 1 000.
 	LateTTFTShare = 0.01
 	LateTTFTMin   = 3 // calls, so that one or two unlucky calls in a short run do not fire it
 

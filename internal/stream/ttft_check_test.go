@@ -61,10 +61,6 @@ func TestTTFTIsJudgedByTheGapsTheWindowAndTheSendWait(t *testing.T) {
 // is not known.
 func TestSendWaitIsFromT0ToTheRequestGoingOut(t *testing.T) {
 	t.Parallel()
-	tok := func(i int) string {
-		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
-	}
-	finish := "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 	for _, c := range []struct {
 		name  string
 		proto int
@@ -95,9 +91,7 @@ func TestSendWaitIsFromT0ToTheRequestGoingOut(t *testing.T) {
 			call.Sent(t0.Add(c.sent))
 			call.Sent(t0.Add(time.Hour)) // a redirect's request: the first counts
 		}
-		call.Respond(&http.Response{StatusCode: 200, ProtoMajor: c.proto, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
-		require.NoError(t, call.Read(&chunkedBody{reads: []string{tok(0), tok(1), tok(2), tok(3) + finish}, pause: 20 * time.Millisecond}))
-		r := call.Finish()
+		r := readChunks(t, call, c.proto, 20*time.Millisecond, tokenEvent(0), tokenEvent(1), tokenEvent(2), tokenEvent(3)+finishEvents)
 		require.True(t, r.OK, "%s: %v", c.name, r.Err)
 		if c.wait != Absent {
 			c.wait -= r.Connect // the set-up the call's watchdog measured
@@ -105,6 +99,22 @@ func TestSendWaitIsFromT0ToTheRequestGoingOut(t *testing.T) {
 		require.Equal(t, c.wait, r.SendWait, c.name)
 		require.Equal(t, c.check, r.TTFTCheck, "%s: gaps %v", c.name, r.Gaps.Durations())
 	}
+}
+
+// tokenEvent is the i-th token of an OpenAI chat stream; finishEvents end it.
+func tokenEvent(i int) string {
+	return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
+}
+
+const finishEvents = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+
+// readChunks gives call an SSE response over HTTP/proto whose body comes in
+// the reads given, pause apart, and finishes it.
+func readChunks(t *testing.T, call *Call, proto int, pause time.Duration, reads ...string) *Result {
+	t.Helper()
+	call.Respond(&http.Response{StatusCode: 200, ProtoMajor: proto, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
+	require.NoError(t, call.Read(&chunkedBody{reads: reads, pause: pause}))
+	return call.Finish()
 }
 
 // chunkedBody hands a stream to the reader in the reads given, pausing
@@ -142,10 +152,6 @@ func (h windowHolder) Window() (time.Duration, bool) { return h.window, true }
 // read, maybe not the one that brought them, and is not used.
 func TestAReadsWindowClearsAFirstTokenReadWithTheNext(t *testing.T) {
 	t.Parallel()
-	tok := func(i int) string {
-		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
-	}
-	finish := "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 	for _, c := range []struct {
 		name   string
 		proto  int
@@ -159,9 +165,7 @@ func TestAReadsWindowClearsAFirstTokenReadWithTheNext(t *testing.T) {
 		call := openAICall(t)
 		call.SetArrivalClock(windowHolder{c.window})
 		call.Begin(time.Now())
-		call.Respond(&http.Response{StatusCode: 200, ProtoMajor: c.proto, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
-		require.NoError(t, call.Read(&chunkedBody{reads: []string{tok(0) + tok(1), tok(2), tok(3) + finish}, pause: 20 * time.Millisecond}))
-		r := call.Finish()
+		r := readChunks(t, call, c.proto, 20*time.Millisecond, tokenEvent(0)+tokenEvent(1), tokenEvent(2), tokenEvent(3)+finishEvents)
 		require.True(t, r.OK, "%s: %v", c.name, r.Err)
 		require.Equal(t, c.want, r.TTFTCheck, "%s: gaps %v", c.name, r.Gaps.Durations())
 	}
@@ -171,23 +175,17 @@ func TestAReadsWindowClearsAFirstTokenReadWithTheNext(t *testing.T) {
 // with the second has a first gap of zero, and the call says so.
 func TestFirstTokenReadWithTheNextIsLate(t *testing.T) {
 	t.Parallel()
-	tok := func(i int) string {
-		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
-	}
-	finish := "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 	for _, c := range []struct {
 		name  string
 		reads []string
 		late  bool
 	}{
-		{"on time", []string{tok(0), tok(1), tok(2), tok(3) + finish}, false},
-		{"late for the first token", []string{tok(0) + tok(1), tok(2), tok(3) + finish}, true},
+		{"on time", []string{tokenEvent(0), tokenEvent(1), tokenEvent(2), tokenEvent(3) + finishEvents}, false},
+		{"late for the first token", []string{tokenEvent(0) + tokenEvent(1), tokenEvent(2), tokenEvent(3) + finishEvents}, true},
 	} {
 		call := openAICall(t)
 		call.Begin(time.Now())
-		call.Respond(&http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
-		require.NoError(t, call.Read(&chunkedBody{reads: c.reads, pause: 5 * time.Millisecond}))
-		r := call.Finish()
+		r := readChunks(t, call, 1, 5*time.Millisecond, c.reads...)
 		require.True(t, r.OK, "%s: %v", c.name, r.Err)
 		late, known := r.TTFTCheck.Late()
 		require.True(t, known, "%s: gaps %v", c.name, r.Gaps)

@@ -24,9 +24,13 @@ const durationMs = parseInt(__ENV.DURATION_MS || '15000', 10);
 const maxTokens = parseInt(__ENV.MAX_TOKENS || '200', 10);
 
 // GAPS=0 leaves result.gaps off (the memory benchmark measures the defaults).
+// LLM_HTTP ('1.1', '2', 'auto') is the client's http option, from the
+// environment (make accuracy passes its own on to k6): over '2' every stream
+// of the process shares llm-sim's h2c connection.
 const client = new Client({
   baseURL: __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1',
   model: __ENV.LLM_MODEL || 'sim-accuracy',
+  ...(__ENV.LLM_HTTP ? { http: __ENV.LLM_HTTP } : {}),
 });
 const gapsEvery = __ENV.GAPS === '0' ? 0 : Math.max(1, parseInt(__ENV.GAPS_EVERY || '4', 10));
 // The floor's prompt (bench/bareclient), and a seed per call: llm-sim draws an

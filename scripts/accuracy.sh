@@ -10,7 +10,8 @@
 # make accuracy-short), CHECK_REUSE=1 (also fail on connection churn), PROFILE_AT (a level:
 # an execution trace and a CPU profile of k6 there, for `go tool trace -pprof=sched`), REJOIN=1 (run
 # nothing: print the tables of the run already in OUT again), RUNS (1: runs of every client at
-# every level, interleaved; the ratios to the floor are then their median and range).
+# every level, interleaved; the ratios to the floor are then their median and range),
+# LLM_HTTP (the k6 client's http option, e.g. 2: h2c to llm-sim; the floor stays on HTTP/1.1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$(mktemp -d)}"

@@ -227,6 +227,16 @@ func withHTTPVersion(base http.RoundTripper, mode string) http.RoundTripper {
 	// event scanner asks for 4 KiB at a time); it serves only the status line,
 	// headers and chunk sizes, and long header lines still read whole.
 	t.ReadBufferSize = responseReadBuffer
+	// Over HTTP/2 a request that finds its connection at the server's stream
+	// limit gets another connection (its call's connect is then not zero)
+	// rather than waiting for a stream: a send wait on a reused connection is
+	// then this process's alone (result.sendWait, judged as ttftLate).
+	h2 := http.HTTP2Config{}
+	if t.HTTP2 != nil {
+		h2 = *t.HTTP2
+	}
+	h2.StrictMaxConcurrentRequests = false
+	t.HTTP2 = &h2
 	switch mode {
 	case config.HTTP1:
 		p := new(http.Protocols)

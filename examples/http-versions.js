@@ -2,7 +2,8 @@
 // HTTP version, the same prompts at the same time. HTTP/1.1 needs one connection
 // per stream in flight (each kept and reused between calls); HTTP/2 multiplexes a
 // VU's streams on one connection, so a slow or large stream can hold up the others
-// (head-of-line blocking in TCP), and the server's stream limit caps concurrency.
+// (head-of-line blocking in TCP), and past the server's stream limit another
+// connection opens.
 // Every llm_* sample carries a proto tag, so thresholds and the report can tell
 // the two apart; llm_conn_opened / llm_conn_reused show the connections each made.
 //

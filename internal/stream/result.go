@@ -122,6 +122,9 @@ func (c *Call) Finish() *Result {
 	// A call that opened its connection is not judged by its send wait: at a
 	// test's start every call opens one at once, and that start-up's wait
 	// for a CPU is what llm_conn_opened counts and a warm-up leaves out.
+	// Over HTTP/2 a request does not wait for a stream the server allows:
+	// the module's transport opens another connection instead (HTTP2Config
+	// StrictMaxConcurrentRequests off), and that call's connect is not zero.
 	judgedSend := r.SendWait
 	if r.Connect != 0 {
 		judgedSend = Absent
@@ -131,12 +134,10 @@ func (c *Call) Finish() *Result {
 }
 
 // sendWait is how long after t0 the request began to go out, the
-// connection's set-up (connect) left out. Over HTTP/2 a request may also wait
-// for a stream the server allows, which is not this process's lateness: not
-// known there, nor without a response.
+// connection's set-up (connect) left out; not known without a response.
 func (c *Call) sendWait(connect time.Duration) time.Duration {
 	at := c.sent.Load()
-	if at == nil || c.resp == nil || c.resp.ProtoMajor != 1 || c.Start.IsZero() {
+	if at == nil || c.resp == nil || c.Start.IsZero() {
 		return Absent
 	}
 	return max(at.Sub(c.Start)-max(connect, 0), 0)

@@ -220,16 +220,14 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	if !o.OK {
 		return // partial timings of failed calls would bias every latency figure
 	}
-	switch o.TTFTCheck {
-	case stream.TTFTReadLate:
+	if _, known := o.TTFTCheck.Late(); known {
 		g.TTFTJudged++
-		g.LateFirstReads++
-	case stream.TTFTSentLate:
-		g.TTFTJudged++
-		g.LateSends++
-	case stream.TTFTOnTime:
-		g.TTFTJudged++
-	case stream.TTFTUnjudged:
+		switch o.TTFTCheck { //nolint:exhaustive // judged calls only: on time adds nothing but the count
+		case stream.TTFTReadLate:
+			g.LateFirstReads++
+		case stream.TTFTSentLate:
+			g.LateSends++
+		}
 	}
 	ttft, hasTTFT := ms(o.TTFT)
 	if hasTTFT {

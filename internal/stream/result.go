@@ -46,7 +46,7 @@ type Result struct {
 	ServerTimings                     map[string]float64
 	Starved                           int           // idle timers that fired far too late (a starved client), from the watchdog
 	Connect                           time.Duration // dial + TLS time of this call's connections (0 when reused)
-	SendWait                          time.Duration // t0 → the request began to go out, Connect left out; Absent when not known (no request written, HTTP/2)
+	SendWait                          time.Duration // t0 → the request began to go out, Connect left out; Absent when not known (no request written)
 	Proto                             string        // the response's protocol ("HTTP/1.1", "HTTP/2.0"); "" without a response
 
 	// Moments, for the timestamps of samples.

@@ -50,10 +50,10 @@ type errors struct {
 	ttft, read, gap                []float64
 	ttftNewConn, ttftReused        []float64
 	lag                            []float64 // result.clientLag of every answer that had one
-	// answers whose first read the module judged (result.ttftLate not
-	// null), and those it found late; and the TTFT errors of the late ones
-	firstReads, lateFirstReads int
-	ttftLate                   []float64
+	// answers whose TTFT the module judged (result.ttftLate not null), and
+	// those it found late (read or sent); and the TTFT errors of the late ones
+	ttftJudged, ttftLateN int
+	ttftLate              []float64
 	// Checked against the trace: judged answers whose first two output
 	// chunks the server wrote within burstMS (sent together), and of those
 	// the ones judged late; and answers judged on time whose first token
@@ -134,9 +134,9 @@ func join(tracePath, clientPath string) (*errors, error) {
 			e.sentLate++
 		}
 		if c.Late != nil {
-			e.firstReads++
+			e.ttftJudged++
 			if *c.Late {
-				e.lateFirstReads++
+				e.ttftLateN++
 			}
 		}
 		if !c.OK || c.TTFT == nil || c.TTFB == nil {

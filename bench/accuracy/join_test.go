@@ -57,8 +57,8 @@ level=info msg=done
 	}
 	// a's first token was read late, b's not; the others were not judged.
 	// One late call is under the rule's minimum of three.
-	if e.firstReads != 2 || e.lateFirstReads != 1 || len(e.ttftLate) != 1 || clientBound(e) {
-		t.Errorf("first reads %d, late %d (%v): client_bound %v, want 2, 1, false", e.firstReads, e.lateFirstReads, e.ttftLate, clientBound(e))
+	if e.ttftJudged != 2 || e.ttftLateN != 1 || len(e.ttftLate) != 1 || clientBound(e) {
+		t.Errorf("judged %d, late %d (%v): client_bound %v, want 2, 1, false", e.ttftJudged, e.ttftLateN, e.ttftLate, clientBound(e))
 	}
 	// b's server wrote its two tokens 1 ms apart (together), and b was not
 	// taken for late; a was read 1 ms late, judged late.
@@ -72,7 +72,7 @@ level=info msg=done
 	} else {
 		near("b's TTFT error less its send wait", e.unsent[0], 0.1)
 	}
-	e.firstReads, e.lateFirstReads = 100, 3
+	e.ttftJudged, e.ttftLateN = 100, 3
 	if !clientBound(e) {
 		t.Error("3 late first reads in 100 must make client_bound fire")
 	}

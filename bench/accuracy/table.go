@@ -121,7 +121,7 @@ func ratioLine(s settings, runs map[int]map[string]result, client string) string
 // together with the next (result.ttftLate) and the median TTFT error of
 // those, and whether the report's client_bound rule fires on them.
 func lagVerdict(e *errors) string {
-	if len(e.lag) == 0 && e.firstReads == 0 {
+	if len(e.lag) == 0 && e.ttftJudged == 0 {
 		return ""
 	}
 	p50, p95 := lagPercentiles(e.lag)
@@ -143,7 +143,7 @@ func lagVerdict(e *errors) string {
 // request went out that late (result.sendWait); and what of the TTFT error
 // on reused connections the send wait does not explain.
 func judgeCheck(e *errors) string {
-	if e.firstReads == 0 {
+	if e.ttftJudged == 0 {
 		return ""
 	}
 	unsent := ""
@@ -169,10 +169,10 @@ func lagPercentiles(lag []float64) (p50, p95 float64) {
 // lateShare is the share of a run's judged answers whose first token was
 // read late.
 func lateShare(e *errors) float64 {
-	if e.firstReads == 0 {
+	if e.ttftJudged == 0 {
 		return 0
 	}
-	return float64(e.lateFirstReads) / float64(e.firstReads)
+	return float64(e.ttftLateN) / float64(e.ttftJudged)
 }
 
 // clientBound is whether the report's client_bound rule fires on a run's
@@ -181,7 +181,7 @@ func lateShare(e *errors) float64 {
 func clientBound(e *errors) bool {
 	p50, p95 := lagPercentiles(e.lag)
 	return p50 >= report.ClientLagP50MS || p95 >= report.ClientLagP95MS ||
-		report.LateTTFTsBound(uint64(e.lateFirstReads), uint64(e.firstReads))
+		report.LateTTFTsBound(uint64(e.ttftLateN), uint64(e.ttftJudged))
 }
 
 // fewAnswers warns when a level had too few answers for its p99 to be more

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -135,6 +136,13 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 		c.env.active.Add(-1)
 		c.env.sinks.lagWarning.check(st.Logger, out.clientLag)
 		c.env.sinks.lagWarning.noteTTFT(st.Logger, out.ttftCheck())
+		// The call's times are taken; what is left (samples, report, the JS
+		// result) can wait. When many calls end together, the requests that
+		// follow them are waiting for a CPU too, queued behind these
+		// fan-outs: a request is written by its connection's own goroutine,
+		// and while it waits its TTFT grows (Result.SendWait). Yielding here
+		// lets them go first.
+		runtime.Gosched()
 		result := out.fanOut(ctx, st.Samples, c.env.sinks, ld)
 		if st.Options.Throw.Bool && !out.ok() {
 			reject(fmt.Errorf("llmstream: %s", out.final().res.Err))

@@ -150,6 +150,11 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 		}
 		resolve(result)
 	}()
+	// The script's next statements can wait; the request cannot without
+	// growing its TTFT. Yield so the call's goroutine takes t0, gets its
+	// connection and hands the request to the writer before the VU's
+	// JavaScript runs on (and, in a wave, before the calls it starts next).
+	runtime.Gosched()
 	return p, nil
 }
 

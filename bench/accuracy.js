@@ -24,9 +24,9 @@ const durationMs = parseInt(__ENV.DURATION_MS || '15000', 10);
 const maxTokens = parseInt(__ENV.MAX_TOKENS || '200', 10);
 
 // GAPS=0 leaves result.gaps off (the memory benchmark measures the defaults).
-// LLM_HTTP ('1.1', '2', 'auto') is the client's http option, from the
-// environment (make accuracy passes its own on to k6): over '2' every stream
-// of the process shares llm-sim's h2c connection.
+// LLM_HTTP ('1.1', '2', 'auto') is the client's http option (make accuracy
+// passes its own on): over '2' the streams of a VU share one h2c connection
+// to llm-sim, as the floor's goroutines then share one per STREAMS_PER_VU.
 const client = new Client({
   baseURL: __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1',
   model: __ENV.LLM_MODEL || 'sim-accuracy',

@@ -42,6 +42,7 @@ type settings struct {
 	runs                 int // of every client at every level, side by side
 	profileAt            int
 	k6Bins               map[string]string // client name → k6 binary
+	http                 string            // the k6 client's http option; "2" also puts the floor on h2c
 }
 
 // result is one run: one client at one level of one shape.
@@ -73,6 +74,7 @@ func main() {
 	flag.IntVar(&s.runs, "runs", 1, "runs of every client at every level, interleaved; with more than one, the ratios to the floor are printed as the median of the runs and their range")
 	flag.BoolVar(&s.rejoin, "rejoin", false, "run nothing: join the traces and client lines an earlier run left in -out (same -levels, -shapes, -clients) and print its tables again")
 	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams + 2 + 2 % of its answers")
+	flag.StringVar(&s.http, "http", "", "the k6 client's http option (1.1, 2, auto; default: the client's own); with 2 the floor speaks h2c too, -streams-per-vu streams to a connection as a VU's share one")
 	flag.Parse()
 	var err error
 	if s.levels, err = ints(*levels); err != nil {
@@ -246,12 +248,15 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 	case "bare":
 		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-accuracy", "-vus", fmt.Sprint(streams),
 			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-seed-per-request", "-requests-out", lines)
+		if s.http == "2" {
+			cmd.Args = append(cmd.Args, "-http", "2", "-conn-streams", fmt.Sprint(s.streamsPerVU))
+		}
 	default:
 		cmd = exec.Command(s.k6Bins[client], "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--no-thresholds",
 			"--log-format", "raw", "--console-output", lines,
 			"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("STREAMS=", streams),
 			"-e", fmt.Sprint("STREAMS_PER_VU=", s.streamsPerVU), "-e", fmt.Sprint("DURATION_MS=", s.duration.Milliseconds()),
-			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "bench/accuracy.js")
+			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "LLM_HTTP="+s.http, "bench/accuracy.js")
 	}
 	var profiled chan error
 	if client != "bare" && streams == s.profileAt {

@@ -8,7 +8,9 @@
 // JavaScript) is the cost the loopback comparison shows. With -requests-out it
 // also timestamps each line as it is read (time.Now after ReadBytes, nothing
 // in between) and writes, per answer, its request id, TTFB, TTFT and every
-// gap: the floor of the accuracy benchmark (bench/accuracy).
+// gap: the floor of the accuracy benchmark (bench/accuracy). With -http 2 it
+// speaks HTTP/2 in cleartext (h2c), -conn-streams goroutines to a connection
+// as a k6 VU's streams share one: the floor for the module over HTTP/2.
 //
 //	go run ./bench/bareclient -url http://127.0.0.1:8000/v1 -model sim-fast -vus 50 -duration 30s
 package main
@@ -81,7 +83,17 @@ func main() {
 	finishOpen := flag.Bool("finish-open", false, "at the end of -duration start no new answer but let the open ones finish (counted); default: cut them")
 	seedPerRequest := flag.Bool("seed-per-request", false, "give every request its own seed, so a server that draws answer lengths from the request (llm-sim) varies them; "+
 		"default: one body for all requests, and llm-sim gives every answer the same length")
+	httpVersion := flag.String("http", "1.1", "protocol: 1.1, or 2 (HTTP/2 without TLS, h2c)")
+	connStreams := flag.Int("conn-streams", 10, "with -http 2: goroutines sharing one connection (a k6 VU's streams share its connection)")
 	flag.Parse()
+	if *httpVersion != "1.1" && *httpVersion != "2" {
+		fmt.Fprintf(os.Stderr, "bareclient: -http %q: want 1.1 or 2\n", *httpVersion)
+		os.Exit(2)
+	}
+	if *connStreams < 1 {
+		fmt.Fprintf(os.Stderr, "bareclient: -conn-streams %d: want at least 1\n", *connStreams)
+		os.Exit(2)
+	}
 
 	body := func(seed int64) []byte {
 		b := map[string]any{
@@ -101,13 +113,7 @@ func main() {
 		return p
 	}
 	payload := body(0)
-	// One kept-alive connection per goroutine, as k6 keeps one per VU; the
-	// default of two idle connections per host would reconnect the other 48
-	// goroutines on every request.
-	client := &http.Client{Transport: &http.Transport{
-		MaxIdleConnsPerHost: *vus,
-		DisableCompression:  true,
-	}}
+	clients := newClients(*vus, *httpVersion, *connStreams)
 
 	ctx, cancel := context.WithTimeout(context.Background(), *duration)
 	defer cancel()
@@ -126,7 +132,7 @@ func main() {
 				if *seedPerRequest {
 					p = body(int64(i+1)*1_000_000 + n) // as bench/accuracy.js numbers its calls
 				}
-				t := stream(reqCtx, client, *url+"/chat/completions", p, &c, *requestsOut != "")
+				t := stream(reqCtx, clients[i], *url+"/chat/completions", p, &c, *requestsOut != "")
 				if t != nil {
 					timings[i] = append(timings[i], *t)
 				}
@@ -148,6 +154,32 @@ func main() {
 	}
 	s.TokensPerSec = float64(s.OutputTokens) / s.DurationSec
 	_ = json.NewEncoder(os.Stdout).Encode(s)
+}
+
+// newClients gives each goroutine its client. Over HTTP/1.1 they share one
+// transport with a kept-alive connection per goroutine (the default of two
+// idle connections per host would reconnect the others on every request).
+// Over HTTP/2 a transport multiplexes every request on one connection, so
+// each group of connStreams goroutines gets its own transport: its own
+// connection, as each k6 VU has its own.
+func newClients(vus int, httpVersion string, connStreams int) []*http.Client {
+	transport := func() *http.Transport {
+		t := &http.Transport{MaxIdleConnsPerHost: vus, DisableCompression: true}
+		if httpVersion == "2" {
+			t.Protocols = new(http.Protocols)
+			t.Protocols.SetUnencryptedHTTP2(true)
+		}
+		return t
+	}
+	clients := make([]*http.Client, vus)
+	shared := &http.Client{Transport: transport()}
+	for i := range clients {
+		if httpVersion == "2" && i%connStreams == 0 {
+			shared = &http.Client{Transport: transport()}
+		}
+		clients[i] = shared
+	}
+	return clients
 }
 
 // stream makes one request, reads its answer to [DONE] and the body to EOF.

@@ -193,3 +193,31 @@ func TestFirstTokenReadWithTheNextIsLate(t *testing.T) {
 		require.Equal(t, c.late, r.Gaps.At(0) == 0, "%s: the first gap is zero when, and only when, it was read with the next", c.name)
 	}
 }
+
+// With n > 1 the call is judged too: by its first answer's gaps, each choice
+// keeping its own series, so two answers sent in the same step do not make
+// zero gaps of each other.
+func TestTTFTIsJudgedWithSeveralAnswers(t *testing.T) {
+	t.Parallel()
+	step := func(i int) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a%d \"}}]}\n\n", i) +
+			fmt.Sprintf("data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"b%d \"}}]}\n\n", i)
+	}
+	const finish = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: {\"choices\":[{\"index\":1,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	for _, c := range []struct {
+		name  string
+		reads []string
+		want  TTFTCheck
+	}{
+		{"every step read on its own", []string{step(0), step(1), step(2), step(3) + finish}, TTFTOnTime},
+		{"the first step read with the second", []string{step(0) + step(1), step(2), step(3), step(4) + finish}, TTFTReadLate},
+	} {
+		call := openAICall(t)
+		call.Begin(time.Now())
+		r := readChunks(t, call, 1, 20*time.Millisecond, c.reads...)
+		require.True(t, r.OK, "%s: %v", c.name, r.Err)
+		require.Len(t, r.Choices, 2, c.name)
+		require.Equal(t, c.want, r.TTFTCheck, "%s: gaps %v", c.name, r.Gaps.Durations())
+	}
+}

@@ -14,6 +14,7 @@
 // array on every call was a fifth of all k6 allocated at 1 000 streams, the
 // benchmark's own garbage, and a quarter of the calls still give the gap error
 // ~100 000 gaps a level.
+import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { Client } from 'k6/x/llmstream';
 
@@ -38,6 +39,7 @@ const gapsEvery = __ENV.GAPS === '0' ? 0 : Math.max(1, parseInt(__ENV.GAPS_EVERY
 // of the staggered shape would have the same length.
 const messages = [{ role: 'user', content: 'Write a long story.' }];
 let calls = 0;
+const spreadMs = parseInt(__ENV.START_SPREAD_MS || '0', 10);
 
 export const options = {
   scenarios: {
@@ -79,6 +81,11 @@ async function loop(end) {
 
 export default async function () {
   const end = exec.scenario.startTime + durationMs;
+  if (spreadMs > 0) {
+    // VU i of n starts (i - 1) / n of START_SPREAD_MS late: the VUs ramp up
+    // instead of starting together (the guide's advice for the first wave).
+    sleep(((exec.vu.idInTest - 1) / vus) * spreadMs / 1000);
+  }
   const first = (exec.vu.idInTest - 1) * perVU;
   const mine = Math.min(perVU, streams - first);
   const loops = [];

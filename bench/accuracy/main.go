@@ -43,6 +43,7 @@ type settings struct {
 	profileAt            int
 	k6Bins               map[string]string // client name → k6 binary
 	http                 string            // the k6 client's http option; "2" also puts the floor on h2c
+	startSpread          time.Duration     // k6's VUs start spread over this long (the floor starts at once)
 }
 
 // result is one run: one client at one level of one shape.
@@ -75,6 +76,7 @@ func main() {
 	flag.BoolVar(&s.rejoin, "rejoin", false, "run nothing: join the traces and client lines an earlier run left in -out (same -levels, -shapes, -clients) and print its tables again")
 	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams + 2 + 2 % of its answers")
 	flag.StringVar(&s.http, "http", "", "the k6 client's http option (1.1, 2, auto; default: the client's own); with 2 the floor speaks h2c too, -streams-per-vu streams to a connection as a VU's share one")
+	flag.DurationVar(&s.startSpread, "start-spread", 0, "spread the k6 VUs' starts over this long instead of starting them together (the floor's goroutines still start at once)")
 	flag.Parse()
 	var err error
 	if s.levels, err = ints(*levels); err != nil {
@@ -256,7 +258,8 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 			"--log-format", "raw", "--console-output", lines,
 			"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("STREAMS=", streams),
 			"-e", fmt.Sprint("STREAMS_PER_VU=", s.streamsPerVU), "-e", fmt.Sprint("DURATION_MS=", s.duration.Milliseconds()),
-			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "LLM_HTTP="+s.http, "bench/accuracy.js")
+			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "LLM_HTTP="+s.http,
+			"-e", fmt.Sprint("START_SPREAD_MS=", s.startSpread.Milliseconds()), "bench/accuracy.js")
 	}
 	var profiled chan error
 	if client != "bare" && streams == s.profileAt {

@@ -13,7 +13,7 @@
 # every level, interleaved; the ratios to the floor are then their median and range),
 # LLM_HTTP (the k6 client's http option, e.g. 2: h2c to llm-sim, and the floor on h2c too,
 # as many streams to a connection as a VU has), START_SPREAD (0s: k6's VUs start spread over
-# this long, a ramp, instead of together; the floor's goroutines still start at once).
+# this long, a ramp, instead of together; the floor's goroutines alike, a VU's worth at a time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$(mktemp -d)}"

@@ -76,7 +76,7 @@ func main() {
 	flag.BoolVar(&s.rejoin, "rejoin", false, "run nothing: join the traces and client lines an earlier run left in -out (same -levels, -shapes, -clients) and print its tables again")
 	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams + 2 + 2 % of its answers")
 	flag.StringVar(&s.http, "http", "", "the k6 client's http option (1.1, 2, auto; default: the client's own); with 2 the floor speaks h2c too, -streams-per-vu streams to a connection as a VU's share one")
-	flag.DurationVar(&s.startSpread, "start-spread", 0, "spread the k6 VUs' starts over this long instead of starting them together (the floor's goroutines still start at once)")
+	flag.DurationVar(&s.startSpread, "start-spread", 0, "spread the k6 VUs' starts over this long instead of starting them together, and the floor's goroutines alike, -streams-per-vu at a time")
 	flag.Parse()
 	var err error
 	if s.levels, err = ints(*levels); err != nil {
@@ -250,8 +250,9 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 	case "bare":
 		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-accuracy", "-vus", fmt.Sprint(streams),
 			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-seed-per-request", "-requests-out", lines)
+		cmd.Args = append(cmd.Args, "-conn-streams", fmt.Sprint(s.streamsPerVU), "-start-spread", s.startSpread.String())
 		if s.http == "2" {
-			cmd.Args = append(cmd.Args, "-http", "2", "-conn-streams", fmt.Sprint(s.streamsPerVU))
+			cmd.Args = append(cmd.Args, "-http", "2")
 		}
 	default:
 		cmd = exec.Command(s.k6Bins[client], "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--no-thresholds",

@@ -10,7 +10,9 @@
 // in between) and writes, per answer, its request id, TTFB, TTFT and every
 // gap: the floor of the accuracy benchmark (bench/accuracy). With -http 2 it
 // speaks HTTP/2 in cleartext (h2c), -conn-streams goroutines to a connection
-// as a k6 VU's streams share one: the floor for the module over HTTP/2.
+// as a k6 VU's streams share one: the floor for the module over HTTP/2. With
+// -start-spread those groups start spread over a duration, as k6's VUs do
+// with make accuracy's START_SPREAD.
 //
 //	go run ./bench/bareclient -url http://127.0.0.1:8000/v1 -model sim-fast -vus 50 -duration 30s
 package main
@@ -84,7 +86,8 @@ func main() {
 	seedPerRequest := flag.Bool("seed-per-request", false, "give every request its own seed, so a server that draws answer lengths from the request (llm-sim) varies them; "+
 		"default: one body for all requests, and llm-sim gives every answer the same length")
 	httpVersion := flag.String("http", "1.1", "protocol: 1.1, or 2 (HTTP/2 without TLS, h2c)")
-	connStreams := flag.Int("conn-streams", 10, "with -http 2: goroutines sharing one connection (a k6 VU's streams share its connection)")
+	connStreams := flag.Int("conn-streams", 10, "goroutines grouped as a k6 VU's streams: with -http 2 they share one connection, with -start-spread they start together")
+	startSpread := flag.Duration("start-spread", 0, "start the groups of -conn-streams goroutines spread over this long, as make accuracy's START_SPREAD spreads k6's VUs; default: all at once")
 	flag.Parse()
 	if *httpVersion != "1.1" && *httpVersion != "2" {
 		fmt.Fprintf(os.Stderr, "bareclient: -http %q: want 1.1 or 2\n", *httpVersion)
@@ -125,8 +128,11 @@ func main() {
 	var wg sync.WaitGroup
 	timings := make([][]timing, *vus)
 	start := time.Now()
+	groups := (*vus + *connStreams - 1) / *connStreams
 	for i := range *vus {
 		wg.Go(func() {
+			// Group g of n starts g/n of -start-spread late, as k6's VU g+1 does.
+			time.Sleep(time.Duration(i / *connStreams) * *startSpread / time.Duration(groups))
 			for n := int64(0); ctx.Err() == nil; n++ {
 				p := payload
 				if *seedPerRequest {

@@ -316,8 +316,8 @@ declare module "k6/x/llmstream" {
      * zero while the others are not; `ttft` is the second token's), or, on a reused connection, it
      * sent the request half a decode step (and at least 1 ms) or more after t0 (`sendWait`). On Linux over HTTP/1.1 a
      * server that sent its first two tokens together is told apart (`false`). With `n` > 1, judged by
-     * the first answer's gaps. `null` when it cannot be judged: fewer than three gaps, most gaps zero (a server that sends in bursts), or a failed
-     * call.
+     * the first answer's gaps. `null` when it cannot be judged: fewer than three gaps, most gaps
+     * zero (a server that sends in bursts), or a failed call.
      */
     ttftLate: boolean | null;
     /**

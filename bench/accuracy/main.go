@@ -43,7 +43,7 @@ type settings struct {
 	profileAt            int
 	k6Bins               map[string]string // client name → k6 binary
 	http                 string            // the k6 client's http option; "2" also puts the floor on h2c
-	startSpread          time.Duration     // k6's VUs start spread over this long (the floor starts at once)
+	startSpread          time.Duration     // k6's VUs, and the floor's goroutines a VU's worth at a time, start spread over this long
 }
 
 // result is one run: one client at one level of one shape.

@@ -178,9 +178,9 @@ func newClients(vus int, httpVersion string, connStreams int) []*http.Client {
 		return t
 	}
 	clients := make([]*http.Client, vus)
-	shared := &http.Client{Transport: transport()}
+	var shared *http.Client
 	for i := range clients {
-		if httpVersion == "2" && i%connStreams == 0 {
+		if shared == nil || (httpVersion == "2" && i%connStreams == 0) {
 			shared = &http.Client{Transport: transport()}
 		}
 		clients[i] = shared

@@ -9,25 +9,17 @@ package llmstream
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	"go.k6.io/k6/lib"
-	"go.k6.io/k6/lib/netext"
 	"go.k6.io/k6/lib/netext/httpext"
 	"go.k6.io/k6/metrics"
 	"gopkg.in/guregu/null.v3"
 
-	"github.com/llmstream/xk6-llmstream/internal/config"
-	"github.com/llmstream/xk6-llmstream/internal/rxstamp"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -102,7 +94,7 @@ func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call
 
 	vuState := *st // a shallow copy: only the transport and the debug option differ
 	vuState.Transport = tapTransport{
-		base: r.transport.get(st.Transport, r.http), call: call, wd: wd, debug: st.Options.HTTPDebug.String, log: st.Logger, redact: r.redact,
+		base: r.transport.get(st.Transport, st.Dialer, r.http), call: call, wd: wd, debug: st.Options.HTTPDebug.String, log: st.Logger, redact: r.redact,
 	}
 	// k6's own --http-debug dump would print the API key; ours redacts it.
 	vuState.Options.HTTPDebug = null.String{}
@@ -147,153 +139,6 @@ func requestPayload(p []byte) *bytes.Buffer {
 	}
 	return bytes.NewBuffer(p)
 }
-
-// transports are the transports of one VU's clients, one per HTTP version,
-// each cloned from k6's own so its dialer, TLS settings, hosts and blocked
-// addresses hold. A clone also keeps an idle connection for every stream a VU
-// has in flight: k6 sizes its idle pool for http.batch (batchPerHost, 6 by
-// default), and a VU with more concurrent streams would close the surplus and
-// dial again on the next call.
-type transports struct {
-	mu     sync.Mutex
-	base   http.RoundTripper
-	byMode map[string]http.RoundTripper
-}
-
-// maxIdlePerHost bounds the idle connections a VU keeps per host.
-const maxIdlePerHost = 1024
-
-// requestWriteBuffer and responseReadBuffer size a client's connections'
-// buffers (net/http's default is 4 KiB each).
-const (
-	requestWriteBuffer = 1 << 10
-	responseReadBuffer = 2 << 10
-)
-
-// closeIdle closes the idle connections of every transport made so far.
-func (t *transports) closeIdle() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, rt := range t.byMode {
-		if ht, ok := rt.(*http.Transport); ok {
-			ht.CloseIdleConnections()
-		}
-	}
-}
-
-func (t *transports) get(base http.RoundTripper, mode string) http.RoundTripper {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.base != base { // a new VU state (k6 hands a VU one transport for its life)
-		t.base, t.byMode = base, map[string]http.RoundTripper{}
-	}
-	if rt, ok := t.byMode[mode]; ok {
-		return rt
-	}
-	rt := withHTTPVersion(base, mode)
-	t.byMode[mode] = rt
-	return rt
-}
-
-// withHTTPVersion clones k6's transport for an HTTP version. A transport that
-// is not an *http.Transport (a test's) is used as it is, for 'auto' only.
-func withHTTPVersion(base http.RoundTripper, mode string) http.RoundTripper {
-	ht, ok := base.(*http.Transport)
-	if !ok {
-		if mode == config.HTTPAuto {
-			return base
-		}
-		return failingTransport{fmt.Errorf("http: '%s' needs k6's own HTTP transport", mode)}
-	}
-	t := ht.Clone()
-	if dial := t.DialContext; dial != nil {
-		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dial(ctx, network, addr)
-			if err != nil {
-				return c, err
-			}
-			return stampReceives(c), nil
-		}
-	}
-	if !t.DisableKeepAlives {
-		t.MaxIdleConns, t.MaxIdleConnsPerHost = 0, maxIdlePerHost
-	}
-	// A request is one small write (headers and a JSON body) while the
-	// connection lives as long as its stream: a 1 KiB write buffer instead of
-	// the default 4 KiB is 3 KiB less per stream in flight, for at most a few
-	// more write calls on a long prompt.
-	t.WriteBufferSize = requestWriteBuffer
-	// Reads of the stream are larger than the read buffer and bypass it (the
-	// event scanner asks for 4 KiB at a time); it serves only the status line,
-	// headers and chunk sizes, and long header lines still read whole.
-	t.ReadBufferSize = responseReadBuffer
-	// Over HTTP/2 a request that finds its connection at the server's stream
-	// limit gets another connection (its call's connect is then not zero)
-	// rather than waiting for a stream: a send wait on a reused connection is
-	// then this process's alone (result.sendWait, judged as ttftLate).
-	h2 := http.HTTP2Config{}
-	if t.HTTP2 != nil {
-		h2 = *t.HTTP2
-	}
-	h2.StrictMaxConcurrentRequests = false
-	t.HTTP2 = &h2
-	switch mode {
-	case config.HTTP1:
-		p := new(http.Protocols)
-		p.SetHTTP1(true)
-		t.Protocols = p
-		// k6's transport, once used, offers "h2" by ALPN, and the clone keeps
-		// its TLS config: an HTTPS server speaking both would pick HTTP/2 for
-		// a connection this transport then reads as HTTP/1.1.
-		if t.TLSClientConfig != nil {
-			t.TLSClientConfig.NextProtos = slices.DeleteFunc(slices.Clone(t.TLSClientConfig.NextProtos),
-				func(p string) bool { return p == "h2" })
-		}
-		t.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{} // as k6 does for HTTP/1.1 only
-	case config.HTTP2:
-		p := new(http.Protocols)
-		p.SetHTTP2(true)
-		p.SetUnencryptedHTTP2(true) // h2c with prior knowledge for http:// URLs
-		t.Protocols = p
-	}
-	return t
-}
-
-// stampReceives has the kernel stamp the packets of a connection k6's dialer
-// made (under k6's byte counting, which then counts the stamped reads), so an
-// event's arrival is when its bytes reached the machine, not when the
-// goroutine reading them got a CPU: under load the difference is the client's
-// own lag, which would otherwise land in every TTFT and gap.
-func stampReceives(c net.Conn) net.Conn {
-	if nc, ok := c.(*netext.Conn); ok {
-		nc.Conn = rxstamp.Wrap(nc.Conn)
-		return nc
-	}
-	return rxstamp.Wrap(c)
-}
-
-// arrivalClock finds the stamping connection under the one a request got
-// (TLS, then k6's byte counting), or nil when it has none.
-func arrivalClock(c net.Conn) stream.ArrivalClock {
-	for range 3 {
-		switch t := c.(type) {
-		case *rxstamp.Conn:
-			return t
-		case *tls.Conn:
-			c = t.NetConn()
-		case *netext.Conn:
-			c = t.Conn
-		default:
-			return nil
-		}
-	}
-	return nil
-}
-
-// failingTransport fails every request with a message naming the cause.
-type failingTransport struct{ err error }
-
-func (f failingTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, f.err }
 
 // tapTransport sits under k6's own tracing transport: k6 still measures and
 // emits http_req_*, while the body is read and timed by the stream.

@@ -4,17 +4,21 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"github.com/sirupsen/logrus"
 	"github.com/stretchr/testify/require"
+	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/netext"
 	"go.k6.io/k6/lib/types"
 	"go.k6.io/k6/metrics"
@@ -58,10 +62,13 @@ func TestHTTPVersionOption(t *testing.T) {
 			t.Parallel()
 			vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, http: %q});`, tc.url, tc.http))
 			// k6's transport trusts the test server's certificate, as a user's would with insecureSkipTLSVerify.
-			// Its dialer is k6's, as in a k6 run: the connections are stamped.
+			// Its dialer is k6's, as in a k6 run: the connections are stamped,
+			// and their connects wait in the system call.
+			dialer := k6Dialer()
+			vu.state().Dialer = dialer
 			vu.state().Transport = &http.Transport{
 				TLSClientConfig: tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.Clone(), //nolint:forcetypeassert
-				DialContext:     k6Dialer().DialContext,
+				DialContext:     dialer.DialContext,
 			}
 			res := vu.chat(`{messages: []}`)
 			require.Equal(t, true, res["ok"], "%v", res["error"])
@@ -71,6 +78,7 @@ func TestHTTPVersionOption(t *testing.T) {
 			for _, s := range got["llm_ttft"] {
 				require.Equal(t, tc.want, tagOf(t, s, "proto"))
 			}
+			require.Positive(t, atomic.LoadInt64(&dialer.BytesRead), "k6 counts the bytes (data_received)")
 			vu.closeIdle()
 		})
 	}
@@ -271,4 +279,71 @@ func TestLagWarningIsRateLimited(t *testing.T) {
 	w.check(log, 40*time.Millisecond)
 	require.Equal(t, 1, strings.Count(logs.String(), "load generator ran"), logs.String())
 	require.Contains(t, logs.String(), "25ms late")
+}
+
+// A dial whose connect waits in its system call is still k6's dial: its hosts
+// and blocked addresses hold, its bytes are counted where k6 reads them, and
+// the connection it returns is nonblocking, as Go's reads expect.
+func TestConnectInSyscallIsK6sDial(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(answer))
+	t.Cleanup(srv.Close)
+	host, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	require.NoError(t, err)
+	to, err := types.NewHost(net.ParseIP(host), port)
+	require.NoError(t, err)
+
+	kd := k6Dialer()
+	kd.Hosts, err = types.NewHosts(map[string]types.Host{"llm.test": *to})
+	require.NoError(t, err)
+	kd.BlockedHostnames, err = types.NewHostnameTrie([]string{"*.blocked.test"})
+	require.NoError(t, err)
+	dial := connectInSyscall(kd)
+
+	c, err := dial(context.Background(), "tcp", "llm.test:80")
+	require.NoError(t, err, "k6's hosts option maps the name")
+	nc, ok := c.(*netext.Conn)
+	require.True(t, ok, "k6's byte counting is kept")
+	if runtime.GOOS == "linux" {
+		require.False(t, isBlocking(t, nc.Conn), "the socket is nonblocking once dialed")
+	}
+	_, err = fmt.Fprint(c, "GET / HTTP/1.1\r\nHost: llm.test\r\nConnection: close\r\n\r\n")
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
+	body, err := io.ReadAll(c)
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	require.Contains(t, string(body), "[DONE]")
+	require.EqualValues(t, len(body), atomic.LoadInt64(&kd.BytesRead), "counted into the VU's dialer, which k6 reads")
+	require.Positive(t, atomic.LoadInt64(&kd.BytesWritten))
+
+	_, err = dial(context.Background(), "tcp", "api.blocked.test:443")
+	var blocked netext.BlockedHostError
+	require.ErrorAs(t, err, &blocked)
+
+	kd.Blacklist = []*lib.IPNet{mustCIDR(t, "127.0.0.0/8")}
+	_, err = connectInSyscall(kd)(context.Background(), "tcp", srv.Listener.Addr().String())
+	var blacklisted netext.BlackListedIPError
+	require.ErrorAs(t, err, &blacklisted)
+}
+
+// connectInSyscall copies k6's dialer field by field: a k6 release that adds
+// one must be looked at (and copied, or not, on purpose).
+func TestConnectInSyscallCopiesEveryDialerField(t *testing.T) {
+	t.Parallel()
+	var fields []string
+	for f := range reflect.TypeFor[netext.Dialer]().Fields() {
+		fields = append(fields, f.Name)
+	}
+	require.Equal(t, []string{
+		"Dialer", "Resolver", "Blacklist", "BlockedHostnames", "Hosts", // copied
+		"BytesRead", "BytesWritten", // the connection counts into k6's own
+	}, fields)
+}
+
+func mustCIDR(t *testing.T, s string) *lib.IPNet {
+	t.Helper()
+	n, err := lib.ParseCIDR(s)
+	require.NoError(t, err)
+	return n
 }

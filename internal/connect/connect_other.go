@@ -1,0 +1,15 @@
+//go:build !linux
+
+package connect
+
+import (
+	"syscall"
+	"time"
+)
+
+// supported is false: off Linux every connect goes Go's way.
+const supported = false
+
+func block(syscall.RawConn, time.Duration) {}
+
+func unblock(syscall.RawConn) error { return nil }

@@ -59,13 +59,14 @@ type errors struct {
 	// the ones judged late; and answers judged on time whose first token
 	// was read (read-side error) half a decode step late or more.
 	bursts, burstsLate, missedLate int
-	// answers judged on time whose TTFT error on a reused connection (the
-	// send side too) was half a decode step or more; and the answers whose
-	// send wait was that long
+	// answers judged on time whose TTFT error (the send side too) was half a
+	// decode step or more; and the answers whose send wait was that long
 	missedTTFT, sentLate int
-	// unsent is, per answer on a reused connection with a send wait, its
-	// TTFT error less that wait: what the module's own send wait does not
-	// account for
+	// over is the answers whose TTFT error was half a decode step or more:
+	// the truth the client_bound rule's late share stands for
+	over int
+	// unsent is, per answer with a send wait, its TTFT error less that
+	// wait: what the module's own send wait does not account for
 	unsent []float64
 	// shortest and longest joined answer, tokens: the staggered shape's
 	// lengths must differ, or its streams end together like the uniform's
@@ -166,12 +167,15 @@ func join(tracePath, clientPath string) (*errors, error) {
 			if !*c.Late && readErr >= halfStepMS {
 				e.missedLate++
 			}
-			if !*c.Late && s.ConnRequest != 1 && ttftErr >= halfStepMS {
+			if !*c.Late && ttftErr >= halfStepMS {
 				e.missedTTFT++
 			}
 			if *c.Late {
 				e.ttftLate = append(e.ttftLate, ttftErr)
 			}
+		}
+		if ttftErr >= halfStepMS {
+			e.over++
 		}
 		e.read = append(e.read, readErr)
 		if s.ConnRequest == 1 {
@@ -179,9 +183,9 @@ func join(tracePath, clientPath string) (*errors, error) {
 			e.ttftNewConn = append(e.ttftNewConn, ttftErr)
 		} else {
 			e.ttftReused = append(e.ttftReused, ttftErr)
-			if c.Send != nil {
-				e.unsent = append(e.unsent, ttftErr-*c.Send)
-			}
+		}
+		if c.Send != nil {
+			e.unsent = append(e.unsent, ttftErr-*c.Send)
 		}
 		if c.Gaps == nil {
 			continue // the k6 script asks for the gaps of one call in four

@@ -66,15 +66,29 @@ level=info msg=done
 		t.Errorf("server bursts %d, judged late %d; missed %d, %d; sent late %d, want 1, 0, 0, 0, 1",
 			e.bursts, e.burstsLate, e.missedLate, e.missedTTFT, e.sentLate)
 	}
-	// b is on a reused connection: its TTFT error 0.2 less its send wait 0.1
-	if len(e.unsent) != 1 {
-		t.Errorf("%d answers with the send wait taken off, want 1 (b)", len(e.unsent))
+	// a (a new connection) and b (a reused one) have send waits: a's TTFT
+	// error 1.5 less 12, b's 0.2 less 0.1
+	if len(e.unsent) != 2 {
+		t.Errorf("%d answers with the send wait taken off, want 2 (a, b)", len(e.unsent))
 	} else {
-		near("b's TTFT error less its send wait", e.unsent[0], 0.1)
+		near("a's TTFT error less its send wait", e.unsent[0], -10.5)
+		near("b's TTFT error less its send wait", e.unsent[1], 0.1)
+	}
+	// no answer's TTFT was half a decode step (10 ms) over the server's
+	if e.over != 0 || clientBoundDue(e) {
+		t.Errorf("%d answers 10 ms over, client_bound due %v; want 0, false", e.over, clientBoundDue(e))
 	}
 	e.ttftJudged, e.ttftLateN = 100, 3
 	if !clientBound(e) {
 		t.Error("3 late first reads in 100 must make client_bound fire")
+	}
+	e.joined, e.over = 100, 3
+	if !clientBoundDue(e) {
+		t.Error("3 answers in 100 half a decode step over must call for client_bound")
+	}
+	e.joined = 301
+	if clientBoundDue(e) {
+		t.Error("3 answers in 301 are under one in a hundred")
 	}
 	if e.minTokens != 2 || e.maxTokens != 3 {
 		t.Errorf("answer lengths %d–%d tokens, want 2–3", e.minTokens, e.maxTokens)
@@ -121,8 +135,9 @@ func TestSeveralRunsGiveMediansAndRanges(t *testing.T) {
 	for k, ttft := range map[int]float64{1: 1, 2: 3, 3: 2} { // the floor's TTFT error is 1 in every run
 		runs[k] = map[string]result{"k6": {e: level(ttft)}, "bare": {e: level(1)}}
 	}
+	runs[2]["k6"].e.over = 3 // 1.5 % of 200, and at least three: due in that run
 	got := ratioLine(s, runs, "k6")
-	const want = "2.00 (1.00–3.00)  2.00 (1.00–3.00)  1.00 (1.00–1.00)  2.00 (1.00–3.00)   client_bound fires in 0 of 3 runs"
+	const want = "2.00 (1.00–3.00)  2.00 (1.00–3.00)  1.00 (1.00–1.00)  2.00 (1.00–3.00)   client_bound fires in 0 of 3 runs (due in 1)"
 	if got != want {
 		t.Errorf("ratio line\n got %q\nwant %q", got, want)
 	}

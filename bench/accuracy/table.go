@@ -71,8 +71,9 @@ func runVerdicts(w io.Writer, runs map[int]map[string]result, client string, n i
 		if b.e == nil || m.e == nil {
 			continue
 		}
-		fmt.Fprintf(w, "          run %d: p99 %.2f, reused p99 %.2f;%s\n", k,
-			distOf(m.e.ttft).p99/distOf(b.e.ttft).p99, distOf(m.e.ttftReused).p99/distOf(b.e.ttftReused).p99, lagVerdict(m.e))
+		fmt.Fprintf(w, "          run %d: p99 %.2f, reused p99 %.2f;%s;%s\n", k,
+			distOf(m.e.ttft).p99/distOf(b.e.ttft).p99, distOf(m.e.ttftReused).p99/distOf(b.e.ttftReused).p99, lagVerdict(m.e),
+			truth(m.e, b.e))
 	}
 }
 
@@ -81,7 +82,7 @@ func runVerdicts(w io.Writer, runs map[int]map[string]result, client string, n i
 func ratioLine(s settings, runs map[int]map[string]result, client string) string {
 	var ratios [4][]float64
 	var lags []*errors
-	fires, answers := 0, math.MaxInt
+	fires, due, answers := 0, 0, math.MaxInt
 	for k := 1; k <= s.runs; k++ {
 		b, m := runs[k]["bare"], runs[k][client]
 		if b.e == nil || m.e == nil {
@@ -96,6 +97,9 @@ func ratioLine(s settings, runs map[int]map[string]result, client string) string
 		lags = append(lags, m.e)
 		if clientBound(m.e) {
 			fires++
+		}
+		if clientBoundDue(m.e) {
+			due++
 		}
 		answers = min(answers, m.e.joined, b.e.joined)
 	}
@@ -112,7 +116,7 @@ func ratioLine(s settings, runs map[int]map[string]result, client string) string
 		slices.Sort(v)
 		fmt.Fprintf(&b, "%.2f (%.2f–%.2f)  ", median(v), v[0], v[len(v)-1])
 	}
-	fmt.Fprintf(&b, " client_bound fires in %d of %d runs%s", fires, len(lags), fewAnswers(answers))
+	fmt.Fprintf(&b, " client_bound fires in %d of %d runs (due in %d)%s", fires, len(lags), due, fewAnswers(answers))
 	return b.String()
 }
 
@@ -136,12 +140,40 @@ func lagVerdict(e *errors) string {
 	return fmt.Sprintf("   lag p50 %.1f / p95 %.1f ms, TTFT made late %.1f %%%s: %s%s", p50, p95, 100*lateShare(e), late, verdict, judgeCheck(e))
 }
 
+// truth is what the trace says of the module's lateness: the share of its
+// answers whose TTFT error was half a decode step or more, the floor's beside
+// it, and whether that share is one the client_bound rule must fire on (the
+// report's LateTTFTsBound, on the truth instead of the module's judgement).
+func truth(m, b *errors) string {
+	due := "not due"
+	if clientBoundDue(m) {
+		due = "due"
+	}
+	return fmt.Sprintf(" the trace: TTFT ≥ %.0f ms over in %.1f %% of answers (the floor's %.1f %%): client_bound %s",
+		halfStepMS, 100*overShare(m), 100*overShare(b), due)
+}
+
+// overShare is the share of a run's joined answers whose TTFT error was half
+// a decode step or more.
+func overShare(e *errors) float64 {
+	if e.joined == 0 {
+		return 0
+	}
+	return float64(e.over) / float64(e.joined)
+}
+
+// clientBoundDue is whether the truth calls for client_bound: as many
+// answers over by half a decode step as the rule counts late calls on.
+func clientBoundDue(e *errors) bool {
+	return report.LateTTFTsBound(uint64(e.over), uint64(e.joined)) //nolint:gosec // counts
+}
+
 // judgeCheck sets result.ttftLate beside the trace: the server's bursts (its
 // first two tokens written together) and how many were taken for late reads;
 // the answers judged on time that were read half a decode step late, or whose
-// TTFT on a reused connection was over by that much; the answers whose
-// request went out that late (result.sendWait); and what of the TTFT error
-// on reused connections the send wait does not explain.
+// TTFT was over by that much; the answers whose request went out that late
+// (result.sendWait); and what of the TTFT error the send wait does not
+// explain.
 func judgeCheck(e *errors) string {
 	if e.ttftJudged == 0 {
 		return ""
@@ -149,10 +181,10 @@ func judgeCheck(e *errors) string {
 	unsent := ""
 	if len(e.unsent) > 0 {
 		d := distOf(e.unsent)
-		unsent = fmt.Sprintf("; reused: TTFT error less the send wait p50 %.2f / p99 %.2f ms", d.p50, d.p99)
+		unsent = fmt.Sprintf("; TTFT error less the send wait p50 %.2f / p99 %.2f ms", d.p50, d.p99)
 	}
 	return fmt.Sprintf("; the server's bursts %d, judged late %d; judged on time, read ≥ %.0f ms late %d, "+
-		"reused and TTFT ≥ %.0f ms over %d; sent ≥ %.0f ms late %d%s",
+		"TTFT ≥ %.0f ms over %d; sent ≥ %.0f ms late %d%s",
 		e.bursts, e.burstsLate, halfStepMS, e.missedLate, halfStepMS, e.missedTTFT, halfStepMS, e.sentLate, unsent)
 }
 

@@ -68,20 +68,19 @@ const (
 	// A first token read together with the next one, which the server sent
 	// a decode step later, is dated by it (stream.TTFTReadLate): its TTFT
 	// is over by a decode step or more; a request that went out half a
-	// decode step after t0 on a reused connection (stream.TTFTSentLate)
-	// carries that wait. Once one call in a hundred is either, the TTFT P99
-	// is the client's. Unlike the lag above these are facts of each call,
-	// not estimates. In make accuracy on 2 cores (BENCHMARKS.md, thirty
-	// runs: five levels, both answer shapes, three runs each) no call
-	// judged on time was read half a decode step late, the send wait
-	// accounted for the whole TTFT error on reused connections wherever
-	// reads were on time (the rest's p99 0.03–0.23 ms), and a server's first
-	// two tokens sent together were counted only where the watcher itself
-	// ran late. With answers of one length the rule fired in every run at
-	// 500 and 1 000 streams (1.8–22.6 % of calls late), in one of three at
-	// 200 (1.9 %; the TTFT P99 on reused connections 5x a bare Go client's)
-	// and in none below; with answers of different lengths in none up to
-	// 200, one of three at 500 and every run at 1 000.
+	// decode step after t0, its connection's set-up left out
+	// (stream.TTFTSentLate), carries that wait. Once one call in a hundred
+	// is either, the TTFT P99 is the client's. Unlike the lag above these
+	// are facts of each call, not estimates. In make accuracy on 2 cores
+	// (BENCHMARKS.md, thirty runs: five levels, both answer shapes, three
+	// runs each) no call judged on time was read half a decode step late,
+	// the send wait accounted for the whole TTFT error but 0.01-0.03 ms at
+	// the median, and a server's first two tokens sent together were
+	// counted only where the watcher itself ran late. The rule fired in
+	// every run at 500 and 1 000 streams (2.1-8.5 % of calls late) and in
+	// none below; llm-sim's trace had one answer in a hundred (and three)
+	// over by half a decode step in exactly those runs, and in one run at
+	// 200 streams with 1.0 %.
 	LateTTFTShare = 0.01
 	LateTTFTMin   = 3 // calls, so that one or two unlucky calls in a short run do not fire it
 
@@ -266,8 +265,8 @@ func ruleClientBound(r *Run) []Finding {
 				"step or more", reads, n, fmtPct(float64(reads)/float64(n))))
 		}
 		if sends > 0 {
-			ev = append(ev, fmt.Sprintf("%d of %d calls (%s) sent their request on a reused connection half a decode step "+
-				"or more after it was made: the process was busy, and those TTFTs carry the wait", sends, n,
+			ev = append(ev, fmt.Sprintf("%d of %d calls (%s) sent their request half a decode step or more after it was "+
+				"made (a new connection's set-up left out): the process was busy, and those TTFTs carry the wait", sends, n,
 				fmtPct(float64(sends)/float64(n))))
 		}
 		vals["late_first_read_share"] = float64(reads) / float64(n)

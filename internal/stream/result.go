@@ -118,18 +118,15 @@ func (c *Call) Finish() *Result {
 	r.OutputTokens, r.TokenSource = c.tokens()
 	c.decodeSpeed(r)
 	c.finishChoices(r)
+	// The send wait leaves the connection's set-up out, so a call that
+	// opened its connection is judged by it too: at a test's start, when
+	// every call opens one at once, the requests' wait for a CPU is all that
+	// is left over the server's time (the connect itself waits in its system
+	// call, package connect). Over HTTP/2 a request does not wait for a
+	// stream the server allows: the module's transport opens another
+	// connection instead (HTTP2Config StrictMaxConcurrentRequests off).
 	r.SendWait = c.sendWait(r.Connect)
-	// A call that opened its connection is not judged by its send wait: at a
-	// test's start every call opens one at once, and that start-up's wait
-	// for a CPU is what llm_conn_opened counts and a warm-up leaves out.
-	// Over HTTP/2 a request does not wait for a stream the server allows:
-	// the module's transport opens another connection instead (HTTP2Config
-	// StrictMaxConcurrentRequests off), and that call's connect is not zero.
-	judgedSend := r.SendWait
-	if r.Connect != 0 {
-		judgedSend = Absent
-	}
-	r.TTFTCheck = r.Gaps.checkTTFT(c.firstWindow, c.firstWindowKnown, judgedSend)
+	r.TTFTCheck = r.Gaps.checkTTFT(c.firstWindow, c.firstWindowKnown, r.SendWait)
 	return r
 }
 

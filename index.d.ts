@@ -313,8 +313,9 @@ declare module "k6/x/llmstream" {
     /**
      * Whether this process made the TTFT late, by half a decode step or more: it read the first
      * token together with the next one, which the server sent a decode step later (the first gap is
-     * zero while the others are not; `ttft` is the second token's), or, on a reused connection, it
-     * sent the request half a decode step (and at least 1 ms) or more after t0 (`sendWait`). On Linux over HTTP/1.1 a
+     * zero while the others are not; `ttft` is the second token's), or it sent the request half a
+     * decode step (and at least 1 ms) or more after t0, its connection's set-up left out
+     * (`sendWait`). On Linux over HTTP/1.1 a
      * server that sent its first two tokens together is told apart (`false`). With `n` > 1, judged by
      * the first answer's gaps. `null` when it cannot be judged: fewer than three gaps, most gaps
      * zero (a server that sends in bursts), or a failed call.

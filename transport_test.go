@@ -12,9 +12,11 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/connect"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"github.com/sirupsen/logrus"
 	"github.com/stretchr/testify/require"
@@ -304,9 +306,9 @@ func TestConnectInSyscallIsK6sDial(t *testing.T) {
 	require.NoError(t, err, "k6's hosts option maps the name")
 	nc, ok := c.(*netext.Conn)
 	require.True(t, ok, "k6's byte counting is kept")
-	if runtime.GOOS == "linux" {
-		require.False(t, isBlocking(t, nc.Conn), "the socket is nonblocking once dialed")
-	}
+	blocking, err := connect.Blocking(nc.Conn.(syscall.Conn)) //nolint:forcetypeassert // under k6's counting, the TCP connection
+	require.NoError(t, err)
+	require.False(t, blocking, "the socket is nonblocking once dialed")
 	_, err = fmt.Fprint(c, "GET / HTTP/1.1\r\nHost: llm.test\r\nConnection: close\r\n\r\n")
 	require.NoError(t, err)
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))

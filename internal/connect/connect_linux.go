@@ -30,3 +30,17 @@ func unblock(c syscall.RawConn) error {
 	}
 	return err
 }
+
+// Blocking tells whether c's socket is in blocking mode, as a connection from
+// a dialer of InSyscall is until Done.
+func Blocking(c syscall.Conn) (bool, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return false, err
+	}
+	var flags int
+	if cerr := raw.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }); cerr != nil {
+		return false, cerr
+	}
+	return err == nil && flags&unix.O_NONBLOCK == 0, err
+}

@@ -44,12 +44,9 @@ func listen(t *testing.T) net.Listener {
 
 func isBlocking(t *testing.T, c net.Conn) bool {
 	t.Helper()
-	raw, err := c.(syscall.Conn).SyscallConn() //nolint:forcetypeassert // a TCP connection
+	blocking, err := Blocking(c.(syscall.Conn)) //nolint:forcetypeassert // a TCP connection
 	require.NoError(t, err)
-	var flags int
-	require.NoError(t, raw.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }))
-	require.NoError(t, err)
-	return flags&unix.O_NONBLOCK == 0
+	return blocking
 }
 
 // The connect runs on a blocking socket bounded by a send timeout, and Done

@@ -13,3 +13,6 @@ const supported = false
 func block(syscall.RawConn, time.Duration) {}
 
 func unblock(syscall.RawConn) error { return nil }
+
+// Blocking is false: off Linux no socket is made blocking.
+func Blocking(syscall.Conn) (bool, error) { return false, nil }

@@ -115,8 +115,8 @@ func (w *lagWarning) noteTTFT(log logrus.FieldLogger, check stream.TTFTCheck) {
 	}
 	log.Warnf("llmstream: of the last %d calls, %d read their first token together with the next one (which had "+
 		"arrived a decode step later) and %d sent their request half a decode step or more late: this load "+
-		"generator was running late just then, and those TTFTs are over by that much. Spread the calls (mixed "+
-		"prompts, an arrival-rate executor), give k6 more CPU or split the test; llm_ttft_late counts them",
+		"generator was running late just then, and those TTFTs are over by that much. Spread the calls (ramp "+
+		"the VUs up rather than starting them together, mixed prompts, an arrival-rate executor), give k6 more CPU or split the test; llm_ttft_late counts them",
 		n, reads, sends)
 }
 

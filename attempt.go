@@ -9,9 +9,11 @@ package llmstream
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -66,7 +68,17 @@ func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call
 		call.Reopen()
 		call.SetWatchdog(wd)
 	}
+	var tlsStart atomic.Int64
+	ctx = withSetUpTimer(ctx, call.SetUp) // the transport's dial (transport.go) reports its own time
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		// The handshake's own time, on the transport's dialing goroutine:
+		// with the dial's, what of the connect is not this process's wait.
+		TLSHandshakeStart: func() { tlsStart.Store(time.Now().UnixNano()) },
+		TLSHandshakeDone: func(tls.ConnectionState, error) {
+			if t0 := tlsStart.Swap(0); t0 != 0 {
+				call.SetUp(time.Duration(time.Now().UnixNano() - t0))
+			}
+		},
 		GetConn: func(string) { wd.ConnectStart() },
 		GotConn: func(info httptrace.GotConnInfo) {
 			wd.ConnectDone(info.Reused)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/connect"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"github.com/sirupsen/logrus"
@@ -348,4 +349,24 @@ func mustCIDR(t *testing.T, s string) *lib.IPNet {
 	n, err := lib.ParseCIDR(s)
 	require.NoError(t, err)
 	return n
+}
+
+// A transport's dial reports how long it took itself to the request it dialed
+// for, so that the wait of Go's dialing goroutine counts in the send wait.
+func TestDialReportsItsOwnTime(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(answer))
+	t.Cleanup(srv.Close)
+	kd := k6Dialer()
+	tr, ok := withHTTPVersion(&http.Transport{DialContext: kd.DialContext}, kd, config.HTTPAuto).(*http.Transport)
+	require.True(t, ok)
+	var took time.Duration
+	ctx := withSetUpTimer(context.Background(), func(d time.Duration) { took += d })
+	c, err := tr.DialContext(ctx, "tcp", srv.Listener.Addr().String())
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	require.Positive(t, took)
+	c, err = tr.DialContext(context.Background(), "tcp", srv.Listener.Addr().String())
+	require.NoError(t, err, "a context without a timer dials as well")
+	require.NoError(t, c.Close())
 }

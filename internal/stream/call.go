@@ -80,6 +80,10 @@ type Call struct {
 	// sent is when the request began to go out (Sent), set on the
 	// transport's writing goroutine.
 	sent atomic.Pointer[time.Time]
+	// setUp is how long the dial and TLS handshake of the connection the
+	// call opened took themselves (SetUp, ns): the rest of its connect is
+	// the wait of the transport's dialing goroutine for a CPU.
+	setUp atomic.Int64
 
 	chunks      int
 	cumTokens   int64 // running completion count from streamed usage
@@ -151,6 +155,13 @@ func (c *Call) Begin(at time.Time) {
 // and how long after t0 it ran is time this process took to send the request
 // (Result.SendWait).
 func (c *Call) Sent(at time.Time) { c.sent.CompareAndSwap(nil, &at) }
+
+// SetUp adds the time a dial or TLS handshake of the call's new connection
+// took itself, as the transport reports it (on its dialing goroutine). A
+// call's connect (Watchdog.Connect) also holds the waits of that goroutine
+// for a CPU; with SetUp known they count in the send wait, as this
+// process's.
+func (c *Call) SetUp(d time.Duration) { c.setUp.Add(int64(max(d, 0))) }
 
 // ArrivalClock dates the bytes a connection's latest read returned: now, or
 // earlier when the bytes reached the machine before the reader got to them

@@ -131,13 +131,19 @@ func (c *Call) Finish() *Result {
 }
 
 // sendWait is how long after t0 the request began to go out, the
-// connection's set-up (connect) left out; not known without a response.
+// connection's set-up left out; not known without a response. The set-up is
+// the dial and TLS handshake themselves when the transport reported them
+// (SetUp), else the whole connect.
 func (c *Call) sendWait(connect time.Duration) time.Duration {
 	at := c.sent.Load()
 	if at == nil || c.resp == nil || c.Start.IsZero() {
 		return Absent
 	}
-	return max(at.Sub(c.Start)-max(connect, 0), 0)
+	setUp := max(connect, 0)
+	if own := time.Duration(c.setUp.Load()); own > 0 && setUp > 0 {
+		setUp = min(own, setUp) // its own dial may have served another request: never more than its connect
+	}
+	return max(at.Sub(c.Start)-setUp, 0)
 }
 
 // tokens picks the most exact output-token count available.

@@ -322,9 +322,9 @@ declare module "k6/x/llmstream" {
      */
     ttftLate: boolean | null;
     /**
-     * How long after t0 the request began to go out, in ms, connection set-up left out: the time
-     * this process took to send it (over HTTP/2, waiting for the requests ahead of it on the
-     * shared connection too). Part of `ttfb` and `ttft`. `null` when no request was written.
+     * How long after t0 the request began to go out, in ms, connection set-up left out (a new
+     * connection's dial and TLS handshake themselves): the time this process took to send it
+     * (over HTTP/2, waiting for the requests ahead of it on the shared connection too). Part of `ttfb` and `ttft`. `null` when no request was written.
      */
     sendWait: number | null;
     /** With `prices`: what the call cost; else `null`. */

@@ -132,6 +132,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	lookIfLate() // before this read: the bytes waiting may be another stream's first token
 	r := c.rx
 	r.iov.Base = &p[0]
 	r.want = len(p)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // pair is a loopback TCP connection: the client side wrapped, the server's plain.
@@ -234,6 +236,80 @@ func TestHeldLateReadKeepsSegmentsApart(t *testing.T) {
 			}
 		}
 		c.Release()
+	}
+}
+
+// When the watcher's goroutine does not get to run (a wave of goroutines
+// queued ahead of it), the reads of other connections look in its stead, so a
+// held connection's late read still keeps its segments apart. Here the
+// watcher's goroutine never runs; without the other reads its segments merge
+// under the second's stamp.
+func TestReadsLookWhenTheWatcherIsLate(t *testing.T) {
+	const step = 40 * time.Millisecond
+	for _, othersRead := range []bool{true, false} {
+		held, srv := pair(t)
+		other, otherSrv := pair(t)
+		waitForStamps(t, held, srv)
+		waitForStamps(t, other, otherSrv)
+		fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := newWatcher(fd) // never run: always late
+		before := theWatcher.Swap(w)
+		var added bool
+		if err := held.raw.Control(func(fd uintptr) { added = w.add(held, fd) }); err != nil || !added {
+			t.Fatal("the test's watcher cannot watch the connection")
+		}
+		held.watched.Store(w)
+
+		sent := time.Now()
+		write := func(c net.Conn, s string) {
+			if _, err := c.Write([]byte(s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(srv, "data: one\n\n")
+		time.Sleep(step / 4)
+		if othersRead {
+			write(otherSrv, "x")
+			if _, err := other.Read(make([]byte, 8)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(step - step/4)
+		write(srv, "data: two\n\n")
+		time.Sleep(step / 2) // the held connection's reader comes late
+
+		var got []string
+		var stamps []time.Duration
+		buf := make([]byte, 64)
+		for len(strings.Join(got, "")) < len("data: one\n\ndata: two\n\n") {
+			n, err := held.Read(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(buf[:n]))
+			stamps = append(stamps, held.Arrival(time.Now()).Sub(sent))
+		}
+		w.remove(held)
+		held.watched.Store(nil)
+		theWatcher.Store(before)
+		_ = unix.Close(fd)
+		t.Logf("others read %v: reads %q, stamps %v after the first write", othersRead, got, stamps)
+
+		want, at := []string{"data: one\n\n", "data: two\n\n"}, []time.Duration{0, step}
+		if !othersRead {
+			want, at = []string{"data: one\n\ndata: two\n\n"}, []time.Duration{step}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("others read %v: reads %q, want %q", othersRead, got, want)
+		}
+		for i, d := range stamps {
+			if d < at[i] || d > at[i]+step/4 {
+				t.Fatalf("others read %v: read %d stamped %s after the first write, its segment was written at %s", othersRead, i, d, at[i])
+			}
+		}
 	}
 }
 

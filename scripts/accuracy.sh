@@ -8,7 +8,8 @@
 # MIN_TOKENS (100), MAX_TOKENS (200), DECODE_MS (20), TTFT_MS (60), STREAMS_PER_VU (10), OUT (temp dir), CHECK=1
 # (fail unless every answer joined and the errors are sane: the CI variant,
 # make accuracy-short), CHECK_REUSE=1 (also fail on connection churn), PROFILE_AT (a level:
-# an execution trace and a CPU profile of k6 there, for `go tool trace -pprof=sched`), REJOIN=1 (run
+# an execution trace and a CPU profile of k6 there, for `go tool trace -pprof=sched`; PROFILE_FROM
+# when, from k6's start, 0s: a third into the run; PROFILE_FOR how long each, 5s), REJOIN=1 (run
 # nothing: print the tables of the run already in OUT again), RUNS (1: runs of every client at
 # every level, interleaved; the ratios to the floor are then their median and range),
 # LLM_HTTP (the k6 client's http option, e.g. 2: h2c to llm-sim, and the floor on h2c too,
@@ -25,4 +26,4 @@ exec "$out/accuracy" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/
   -levels "${LEVELS:-1,50,200,500,1000}" -shapes "${SHAPES:-staggered,uniform}" -clients "${CLIENTS:-k6,bare}" \
   -duration "${DURATION:-15s}" -min-tokens "${MIN_TOKENS:-100}" -max-tokens "${MAX_TOKENS:-200}" -decode-ms "${DECODE_MS:-20}" -ttft-ms "${TTFT_MS:-60}" \
   -streams-per-vu "${STREAMS_PER_VU:-10}" -check="${CHECK:-0}" -check-reuse="${CHECK_REUSE:-0}" \
-  -http "${LLM_HTTP:-}" -start-spread "${START_SPREAD:-0s}" -profile-at "${PROFILE_AT:-0}" -rejoin="${REJOIN:-0}" -runs "${RUNS:-1}"
+  -http "${LLM_HTTP:-}" -start-spread "${START_SPREAD:-0s}" -profile-at "${PROFILE_AT:-0}" -profile-from "${PROFILE_FROM:-0s}" -profile-for "${PROFILE_FOR:-5s}" -rejoin="${REJOIN:-0}" -runs "${RUNS:-1}"

@@ -41,6 +41,8 @@ type settings struct {
 	rejoin               bool
 	runs                 int // of every client at every level, side by side
 	profileAt            int
+	profileFrom          time.Duration // 0: a third into the run
+	profileFor           time.Duration
 	k6Bins               map[string]string // client name → k6 binary
 	http                 string            // the k6 client's http option; "2" also puts the floor on h2c
 	startSpread          time.Duration     // k6's VUs, and the floor's goroutines a VU's worth at a time, start spread over this long
@@ -71,7 +73,9 @@ func main() {
 	flag.IntVar(&s.maxTokens, "max-tokens", 200, "longest staggered answer and every uniform answer, tokens")
 	flag.IntVar(&s.streamsPerVU, "streams-per-vu", 10, "concurrent streams per k6 VU")
 	flag.BoolVar(&s.check, "check", false, "fail unless every answer joined the trace, none failed, and the TTFT errors are finite and positive")
-	flag.IntVar(&s.profileAt, "profile-at", 0, "at this level, take a 5 s execution trace and then a 5 s CPU profile of k6 a third into its run (files k6-*.pprof / k6-*.trace in -out)")
+	flag.IntVar(&s.profileAt, "profile-at", 0, "at this level, take an execution trace and then a CPU profile of k6, each -profile-for long, -profile-from into its run (files k6-*.pprof / k6-*.trace in -out)")
+	flag.DurationVar(&s.profileFrom, "profile-from", 0, "when the trace of -profile-at begins, from k6's start (0: a third of -duration)")
+	flag.DurationVar(&s.profileFor, "profile-for", 5*time.Second, "how long the trace and the profile of -profile-at each last")
 	flag.IntVar(&s.runs, "runs", 1, "runs of every client at every level, interleaved; with more than one, the ratios to the floor are printed as the median of the runs and their range")
 	flag.BoolVar(&s.rejoin, "rejoin", false, "run nothing: join the traces and client lines an earlier run left in -out (same -levels, -shapes, -clients) and print its tables again")
 	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams + 2 + 2 % of its answers")
@@ -272,11 +276,20 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 		cmd.Args = append(cmd.Args[:2], append([]string{"--address", addr, "--profiling-enabled"}, cmd.Args[2:]...)...)
 		profiled = make(chan error, 1)
 		go func() {
-			time.Sleep(s.duration / 3)
+			from := s.profileFrom
+			if from == 0 {
+				from = s.duration / 3
+			}
+			time.Sleep(from)
 			base := "http://" + addr + "/debug/pprof/"
-			err := harness.Fetch(context.Background(), base+"trace?seconds=5", filepath.Join(s.out, "k6-"+name+".trace"))
+			secs := fmt.Sprintf("?seconds=%d", max(1, int(s.profileFor.Seconds())))
+			err := harness.Fetch(context.Background(), base+"trace"+secs, filepath.Join(s.out, "k6-"+name+".trace"))
 			if err == nil {
-				err = harness.Fetch(context.Background(), base+"profile?seconds=5", filepath.Join(s.out, "k6-"+name+"-cpu.pprof"))
+				// A trace as long as the run leaves no time for the profile:
+				// the trace is what was asked for first.
+				if perr := harness.Fetch(context.Background(), base+"profile"+secs, filepath.Join(s.out, "k6-"+name+"-cpu.pprof")); perr != nil {
+					fmt.Fprintf(os.Stderr, "accuracy: %s: no CPU profile of k6 (it ended first?): %v\n", name, perr)
+				}
 			}
 			profiled <- err
 		}()

@@ -13,7 +13,8 @@
 # nothing: print the tables of the run already in OUT again), RUNS (1: runs of every client at
 # every level, interleaved; the ratios to the floor are then their median and range),
 # LLM_HTTP (the k6 client's http option, e.g. 2: h2c to llm-sim, and the floor on h2c too,
-# as many streams to a connection as a VU has), START_SPREAD (0s: k6's VUs start spread over
+# as many streams to a connection as a VU has), LLM_TLS=1 (llm-sim serves HTTPS, self-signed; both
+# clients over HTTP/1.1, so each new connection's handshake is in its TTFT), START_SPREAD (0s: k6's VUs start spread over
 # this long, a ramp, instead of together; the floor's goroutines alike, a VU's worth at a time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,4 +27,4 @@ exec "$out/accuracy" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/
   -levels "${LEVELS:-1,50,200,500,1000}" -shapes "${SHAPES:-staggered,uniform}" -clients "${CLIENTS:-k6,bare}" \
   -duration "${DURATION:-15s}" -min-tokens "${MIN_TOKENS:-100}" -max-tokens "${MAX_TOKENS:-200}" -decode-ms "${DECODE_MS:-20}" -ttft-ms "${TTFT_MS:-60}" \
   -streams-per-vu "${STREAMS_PER_VU:-10}" -check="${CHECK:-0}" -check-reuse="${CHECK_REUSE:-0}" \
-  -http "${LLM_HTTP:-}" -start-spread "${START_SPREAD:-0s}" -profile-at "${PROFILE_AT:-0}" -profile-from "${PROFILE_FROM:-0s}" -profile-for "${PROFILE_FOR:-5s}" -rejoin="${REJOIN:-0}" -runs "${RUNS:-1}"
+  -http "${LLM_HTTP:-}" -start-spread "${START_SPREAD:-0s}" -profile-at "${PROFILE_AT:-0}" -profile-from "${PROFILE_FROM:-0s}" -profile-for "${PROFILE_FOR:-5s}" -rejoin="${REJOIN:-0}" -runs "${RUNS:-1}" -tls="${LLM_TLS:-0}"

@@ -46,6 +46,7 @@ type settings struct {
 	k6Bins               map[string]string // client name → k6 binary
 	http                 string            // the k6 client's http option; "2" also puts the floor on h2c
 	startSpread          time.Duration     // k6's VUs, and the floor's goroutines a VU's worth at a time, start spread over this long
+	tls                  bool              // llm-sim serves HTTPS (self-signed), both clients skip verification
 }
 
 // result is one run: one client at one level of one shape.
@@ -81,6 +82,8 @@ func main() {
 	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams + 2 + 2 % of its answers")
 	flag.StringVar(&s.http, "http", "", "the k6 client's http option (1.1, 2, auto; default: the client's own); with 2 the floor speaks h2c too, -streams-per-vu streams to a connection as a VU's share one")
 	flag.DurationVar(&s.startSpread, "start-spread", 0, "spread the k6 VUs' starts over this long instead of starting them together, and the floor's goroutines alike, -streams-per-vu at a time")
+	flag.BoolVar(&s.tls, "tls", false, "llm-sim serves HTTPS with a self-signed certificate, k6 and the floor over HTTP/1.1 with verification skipped: "+
+		"each new connection's TLS handshake is then in its TTFT, as against a real provider")
 	flag.Parse()
 	var err error
 	if s.levels, err = ints(*levels); err != nil {
@@ -94,6 +97,9 @@ func main() {
 	}
 	if s.runs < 1 {
 		fatal(fmt.Errorf("-runs: %d is not a positive count", s.runs))
+	}
+	if s.tls && s.http != "" && s.http != "1.1" {
+		fatal(fmt.Errorf("-tls with -http %s: over TLS both clients speak HTTP/1.1 (the floor has no HTTP/2 over TLS)", s.http))
 	}
 	s.k6Bins = map[string]string{"k6": s.k6}
 	for i, c := range s.clients {
@@ -209,6 +215,9 @@ func (s settings) simArgs(shape, trace string) []string {
 		args = append(args, "--set", "output_dist=uniform", "--set", fmt.Sprint("output_min_tokens=", s.minTokens),
 			"--set", fmt.Sprint("output_mean_tokens=", mean))
 	}
+	if s.tls {
+		args = append(args, "--tls")
+	}
 	return args
 }
 
@@ -258,13 +267,23 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 		if s.http == "2" {
 			cmd.Args = append(cmd.Args, "-http", "2")
 		}
+		if s.tls {
+			cmd.Args = append(cmd.Args, "-tls-insecure")
+		}
 	default:
+		httpVersion := s.http
+		if s.tls {
+			httpVersion = "1.1" // as the floor: k6 would otherwise take HTTP/2 by ALPN
+		}
 		cmd = exec.Command(s.k6Bins[client], "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--no-thresholds",
 			"--log-format", "raw", "--console-output", lines,
 			"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("STREAMS=", streams),
 			"-e", fmt.Sprint("STREAMS_PER_VU=", s.streamsPerVU), "-e", fmt.Sprint("DURATION_MS=", s.duration.Milliseconds()),
-			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "LLM_HTTP="+s.http,
+			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "LLM_HTTP="+httpVersion,
 			"-e", fmt.Sprint("START_SPREAD_MS=", s.startSpread.Milliseconds()), "bench/accuracy.js")
+		if s.tls {
+			cmd.Args = append(cmd.Args[:2], append([]string{"--insecure-skip-tls-verify"}, cmd.Args[2:]...)...)
+		}
 	}
 	var profiled chan error
 	if client != "bare" && streams == s.profileAt {

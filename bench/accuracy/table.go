@@ -15,9 +15,13 @@ import (
 // side by side, and the ratio of the module's error to the floor's.
 func printTables(w io.Writer, s settings, results []result) {
 	load, _ := os.ReadFile("/proc/loadavg")
+	over := ""
+	if s.tls {
+		over = "; over TLS (HTTP/1.1)"
+	}
 	fmt.Fprintf(w, "\nllm-sim: decode step %g ms, +%g ms before the first token; answers %d–%d tokens (staggered) or %d (uniform); "+
-		"%s per client and level; k6: %d streams per VU; load average now %s\n",
-		s.decodeMs, s.ttftMs, s.minTokens, s.maxTokens, s.maxTokens, s.duration, s.streamsPerVU, strings.Fields(string(load) + " ?")[0])
+		"%s per client and level; k6: %d streams per VU; load average now %s%s\n",
+		s.decodeMs, s.ttftMs, s.minTokens, s.maxTokens, s.maxTokens, s.duration, s.streamsPerVU, strings.Fields(string(load) + " ?")[0], over)
 	fmt.Fprintln(w, "errors are client − server (llm-sim's trace), ms, p50 / p99 / max")
 	for _, shape := range s.shapes {
 		fmt.Fprintf(w, "\n%s answers\n\n", shape)

@@ -9,7 +9,7 @@ import (
 // connection each); over HTTP/2 each group of connStreams goroutines gets its
 // own transport, so its own connection, and speaks h2c.
 func TestClientsShareTransportsAsVUsShareConnections(t *testing.T) {
-	h1 := newClients(25, "1.1", 10)
+	h1 := newClients(25, "1.1", 10, false)
 	for i, c := range h1 {
 		if c != h1[0] {
 			t.Fatalf("HTTP/1.1: goroutine %d has a client of its own", i)
@@ -18,7 +18,7 @@ func TestClientsShareTransportsAsVUsShareConnections(t *testing.T) {
 	if p := h1[0].Transport.(*http.Transport).Protocols; p != nil {
 		t.Fatalf("HTTP/1.1: protocols %v set, want the transport's default", p)
 	}
-	h2 := newClients(25, "2", 10)
+	h2 := newClients(25, "2", 10, false)
 	groups := map[any][]int{}
 	for i, c := range h2 {
 		groups[c] = append(groups[c], i)

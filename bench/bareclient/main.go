@@ -21,6 +21,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -87,6 +88,7 @@ func main() {
 		"default: one body for all requests, and llm-sim gives every answer the same length")
 	httpVersion := flag.String("http", "1.1", "protocol: 1.1, or 2 (HTTP/2 without TLS, h2c)")
 	connStreams := flag.Int("conn-streams", 10, "goroutines grouped as a k6 VU's streams: with -http 2 they share one connection, with -start-spread they start together")
+	tlsInsecure := flag.Bool("tls-insecure", false, "for an https -url: skip verifying the server's certificate (llm-sim --tls makes a self-signed one); HTTP/1.1 only")
 	startSpread := flag.Duration("start-spread", 0, "start the groups of -conn-streams goroutines spread over this long, as make accuracy's START_SPREAD spreads k6's VUs; default: all at once")
 	flag.Parse()
 	if *httpVersion != "1.1" && *httpVersion != "2" {
@@ -116,7 +118,7 @@ func main() {
 		return p
 	}
 	payload := body(0)
-	clients := newClients(*vus, *httpVersion, *connStreams)
+	clients := newClients(*vus, *httpVersion, *connStreams, *tlsInsecure)
 
 	ctx, cancel := context.WithTimeout(context.Background(), *duration)
 	defer cancel()
@@ -168,9 +170,14 @@ func main() {
 // Over HTTP/2 a transport multiplexes every request on one connection, so
 // each group of connStreams goroutines gets its own transport: its own
 // connection, as each k6 VU has its own.
-func newClients(vus int, httpVersion string, connStreams int) []*http.Client {
+func newClients(vus int, httpVersion string, connStreams int, tlsInsecure bool) []*http.Client {
 	transport := func() *http.Transport {
 		t := &http.Transport{MaxIdleConnsPerHost: vus, DisableCompression: true}
+		if tlsInsecure {
+			// A loopback llm-sim's own certificate; with a TLS config of its
+			// own the transport speaks HTTP/1.1, as the module is told to.
+			t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // a benchmark against a self-signed loopback server
+		}
 		if httpVersion == "2" {
 			t.Protocols = new(http.Protocols)
 			t.Protocols.SetUnencryptedHTTP2(true)

@@ -6,6 +6,7 @@ package harness
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"github.com/google/pprof/profile"
 	"io"
@@ -184,12 +185,20 @@ func ReadK6Runtime(ctx context.Context, addr string, collect bool) (K6Runtime, e
 	return r, nil
 }
 
+// loopbackClient is for llm-sim's and k6's own endpoints on loopback, which
+// llm-sim --tls serves with a self-signed certificate.
+//
+//nolint:gochecknoglobals // one client for the harness's GETs
+var loopbackClient = &http.Client{Transport: &http.Transport{
+	TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback servers of the benchmark's own
+}}
+
 func get(ctx context.Context, url string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := loopbackClient.Do(req)
 	if err != nil {
 		return "", err
 	}

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -282,7 +283,7 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "LLM_HTTP="+httpVersion,
 			"-e", fmt.Sprint("START_SPREAD_MS=", s.startSpread.Milliseconds()), "bench/accuracy.js")
 		if s.tls {
-			cmd.Args = append(cmd.Args[:2], append([]string{"--insecure-skip-tls-verify"}, cmd.Args[2:]...)...)
+			runFlags(cmd, "--insecure-skip-tls-verify")
 		}
 	}
 	var profiled chan error
@@ -292,7 +293,7 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 			return r, err
 		}
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		cmd.Args = append(cmd.Args[:2], append([]string{"--address", addr, "--profiling-enabled"}, cmd.Args[2:]...)...)
+		runFlags(cmd, "--address", addr, "--profiling-enabled")
 		profiled = make(chan error, 1)
 		go func() {
 			from := s.profileFrom
@@ -341,6 +342,12 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 	// The metrics scrape above is one connection of its own.
 	r.connections--
 	return r, s.saveRun(name, r)
+}
+
+// runFlags puts flags right after "k6 run", before the script and its -e
+// options.
+func runFlags(cmd *exec.Cmd, flags ...string) {
+	cmd.Args = slices.Insert(cmd.Args, 2, flags...)
 }
 
 // runFacts are the figures of a run that its files do not hold, kept beside

@@ -365,8 +365,10 @@ func TestFailuresResolveClassified(t *testing.T) {
 				_ = conn.Close()
 			}
 		}, "network"},
-		{"ends without finish", func(w http.ResponseWriter, _ *http.Request) {
-			_, _ = w.Write([]byte(chunk("a", "") + "data: [DONE]\n\n"))
+		// [DONE] after output completes an answer without a finish reason
+		// (docs/protocols.md); a stream with neither ends truncated.
+		{"ends without finish or [DONE]", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte(chunk("a", "")))
 		}, "truncated"},
 	}
 	for _, tc := range cases {

@@ -29,7 +29,9 @@ func init() {
 			}
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder: func() Decoder { return &anthropic{} },
+		NewDecoder:   func() Decoder { return &anthropic{} },
+		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "max_tokens") },
+		LengthFinish: "max_tokens",
 	})
 }
 
@@ -115,12 +117,12 @@ func anthropicBlockDelta(root gjson.Result, d *Delta) {
 // no input field, so the prompt known from message_start (knownPrompt) stands.
 // Anthropic reports no separate thinking count: ReasoningTokens stays 0.
 func anthropicUsage(u gjson.Result, withOutput bool, knownPrompt int64) *Usage {
-	read := nonNegInt(u, "cache_read_input_tokens")
+	read, reported := cachedCount(u, "cache_read_input_tokens")
 	prompt := addCounts(nonNegInt(u, "input_tokens"), nonNegInt(u, "cache_creation_input_tokens"), read)
 	if prompt == 0 {
 		prompt = knownPrompt
 	}
-	out := &Usage{PromptTokens: prompt, CachedTokens: read}
+	out := &Usage{PromptTokens: prompt, CachedTokens: read, CachedReported: reported}
 	if withOutput {
 		out.CompletionTokens = nonNegInt(u, "output_tokens")
 	}

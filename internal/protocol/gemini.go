@@ -24,7 +24,9 @@ func init() {
 			}
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder: func() Decoder { return &gemini{} },
+		NewDecoder:   func() Decoder { return &gemini{} },
+		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "generationConfig.maxOutputTokens") },
+		LengthFinish: "MAX_TOKENS",
 	})
 }
 
@@ -100,7 +102,11 @@ func (g *gemini) usage(u gjson.Result) *Usage {
 		PromptTokens:     nonNegInt(u, "promptTokenCount"), // includes cached content
 		CompletionTokens: addCounts(g.candidates, g.thoughts),
 		CachedTokens:     nonNegInt(u, "cachedContentTokenCount"),
-		ReasoningTokens:  g.thoughts,
-		TotalTokens:      nonNegInt(u, "totalTokenCount"),
+		// Gemini's JSON is proto3's, which leaves zero counts out: a
+		// usageMetadata without cachedContentTokenCount says nothing was
+		// cached, as promptTokenCount's absence would say an empty prompt.
+		CachedReported:  u.Get("promptTokenCount").Exists() || u.Get("cachedContentTokenCount").Exists(),
+		ReasoningTokens: g.thoughts,
+		TotalTokens:     nonNegInt(u, "totalTokenCount"),
 	}
 }

@@ -21,7 +21,9 @@ func init() {
 			bearer(h, r)
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder: func() Decoder { return &llamaCpp{} },
+		NewDecoder:   func() Decoder { return &llamaCpp{} },
+		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "n_predict") },
+		LengthFinish: "limit",
 	})
 }
 
@@ -54,12 +56,14 @@ func (l *llamaCpp) Decode(ev Event, d *Delta) error {
 			l.predicted = n
 		}
 		prompt := nonNegInt(root, "tokens_evaluated")
+		// timings.cache_n is the prompt tokens reused from the KV cache;
+		// tokens_cached is n_past, which also counts generated tokens.
+		cached, reported := cachedCount(root, "timings.cache_n")
 		d.Usage = &Usage{
 			PromptTokens:     prompt,
 			CompletionTokens: l.predicted,
-			// timings.cache_n is the prompt tokens reused from the KV cache;
-			// tokens_cached is n_past, which also counts generated tokens.
-			CachedTokens: nonNegInt(root, "timings.cache_n"),
+			CachedTokens:     cached,
+			CachedReported:   reported,
 		}
 		if prompt > 0 && l.predicted > 0 {
 			d.Usage.TotalTokens = addCounts(prompt, l.predicted)
@@ -70,11 +74,11 @@ func (l *llamaCpp) Decode(ev Event, d *Delta) error {
 		d.ServerTimings = llamaCppTimings(t)
 	}
 	if root.Get("stop").Bool() {
-		reason := str(root, "stop_type")
-		if reason == "" {
-			reason = "stop"
+		if reason := str(root, "stop_type"); reason != "" {
+			setFinish(d, reason)
+		} else {
+			endUnnamed(d)
 		}
-		setFinish(d, reason)
 	}
 	return nil
 }

@@ -26,7 +26,9 @@ func init() {
 			bearer(h, r) // ollama.com and authenticating proxies; a local server ignores it
 			streamHeaders(h, "application/x-ndjson")
 		},
-		NewDecoder: func() Decoder { return &ollama{} },
+		NewDecoder:   func() Decoder { return &ollama{} },
+		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "options.num_predict") },
+		LengthFinish: "length",
 	})
 }
 
@@ -71,16 +73,18 @@ func (o *ollama) Decode(ev Event, d *Delta) error {
 	if !root.Get("done").Bool() {
 		return nil
 	}
-	reason := str(root, "done_reason")
-	if reason == "" {
-		reason = "stop" // servers before done_reason existed
+	if reason := str(root, "done_reason"); reason != "" {
+		setFinish(d, reason)
+	} else {
+		endUnnamed(d) // servers before done_reason existed
 	}
-	setFinish(d, reason)
 	prompt, out := nonNegInt(root, "prompt_eval_count"), nonNegInt(root, "eval_count")
 	if prompt > 0 || out > 0 {
+		// prompt_eval_cached_count: the cached part of the prompt (Ollama
+		// since Aug 2026); older servers say nothing of their cache.
+		cached, reported := cachedCount(root, "prompt_eval_cached_count")
 		d.Usage = &Usage{PromptTokens: prompt, CompletionTokens: out, TotalTokens: addCounts(prompt, out),
-			// prompt_eval_cached_count: the cached part of the prompt (Ollama since Aug 2026).
-			CachedTokens: nonNegInt(root, "prompt_eval_cached_count")}
+			CachedTokens: cached, CachedReported: reported}
 	}
 	d.ServerTimings = ollamaTimings(root)
 	return nil

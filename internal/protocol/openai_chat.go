@@ -17,6 +17,10 @@ func init() {
 		Prepare:    prepareOpenAI,
 		Headers:    openAIHeaders,
 		NewDecoder: func() Decoder { return &openAIChat{} },
+		// max_completion_tokens replaced max_tokens; a body with both is
+		// limited by the newer one, as OpenAI and vLLM read it.
+		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "max_completion_tokens", "max_tokens") },
+		LengthFinish: "length",
 	})
 }
 
@@ -165,29 +169,6 @@ func decodeChatDelta(delta gjson.Result, d *Delta) {
 		d.Reasoning += reasoningContent
 	} else {
 		d.Reasoning += reasoning
-	}
-}
-
-// setFinish records a finish reason; any finish reason is the server saying the
-// answer is complete.
-func setFinish(d *Delta, reason string) {
-	if reason != "" {
-		d.FinishReason = reason
-		d.Terminal = true
-	}
-}
-
-func openAIUsage(u gjson.Result) *Usage {
-	reasoning := nonNegInt(u, "completion_tokens_details.reasoning_tokens")
-	if reasoning == 0 {
-		reasoning = nonNegInt(u, "reasoning_tokens") // SGLang puts it at the top level
-	}
-	return &Usage{
-		PromptTokens:     nonNegInt(u, "prompt_tokens"),
-		CompletionTokens: nonNegInt(u, "completion_tokens"),
-		CachedTokens:     nonNegInt(u, "prompt_tokens_details.cached_tokens"),
-		ReasoningTokens:  reasoning,
-		TotalTokens:      nonNegInt(u, "total_tokens"),
 	}
 }
 

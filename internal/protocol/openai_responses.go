@@ -15,8 +15,10 @@ func init() {
 				setDefault(body, "model", r.Model)
 			}
 		},
-		Headers:    openAIHeaders,
-		NewDecoder: func() Decoder { return &openAIResponses{} },
+		Headers:      openAIHeaders,
+		NewDecoder:   func() Decoder { return &openAIResponses{} },
+		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "max_output_tokens") },
+		LengthFinish: "max_output_tokens",
 	})
 }
 
@@ -81,10 +83,12 @@ func responsesEnd(resp gjson.Result, d *Delta, reason string) {
 		d.Model = m
 	}
 	if u := resp.Get("usage"); u.IsObject() {
+		cached, reported := cachedCount(u, "input_tokens_details.cached_tokens")
 		d.Usage = &Usage{
 			PromptTokens:     nonNegInt(u, "input_tokens"),
 			CompletionTokens: nonNegInt(u, "output_tokens"),
-			CachedTokens:     nonNegInt(u, "input_tokens_details.cached_tokens"),
+			CachedTokens:     cached,
+			CachedReported:   reported,
 			ReasoningTokens:  nonNegInt(u, "output_tokens_details.reasoning_tokens"),
 			TotalTokens:      nonNegInt(u, "total_tokens"),
 		}

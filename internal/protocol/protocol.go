@@ -34,13 +34,17 @@ type Event struct {
 	Data string
 }
 
-// Usage is a server's token accounting. Zero fields mean "not reported".
+// Usage is a server's token accounting. Zero fields mean "not reported",
+// except CachedTokens, whose zero is a reading (a cache miss) only when
+// CachedReported says the server sent a cached-token field: a server that
+// reports no cache use has not said its cache missed.
 type Usage struct {
 	PromptTokens     int64
 	CompletionTokens int64
 	CachedTokens     int64
 	ReasoningTokens  int64
 	TotalTokens      int64
+	CachedReported   bool
 }
 
 // ToolCallDelta is a fragment of one tool call, keyed by Index (or ID).
@@ -75,10 +79,12 @@ type Delta struct {
 	// carrying pieces of several choices is folded into the last one's.
 	Choice int
 	// Terminal says the server declared the answer complete (finish reason,
-	// message_stop, response.completed, done:true). A stream is judged complete by
-	// this, never by a [DONE] sentinel alone.
+	// message_stop, response.completed, done:true), with or without naming
+	// the finish (FinishReason may be empty: the finish is then unknown).
 	Terminal bool
 	// EndOfStream asks the reader to stop: nothing meaningful follows ([DONE]).
+	// It is weaker evidence than Terminal (a gateway may send it after cutting
+	// a stream); the call weighs it with what came before (stream.Call).
 	EndOfStream bool
 
 	Err           *StreamError
@@ -159,6 +165,13 @@ type Spec struct {
 	// CompleteAtEOF says a clean end of the body completes the call even though
 	// no event declared it complete: raw event streams have no terminal event.
 	CompleteAtEOF bool
+	// MaxTokens reads the output limit the request body sets (0 when it
+	// sets none, or for protocols without one): an answer whose output count
+	// reaches it and whose server named no finish ended at the limit.
+	MaxTokens func(body map[string]any) int64
+	// LengthFinish is the protocol's own name for "stopped at the output
+	// limit" ("length", "max_tokens"…), given to such an answer.
+	LengthFinish string
 }
 
 var registry = map[string]*Spec{} //nolint:gochecknoglobals // filled by init, read-only after

@@ -28,7 +28,9 @@ func init() {
 			bearer(h, r)
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder: func() Decoder { return &tgi{} },
+		NewDecoder:   func() Decoder { return &tgi{} },
+		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "parameters.max_new_tokens") },
+		LengthFinish: "length",
 	})
 }
 
@@ -61,11 +63,11 @@ func (*tgi) Decode(ev Event, d *Delta) error {
 		}
 	}
 	if gt := root.Get("generated_text"); gt.Exists() && gt.Type != gjson.Null {
-		reason := str(details, "finish_reason")
-		if reason == "" {
-			reason = "stop" // details not requested
+		if reason := str(details, "finish_reason"); reason != "" {
+			setFinish(d, reason)
+		} else {
+			endUnnamed(d) // details not asked for: the end, but not its reason
 		}
-		setFinish(d, reason)
 	}
 	return nil
 }

@@ -44,6 +44,11 @@ type ModelProfile struct {
 	GatewayFlushMs float64 `json:"gateway_flush_ms" yaml:"gateway_flush_ms"` // buffer the stream and flush every N ms like a buffering gateway; 0 = flush every chunk
 	RetryAfterSec  int     `json:"retry_after_s" yaml:"retry_after_s"`       // Retry-After on a 429 for a full queue, s
 
+	// Server quirks (quirks.go): real servers' departures from OpenAI's
+	// documents, on the OpenAI routes.
+	OmitFinishReason  bool   `json:"omit_finish_reason" yaml:"omit_finish_reason"`   // no chunk names a finish (llm-d's simulator)
+	CachedTokensField string `json:"cached_tokens_field" yaml:"cached_tokens_field"` // prompt_tokens_details | prompt_tokens_detail | none
+
 	// Faults maps a fault (X-Sim-Fault syntax, e.g. "stall=2000@5") to the
 	// probability that a request gets it.
 	Faults map[string]float64 `json:"faults,omitempty" yaml:"faults,omitempty"`
@@ -220,6 +225,9 @@ func (p *ModelProfile) Validate() error {
 		check(p.CacheCapacityBlks >= 1, "cache_capacity_blocks must be at least 1")
 	}
 	check(p.RetryAfterSec >= 0, "retry_after_s must not be negative")
+	if err := checkCachedField(p.CachedTokensField); err != nil {
+		check(false, "%v", err)
+	}
 	for spec, prob := range p.Faults {
 		if _, err := ParseFaults(spec); err != nil {
 			check(false, "faults: %v", err)
@@ -385,6 +393,8 @@ var knobList = []Knob{ //nolint:gochecknoglobals // read-only table
 	{"cache_capacity_blocks", "prefix-cache capacity, least recently used blocks evicted (blocks)"},
 	{"gateway_flush_ms", "buffer the stream and flush every N ms, like a buffering gateway (ms; 0 = flush every chunk)"},
 	{"retry_after_s", "Retry-After sent with the 429 of a full queue (s)"},
+	{"omit_finish_reason", "OpenAI routes: no chunk names a finish, as llm-d's inference simulator streams (bool)"},
+	{"cached_tokens_field", "OpenAI routes: usage's cached-token object, prompt_tokens_details | prompt_tokens_detail (llm-d's simulator) | none"},
 }
 
 func knobIndex() map[string]int {

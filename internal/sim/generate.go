@@ -114,7 +114,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	}
 
 	textSeed := s.textSeed(m, req)
-	outTokens, reason := m.outputLength(maxTokens, textSeed)
+	outTokens, reason := maxTokens, "length"
+	if !req.IgnoreEOS {
+		outTokens, reason = m.outputLength(maxTokens, textSeed)
+	}
 	seq, err := m.eng.submit(seqSpec{
 		PromptIDs: ids, PromptTokens: promptTokens, OutputTokens: outTokens,
 		FinishReason: reason, TextSeed: textSeed, Faults: faults,
@@ -134,7 +137,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	meta := &respMeta{
 		id: p.idPrefix() + id, model: m.name, created: time.Now().Unix(),
 		includeUsage: req.IncludeUsage, continuousUsage: req.ContinuousUsage, promptTokens: promptTokens,
-		outputTokens: outTokens, finishReason: reason,
+		outputTokens: outTokens, finishReason: reason, quirks: m.p.quirks(),
 	}
 	st := &genState{s: s, w: w, r: r, p: p, m: m, seq: seq, meta: meta, faults: faults, rec: rec, reason: reason, textSeed: textSeed}
 	if req.Stream {

@@ -21,6 +21,9 @@ type genRequest struct {
 	IncludeUsage    bool // final usage event
 	ContinuousUsage bool // running usage on every event (vLLM continuous_usage_stats)
 	Seed            *int64
+	// IgnoreEOS asks for max_tokens tokens whatever the model would stop at
+	// (vLLM's ignore_eos): the usual way to fix answer lengths in a test.
+	IgnoreEOS bool
 }
 
 // respMeta is what every event of one response repeats.
@@ -32,6 +35,7 @@ type respMeta struct {
 	continuousUsage bool
 	promptTokens    int
 	cachedTokens    int
+	quirks          quirks // the model's server quirks (quirks.go)
 	// outputTokens and finishReason are the planned answer length and its
 	// finish reason: a renderer whose last token event must say it is the
 	// last (TGI) knows it when total reaches outputTokens.

@@ -41,10 +41,11 @@ type openAIRequest struct {
 		IncludeUsage         *bool `json:"include_usage"`
 		ContinuousUsageStats *bool `json:"continuous_usage_stats"`
 	} `json:"stream_options"`
-	N        *int64          `json:"n"`
-	Seed     *int64          `json:"seed"`
-	Messages json.RawMessage `json:"messages"`
-	Prompt   json.RawMessage `json:"prompt"`
+	N         *int64          `json:"n"`
+	IgnoreEOS *bool           `json:"ignore_eos"`
+	Seed      *int64          `json:"seed"`
+	Messages  json.RawMessage `json:"messages"`
+	Prompt    json.RawMessage `json:"prompt"`
 }
 
 // parseOpenAI decodes and validates the shared fields; prompt reads the
@@ -107,6 +108,7 @@ func (c *openAIRequest) fill(g *genRequest) *apiError {
 		g.ContinuousUsage = g.IncludeUsage && so.ContinuousUsageStats != nil && *so.ContinuousUsageStats
 	}
 	g.Seed = c.Seed
+	g.IgnoreEOS = c.IgnoreEOS != nil && *c.IgnoreEOS
 	return nil
 }
 
@@ -162,9 +164,19 @@ func appendUsage(b []byte, m *respMeta, completion int) []byte {
 	b = strconv.AppendInt(b, int64(completion), 10)
 	b = append(b, `,"total_tokens":`...)
 	b = strconv.AppendInt(b, int64(m.promptTokens+completion), 10)
-	b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
-	b = strconv.AppendInt(b, int64(m.cachedTokens), 10)
-	return append(b, `}}`...)
+	b = m.quirks.appendCachedTokens(b, m.cachedTokens)
+	return append(b, '}')
+}
+
+// finishChunk writes the chunk naming the finish, b (a choice begun with
+// begin), unless the omit_finish_reason quirk leaves it out, then the tail.
+func (c *openAIChunks) finishChunk(out eventSink, b []byte, total int) error {
+	if !c.m.quirks.omitFinish {
+		if err := out.event(c.end(b, total), 0); err != nil {
+			return err
+		}
+	}
+	return c.tail(out, total)
 }
 
 // tail writes what follows the finish chunk: the usage chunk and [DONE].
@@ -210,16 +222,17 @@ func finishReasonJSON(b []byte, reason string) []byte {
 	return appendJSONString(b, reason)
 }
 
-// openAIAnswer renders a non-streamed answer with its one choice.
+// openAIAnswer renders a non-streamed answer with its one choice; its usage
+// object is the stream's, quirks included.
 func openAIAnswer(m *respMeta, object string, choice any, completion int) []byte {
 	return mustJSON(struct {
-		ID      string      `json:"id"`
-		Object  string      `json:"object"`
-		Created int64       `json:"created"`
-		Model   string      `json:"model"`
-		Choices []any       `json:"choices"`
-		Usage   openAIUsage `json:"usage"`
-	}{ID: m.id, Object: object, Created: m.created, Model: m.model, Choices: []any{choice}, Usage: newOpenAIUsage(m, completion)})
+		ID      string          `json:"id"`
+		Object  string          `json:"object"`
+		Created int64           `json:"created"`
+		Model   string          `json:"model"`
+		Choices []any           `json:"choices"`
+		Usage   json.RawMessage `json:"usage"`
+	}{ID: m.id, Object: object, Created: m.created, Model: m.model, Choices: []any{choice}, Usage: appendUsage(nil, m, completion)})
 }
 
 // openAITruncated is a non-streamed answer cut off inside its choice (the
@@ -231,20 +244,4 @@ func openAITruncated(m *respMeta, object, choiceStart string) []byte {
 	b = append(b, object...)
 	b = append(b, `","choices":[`...)
 	return append(b, choiceStart...)
-}
-
-// openAIUsage is the usage object of a non-streamed answer.
-type openAIUsage struct {
-	PromptTokens        int `json:"prompt_tokens"`
-	CompletionTokens    int `json:"completion_tokens"`
-	TotalTokens         int `json:"total_tokens"`
-	PromptTokensDetails struct {
-		CachedTokens int `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-}
-
-func newOpenAIUsage(m *respMeta, completion int) openAIUsage {
-	u := openAIUsage{PromptTokens: m.promptTokens, CompletionTokens: completion, TotalTokens: m.promptTokens + completion}
-	u.PromptTokensDetails.CachedTokens = m.cachedTokens
-	return u
 }

@@ -72,10 +72,7 @@ func (c *completionStream) finish(out eventSink, reason string, total int) error
 	b := append(c.begin(), `{"index":0,"text":"","logprobs":null,"finish_reason":`...)
 	b = finishReasonJSON(b, reason)
 	b = append(b, '}')
-	if err := out.event(c.end(b, total), 0); err != nil {
-		return err
-	}
-	return c.tail(out, total)
+	return c.finishChunk(out, b, total)
 }
 
 func (openAICompletions) complete(m *respMeta, text []byte, reason string, completion int) []byte {

@@ -6,7 +6,9 @@ import "github.com/llmstream/xk6-llmstream/internal/protocol"
 // as the server's usage report tells.
 type CacheState uint8
 
-// The cache states. Servers that report no usage leave it unknown.
+// The cache states. A server that reports no usage, or usage without any
+// cached-token field, leaves it unknown: only a count it sent is a reading,
+// and a miss is its saying 0.
 const (
 	CacheUnknown CacheState = iota
 	CacheHit
@@ -27,7 +29,7 @@ func (s CacheState) String() string {
 
 func cacheState(u *protocol.Usage) CacheState {
 	switch {
-	case u == nil || u.PromptTokens == 0 && u.CachedTokens == 0:
+	case u == nil || !u.CachedReported:
 		return CacheUnknown
 	case u.CachedTokens > 0:
 		return CacheHit

@@ -59,6 +59,10 @@ type Config struct {
 	// Sizes, when set, sizes the answer's text and gaps from the client's
 	// previous answer, and learns this one's.
 	Sizes *Sizes
+	// MaxTokens is the request's output limit (Spec.MaxTokens; 0 = none) and
+	// RequireFinishReason the strict end rule: completeness.go.
+	MaxTokens           int64
+	RequireFinishReason bool
 }
 
 // Call is the state of one response being read.
@@ -466,6 +470,7 @@ func mergeUsage(old, u *protocol.Usage) *protocol.Usage {
 		PromptTokens:     pick(old.PromptTokens, u.PromptTokens),
 		CompletionTokens: pick(old.CompletionTokens, u.CompletionTokens),
 		CachedTokens:     pick(old.CachedTokens, u.CachedTokens),
+		CachedReported:   old.CachedReported || u.CachedReported,
 		ReasoningTokens:  pick(old.ReasoningTokens, u.ReasoningTokens),
 		TotalTokens:      pick(old.TotalTokens, u.TotalTokens),
 	}

@@ -21,6 +21,7 @@ type Choice struct {
 	Text         string
 	Reasoning    string
 	FinishReason string
+	FinishSource string // how FinishReason is known (FinishFromServer or FinishNone)
 	Gaps         Gaps
 }
 
@@ -63,8 +64,8 @@ func (c *Call) choiceGap(ch *choiceState, at time.Time) {
 }
 
 // finishChoices fills the result of a call with several answers: its text is
-// the first choice's, its gaps every choice's in turn, and a choice that never
-// got a finish reason makes the call truncated.
+// the first choice's, its gaps every choice's in turn. Whether a choice
+// without a finish reason makes the call truncated is judgeEnd's.
 func (c *Call) finishChoices(r *Result) {
 	if c.choices == nil {
 		return
@@ -75,10 +76,6 @@ func (c *Call) finishChoices(r *Result) {
 		r.Choices[i] = Choice{Index: i, Text: ch.text.String(), Reasoning: ch.reasoning.String(),
 			FinishReason: ch.finish, Gaps: ch.gaps}
 		gaps = append(gaps, ch.gaps...)
-		if ch.finish == "" && r.OK {
-			c.Fail(ErrTruncated, fmt.Sprintf("stream ended without a finish reason for choice %d", i))
-			r.OK, r.Err = false, c.err
-		}
 	}
 	r.Text, r.Reasoning, r.FinishReason, r.Gaps = r.Choices[0].Text, r.Choices[0].Reasoning, r.Choices[0].FinishReason, gaps
 }

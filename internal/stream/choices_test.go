@@ -37,8 +37,11 @@ func TestChoicesHaveTheirOwnGaps(t *testing.T) {
 	require.Equal(t, 4, r.Chunks)
 }
 
-// A choice that never finishes makes the call truncated, even when another did.
-func TestUnfinishedChoiceIsTruncated(t *testing.T) {
+// A choice that never finishes makes the call truncated when the stream ends
+// without [DONE], even when another did: the stream was cut after the other
+// answer's end. With [DONE] the call is complete and says that answer's
+// finish is unknown, unless the strict rule is asked for.
+func TestUnfinishedChoice(t *testing.T) {
 	t.Parallel()
 	body, err := os.ReadFile(filepath.Join(fixturesDir, "openai-chat", "n2-logprobs.txt"))
 	require.NoError(t, err)
@@ -48,7 +51,27 @@ func TestUnfinishedChoiceIsTruncated(t *testing.T) {
 			kept = append(kept, ev)
 		}
 	}
-	r := readN2(t, strings.Join(kept, "\n\n"))
+	withDone := strings.Join(kept, "\n\n")
+	require.Contains(t, withDone, "[DONE]")
+
+	r := readN2(t, strings.ReplaceAll(withDone, "data: [DONE]", ""))
+	require.False(t, r.OK)
+	require.Equal(t, ErrTruncated, r.Err.Type)
+	require.Contains(t, r.Err.Message, "choice 1")
+
+	r = readN2(t, withDone)
+	require.True(t, r.OK, "%v", r.Err)
+	require.True(t, r.FinishOmitted)
+	require.Equal(t, FinishFromServer, r.FinishSource, "the call's finish is the first answer's")
+	require.Equal(t, FinishFromServer, r.Choices[0].FinishSource)
+	require.Equal(t, FinishNone, r.Choices[1].FinishSource)
+	require.Empty(t, r.Choices[1].FinishReason)
+
+	spec, err := protocol.Lookup("openai-chat")
+	require.NoError(t, err)
+	c := NewCall(Config{Spec: spec, RequireFinishReason: true}, time.Now())
+	require.NoError(t, c.Consume(strings.NewReader(withDone)))
+	r = c.Finish()
 	require.False(t, r.OK)
 	require.Equal(t, ErrTruncated, r.Err.Type)
 	require.Contains(t, r.Err.Message, "choice 1")

@@ -42,6 +42,15 @@ type expectation struct {
 	// CountTokens gives the call a tokenizer: "words" counts whitespace-separated
 	// words, a rule simple enough to count by hand in a fixture.
 	CountTokens string `json:"countTokens"`
+	// FinishSource, FinishOmitted and Cache are always compared: how the
+	// finish is known and what the server said of its cache.
+	FinishSource  string `json:"finishSource"`
+	FinishOmitted bool   `json:"finishOmitted"`
+	Cache         string `json:"cache"`
+	// MaxTokens and RequireFinishReason are the call's: the request's output
+	// limit and the strict end rule.
+	MaxTokens           int64 `json:"maxTokens"`
+	RequireFinishReason bool  `json:"requireFinishReason"`
 }
 
 type wantChoice struct {
@@ -110,7 +119,7 @@ func replay(t *testing.T, fx fixture, r io.Reader) *Result {
 	t.Helper()
 	spec, err := protocol.Lookup(fx.protocol)
 	require.NoError(t, err)
-	cfg := Config{Spec: spec}
+	cfg := Config{Spec: spec, MaxTokens: fx.want.MaxTokens, RequireFinishReason: fx.want.RequireFinishReason}
 	switch fx.want.CountTokens {
 	case "":
 	case "words":
@@ -164,6 +173,9 @@ func checkResult(t *testing.T, want expectation, got *Result) {
 	}
 	assert.Equal(t, want.Choices, choices, "choices")
 	assert.Equal(t, want.Model, got.Model, "model")
+	assert.Equal(t, want.FinishSource, got.FinishSource, "finish source")
+	assert.Equal(t, want.FinishOmitted, got.FinishOmitted, "finish omitted")
+	assert.Equal(t, want.Cache, got.Cache.String(), "cache")
 	// Reasoning counts for llm_ttft, not for llm_ttft_answer.
 	assert.Equal(t, got.Chunks > 0, got.TTFT != Absent, "TTFT is measured iff output arrived")
 	hasAnswer := want.Text != "" || len(want.ToolCalls) > 0

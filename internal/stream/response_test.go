@@ -120,8 +120,10 @@ func TestCacheState(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, CacheUnknown, cacheState(nil))
 	require.Equal(t, CacheUnknown, cacheState(&protocol.Usage{}))
-	require.Equal(t, CacheHit, cacheState(&protocol.Usage{PromptTokens: 10, CachedTokens: 8}))
-	require.Equal(t, CacheMiss, cacheState(&protocol.Usage{PromptTokens: 10}))
+	require.Equal(t, CacheHit, cacheState(&protocol.Usage{PromptTokens: 10, CachedTokens: 8, CachedReported: true}))
+	require.Equal(t, CacheMiss, cacheState(&protocol.Usage{PromptTokens: 10, CachedReported: true}))
+	// Usage without a cached-token field is no reading of the cache at all.
+	require.Equal(t, CacheUnknown, cacheState(&protocol.Usage{PromptTokens: 10}))
 	require.Equal(t, "hit", CacheHit.String())
 	require.Equal(t, "miss", CacheMiss.String())
 	require.Equal(t, "unknown", CacheUnknown.String())

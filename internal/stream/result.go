@@ -25,13 +25,19 @@ type Result struct {
 	Reasoning    string
 	ToolCalls    []ToolCall
 	FinishReason string
-	Usage        *protocol.Usage
-	TokenSource  string
-	Model        string
-	RequestID    string
-	Status       int           // the HTTP status of the response read (0 when none arrived)
-	RetryAfter   time.Duration // the server's Retry-After, Absent when it gave none
-	Cache        CacheState    // whether the prompt hit the server's prefix cache
+	// FinishSource says how FinishReason is known (FinishFromServer,
+	// FinishInferred, FinishNone); "" for protocols without finish reasons
+	// (sse). FinishOmitted: the answer (or one of several) is complete but
+	// its server named no finish.
+	FinishSource  string
+	FinishOmitted bool
+	Usage         *protocol.Usage
+	TokenSource   string
+	Model         string
+	RequestID     string
+	Status        int           // the HTTP status of the response read (0 when none arrived)
+	RetryAfter    time.Duration // the server's Retry-After, Absent when it gave none
+	Cache         CacheState    // whether the prompt hit the server's prefix cache
 
 	TTFB, TTFT, TTFTAnswer, E2E, TPOT time.Duration // Absent when not measurable
 	TokensPerSec                      float64       // 0 when not measurable
@@ -54,7 +60,8 @@ type Result struct {
 }
 
 // Finish judges the call and computes its figures. A call that was not failed
-// and saw no terminal event is truncated.
+// and whose stream did not end with a complete answer is truncated
+// (completeness.go).
 func (c *Call) Finish() *Result {
 	c.releaseClock()
 	now := time.Now()
@@ -64,16 +71,7 @@ func (c *Call) Finish() *Result {
 	if c.Start.IsZero() { // failed before the request reached the transport
 		c.Start = c.end
 	}
-	if c.cfg.Spec.CompleteAtEOF && c.cleanEnd {
-		c.terminal = true // raw event streams have no terminal event: a clean end completes them
-	}
-	if c.err == nil && !c.terminal {
-		if c.sawDone {
-			c.Fail(ErrTruncated, "stream ended with [DONE] but no finish reason")
-		} else {
-			c.Fail(ErrTruncated, "stream ended without a terminal event")
-		}
-	}
+	c.judgeEnd()
 	c.cfg.Sizes.learn(c)
 	r := &Result{
 		OK:            c.err == nil,
@@ -118,6 +116,7 @@ func (c *Call) Finish() *Result {
 	r.OutputTokens, r.TokenSource = c.tokens()
 	c.decodeSpeed(r)
 	c.finishChoices(r)
+	c.settleFinish(r)
 	// The send wait leaves the connection's set-up out, so a call that
 	// opened its connection is judged by it too: at a test's start, when
 	// every call opens one at once, the requests' wait for a CPU is all that

@@ -1,0 +1,208 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// Exchange is one HTTP attempt of a non-streamed call, made through the
+// caller's transport under the same split timeouts as a streamed one. A
+// non-streamed server sends its headers when the answer is ready, so the
+// first-token timeout bounds the wait for them (the time to first byte),
+// and idle bounds the silences while the body comes.
+type Exchange struct {
+	Transport   http.RoundTripper
+	URL         string
+	Header      http.Header
+	Body        []byte
+	Timeouts    stream.Timeouts
+	MaxBodySize int64 // 0 = stream.DefaultMaxBodySize
+	// Redact cleans error messages of credentials.
+	Redact func(string) string
+}
+
+// Attempt is what one exchange got: the answer's bytes and its times.
+type Attempt struct {
+	Status int
+	Header http.Header
+	Proto  string
+	Body   []byte // the whole 2xx body, nil otherwise
+	Err    *stream.Error
+	// Start is t0 (the request handed to the transport), Headers the
+	// response's headers, End the body's last byte.
+	Start, Headers, End time.Time
+	Connect             time.Duration // dial + TLS of a new connection (0 reused)
+	RetryAfter          time.Duration // stream.Absent without one
+	RequestBytes        int64
+	ResponseBytes       int64
+	ServerTimings       map[string]float64
+	RequestID           string
+}
+
+// TTFB is t0 → headers, stream.Absent without a response.
+func (a *Attempt) TTFB() time.Duration { return since(a.Start, a.Headers) }
+
+// Duration is t0 → the body's last byte, stream.Absent without it.
+func (a *Attempt) Duration() time.Duration { return since(a.Start, a.End) }
+
+func since(from, to time.Time) time.Duration {
+	if from.IsZero() || to.IsZero() {
+		return stream.Absent
+	}
+	return to.Sub(from)
+}
+
+// errorBodyLimit bounds how much of an error answer is read for its message.
+const errorBodyLimit = 64 << 10
+
+// Do runs the exchange. It never returns a nil Attempt: a failure is
+// classified in Err, as the chat calls' are.
+func (x *Exchange) Do(parent context.Context) *Attempt {
+	a := &Attempt{RetryAfter: stream.Absent, RequestBytes: int64(len(x.Body))}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	if x.Timeouts.Total > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, x.Timeouts.Total, stream.CauseFor(stream.ErrTimeoutTotal))
+		defer stop()
+	}
+	wd := stream.NewWatchdog(x.Timeouts, cancel)
+	defer wd.Stop()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GetConn: func(string) { wd.ConnectStart() },
+		GotConn: func(info httptrace.GotConnInfo) { wd.ConnectDone(info.Reused) },
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, x.URL, bytes.NewReader(x.Body))
+	if err != nil {
+		a.fail(stream.ErrNetwork, x.clean("invalid request: "+err.Error()))
+		return a
+	}
+	req.Header = x.Header.Clone()
+	req.ContentLength = int64(len(x.Body))
+	a.Start = time.Now()
+	wd.Start()
+	resp, err := x.Transport.RoundTrip(req)
+	a.Connect = wd.Connect()
+	if err != nil {
+		a.fail(stream.Classify(err, causeOf(ctx, parent)), x.clean(err.Error()))
+		return a
+	}
+	defer resp.Body.Close()
+	a.Headers = time.Now()
+	wd.FirstOutput()
+	wd.Bytes()
+	a.Status, a.Header, a.Proto = resp.StatusCode, resp.Header, resp.Proto
+	a.RequestID = requestID(resp.Header)
+	if d, ok := protocol.ParseRetryAfter(resp.Header, a.Headers); ok {
+		a.RetryAfter = d
+	}
+	if resp.StatusCode >= 300 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+		a.End = time.Now()
+		text := ErrorMessage(msg)
+		if text == "" {
+			text = stream.Excerpt(string(msg), 300)
+		}
+		a.fail(stream.StatusClass(resp.StatusCode), x.clean(fmt.Sprintf("HTTP %d: %s", resp.StatusCode, text)))
+		return a
+	}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(strings.ToLower(ct), "text/html") {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+		a.End = time.Now()
+		a.fail(stream.ErrDecode, x.clean(fmt.Sprintf("expected JSON, got %s (HTTP %d): %s", ct, resp.StatusCode, stream.Excerpt(string(msg), 200))))
+		return a
+	}
+	a.Body, err = x.readAll(resp, wd)
+	a.End = time.Now()
+	a.ResponseBytes = int64(len(a.Body))
+	a.ServerTimings = serverTimings(resp)
+	if err != nil {
+		a.Body = nil
+		var se *stream.Error
+		if errors.As(err, &se) {
+			a.Err = se
+		} else {
+			a.fail(stream.Classify(err, causeOf(ctx, parent)), x.clean("reading the answer: "+err.Error()))
+		}
+	}
+	return a
+}
+
+func (a *Attempt) fail(t stream.ErrorType, msg string) {
+	a.Err = &stream.Error{Type: t, Message: msg}
+}
+
+func (x *Exchange) clean(s string) string {
+	if x.Redact != nil {
+		return x.Redact(s)
+	}
+	return s
+}
+
+// causeOf is the classifying cause: the test's own end wins over ours.
+func causeOf(ctx, parent context.Context) error {
+	if parent.Err() != nil {
+		return parent.Err()
+	}
+	return context.Cause(ctx)
+}
+
+// readAll reads the body into one buffer sized by Content-Length, feeding
+// the idle timer, within the size limit.
+func (x *Exchange) readAll(resp *http.Response, wd *stream.Watchdog) ([]byte, error) {
+	limit := x.MaxBodySize
+	if limit <= 0 {
+		limit = stream.DefaultMaxBodySize
+	}
+	size := 16 << 10
+	if resp.ContentLength > 0 && resp.ContentLength <= limit {
+		size = int(resp.ContentLength) + 1 // +1: the read that sees EOF needs room
+	}
+	buf := make([]byte, 0, size)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := resp.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if n > 0 {
+			wd.Bytes()
+		}
+		if int64(len(buf)) > limit {
+			return nil, &stream.Error{Type: stream.ErrDecode, Message: fmt.Sprintf("answer body exceeds maxBodySize (%d bytes)", limit)}
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func requestID(h http.Header) string {
+	for _, k := range []string{"X-Request-Id", "Request-Id", "X-Amzn-Requestid"} {
+		if v := h.Get(k); v != "" {
+			return stream.Excerpt(v, 128)
+		}
+	}
+	return ""
+}
+
+func serverTimings(resp *http.Response) map[string]float64 {
+	v := strings.Join(append(resp.Header.Values("Server-Timing"), resp.Trailer.Values("Server-Timing")...), ", ")
+	if v == "" {
+		return nil
+	}
+	return protocol.ParseServerTiming(v)
+}

@@ -1,0 +1,192 @@
+package embed
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// vectorSet gathers an answer's vectors: it counts them and checks they all
+// have one dimension, and keeps their values only when asked. The values
+// are parsed number by number only then; counting walks the JSON without
+// converting a single number.
+type vectorSet struct {
+	keep bool
+	n    int
+	dim  int
+	vals [][]float64
+}
+
+// add reads one vector: a JSON array of numbers, or a base64 string of
+// little-endian float32s. at places it (the answer's index field); -1
+// appends.
+func (s *vectorSet) add(v gjson.Result, at int) error {
+	var (
+		dim  int
+		vals []float64
+		err  error
+	)
+	switch {
+	case v.IsArray():
+		dim, vals, err = floatVector(v, s.keep)
+	case v.Type == gjson.String:
+		dim, vals, err = base64Vector(v.Str, s.keep)
+	default:
+		err = fmt.Errorf("embedding %d is neither an array of numbers nor a base64 string", s.n)
+	}
+	if err != nil {
+		return err
+	}
+	if s.n > 0 && dim != s.dim {
+		return fmt.Errorf("embedding %d has %d dimensions, the first had %d", s.n, dim, s.dim)
+	}
+	s.dim = dim
+	s.n++
+	if s.keep {
+		if at < 0 {
+			at = len(s.vals)
+		}
+		for len(s.vals) <= at {
+			s.vals = append(s.vals, nil)
+		}
+		if s.vals[at] != nil {
+			return fmt.Errorf("two embeddings for index %d", at)
+		}
+		s.vals[at] = vals
+	}
+	return nil
+}
+
+func (s *vectorSet) answer() *Answer {
+	a := &Answer{Count: s.n, Dimension: s.dim}
+	if s.keep {
+		a.Vectors = s.vals
+		if a.Vectors == nil {
+			a.Vectors = [][]float64{}
+		}
+		for i, v := range a.Vectors {
+			if v == nil {
+				a.Vectors[i] = []float64{} // an index the server skipped
+			}
+		}
+	}
+	return a
+}
+
+var errNotNumber = errors.New("a vector holds something that is not a number")
+
+func floatVector(v gjson.Result, keep bool) (int, []float64, error) {
+	dim := 0
+	var vals []float64
+	var bad bool
+	v.ForEach(func(_, x gjson.Result) bool {
+		if x.Type != gjson.Number {
+			bad = true
+			return false
+		}
+		if keep {
+			vals = append(vals, x.Num)
+		}
+		dim++
+		return true
+	})
+	if bad {
+		return 0, nil, errNotNumber
+	}
+	return dim, vals, nil
+}
+
+// base64Vector sizes a base64 vector from its length alone unless its values
+// are wanted: decoding is what the values cost, counting should not.
+func base64Vector(s string, keep bool) (int, []float64, error) {
+	if !keep {
+		n := len(s)
+		if n%4 != 0 {
+			return 0, nil, fmt.Errorf("base64 vector of %d characters is not padded to a multiple of 4", n)
+		}
+		last := s[max(0, n-2):]
+		bytes := n/4*3 - (len(last) - len(strings.TrimRight(last, "=")))
+		if bytes%4 != 0 {
+			return 0, nil, fmt.Errorf("base64 vector of %d bytes is not a whole number of float32s", bytes)
+		}
+		return bytes / 4, nil, nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return 0, nil, fmt.Errorf("base64 vector: %w", err)
+	}
+	if len(raw)%4 != 0 {
+		return 0, nil, fmt.Errorf("base64 vector of %d bytes is not a whole number of float32s", len(raw))
+	}
+	vals := make([]float64, len(raw)/4)
+	for i := range vals {
+		vals[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
+	}
+	return len(vals), vals, nil
+}
+
+// parseRoot checks body is one JSON document of the wanted kind.
+func parseRoot(body []byte, array bool) (gjson.Result, error) {
+	if !gjson.ValidBytes(body) {
+		return gjson.Result{}, errors.New("the answer is not valid JSON")
+	}
+	root := gjson.ParseBytes(body)
+	switch {
+	case array && !root.IsArray():
+		return gjson.Result{}, errors.New("the answer is not a JSON array")
+	case !array && !root.IsObject():
+		return gjson.Result{}, errors.New("the answer is not a JSON object")
+	}
+	return root, nil
+}
+
+func nonNeg(r gjson.Result, path string) int64 {
+	return max(r.Get(path).Int(), 0)
+}
+
+// marshal renders an API's own fields over the caller's extra ones: a field
+// the API sets is the API's (the inputs, the model), so an extra field of
+// the same name cannot change what was measured.
+func marshal(own map[string]any, extra map[string]any) ([]byte, error) {
+	if len(extra) > 0 {
+		merged := make(map[string]any, len(own)+len(extra))
+		for k, v := range extra {
+			merged[k] = v
+		}
+		for k, v := range own {
+			merged[k] = v
+		}
+		own = merged
+	}
+	return json.Marshal(own) //nolint:wrapcheck // the caller names the call
+}
+
+// inputValue is the input field: one string, or the list.
+func inputValue(r *Request) any {
+	if r.Single {
+		return r.Inputs[0]
+	}
+	return r.Inputs
+}
+
+// ErrorMessage finds the message in an error answer of any of the servers
+// we speak to ({"error":{"message"}}, {"error":"…"}, {"message"}, {"detail"});
+// "" when there is none (an HTML page from a gateway).
+func ErrorMessage(body []byte) string {
+	if !gjson.ValidBytes(body) {
+		return ""
+	}
+	root := gjson.ParseBytes(body)
+	for _, p := range []string{"error.message", "error", "message", "detail", "0.msg"} {
+		if v := root.Get(p); v.Type == gjson.String && v.Str != "" {
+			return v.Str
+		}
+	}
+	return ""
+}

@@ -18,6 +18,7 @@ type Dataset struct {
 	sched     *schedule
 	whole     *Part
 	bust      *buster // nil unless cacheBust
+	images    *imager // nil unless images
 	info      Info
 
 	mu    sync.Mutex
@@ -125,6 +126,9 @@ func (d *Dataset) At(i int) (Item, error) {
 }
 
 func (d *Dataset) busted(it Item) Item {
+	if d.images != nil {
+		it = d.images.apply(it)
+	}
 	if d.bust == nil {
 		return it
 	}

@@ -26,6 +26,8 @@ type Item struct {
 	PrefixID     int
 	// CacheBust is set on draws that start with a unique nonce.
 	CacheBust bool
+	// Images go with the last user turn (ImageOptions), made on each draw.
+	Images []Image
 
 	index int // position in its dataset
 }

@@ -2,7 +2,6 @@ package embed
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/tidwall/gjson"
 )
@@ -42,19 +41,10 @@ func parseOllama(body []byte, keep bool) (*Answer, error) {
 	if !embs.IsArray() {
 		return nil, errors.New("the answer has no embeddings array")
 	}
-	vs := vectorSet{keep: keep}
-	embs.ForEach(func(_, v gjson.Result) bool {
-		if !v.IsArray() {
-			err = fmt.Errorf("embedding %d is not an array of numbers", vs.n)
-			return false
-		}
-		err = vs.add(v, -1)
-		return err == nil
-	})
+	a, err := listOfVectors(embs, keep)
 	if err != nil {
 		return nil, err
 	}
-	a := vs.answer()
 	a.Model = str(root, "model")
 	a.InputTokens = nonNeg(root, "prompt_eval_count")
 	a.ServerTimings = ollamaTimings(root)

@@ -2,9 +2,6 @@ package embed
 
 import (
 	"errors"
-	"fmt"
-
-	"github.com/tidwall/gjson"
 )
 
 // Text Embeddings Inference's native POST /embed: {inputs: str|[str],
@@ -32,19 +29,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			vs := vectorSet{keep: keep}
-			root.ForEach(func(_, v gjson.Result) bool {
-				if !v.IsArray() {
-					err = fmt.Errorf("embedding %d is not an array of numbers", vs.n)
-					return false
-				}
-				err = vs.add(v, -1)
-				return err == nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			return vs.answer(), nil
+			return listOfVectors(root, keep)
 		},
 	})
 }

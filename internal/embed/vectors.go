@@ -79,6 +79,25 @@ func (s *vectorSet) answer() *Answer {
 	return a
 }
 
+// listOfVectors reads a JSON array of float vectors (Ollama's embeddings,
+// TEI's whole answer).
+func listOfVectors(list gjson.Result, keep bool) (*Answer, error) {
+	vs := vectorSet{keep: keep}
+	var err error
+	list.ForEach(func(_, v gjson.Result) bool {
+		if !v.IsArray() {
+			err = fmt.Errorf("embedding %d is not an array of numbers", vs.n)
+			return false
+		}
+		err = vs.add(v, -1)
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return vs.answer(), nil
+}
+
 var errNotNumber = errors.New("a vector holds something that is not a number")
 
 func floatVector(v gjson.Result, keep bool) (int, []float64, error) {

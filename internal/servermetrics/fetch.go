@@ -1,0 +1,108 @@
+package servermetrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// maxBodyBytes bounds one scrape's body: a vLLM exposition is tens of KiB; a
+// body past this is not a metrics page worth holding.
+const maxBodyBytes = 16 << 20
+
+// acceptHeader asks for the text format first (what expfmt parses
+// natively) and takes OpenMetrics.
+const acceptHeader = "text/plain;version=0.0.4;q=1,application/openmetrics-text;version=1.0.0;q=0.5,*/*;q=0.1"
+
+// Problem kinds, one warning each per endpoint.
+const (
+	ProblemUnreachable = "unreachable"   // connect, DNS or timeout
+	ProblemStatus      = "http_status"   // a status other than 200
+	ProblemNotMetrics  = "not_metrics"   // HTML, JSON, or nothing parseable
+	ProblemGarbage     = "garbage"       // lines dropped, the rest read
+	ProblemSlow        = "slow"          // a scrape took longer than the interval
+	ProblemReset       = "counter_reset" // a counter went down (a restart)
+)
+
+// scrapeError is a failed scrape, classified.
+type scrapeError struct {
+	kind string
+	msg  string
+}
+
+func (e *scrapeError) Error() string { return e.msg }
+
+// displayURL is the endpoint as messages and records show it: no user
+// info, no query values (either may carry a token).
+func displayURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	if c.RawQuery != "" {
+		q := c.Query()
+		for k := range q {
+			q[k] = []string{"REDACTED"}
+		}
+		c.RawQuery = q.Encode()
+	}
+	return c.String()
+}
+
+// fetch GETs the endpoint. Its errors name the display URL, never a header.
+func (s *Scraper) fetch(ctx context.Context) ([]byte, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url.String(), nil)
+	if err != nil {
+		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: "server metrics " + s.display + ": " + err.Error()}
+	}
+	req.Header.Set("Accept", acceptHeader)
+	for k, v := range s.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its text repeats the URL, user info included
+		}
+		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("server metrics %s unreachable: %v", s.display, s.clean(err.Error()))}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("server metrics %s: reading the body: %v", s.display, s.clean(err.Error()))}
+	}
+	if resp.StatusCode != http.StatusOK {
+		msg := fmt.Sprintf("server metrics %s answered HTTP %d", s.display, resp.StatusCode)
+		switch resp.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			msg += ": check the credentials in serverMetrics headers"
+		case http.StatusNotFound:
+			msg += ": no metrics there (SGLang needs --enable-metrics, llama.cpp --metrics; TRT-LLM serves Prometheus at /prometheus/metrics)"
+		}
+		return nil, "", &scrapeError{kind: ProblemStatus, msg: msg}
+	}
+	if len(body) > maxBodyBytes {
+		return nil, "", &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("server metrics %s: body larger than %d MiB", s.display, maxBodyBytes>>20)}
+	}
+	return body, resp.Header.Get("Content-Type"), nil
+}
+
+// clean removes header values from an error text (a transport error may
+// quote what it sent).
+func (s *Scraper) clean(msg string) string {
+	for _, v := range s.cfg.Headers {
+		if len(v) >= 4 {
+			msg = strings.ReplaceAll(msg, v, "[REDACTED]")
+		}
+	}
+	if pw, ok := s.url.User.Password(); ok && len(pw) > 0 {
+		msg = strings.ReplaceAll(msg, pw, "[REDACTED]")
+	}
+	return msg
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }

@@ -259,7 +259,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call) 
 		stream: stream.Config{
 			Spec: spec, MaxEventSize: c.opts.MaxEventSize, MaxBodySize: c.opts.MaxBodySize,
 			StallThreshold: c.opts.StallThreshold, CountTokens: c.count, Redact: c.redact.clean,
-			Sizes: &c.sizes,
+			Sizes: &c.sizes, RequireFinishReason: c.opts.RequireFinishReason,
 		},
 	}
 	path := params.Path
@@ -283,6 +283,9 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call) 
 	}
 	req.PromptOnly = protocol.PromptOnly(body)
 	spec.Prepare(body, req)
+	if spec.MaxTokens != nil {
+		r.stream.MaxTokens = spec.MaxTokens(body) // an answer that reaches it ended at the limit
+	}
 	if r.payload, err = json.Marshal(body); err != nil {
 		return nil, fmt.Errorf("chat body: %w", err)
 	}

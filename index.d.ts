@@ -123,6 +123,8 @@ declare module "k6/x/llmstream" {
     slo?: SLO;
     /** Ask vLLM/SGLang for `continuous_usage_stats` (exact per-event token counts). */
     continuousUsage?: boolean;
+    /** Strict end rule: an answer whose server named no finish reason (a `[DONE]` after the tokens, a `message_stop` without `stop_reason`) fails as `truncated` (default false: complete, `finishSource` says how its finish is known). */
+    requireFinishReason?: boolean;
     /** Counts output tokens when the server sends no usage (default "o200k_base"; "none": one per event). */
     tokenizer?: Tokenizer | "none";
     /** Largest event in bytes (default 4 MiB); past it the call fails with `decode`. */

@@ -79,6 +79,10 @@ type Client struct {
 	// HTTP is the HTTP version: HTTPAuto, HTTP1 or HTTP2.
 	HTTP   string  `opt:"http" want:"'auto', '1.1' or '2'"`
 	Prices *Prices `opt:"prices" want:"an object like {input: 2.5, cachedInput: 1.25, output: 10, currency: 'USD'}"`
+
+	// RequireFinishReason is the strict end rule: an answer whose server
+	// named no finish is truncated (docs/protocols.md).
+	RequireFinishReason bool `opt:"requireFinishReason"`
 }
 
 // SLO is the per-request objective behind llm_goodput; zero fields are not checked.

@@ -259,7 +259,9 @@ Endpoints: POST /v1/chat/completions, POST /v1/completions, POST /v1/responses,
 POST /v1/messages (Anthropic), POST /api/chat and /api/generate (Ollama, NDJSON),
 POST /v1beta/models/{model}:streamGenerateContent?alt=sse (Gemini),
 POST /generate_stream (TGI), POST /completion (llama.cpp), GET|POST /v1/sim/events
-(raw SSE), GET /v1/models, GET /health, GET /metrics (Prometheus text).
+(raw SSE); embeddings at POST /v1/embeddings, /api/embed, /embed and Gemini's
+:embedContent / :batchEmbedContents, rerank at POST /v1/rerank, /v2/rerank and
+/rerank (TEI's with texts); GET /v1/models, GET /health, GET /metrics (Prometheus text).
 
 Flags:
 `)

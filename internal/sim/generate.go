@@ -68,16 +68,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	}
 	rec.Model = m.name
 
-	var faults Faults
-	if hv := r.Header.Values(FaultHeader); len(hv) > 0 {
-		if faults, err = ParseFaults(strings.Join(hv, ",")); err != nil {
-			fail(badRequest(FaultHeader, err.Error()), OutcomeBadRequest)
-			return
-		}
-	} else {
-		m.rngMu.Lock()
-		faults = m.faults.draw(m.rng)
-		m.rngMu.Unlock()
+	faults, err := m.requestFaults(r)
+	if err != nil {
+		fail(badRequest(FaultHeader, err.Error()), OutcomeBadRequest)
+		return
 	}
 	rec.Fault = faults.String()
 
@@ -86,7 +80,13 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		maxTokens = m.p.DefaultMaxTokens
 	}
 	rec.MaxTokens = maxTokens
+	img := imageCost(body) // images cost prefill as image tokens, not as their text (image_cost.go)
+	if img.Count > 0 {
+		req.Prompt = withoutDataURLs(req.Prompt)
+	}
 	ids, promptTokens := s.promptTokens(req, m)
+	promptTokens += img.Tokens
+	rec.Images, rec.ImageBytes, rec.ImageTokens = img.Count, img.Bytes, img.Tokens
 	rec.PromptTokens = promptTokens
 
 	if faults.HeadersDelay > 0 && !s.sleep(r.Context(), faults.HeadersDelay) {
@@ -94,22 +94,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		return
 	}
 	if st := faults.Status; st != 0 {
-		e := &apiError{Status: st, Type: "server_error", Message: fmt.Sprintf("llm-sim fault: HTTP %d", st)}
-		switch {
-		case st == http.StatusTooManyRequests:
-			w.Header().Set("Retry-After", "1")
-			e.Type, e.Code = "rate_limit_error", "rate_limit_exceeded"
-		case st < 500:
-			e.Type = "invalid_request_error"
-		}
-		fail(e, OutcomeStatus)
+		fail(statusFault(w, st), OutcomeStatus)
 		return
 	}
 	if faults.HTML {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		_, _ = io.WriteString(w, htmlPage)
-		rec.Status, rec.Outcome = http.StatusOK, OutcomeHTML
+		writeHTMLFault(w, rec)
 		return
 	}
 

@@ -153,6 +153,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, openAIChat{}, &apiError{Status: http.StatusInternalServerError, Message: "internal error in llm-sim", Type: "server_error"})
 		}
 	}()
+	if rt, ok := lookupRetrieval(r.URL.Path); ok { // embeddings and rerank (retrieval_serve.go)
+		s.serveRetrieval(w, r, rt, id)
+		return
+	}
 	if p, ok := lookupRoute(r.URL.Path); ok {
 		if !allowsMethod(p, r.Method) {
 			w.Header().Set("Allow", allowHeader(p))

@@ -329,7 +329,7 @@ func TestBadRequestsGetOpenAIErrors(t *testing.T) {
 		{"prompt an object", "POST", "/v1/completions", `{"prompt":{}}`, "", 400, "prompt"},
 		{"GET on chat", "GET", "/v1/chat/completions", ``, "", 405, ""},
 		{"POST on models", "POST", "/v1/models", `{}`, "", 405, ""},
-		{"unknown path", "POST", "/v1/embeddings", `{}`, "", 404, ""},
+		{"unknown path", "POST", "/v1/audio/speech", `{}`, "", 404, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, err := http.NewRequest(tc.method, s.ts.URL+tc.path, strings.NewReader(tc.body))

@@ -50,6 +50,17 @@ type TraceRecord struct {
 	Outcome          Outcome `json:"outcome"`
 	Fault            string  `json:"fault"`
 	Error            string  `json:"error,omitempty"`
+
+	// Op is "embed" or "rerank" for those routes ("" for generation);
+	// Inputs their batch: the inputs embedded or the documents scored, each
+	// one sequence of the engine (PromptTokens is their sum).
+	Op     string `json:"op,omitempty"`
+	Inputs int    `json:"inputs,omitempty"`
+	// Images a generation prompt carried, their encoded bytes and the
+	// prompt tokens they cost (in PromptTokens).
+	Images      int `json:"images,omitempty"`
+	ImageBytes  int `json:"image_bytes,omitempty"`
+	ImageTokens int `json:"image_tokens,omitempty"`
 }
 
 // ServerTiming renders the phases as a Server-Timing value (ms):

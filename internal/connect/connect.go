@@ -5,9 +5,9 @@
 // goroutine parks until the poller reports the socket writable. The runtime
 // looks at the poller when a CPU runs out of work, or every 10 ms at most.
 // When a load test starts, every VU runs its first iteration at once and
-// neither CPU of a small load generator runs out of work: connects that took
-// the kernel microseconds on loopback were seen 4–14 ms later, in batches,
-// and the wait went into those calls' TTFT. A connect that waits in the
+// neither CPU of a small load generator runs out of work: connects that take
+// the kernel microseconds are seen milliseconds later, in batches, and the
+// wait goes into those calls' TTFT. A connect that waits in the
 // system call returns as the handshake completes; its goroutine goes on on
 // its own thread, or from the run queue, which the scheduler looks at long
 // before the poller.

@@ -14,8 +14,8 @@ import (
 // peekEvery is how often the watcher looks at held connections. It must be
 // well under a decode step (10–50 ms for the models we test), the time in
 // which the next token comes and merges with the first in the socket, and the
-// watcher is late too when the process is: 4 ms read more first tokens late
-// at 200 streams than 1 ms in make accuracy.
+// watcher is late too when the process is, so the tick leaves room for
+// that lateness inside a decode step.
 const peekEvery = time.Millisecond
 
 // peekMax bounds a peek: more bytes than this waiting are read as they come.
@@ -46,9 +46,9 @@ const lookLateAfter = 2 * peekEvery
 //
 // The watcher's goroutine is woken by a timer into the front of its
 // processor's queue, but every goroutine readied after it there (a channel
-// hand-off; in a wave, hundreds) pushes it to the back: in make accuracy at
-// 1 000 streams it once waited 24 ms to run, and 48 first tokens merged with
-// their second. Readers keep running meanwhile, so each read first looks in
+// hand-off; in a wave, hundreds) pushes it to the back, for longer than a
+// decode step, and first tokens merge with their second. Readers keep
+// running meanwhile, so each read first looks in
 // the watcher's stead when its look is late (lookIfLate): whichever of them
 // runs does it.
 type watcher struct {
@@ -166,9 +166,8 @@ func (w *watcher) forget(c *Conn) {
 // run looks at the held sockets every peekEvery, woken by a timer: a
 // processor runs the goroutine a timer wakes next, at its next scheduling
 // point, where one woken from the network or from a system call may wait
-// behind the goroutines that hand each other the processor in a wave (a
-// version that waited in epoll_wait read a fifth of the first tokens late at
-// 500 streams, as without a watcher).
+// behind the goroutines that hand each other the processor in a wave (so a
+// watcher that waited in epoll_wait would be as late as no watcher at all).
 func (w *watcher) run() {
 	for {
 		if w.held.Load() == 0 {

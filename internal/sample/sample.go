@@ -51,8 +51,8 @@ const keepShare = 0.8
 // rateWeight is the last window's weight in the offered rate's average: about
 // the last two seconds count. Gaps are offered when calls end, so the offered
 // rate comes in bursts; an average that fell in the pause after a slow round
-// sampled that round's calls (the slow ones) more than the rest: under CI's
-// load a weight of 0.4 put the kept p90 at rank 0.93 among all gaps.
+// sampled that round's calls (the slow ones) more than the rest, which
+// bends the kept percentiles upwards; a longer memory smooths the bursts out.
 const rateWeight = 0.1
 
 // burstSeconds is how many seconds' worth of values the bucket holds: more

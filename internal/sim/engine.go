@@ -537,6 +537,8 @@ type engineSnapshot struct {
 	waiting, running int
 	stats            engineStats
 	cacheBlocks      int
+	kvBlocks         int // KV blocks held by running sequences
+	kvCapacity       int // KV blocks the engine has; 0 = not modelled
 }
 
 func (e *engine) snapshot() engineSnapshot {
@@ -545,6 +547,13 @@ func (e *engine) snapshot() engineSnapshot {
 	snap := engineSnapshot{waiting: len(e.waiting), running: len(e.running), stats: e.stats}
 	if e.cache != nil {
 		snap.cacheBlocks = e.cache.len()
+		// KV blocks held by running sequences (prompt and output so far),
+		// of the cache's capacity: vLLM's kv_cache_usage_perc.
+		bt := e.cache.blockTokens
+		for _, s := range e.running {
+			snap.kvBlocks += (s.spec.PromptTokens + s.gen + bt - 1) / bt
+		}
+		snap.kvCapacity = e.cache.capacity
 	}
 	return snap
 }

@@ -214,6 +214,7 @@ type genState struct {
 	rec      *TraceRecord
 	reason   string
 	textSeed uint64
+	counted  bool // in llm-sim's vLLM exposition already
 }
 
 // stream writes the answer as events, flushing each (or, in gateway mode,
@@ -308,6 +309,7 @@ func (g *genState) stream() {
 
 	tl := g.m.eng.timeline(g.seq)
 	g.meta.cachedTokens, g.meta.phases = tl.CachedTokens, tl
+	g.countFinished(tl) // before the answer's end goes out, as vLLM counts it when the engine ends it
 	switch tl.Outcome {
 	case OutcomeDisconnect:
 		_ = out.flush()
@@ -362,6 +364,7 @@ func (g *genState) complete() {
 	}
 	tl := g.m.eng.timeline(g.seq)
 	g.meta.cachedTokens, g.meta.phases = tl.CachedTokens, tl
+	g.countFinished(tl) // before the answer's end goes out, as vLLM counts it when the engine ends it
 	fail := func(e *apiError, o Outcome) {
 		g.end(tl, total, o)
 		g.rec.Status, g.rec.Error = e.Status, e.Message
@@ -416,7 +419,9 @@ func (g *genState) end(tl seqTimeline, total int, o Outcome) {
 // abandon ends a request whose client went away (or whose writes fail).
 func (g *genState) abandon(err error, total int) {
 	g.m.eng.cancel(g.seq)
-	g.end(g.m.eng.timeline(g.seq), total, OutcomeCanceled)
+	tl := g.m.eng.timeline(g.seq)
+	g.countFinished(tl)
+	g.end(tl, total, OutcomeCanceled)
 	g.rec.Error = err.Error()
 }
 

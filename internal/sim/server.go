@@ -35,6 +35,7 @@ type Server struct {
 	idPrefix string
 	idSeq    atomic.Uint64
 	outcomes outcomeCounts
+	requests requestMetrics // vLLM's per-request counters and histograms
 	connSeq  atomic.Uint64 // connections accepted (HTTPServer)
 	connOpen atomic.Int64  // connections open now
 

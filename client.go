@@ -224,7 +224,7 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string) (
 	if err != nil {
 		return nil, err
 	}
-	req, err := c.request(st, bodyV, params)
+	req, err := c.request(st, bodyV, params, item)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string) (
 
 // request builds the HTTP request of a call: a POST of the body for chat
 // protocols, a GET for a raw event stream opened with chat(null).
-func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call) (*request, error) {
+func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, item map[string]any) (*request, error) {
 	spec := c.opts.Protocol
 	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey, ContinuousUsage: c.opts.ContinuousUsage}
 	r := &request{
@@ -280,6 +280,9 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call) 
 	}
 	if m, ok := body["model"].(string); ok && m != "" {
 		req.Model = m
+	}
+	if err := attachItemImages(spec.Name, body, item); err != nil { // dataset_retrieval.go
+		return nil, fmt.Errorf("chat(body, {item}): %w", err)
 	}
 	req.PromptOnly = protocol.PromptOnly(body)
 	spec.Prepare(body, req)

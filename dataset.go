@@ -58,6 +58,9 @@ func (ds datasetFactory) synthetic(opts sobek.Value) (*jsDataset, error) {
 	}
 	key := storeKey("synthetic", o)
 	d, err := dataset.Shared(ds.store, key, func() (*dataset.Dataset, error) {
+		if err := ds.readImages(&o.Images, "images"); err != nil { // once per process, not per VU
+			return nil, err
+		}
 		d, err := dataset.Synthetic(o)
 		if err == nil {
 			ds.info.registerDataset(key, "synthetic", opts, d.Size(), "")
@@ -94,6 +97,9 @@ func (ds datasetFactory) load(path string, opts sobek.Value) (*jsDataset, error)
 		data, err := fsext.ReadFile(fs, abs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if err := ds.readImages(&o.Images, "images"); err != nil {
+			return nil, err
 		}
 		d, err := dataset.Load(data, path, o)
 		if err == nil && len(d.Info().Scrubbed) > 0 && env.Logger != nil {
@@ -263,5 +269,6 @@ func itemObject(it dataset.Item) map[string]any {
 		"sharedPrefix": it.SharedPrefix(),
 		"prefixTokens": int64(it.PrefixTokens),
 		"cacheBust":    it.CacheBust,
+		"images":       imageList(it.Images),
 	}
 }

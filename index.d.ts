@@ -378,6 +378,35 @@ declare module "k6/x/llmstream" {
     cacheBust?: boolean;
     /** Multi-turn conversations of min..max turns. */
     turns?: TokenRange;
+    /** Pictures on the last user turn of each item, made on every draw. */
+    images?: ImageOptions;
+  }
+
+  /** A pixel count: exactly `n`, `[min, max]` or `{min, max}`, drawn per image. */
+  export type PixelRange = number | [number, number] | { min: number; max: number };
+
+  /**
+   * `images` of `Dataset.synthetic` and `Dataset.load`. Synthetic images are seeded gradients whose
+   * pixels differ on every draw (no multimodal cache can short-cut them) unless `repeat` is set.
+   */
+  export interface ImageOptions {
+    /** Images per turn (default 1). */
+    count?: number;
+    /** Pixels (default 512). */
+    width?: PixelRange;
+    height?: PixelRange;
+    /** Default "jpeg". */
+    format?: "jpeg" | "png";
+    /** JPEG quality 1-100 (default 85). */
+    quality?: number;
+    /** The same image on every draw of an item (to measure a multimodal cache on purpose). */
+    repeat?: boolean;
+    /** Share of the items that get images (default all), chosen per item. */
+    fraction?: number;
+    /** Init context: a folder whose PNG, JPEG, GIF and WebP files are sent in turn instead. */
+    dir?: string;
+    /** Image files sent in turn instead (carried by `k6 archive`, unlike a folder listing). */
+    files?: string[];
   }
 
   /** A rule putting a loaded prompt in a category (tried in order). */
@@ -410,6 +439,8 @@ declare module "k6/x/llmstream" {
     shuffle?: boolean;
     seed?: number;
     cacheBust?: boolean;
+    /** Pictures on the last user turn of each item. */
+    images?: ImageOptions;
   }
 
   /** One prompt, a fresh plain object per draw. */
@@ -433,6 +464,22 @@ declare module "k6/x/llmstream" {
     prefixTokens: number;
     /** The draw starts with a unique nonce. */
     cacheBust: boolean;
+    /** Pictures for the last user turn (`images` option); `client.chat(body, {item})` attaches them in the client's protocol. */
+    images: DatasetImage[];
+  }
+
+  /** One picture of a drawn item. */
+  export interface DatasetImage {
+    mime: string;
+    /** Pixels; 0 when the file's format is one Go does not read (WebP). */
+    width: number;
+    height: number;
+    /** Encoded size. */
+    bytes: number;
+    /** The file it came from ("" for a synthetic image). */
+    file: string;
+    /** The image, base64. */
+    data: string;
   }
 
   /** What `info()` says about a category. */
@@ -489,11 +536,81 @@ declare module "k6/x/llmstream" {
     info(): DatasetInfo;
   }
 
+  /** `Dataset.chunks(options)`: document chunks for `client.embed`. */
+  export interface ChunkOptions {
+    seed?: number;
+    /** Tokens of each chunk (default 256). */
+    tokens?: TokenRange;
+    /** Distinct chunks (default 256). */
+    count?: number;
+    /** Batch sizes and their weights, e.g. `{ '1': 8, '32': 1 }` (default batches of 1). */
+    batch?: Record<string, number>;
+    tokenizer?: Tokenizer;
+    /** Init context: text files cut into the chunks instead of synthetic prose. */
+    files?: string[];
+  }
+
+  /** One draw of `Dataset.chunks`: the inputs of one embeddings call. */
+  export interface ChunkBatch {
+    inputs: string[];
+    /** Tokens of each input with the chunks' tokenizer. */
+    tokens: number[];
+    totalTokens: number;
+    /** "batch_<size>", for the call's category tag. */
+    category: string;
+  }
+
+  export interface Chunks {
+    next(): ChunkBatch;
+    draw(n: number): ChunkBatch;
+    /** Distinct chunks. */
+    size(): number;
+    info(): { chunks: number; tokenizer: string; batchShares: Record<string, number>; draws: number };
+  }
+
+  /** `Dataset.rerank(options)`: queries with documents for `client.rerank`. */
+  export interface RerankOptions {
+    seed?: number;
+    /** Distinct queries (default 64). */
+    queries?: number;
+    /** Documents per query (default 16). */
+    documents?: TokenRange;
+    /** Default 16. */
+    queryTokens?: TokenRange;
+    /** Default 128. */
+    documentTokens?: TokenRange;
+    /** Sent with every query (default none: every score). */
+    topN?: number;
+    tokenizer?: Tokenizer;
+  }
+
+  /** One draw of `Dataset.rerank`. */
+  export interface RerankQuery {
+    id: string;
+    query: string;
+    queryTokens: number;
+    documents: string[];
+    documentTokens: number[];
+    topN: number;
+    /** "docs_<count>". */
+    category: string;
+  }
+
+  export interface RerankSet {
+    next(): RerankQuery;
+    draw(n: number): RerankQuery;
+    size(): number;
+  }
+
   export const Dataset: {
     /** Readable made-up prompts by length class, token counts exact for the tokenizer. */
     synthetic(options?: SyntheticOptions): Dataset;
     /** Init context only: reads a JSON-lines, ShareGPT or text file through k6's file system (carried by `k6 archive`). */
     load(path: string, options?: LoadOptions): Dataset;
+    /** Document chunks of exact token lengths, drawn in batches whose sizes follow a mix. */
+    chunks(options?: ChunkOptions): Chunks;
+    /** Queries with documents of exact token lengths. */
+    rerank(options?: RerankOptions): RerankSet;
   };
 
   // ---- Arrivals ----

@@ -135,7 +135,7 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 		"report":       rep.report,
 		"collect":      rep.collect,
 		"loadBaseline": rep.loadBaseline,
-		"Dataset":      map[string]any{"synthetic": ds.synthetic, "load": ds.load},
+		"Dataset":      map[string]any{"synthetic": ds.synthetic, "load": ds.load, "chunks": ds.chunks, "rerank": ds.rerank},
 		"Arrivals":     map[string]any{"poisson": ar.poisson, "bursty": ar.bursty},
 	}}
 }

@@ -620,6 +620,8 @@ var optionPages = map[string]string{ //nolint:gochecknoglobals // test table
 	// What calls and datasets give back.
 	"ChatResultFields": "client.md", "Usage": "client.md", "ToolCall": "client.md", "ChatError": "client.md",
 	"StreamEvent": "client.md", "DatasetItem": "datasets.md", "DatasetInfo": "datasets.md", "CategoryInfo": "datasets.md",
+	"ImageOptions": "datasets.md", "DatasetImage": "datasets.md", "ChunkOptions": "datasets.md", "ChunkBatch": "datasets.md",
+	"RerankOptions": "datasets.md", "RerankQuery": "datasets.md",
 }
 
 var (

@@ -47,7 +47,10 @@ type ImageOptions struct {
 	// in turn; the script binding reads it (through k6's file system) into
 	// Files. Files are what they are, so they repeat as often as the draws
 	// outnumber them.
-	Dir   string      `opt:"dir"`
+	Dir string `opt:"dir"`
+	// Paths name image files one by one (what `k6 archive` can carry: a
+	// folder's listing is read from the local disk).
+	Paths []string    `opt:"files"`
 	Files []ImageFile `opt:"-"`
 }
 
@@ -59,7 +62,7 @@ type ImageFile struct {
 
 // Enabled says the options ask for images.
 func (o *ImageOptions) Enabled() bool {
-	return o.Count != 0 || len(o.Files) > 0 || o.Dir != "" || o.Width != (Range{}) || o.Height != (Range{}) ||
+	return o.Count != 0 || len(o.Files) > 0 || o.Dir != "" || len(o.Paths) > 0 || o.Width != (Range{}) || o.Height != (Range{}) ||
 		o.Format != "" || o.Quality != 0 || o.Repeat || o.Fraction != 0
 }
 
@@ -100,6 +103,9 @@ func (o *ImageOptions) normalize() error {
 	}
 	if o.Dir != "" && len(o.Files) == 0 {
 		return fmt.Errorf("images.dir %s: no image files read from it", o.Dir)
+	}
+	if len(o.Paths) > 0 && len(o.Files) == 0 {
+		return fmt.Errorf("images.files %v: not read", o.Paths)
 	}
 	for _, f := range o.Files {
 		if len(f.Data) == 0 {

@@ -37,6 +37,8 @@ type LoadOptions struct {
 	Shuffle   bool   `opt:"shuffle"`
 	Seed      uint64 `opt:"seed"`
 	CacheBust bool   `opt:"cacheBust"`
+	// Images attach pictures to the last user turn of each item (image.go).
+	Images ImageOptions `opt:"images"`
 }
 
 // record is one prompt read from a file, before counting and bucketing.
@@ -120,6 +122,9 @@ func Load(data []byte, name string, o LoadOptions) (*Dataset, error) {
 	}
 	if o.CacheBust {
 		d.bust = newBuster(l.c, d.items)
+	}
+	if err := d.withImages(o.Images, o.Seed); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	d.info = d.describe()
 	d.info.Skipped, d.info.Scrubbed = l.skipped, l.scrubbed

@@ -31,6 +31,8 @@ type SyntheticOptions struct {
 	// Turns, when Max > 0, makes every variant a conversation of Min..Max user
 	// turns, each turn an item whose history holds the earlier turns.
 	Turns Range `opt:"turns"`
+	// Images attach pictures to the last user turn of each item (image.go).
+	Images ImageOptions `opt:"images"`
 }
 
 // CategorySpec overrides or defines a category. Nil/zero fields keep the
@@ -112,6 +114,9 @@ func Synthetic(o SyntheticOptions) (*Dataset, error) {
 	if o.CacheBust {
 		d.bust = newBuster(c, d.items)
 		d.info = d.describe()
+	}
+	if err := d.withImages(o.Images, o.Seed); err != nil {
+		return nil, err
 	}
 	return d, nil
 }

@@ -15,6 +15,7 @@ import (
 	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report"
 	"github.com/llmstream/xk6-llmstream/internal/sample"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -156,7 +157,6 @@ type outcome struct {
 	// clientLag is how late this process ran while the call did (Absent when
 	// not measured): it is added to every timestamp the call took.
 	clientLag time.Duration
-	bill      bill // what the call cost, priced once by fanOut
 }
 
 // ttftCheck is whether this process made the final attempt's TTFT late
@@ -167,18 +167,6 @@ func (o *outcome) ttftCheck() stream.TTFTCheck {
 		return stream.TTFTUnjudged
 	}
 	return o.final().res.TTFTCheck
-}
-
-// ttftLate is ttftCheck as a Rate: k6 keeps two counters for it, not a
-// sample per call; known is false when the call was not judged.
-func (o *outcome) ttftLate() (late, known bool) { return o.ttftCheck().Late() }
-
-// ttftLateValue is result.ttftLate: true, false, or null when not judged.
-func (o *outcome) ttftLateValue() any {
-	if late, known := o.ttftLate(); known {
-		return late
-	}
-	return nil
 }
 
 // bill is what a call cost; priced is false when no route had prices.
@@ -223,308 +211,110 @@ func (o *outcome) final() *attemptRecord { return &o.attempts[len(o.attempts)-1]
 
 func (o *outcome) ok() bool { return o.final().res.OK }
 
-// retries counts every attempt after the first, on whichever route.
-func (o *outcome) retries() int { return len(o.attempts) - 1 }
+// fanOut is the one place a finished call goes out: its record is built
+// once, its samples are pushed to k6 in one batch, the record goes to the
+// report, and its JS result is returned. Call-level figures (llm_requests,
+// llm_failed, timings) describe the user's call — answered or not, by
+// whichever route — once; llm_attempts counts every attempt by route. After
+// the VU's context is done nothing is pushed: a cancelled test stops
+// emitting at once, and a call it cut short is not a data point.
+func (o *outcome) fanOut(ctx context.Context, out chan<- metrics.SampleContainer, s sinks, ld callLoad) map[string]any {
+	rec := o.record(ld)
+	if !o.canceled && ctx.Err() == nil {
+		o.judge(rec, s.report.regression)
+		metrics.PushIfNotDone(ctx, out, s.metrics.samples(o, rec))
+		s.report.coll().Add(rec)
+	}
+	return rec.JS()
+}
 
-// reconnects counts the reopened raw streams of every attempt.
-func (o *outcome) reconnects() int {
-	n := 0
-	for _, a := range o.attempts {
-		n += a.reconnects
+// record is the call's one record: the final attempt's figures, every
+// attempt, and what the route and the process add.
+func (o *outcome) record(ld callLoad) *record.Call {
+	a := o.final()
+	info := a.info
+	rec := &record.Call{
+		Result: *a.res, Attempts: make([]record.Attempt, len(o.attempts)),
+		Name: info.label, Route: info.route, Model: info.model, Category: info.category,
+		ItemID: info.itemID, SharedPrefix: info.sharedPrefix, Phase: info.phase, TestStart: info.testStart,
+		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Rate: info.rate,
+		ClientLag: o.clientLag, EventLag: time.Duration(info.eventLag.Load()),
+		GapSamples: info.gapSamples, ResultGaps: info.resultGaps,
+	}
+	for i, at := range o.attempts {
+		rec.Attempts[i] = record.Attempt{Route: at.info.route, Name: at.info.label, Result: at.res, Reconnects: at.reconnects}
+	}
+	rec.Scenario, _ = info.tags.Tags.Get("scenario")
+	b := o.price()
+	rec.Cost, rec.Currency, rec.Priced = b.cost, b.currency, b.priced
+	return rec
+}
+
+// judge adds what only a call that counts is judged by: the SLO, the
+// baseline, and which of its gaps the gapSampleRate cap keeps (taking from
+// the process's budget).
+func (o *outcome) judge(rec *record.Call, regress func(client, category string, ttft time.Duration) (bool, bool)) {
+	info := o.final().info
+	if slo := info.slo; slo.Set() {
+		rec.Goodput = record.VerdictOf(rec.OK && meets(slo, &rec.Result))
+	}
+	if rec.OK && rec.TTFT >= 0 {
+		if slower, known := regress(info.label, info.category, rec.TTFT); known {
+			rec.Regression = record.VerdictOf(slower)
+		}
+	}
+	if info.gapSamples == config.GapsSampled && len(rec.Gaps) > 0 {
+		keep, kept := info.gapSampler.Take(len(rec.Gaps))
+		rec.KeepGap, rec.GapsUnsampled = keep, len(rec.Gaps)-kept
+	}
+}
+
+// samples builds the whole batch of one call from the figure table, each
+// sample at the moment it describes, so k6 pushes it in one channel send:
+// one llm_attempts sample per attempt (tagged by its route and number), then
+// the call's figures, tagged by the attempt that ended it.
+func (m *llmMetrics) samples(o *outcome, rec *record.Call) metrics.Samples {
+	out := make(metrics.Samples, 0, m.batchSize(rec))
+	tags, meta := o.final().tags(len(o.attempts))
+	for i := range record.Figures {
+		f := &record.Figures[i]
+		metric := m.byFigure[i]
+		if metric == nil {
+			continue
+		}
+		if f.PerAttempt {
+			for n := range o.attempts {
+				at := &o.attempts[n]
+				atTags, atMeta := at.tags(n + 1)
+				out = append(out, metrics.Sample{
+					TimeSeries: metrics.TimeSeries{Metric: metric, Tags: atTags},
+					Time:       at.res.End, Metadata: atMeta, Value: 1,
+				})
+			}
+			continue
+		}
+		f.Samples(rec, func(at time.Time, v float64) {
+			out = append(out, metrics.Sample{
+				TimeSeries: metrics.TimeSeries{Metric: metric, Tags: tags},
+				Time:       at, Metadata: meta, Value: v,
+			})
+		})
+	}
+	return out
+}
+
+// batchSize is what a call's batch will hold: the call's figures, one
+// sample per attempt and the gaps k6 gets (sizing for every gap with
+// 'sampled' made a call's batch ten times the size it needed).
+func (m *llmMetrics) batchSize(rec *record.Call) int {
+	n := m.n + len(rec.Attempts)
+	switch rec.GapSamples {
+	case config.GapsPerEvent:
+		n += len(rec.Gaps)
+	case config.GapsSampled:
+		n += len(rec.Gaps) - rec.GapsUnsampled
 	}
 	return n
-}
-
-// fanOut is the one place a finished call goes out: its samples are pushed to
-// k6 in one batch, it is added to the report, and its JS result is returned.
-// Call-level figures (llm_requests, llm_failed, timings) describe the user's
-// call — answered or not, by whichever route — once; llm_attempts counts
-// every attempt by route. After the VU's context is done nothing is pushed: a
-// cancelled test stops emitting at once, and a call it cut short is not a
-// data point.
-func (o *outcome) fanOut(ctx context.Context, out chan<- metrics.SampleContainer, s sinks, ld callLoad) map[string]any {
-	o.bill = o.price()
-	if !o.canceled && ctx.Err() == nil {
-		batch, unsampled := s.metrics.samples(o, s.report.regression)
-		metrics.PushIfNotDone(ctx, out, batch)
-		obs := o.observation(ld)
-		obs.GapsUnsampled = unsampled
-		s.report.coll().Add(obs)
-	}
-	return o.result()
-}
-
-// result is the JS result: flat, camelCase, times in ms. Figures that could
-// not be measured are null, never a made-up zero.
-func (o *outcome) result() map[string]any {
-	a := o.final()
-	r := a.res
-	var errObj any
-	if r.Err != nil {
-		errObj = map[string]any{"type": string(r.Err.Type), "message": r.Err.Message}
-	}
-	var usage any
-	if u := r.Usage; u != nil {
-		usage = map[string]any{
-			"promptTokens": u.PromptTokens, "completionTokens": u.CompletionTokens,
-			"cachedTokens": u.CachedTokens, "reasoningTokens": u.ReasoningTokens, "totalTokens": u.TotalTokens,
-		}
-	}
-	tools := make([]any, 0, len(r.ToolCalls))
-	for _, t := range r.ToolCalls {
-		tools = append(tools, map[string]any{"index": t.Index, "id": t.ID, "name": t.Name, "arguments": t.Arguments})
-	}
-	var timings any
-	if len(r.ServerTimings) > 0 {
-		timings = r.ServerTimings
-	}
-	var tps any
-	if r.TPOT >= 0 {
-		tps = r.TokensPerSec
-	}
-	share := 0.0
-	if r.E2E > 0 {
-		share = float64(r.ClientParse) / float64(r.E2E)
-	}
-	m := map[string]any{
-		"ok":               r.OK,
-		"status":           r.Status,
-		"error":            errObj,
-		"text":             r.Text,
-		"reasoningText":    r.Reasoning,
-		"toolCalls":        tools,
-		"finishReason":     r.FinishReason,
-		"usage":            usage,
-		"tokenSource":      r.TokenSource,
-		"model":            r.Model,
-		"ttfb":             ms(r.TTFB),
-		"ttft":             ms(r.TTFT),
-		"ttftAnswer":       ms(r.TTFTAnswer),
-		"e2e":              ms(r.E2E),
-		"tpot":             ms(r.TPOT),
-		"tokensPerSec":     tps,
-		"clientParseTime":  ms(r.ClientParse),
-		"clientParseShare": share,
-		"chunks":           r.Chunks,
-		"outputTokens":     r.OutputTokens,
-		"stalls":           r.Stalls,
-		"retries":          o.retries(),
-		"reconnects":       o.reconnects(),
-		"servedBy":         a.info.label,
-		"route":            a.info.route,
-		"attempts":         o.attemptList(),
-		"requestId":        r.RequestID,
-		"serverTimings":    timings,
-		"cache":            r.Cache.String(),
-		"proto":            r.Proto,
-		"clientLag":        ms(o.clientLag),
-		"ttftLate":         o.ttftLateValue(),
-		"sendWait":         ms(r.SendWait),
-		"cost":             o.costObject(),
-		"gaps":             nil,
-	}
-	if a.info.resultGaps {
-		m["gaps"] = gapList(r.Gaps)
-	}
-	m["choices"] = choiceList(r.Choices, a.info.resultGaps)
-	return m
-}
-
-// costObject is result.cost: null without prices.
-func (o *outcome) costObject() any {
-	b := o.bill
-	if !b.priced {
-		return nil
-	}
-	c := b.cost
-	return map[string]any{
-		"total": c.Total(), "input": c.Input, "cachedInput": c.CachedInput, "output": c.Output,
-		"reasoning": c.Reasoning, "savedByCache": c.Saved, "currency": b.currency,
-	}
-}
-
-// attemptList is result.attempts: every attempt of the call, in order.
-func (o *outcome) attemptList() []any {
-	out := make([]any, len(o.attempts))
-	for i, a := range o.attempts {
-		r := a.res
-		var errObj any
-		if r.Err != nil {
-			errObj = map[string]any{"type": string(r.Err.Type), "message": r.Err.Message}
-		}
-		out[i] = map[string]any{
-			"route": a.info.route, "servedBy": a.info.label, "ok": r.OK, "status": r.Status, "error": errObj,
-			"ttfb": ms(r.TTFB), "ttft": ms(r.TTFT), "e2e": ms(r.E2E), "reconnects": a.reconnects,
-		}
-	}
-	return out
-}
-
-// gapList is a gap series in ms, for the JS result.
-func gapList(g stream.Gaps) []float64 {
-	out := make([]float64, len(g))
-	for i := range g {
-		out[i] = msf(g.At(i))
-	}
-	return out
-}
-
-// choiceList is result.choices: each answer of a call that asked for several
-// (n > 1), or null.
-func choiceList(choices []stream.Choice, withGaps bool) any {
-	if len(choices) == 0 {
-		return nil
-	}
-	out := make([]any, len(choices))
-	for i, ch := range choices {
-		c := map[string]any{"index": ch.Index, "text": ch.Text, "reasoningText": ch.Reasoning,
-			"finishReason": ch.FinishReason, "gaps": nil}
-		if withGaps {
-			c["gaps"] = gapList(ch.Gaps)
-		}
-		out[i] = c
-	}
-	return out
-}
-
-func ms(d time.Duration) any {
-	if d < 0 { // stream.Absent
-		return nil
-	}
-	return msf(d)
-}
-
-func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// samples builds the whole batch of one call, each sample at the moment it
-// describes, so k6 pushes it in one channel send: one llm_attempts sample per
-// attempt (tagged by its route and number), then the call's figures from the
-// attempt that ended it. unsampled is how many of the call's gaps the
-// gapSampleRate cap kept out of llm_inter_token_gap.
-func (m *llmMetrics) samples(o *outcome, regress func(client, category string, ttft time.Duration) (bool, bool)) (batch metrics.Samples, unsampled int) {
-	a := o.final()
-	r, info := a.res, a.info
-	// The batch is sized for what it will hold: the call's figures, one
-	// sample per attempt and the gaps k6 gets — all of them with 'event', the
-	// kept ones with 'sampled' (sizing for every gap there made a call's batch
-	// ten times the size it needed).
-	var keep func(int) bool
-	kept := 0
-	switch {
-	case info.gapSamples == config.GapsPerEvent:
-		kept = len(r.Gaps)
-	case info.gapSamples == config.GapsSampled && len(r.Gaps) > 0:
-		keep, kept = info.gapSampler.Take(len(r.Gaps))
-	}
-	out := make(metrics.Samples, 0, 24+kept+len(o.attempts))
-	for i := range o.attempts {
-		at := &o.attempts[i]
-		tags, meta := at.tags(i + 1)
-		out = append(out, metrics.Sample{
-			TimeSeries: metrics.TimeSeries{Metric: m.attempts, Tags: tags},
-			Time:       at.res.End, Metadata: meta, Value: 1,
-		})
-	}
-	tags, meta := a.tags(len(o.attempts))
-	add := func(metric *metrics.Metric, at time.Time, v float64) {
-		out = append(out, metrics.Sample{
-			TimeSeries: metrics.TimeSeries{Metric: metric, Tags: tags},
-			Time:       at, Metadata: meta, Value: v,
-		})
-	}
-	addDur := func(metric *metrics.Metric, start time.Time, d time.Duration) {
-		if d >= 0 {
-			add(metric, start.Add(d), metrics.D(d))
-		}
-	}
-	end := r.End
-	add(m.requests, end, 1)
-	if r.OK {
-		add(m.failed, end, 0)
-	} else {
-		add(m.failed, end, 1)
-		add(m.errors, end, 1)
-	}
-	if n := o.retries(); n > 0 {
-		add(m.retries, end, float64(n))
-	}
-	if n := o.reconnects(); n > 0 {
-		add(m.reconnects, end, float64(n))
-	}
-	if o.clientLag >= 0 {
-		add(m.clientLag, end, metrics.D(o.clientLag))
-	}
-	if late, known := o.ttftLate(); known {
-		add(m.ttftLate, end, boolValue(late))
-	}
-	if o.bill.priced {
-		add(m.cost, end, o.bill.cost.Total())
-	}
-	if r.Status != 0 { // a response came, so a connection was had: new or reused
-		add(m.connReused, end, boolValue(r.Connect == 0))
-		if r.Connect > 0 {
-			add(m.connOpened, end, 1)
-		}
-	}
-	addDur(m.ttfb, r.Start, r.TTFB)
-	addDur(m.ttft, r.Start, r.TTFT)
-	addDur(m.ttftAnswer, r.Start, r.TTFTAnswer)
-	addDur(m.e2e, r.Start, r.E2E)
-	if r.TPOT >= 0 {
-		add(m.tpot, r.LastOutAt, metrics.D(r.TPOT))
-		add(m.tokensPerSec, r.LastOutAt, r.TokensPerSec)
-	}
-	add(m.parse, end, metrics.D(r.ClientParse))
-	switch {
-	case info.gapSamples == config.GapsPerEvent:
-		at := r.FirstOutAt
-		for i := range r.Gaps {
-			g := r.Gaps.At(i)
-			at = at.Add(g)
-			add(m.gap, at, metrics.D(g))
-		}
-	case keep != nil:
-		at := r.FirstOutAt
-		for i := range r.Gaps {
-			g := r.Gaps.At(i)
-			at = at.Add(g)
-			if keep(i) {
-				add(m.gap, at, metrics.D(g))
-			}
-		}
-		if unsampled = len(r.Gaps) - kept; unsampled > 0 {
-			add(m.gapsUnsampled, end, float64(unsampled))
-		}
-	case r.GapMean >= 0 && info.gapSamples == config.GapsPerRequest:
-		add(m.gap, r.LastOutAt, metrics.D(r.GapMean))
-	}
-	if r.Stalls > 0 {
-		add(m.stalls, end, float64(r.Stalls))
-	}
-	if u := r.Usage; u != nil {
-		addCount(add, m.promptTokens, end, u.PromptTokens)
-		addCount(add, m.cachedTokens, end, u.CachedTokens)
-		addCount(add, m.reasoningTokens, end, u.ReasoningTokens)
-	}
-	addCount(add, m.outputTokens, end, r.OutputTokens)
-	if r.Cache != stream.CacheUnknown {
-		add(m.cacheHit, end, boolValue(r.Cache == stream.CacheHit))
-	}
-	if q, ok := r.ServerTimings["queue"]; ok {
-		add(m.serverQueue, end, q)
-	}
-	if p, ok := r.ServerTimings["prefill"]; ok {
-		add(m.serverPrefill, end, p)
-	}
-	if slo := info.slo; slo.Set() {
-		add(m.goodput, end, boolValue(r.OK && meets(slo, r)))
-	}
-	if r.OK && r.TTFT >= 0 {
-		if slower, known := regress(info.label, info.category, r.TTFT); known {
-			add(m.regression, end, boolValue(slower))
-		}
-	}
-	return out, unsampled
 }
 
 // tags are the samples' tags of attempt n of a call (and of the call, from
@@ -561,48 +351,4 @@ func meets(slo config.SLO, r *stream.Result) bool {
 	within := func(limit, got time.Duration) bool { return limit <= 0 || (got >= 0 && got <= limit) }
 	tpotOK := slo.TPOT <= 0 || r.TPOT < 0 || r.TPOT <= slo.TPOT // one-token answers have no TPOT
 	return within(slo.TTFT, r.TTFT) && within(slo.E2E, r.E2E) && tpotOK
-}
-
-func addCount(add func(*metrics.Metric, time.Time, float64), m *metrics.Metric, at time.Time, n int64) {
-	if n > 0 {
-		add(m, at, float64(n))
-	}
-}
-
-func boolValue(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// observation is what the report's collector keeps of a call: the figures of
-// the attempt that ended it, the process's lag and the cost of every attempt.
-func (o *outcome) observation(ld callLoad) *report.Observation {
-	a := o.final()
-	r, info := a.res, a.info
-	obs := &report.Observation{
-		Start: r.Start, End: r.End, Category: info.category, Model: info.model, Name: info.label,
-		Route: info.route, OK: r.OK, TTFB: r.TTFB, TTFT: r.TTFT, TTFTAnswer: r.TTFTAnswer, E2E: r.E2E,
-		TPOT: r.TPOT, ClientParse: r.ClientParse, Connect: r.Connect, Gaps: r.Gaps, TTFTCheck: r.TTFTCheck,
-		TokensPerSec: r.TokensPerSec, OutputTokens: r.OutputTokens, Cache: r.Cache, Stalls: r.Stalls,
-		Active: ld.active, VUs: ld.vus, Starved: r.Starved, SharedPrefix: info.sharedPrefix,
-		EventLag: time.Duration(info.eventLag.Load()),
-	}
-	if r.Err != nil {
-		obs.ErrorType = string(r.Err.Type)
-	}
-	if u := r.Usage; u != nil {
-		obs.PromptTokens, obs.CachedTokens = u.PromptTokens, u.CachedTokens
-	}
-	if sc, ok := info.tags.Tags.Get("scenario"); ok {
-		obs.Scenario = sc
-	}
-	obs.ItemID, obs.Phase, obs.TestStart, obs.Tag = info.itemID, info.phase, info.testStart, info.tags.Tags.Get
-	obs.Rate = info.rate
-	obs.ClientLag = max(o.clientLag, 0)
-	if b := o.bill; b.priced {
-		obs.Priced, obs.Cost, obs.CostSaved, obs.Currency = true, b.cost.Total(), b.cost.Saved, b.currency
-	}
-	return obs
 }

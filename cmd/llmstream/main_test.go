@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,9 +20,10 @@ func writeRecord(t *testing.T, dir, name, segment string, calls int, ttftMS floa
 	for i := range calls {
 		ttft := time.Duration((ttftMS + float64(i%10)) * float64(time.Millisecond))
 		c.Add(&report.Observation{
-			Start: start.Add(time.Duration(i) * 100 * time.Millisecond), End: start.Add(time.Duration(i)*100*time.Millisecond + 2*ttft),
-			Category: []string{"short", "long"}[i%2], OK: i%7 != 0, ErrorType: map[bool]string{true: "", false: "timeout"}[i%7 != 0],
-			TTFT: ttft, E2E: 2 * ttft, OutputTokens: 10, VUs: 4, Active: 2,
+			Result:   stream.Result{Start: start.Add(time.Duration(i) * 100 * time.Millisecond), End: start.Add(time.Duration(i)*100*time.Millisecond + 2*ttft), OK: i%7 != 0, Err: &stream.Error{Type: stream.ErrorType(map[bool]string{true: "", false: "timeout"}[i%7 != 0])}, TTFT: ttft, E2E: 2 * ttft, OutputTokens: 10},
+			Category: []string{"short", "long"}[i%2],
+			VUs:      4,
+			Active:   2,
 		})
 	}
 	info := &report.RunInfo{Load: map[string]any{"items": map[string]any{"executor": "shared-iterations", "iterations": 120}}, Segment: segment}

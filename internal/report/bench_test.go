@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
@@ -12,11 +13,11 @@ import (
 
 func benchObservation(rng *rand.Rand, start time.Time, gaps int) *Observation {
 	o := &Observation{
-		Start: start, End: start.Add(3 * time.Second), Category: []string{"short", "medium", "long_context"}[rng.IntN(3)],
-		Model: "sim-large", OK: true, TTFB: 5 * time.Millisecond, TTFT: time.Duration(100+rng.IntN(900)) * time.Millisecond,
-		TTFTAnswer: -1, E2E: 3 * time.Second, TPOT: 20 * time.Millisecond, ClientParse: time.Millisecond,
-		TokensPerSec: 40 + 20*rng.Float64(), PromptTokens: 300, OutputTokens: int64(gaps + 1), Cache: stream.CacheMiss,
-		Active: 50, VUs: 50,
+		Result:   stream.Result{Start: start, End: start.Add(3 * time.Second), OK: true, TTFB: 5 * time.Millisecond, TTFT: time.Duration(100+rng.IntN(900)) * time.Millisecond, TTFTAnswer: -1, E2E: 3 * time.Second, TPOT: 20 * time.Millisecond, ClientParse: time.Millisecond, TokensPerSec: 40 + 20*rng.Float64(), OutputTokens: int64(gaps + 1), Cache: stream.CacheMiss, Usage: &protocol.Usage{PromptTokens: 300}},
+		Category: []string{"short", "medium", "long_context"}[rng.IntN(3)],
+		Model:    "sim-large",
+		Active:   50,
+		VUs:      50,
 	}
 	for range gaps {
 		o.Gaps = append(o.Gaps, uint32(15+rng.IntN(10))*1000) // µs

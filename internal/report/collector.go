@@ -184,9 +184,9 @@ func (c *Collector) Add(o *Observation) {
 			gs = pooled
 		}
 	}
-	cat := o.category()
-	class := o.levelClass()
-	isShort, isLong := o.promptClass(c.opt.ShortPromptTokens, c.opt.LongPromptTokens)
+	cat := category(o)
+	class := levelClass(o)
+	isShort, isLong := promptClass(o, c.opt.ShortPromptTokens, c.opt.LongPromptTokens)
 	ttft, hasTTFT := ms(o.TTFT)
 
 	c.mu.Lock()
@@ -268,7 +268,7 @@ func (p *part) add(opt Options, in *callFacts) {
 			b.ClassMin = in.class
 		}
 		b.ClassMax = max(b.ClassMax, in.class)
-		b.LevelMax = max(b.LevelMax, o.level())
+		b.LevelMax = max(b.LevelMax, level(o))
 		b.ActiveMax = max(b.ActiveMax, o.Active)
 		b.Requests++
 		if !o.OK {

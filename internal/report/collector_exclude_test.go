@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"strings"
 	"testing"
 	"time"
@@ -9,8 +10,12 @@ import (
 
 func call(start time.Time, scenario string, ttftMS float64) *Observation {
 	ttft := msD(ttftMS)
-	return &Observation{Start: start, End: start.Add(ttft + 500*time.Millisecond), OK: true, Scenario: scenario,
-		TTFT: ttft, E2E: ttft + 500*time.Millisecond, VUs: 4, Active: 4, OutputTokens: 20}
+	return &Observation{
+		Result:   stream.Result{Start: start, End: start.Add(ttft + 500*time.Millisecond), OK: true, TTFT: ttft, E2E: ttft + 500*time.Millisecond, OutputTokens: 20},
+		Scenario: scenario,
+		VUs:      4,
+		Active:   4,
+	}
 }
 
 // A warm-up scenario with a cold server, setup() calls, tagged calls: none of

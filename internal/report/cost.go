@@ -21,7 +21,7 @@ func (c *Cost) add(o *Observation) {
 	if !o.Priced {
 		return
 	}
-	c.merge(Cost{Calls: 1, Total: o.Cost, Saved: o.CostSaved, Currency: o.Currency})
+	c.merge(Cost{Calls: 1, Total: o.Cost.Total(), Saved: o.Cost.Saved, Currency: o.Currency})
 }
 
 func (c *Cost) merge(o Cost) {

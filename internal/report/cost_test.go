@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/config"
 	"math"
 	"strings"
 	"testing"
@@ -20,12 +21,17 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 			cat, cost, saved = "long", 0.01, 0.002
 		}
 		c.Add(&Observation{
-			Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second),
-			Category: cat, OK: true, TTFT: 100 * time.Millisecond, E2E: time.Second, TTFB: 50 * time.Millisecond,
-			TPOT: 10 * time.Millisecond, Priced: true, Cost: cost, CostSaved: saved, Currency: "EUR",
+			Result:   stream.Result{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: 100 * time.Millisecond, E2E: time.Second, TTFB: 50 * time.Millisecond, TPOT: 10 * time.Millisecond},
+			Category: cat,
+			Priced:   true,
+			Cost:     config.Cost{Input: cost, Saved: saved},
+			Currency: "EUR",
 		})
 	}
-	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), Category: "short", OK: true}) // a client without prices
+	c.Add(&Observation{
+		Result:   stream.Result{Start: t0, End: t0.Add(time.Second), OK: true},
+		Category: "short",
+	}) // a client without prices
 	run := c.Snapshot()
 	short, long, all := run.Category("short").Cost, run.Category("long").Cost, run.Category(AllCategories).Cost
 	if short.Calls != 20 || long.Calls != 20 || all.Calls != 40 {
@@ -70,7 +76,9 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 func TestCostWithoutPricesStaysOutOfTheReport(t *testing.T) {
 	c := NewCollector(Options{})
 	t0 := time.Unix(1_700_000_000, 0)
-	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: time.Millisecond, E2E: time.Second})
+	c.Add(&Observation{
+		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: time.Millisecond, E2E: time.Second},
+	})
 	run := c.Snapshot()
 	if strings.Contains(RenderText(run, nil, nil), "per 1000 calls") {
 		t.Fatal("a cost table without prices")
@@ -87,9 +95,7 @@ func TestUnsampledGapsAreSaid(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	for i := range 10 {
 		c.Add(&Observation{
-			Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second), OK: true,
-			TTFT: 100 * time.Millisecond, E2E: time.Second,
-			Gaps:          stream.GapsOf(20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond),
+			Result:        stream.Result{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: 100 * time.Millisecond, E2E: time.Second, Gaps: stream.GapsOf(20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond)},
 			GapsUnsampled: 3,
 		})
 	}

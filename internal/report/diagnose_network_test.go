@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"slices"
 	"testing"
 	"time"
@@ -14,9 +15,12 @@ func TestNetworkHeavyNeedsTimeWorthSaving(t *testing.T) {
 	var obs []*Observation
 	for i := range 200 {
 		at := t0.Add(time.Duration(i) * 50 * time.Millisecond)
-		obs = append(obs, &Observation{Start: at, End: at.Add(time.Millisecond), OK: true, Category: "chat",
-			TTFB: 600 * time.Microsecond, TTFT: 800 * time.Microsecond, E2E: time.Millisecond, OutputTokens: 10,
-			TokensPerSec: 20000, VUs: 1, Active: 1})
+		obs = append(obs, &Observation{
+			Result:   stream.Result{Start: at, End: at.Add(time.Millisecond), OK: true, TTFB: 600 * time.Microsecond, TTFT: 800 * time.Microsecond, E2E: time.Millisecond, OutputTokens: 10, TokensPerSec: 20000},
+			Category: "chat",
+			VUs:      1,
+			Active:   1,
+		})
 	}
 	if got := ids(Diagnose(collectAll(obs))); slices.Contains(got, "network_heavy") {
 		t.Fatalf("network_heavy on a sub-millisecond TTFT: %v", got)

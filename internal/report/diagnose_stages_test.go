@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -142,17 +143,20 @@ func TestStageThroughputIsWhatTheServiceDeliveredAtThatLoad(t *testing.T) {
 			for k := range 12 {
 				start := at.Add(time.Duration(k)*time.Second + time.Duration(v)*10*time.Millisecond)
 				c.Add(&Observation{
-					Start: start, End: start.Add(time.Second), OK: true, VUs: vus, Active: vus,
-					TTFT: 50 * time.Millisecond, E2E: time.Second, TPOT: 19 * time.Millisecond, TokensPerSec: 50,
-					OutputTokens: 50, TTFB: time.Millisecond, TTFTAnswer: 50 * time.Millisecond,
+					Result: stream.Result{Start: start, End: start.Add(time.Second), OK: true, TTFT: 50 * time.Millisecond, E2E: time.Second, TPOT: 19 * time.Millisecond, TokensPerSec: 50, OutputTokens: 50, TTFB: time.Millisecond, TTFTAnswer: 50 * time.Millisecond},
+					VUs:    vus,
+					Active: vus,
 				})
 			}
 		}
 		at = at.Add(12 * time.Second)
 	}
 	stray := at.Add(25 * time.Second)
-	c.Add(&Observation{Start: stray, End: stray.Add(time.Second), OK: true, VUs: 4, Active: 1, OutputTokens: 50,
-		TTFT: 50 * time.Millisecond, E2E: time.Second, TPOT: 19 * time.Millisecond, TokensPerSec: 50})
+	c.Add(&Observation{
+		Result: stream.Result{Start: stray, End: stray.Add(time.Second), OK: true, OutputTokens: 50, TTFT: 50 * time.Millisecond, E2E: time.Second, TPOT: 19 * time.Millisecond, TokensPerSec: 50},
+		VUs:    4,
+		Active: 1,
+	})
 	stages := c.Snapshot().Stages()
 	if len(stages) != 3 {
 		t.Fatalf("%d stages, want 3", len(stages))

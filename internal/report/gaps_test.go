@@ -12,10 +12,12 @@ func msD(v float64) time.Duration { return time.Duration(v * float64(time.Millis
 
 func TestGapStatisticsAreExact(t *testing.T) {
 	c := NewCollector(Options{Start: t0})
-	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second,
-		Gaps: stream.GapsOf(msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5))})
-	c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second,
-		TPOT: msD(400)}) // a per-token mean without the gaps behind it is not a gap
+	c.Add(&Observation{
+		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second, Gaps: stream.GapsOf(msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5))},
+	})
+	c.Add(&Observation{
+		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second, TPOT: msD(400)},
+	}) // a per-token mean without the gaps behind it is not a gap
 	g := c.Snapshot().Category(AllCategories)
 	if g.GapCount != 5 || g.BurstGaps != 3 || g.Bursts != 2 || g.LongestGapMS != 31.5 {
 		t.Fatalf("gaps %d, burst gaps %d, bursts %d, longest %v", g.GapCount, g.BurstGaps, g.Bursts, g.LongestGapMS)

@@ -168,7 +168,7 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	g.Requests++
 	if !o.OK {
 		g.Failures++
-		et := o.ErrorType
+		et := o.ErrorType()
 		if et == "" {
 			et = "unknown"
 		}
@@ -191,9 +191,9 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 			g.SharedMiss++
 		}
 	}
-	g.PromptTokens += o.PromptTokens
+	g.PromptTokens += o.PromptTokens()
 	g.OutputTokens += o.OutputTokens
-	g.CachedTokens += o.CachedTokens
+	g.CachedTokens += o.CachedTokens()
 	if o.Stalls > 0 {
 		g.Stalls += uint64(o.Stalls)
 		g.StalledRequests++

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -37,8 +38,15 @@ func abRun(seed uint64, stages []synthStage, ttftLarge, ttftSmall func(vus int) 
 					ttft := msD(cl.ttft(st.VUs) * size * math.Exp(rng.NormFloat64()*0.15))
 					tps := cl.tps * math.Exp(rng.NormFloat64()*0.1)
 					e2e := ttft + time.Duration(30/tps*float64(time.Second))
-					out = append(out, &Observation{Start: t, End: t.Add(e2e), OK: true, Name: cl.name, Model: cl.name + "-model",
-						ItemID: id, Category: "chat", TTFT: ttft, E2E: e2e, TokensPerSec: tps, OutputTokens: 30, VUs: st.VUs, Active: st.VUs})
+					out = append(out, &Observation{
+						Result:   stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e, TokensPerSec: tps, OutputTokens: 30},
+						Name:     cl.name,
+						Model:    cl.name + "-model",
+						ItemID:   id,
+						Category: "chat",
+						VUs:      st.VUs,
+						Active:   st.VUs,
+					})
 					t = t.Add(e2e)
 				}
 				t = t.Add(10 * time.Millisecond)
@@ -171,14 +179,26 @@ func TestPairedComparisonOfEqualClientsFindsNoDifference(t *testing.T) {
 func TestPairsAreBounded(t *testing.T) {
 	p := newPairer()
 	for i := range 3 * pairPendingMax {
-		p.add(&Observation{Name: "a", ItemID: fmt.Sprint(i), OK: true, TTFT: msD(1)})
+		p.add(&Observation{
+			Result: stream.Result{OK: true, TTFT: msD(1)},
+			Name:   "a",
+			ItemID: fmt.Sprint(i),
+		})
 	}
 	if len(p.pending) > pairPendingMax || len(p.order) > 4*pairPendingMax+1 {
 		t.Fatalf("%d pending, %d ids in order", len(p.pending), len(p.order))
 	}
 	for range 3 * pairKeep {
-		p.add(&Observation{Name: "a", ItemID: "x", OK: true, TTFT: msD(1)})
-		p.add(&Observation{Name: "b", ItemID: "x", OK: true, TTFT: msD(2)})
+		p.add(&Observation{
+			Result: stream.Result{OK: true, TTFT: msD(1)},
+			Name:   "a",
+			ItemID: "x",
+		})
+		p.add(&Observation{
+			Result: stream.Result{OK: true, TTFT: msD(2)},
+			Name:   "b",
+			ItemID: "x",
+		})
 	}
 	s := p.pairs[pairKey{"a", "b"}]
 	if s.seen != 3*pairKeep || len(s.a) != pairKeep {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +14,15 @@ func TestEveryCallServedByTheFallbackIsShown(t *testing.T) {
 	var obs []*Observation
 	for i := range 40 {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
-		obs = append(obs, &Observation{Start: at, End: at.Add(2 * time.Millisecond), OK: true, Name: "small",
-			Model: "small-model", Route: "fallback", Category: "chat", TTFT: time.Millisecond, E2E: 2 * time.Millisecond,
-			OutputTokens: 10, VUs: 1, Active: 1})
+		obs = append(obs, &Observation{
+			Result:   stream.Result{Start: at, End: at.Add(2 * time.Millisecond), OK: true, TTFT: time.Millisecond, E2E: 2 * time.Millisecond, OutputTokens: 10},
+			Name:     "small",
+			Model:    "small-model",
+			Route:    "fallback",
+			Category: "chat",
+			VUs:      1,
+			Active:   1,
+		})
 	}
 	run := collectAll(obs)
 	text := RenderText(run, nil, nil)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"testing"
 	"time"
 )
@@ -16,8 +17,10 @@ import (
 func FuzzParseRecord(f *testing.F) {
 	c := NewCollector(Options{Start: t0})
 	for i := range 3 {
-		c.Add(&Observation{Start: t0, End: t0.Add(time.Second), OK: true, Category: "short",
-			TTFT: time.Duration(100+i) * time.Millisecond, E2E: time.Second, OutputTokens: 10})
+		c.Add(&Observation{
+			Result:   stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: time.Duration(100+i) * time.Millisecond, E2E: time.Second, OutputTokens: 10},
+			Category: "short",
+		})
 	}
 	r := c.Snapshot()
 	rec := NewRecord(r, nil, nil, nil)

@@ -79,7 +79,7 @@ func (l *levelInfo) steady() time.Duration { return l.closedDur + l.lastStart.Su
 
 func (l *levelInfo) add(o *Observation) {
 	l.Calls++
-	l.VUsSum += o.level()
+	l.VUsSum += level(o)
 	l.ActiveSum += float64(o.Active)
 	if v, ok := ms(o.E2E); ok && o.OK {
 		l.E2ESumMS += v

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +15,11 @@ func TestStagesNeverMixVUsAndRates(t *testing.T) {
 	warm := make([]*Observation, 0, 100)
 	for i := range 100 {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
-		warm = append(warm, &Observation{Start: at, End: at.Add(300 * time.Millisecond), OK: true, TTFT: 20 * time.Millisecond,
-			E2E: 300 * time.Millisecond, OutputTokens: 25, TokensPerSec: 90, VUs: 3, Active: 3})
+		warm = append(warm, &Observation{
+			Result: stream.Result{Start: at, End: at.Add(300 * time.Millisecond), OK: true, TTFT: 20 * time.Millisecond, E2E: 300 * time.Millisecond, OutputTokens: 25, TokensPerSec: 90},
+			VUs:    3,
+			Active: 3,
+		})
 	}
 	steps := openLoad(1, 10, 4, 500, 2, 4, 7, 12)
 	for _, o := range steps {

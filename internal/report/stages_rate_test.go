@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -36,8 +37,12 @@ func openLoad(seed uint64, secs int, slots int, serviceMS float64, rates ...floa
 			free[0] = begin.Add(service)
 			ttft := begin.Sub(t) + msD(20)
 			e2e := free[0].Sub(t)
-			out = append(out, &Observation{Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e, OutputTokens: 25,
-				TokensPerSec: 25 / (service - msD(20)).Seconds(), VUs: 50, Active: 4, Rate: rate})
+			out = append(out, &Observation{
+				Result: stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e, OutputTokens: 25, TokensPerSec: 25 / (service - msD(20)).Seconds()},
+				VUs:    50,
+				Active: 4,
+				Rate:   rate,
+			})
 		}
 		at = end
 	}

@@ -22,8 +22,11 @@ func wave(seed uint64, ttftAt func(sec float64) float64) []*Observation {
 			for t.Before(t0.Add(time.Duration(st.to) * time.Second)) {
 				ttft := msD(ttftAt(t.Sub(t0).Seconds()) * (0.9 + 0.2*rng.Float64()))
 				e2e := ttft + 400*time.Millisecond
-				out = append(out, &Observation{Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e,
-					VUs: st.vus, Active: st.vus, OutputTokens: 20, TokensPerSec: 50})
+				out = append(out, &Observation{
+					Result: stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e, OutputTokens: 20, TokensPerSec: 50},
+					VUs:    st.vus,
+					Active: st.vus,
+				})
 				t = t.Add(e2e + 20*time.Millisecond)
 			}
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -169,13 +170,21 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 	ttftD := time.Duration(ttft * float64(time.Millisecond))
 	e2e := ttftD + decode
 	o := &Observation{
-		Start: start, End: start.Add(e2e), Category: cat.Name, Model: "sim-large", Scenario: "default",
-		OK: true, TTFT: ttftD, TTFTAnswer: ttftD, E2E: e2e,
-		TTFB: time.Duration((s.connectMS + 2) * float64(time.Millisecond)), Connect: 0,
-		TPOT: decode / time.Duration(max(1, n-1)), TokensPerSec: float64(n-1) / decode.Seconds(),
-		Gaps: stream.GapsOf(gaps...), TTFTCheck: firstRead, PromptTokens: cat.PromptTokens, OutputTokens: n, Cache: stream.CacheUnknown,
-		Stalls: stalls, Active: vus, VUs: vus, SharedPrefix: s.sharedPrefix,
-		ClientParse: time.Duration(0.003 * float64(e2e)), EventLag: 0,
+		Result: stream.Result{
+			Start: start, End: start.Add(e2e), OK: true, TTFT: ttftD, TTFTAnswer: ttftD, E2E: e2e,
+			TTFB: time.Duration((s.connectMS + 2) * float64(time.Millisecond)), Connect: 0,
+			TPOT: decode / time.Duration(max(1, n-1)), TokensPerSec: float64(n-1) / decode.Seconds(),
+			Gaps: stream.GapsOf(gaps...), TTFTCheck: firstRead, OutputTokens: n, Cache: stream.CacheUnknown,
+			Stalls: stalls, ClientParse: time.Duration(0.003 * float64(e2e)),
+			Usage: &protocol.Usage{PromptTokens: cat.PromptTokens},
+		},
+		Category:     cat.Name,
+		Model:        "sim-large",
+		Scenario:     "default",
+		Active:       vus,
+		VUs:          vus,
+		SharedPrefix: s.sharedPrefix,
+		EventLag:     0,
 	}
 	if s.headersMS > 0 {
 		o.TTFB = time.Duration(min(s.headersMS*ln(), 0.85*ttft) * float64(time.Millisecond))
@@ -199,7 +208,7 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 		o.Cache = stream.CacheMiss
 		if rng.Float64() < s.hitRate {
 			o.Cache = stream.CacheHit
-			o.CachedTokens = o.PromptTokens / 2
+			o.Usage.CachedTokens = o.Usage.PromptTokens / 2
 		}
 	}
 	return o

@@ -193,3 +193,28 @@ func since(from, to time.Time) time.Duration {
 	}
 	return to.Sub(from)
 }
+
+// ErrorType is the failure's class, "" for a call that succeeded.
+func (r *Result) ErrorType() string {
+	if r.Err == nil {
+		return ""
+	}
+	return string(r.Err.Type)
+}
+
+// PromptTokens is the server's prompt token count, 0 when it reported none.
+func (r *Result) PromptTokens() int64 {
+	if r.Usage == nil {
+		return 0
+	}
+	return r.Usage.PromptTokens
+}
+
+// CachedTokens is the server's cached prompt token count, 0 when it
+// reported none.
+func (r *Result) CachedTokens() int64 {
+	if r.Usage == nil {
+		return 0
+	}
+	return r.Usage.CachedTokens
+}

@@ -1,0 +1,135 @@
+// Package record is the one definition of a finished call's figures. A Call
+// is what the k6 binding builds once per call; the JS result, the k6 samples
+// and the report all read it: the first two through the Figures table
+// (figures.go), the report directly (report.Observation is a Call).
+//
+// Nothing here imports k6: the binding turns a Figure's metric into a k6
+// metric and its values into samples.
+package record
+
+import (
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// Call is one finished call: the figures of the attempt that ended it (the
+// embedded Result, the call's timings), every attempt it made, who answered,
+// the load it met and the figures that belong to the call as a whole.
+// Durations < 0 (stream.Absent) were not measured.
+type Call struct {
+	stream.Result // the final attempt's figures: the call's timings are its
+
+	// Attempts is every attempt of the call, in order, on every route.
+	Attempts []Attempt
+
+	// Who answered and what the call was.
+	Name         string // the client that ended the call: its name, else its base URL (servedBy, the name tag)
+	Route        string // the route that ended it: "primary" or "fallback"
+	Model        string // the model the client asked for ("" when none); Result.Model is the server's
+	Category     string // from the call's tags ("" = the report's "default")
+	Scenario     string // k6's scenario ("" outside one)
+	ItemID       string // the dataset item the prompt came from ("" when none), for paired comparisons
+	SharedPrefix bool   // the prompt came from a shared-prefix dataset set (for cache_busted)
+	// Phase is "setup" or "teardown" for calls made there, "" during the test.
+	Phase string
+	// TestStart is when k6 started the test (zero when unknown): a warm-up
+	// window is counted from it.
+	TestStart time.Time
+	// Tag looks up one of the call's k6 tags (nil: the call has none), for
+	// leaving calls out by tag.
+	Tag func(name string) (string, bool)
+
+	// The load the call met when it started.
+	Active int // streams in flight in this process (concurrency)
+	VUs    int // k6's active VUs (0 outside a k6 run)
+	// Rate is the arrival rate (iterations/s) an arrival-rate executor was
+	// running at when the call started, 0 for other executors: with those,
+	// the load level is the rate, not the VU count.
+	Rate float64
+
+	// ClientLag is how late this process ran while the call did (the Go
+	// scheduler's latency and timer lateness): time added to every timestamp
+	// the call took. Absent when the call was too short to be measured.
+	ClientLag time.Duration
+	// EventLag is the longest wait of an event for its JS callback (0 when
+	// the call had no callback).
+	EventLag time.Duration
+
+	// Cost is what the call cost: every attempt's tokens priced by its
+	// route's client. Priced is false when no route had prices; Currency is
+	// "mixed" when the routes' currencies differ.
+	Cost     config.Cost
+	Currency string
+	Priced   bool
+
+	// Goodput is whether the call met the client's SLO (Unjudged without one).
+	Goodput Verdict
+	// Regression is whether the call's TTFT was above the loaded baseline's
+	// P95 for its category (Unjudged without a baseline, or a failed call).
+	Regression Verdict
+
+	// GapSamples is the client's gapSamples mode (config.Gaps…): which gaps
+	// k6 gets. With 'sampled', KeepGap says which ones, and GapsUnsampled
+	// counts those it left out; the record itself keeps every gap.
+	GapSamples    string
+	KeepGap       func(i int) bool
+	GapsUnsampled int
+
+	// ResultGaps is whether the call asked for result.gaps.
+	ResultGaps bool
+}
+
+// Attempt is one HTTP attempt of a call (with its reconnections).
+type Attempt struct {
+	Route      string
+	Name       string // the client that made it
+	Result     *stream.Result
+	Reconnects int
+}
+
+// Verdict is a yes/no figure that may not be judged: null in the JS result,
+// no sample in k6.
+type Verdict int8
+
+// Verdicts.
+const (
+	Unjudged Verdict = iota
+	Yes
+	No
+)
+
+// VerdictOf is Yes or No.
+func VerdictOf(b bool) Verdict {
+	if b {
+		return Yes
+	}
+	return No
+}
+
+// Retries counts every attempt after the first, on whichever route.
+func (c *Call) Retries() int { return max(len(c.Attempts)-1, 0) }
+
+// Reconnects counts the reopened raw streams of every attempt.
+func (c *Call) Reconnects() int {
+	n := 0
+	for _, a := range c.Attempts {
+		n += a.Reconnects
+	}
+	return n
+}
+
+// TTFTLate is whether this process made the TTFT late (stream.TTFTCheck:
+// its first token read with the next one, or its request sent late); a
+// failed call is not judged.
+func (c *Call) TTFTLate() Verdict {
+	if !c.OK {
+		return Unjudged
+	}
+	late, known := c.TTFTCheck.Late()
+	if !known {
+		return Unjudged
+	}
+	return VerdictOf(late)
+}

@@ -1,0 +1,107 @@
+package record
+
+// The JS result's nested values: objects and lists built from a Call.
+
+import "github.com/llmstream/xk6-llmstream/internal/stream"
+
+func errorObject(e *stream.Error) any {
+	if e == nil {
+		return nil
+	}
+	return map[string]any{"type": string(e.Type), "message": e.Message}
+}
+
+// usageObject is result.usage: null when the server reported none.
+func usageObject(c *Call) any {
+	u := c.Usage
+	if u == nil {
+		return nil
+	}
+	return map[string]any{
+		"promptTokens": u.PromptTokens, "completionTokens": u.CompletionTokens,
+		"cachedTokens": u.CachedTokens, "reasoningTokens": u.ReasoningTokens, "totalTokens": u.TotalTokens,
+	}
+}
+
+func toolCalls(c *Call) any {
+	tools := make([]any, 0, len(c.ToolCalls))
+	for _, t := range c.ToolCalls {
+		tools = append(tools, map[string]any{"index": t.Index, "id": t.ID, "name": t.Name, "arguments": t.Arguments})
+	}
+	return tools
+}
+
+// tokensPerSec is null when the decode speed was not measured (no TPOT).
+func tokensPerSec(c *Call) any {
+	if c.TPOT < 0 {
+		return nil
+	}
+	return c.TokensPerSec
+}
+
+// parseShare is clientParseTime / e2e (0 without an e2e).
+func parseShare(c *Call) any {
+	if c.E2E <= 0 {
+		return 0.0
+	}
+	return float64(c.ClientParse) / float64(c.E2E)
+}
+
+// costObject is result.cost: null without prices.
+func costObject(c *Call) any {
+	if !c.Priced {
+		return nil
+	}
+	b := c.Cost
+	return map[string]any{
+		"total": b.Total(), "input": b.Input, "cachedInput": b.CachedInput, "output": b.Output,
+		"reasoning": b.Reasoning, "savedByCache": b.Saved, "currency": c.Currency,
+	}
+}
+
+// attemptList is result.attempts: every attempt of the call, in order.
+func attemptList(c *Call) any {
+	out := make([]any, len(c.Attempts))
+	for i, a := range c.Attempts {
+		r := a.Result
+		out[i] = map[string]any{
+			"route": a.Route, "servedBy": a.Name, "ok": r.OK, "status": r.Status, "error": errorObject(r.Err),
+			"ttfb": ms(r.TTFB), "ttft": ms(r.TTFT), "e2e": ms(r.E2E), "reconnects": a.Reconnects,
+		}
+	}
+	return out
+}
+
+// resultGaps is result.gaps: every gap in ms with gaps: true, else null.
+func resultGaps(c *Call) any {
+	if !c.ResultGaps {
+		return nil
+	}
+	return gapList(c.Gaps)
+}
+
+func gapList(g stream.Gaps) []float64 {
+	out := make([]float64, len(g))
+	for i := range g {
+		out[i] = msValue(g.At(i))
+	}
+	return out
+}
+
+// choiceList is result.choices: each answer of a call that asked for
+// several (n > 1), or null.
+func choiceList(c *Call) any {
+	if len(c.Choices) == 0 {
+		return nil
+	}
+	out := make([]any, len(c.Choices))
+	for i, ch := range c.Choices {
+		m := map[string]any{"index": ch.Index, "text": ch.Text, "reasoningText": ch.Reasoning,
+			"finishReason": ch.FinishReason, "gaps": nil}
+		if c.ResultGaps {
+			m["gaps"] = gapList(ch.Gaps)
+		}
+		out[i] = m
+	}
+	return out
+}

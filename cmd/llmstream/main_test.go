@@ -20,7 +20,12 @@ func writeRecord(t *testing.T, dir, name, segment string, calls int, ttftMS floa
 	for i := range calls {
 		ttft := time.Duration((ttftMS + float64(i%10)) * float64(time.Millisecond))
 		c.Add(&report.Observation{
-			Result:   stream.Result{Start: start.Add(time.Duration(i) * 100 * time.Millisecond), End: start.Add(time.Duration(i)*100*time.Millisecond + 2*ttft), OK: i%7 != 0, Err: &stream.Error{Type: stream.ErrorType(map[bool]string{true: "", false: "timeout"}[i%7 != 0])}, TTFT: ttft, E2E: 2 * ttft, OutputTokens: 10},
+			Result: stream.Result{
+				Start: start.Add(time.Duration(i) * 100 * time.Millisecond),
+				End:   start.Add(time.Duration(i)*100*time.Millisecond + 2*ttft), OK: i%7 != 0,
+				Err:  &stream.Error{Type: stream.ErrorType(map[bool]string{true: "", false: "timeout"}[i%7 != 0])},
+				TTFT: ttft, E2E: 2 * ttft, OutputTokens: 10,
+			},
 			Category: []string{"short", "long"}[i%2],
 			VUs:      4,
 			Active:   2,

@@ -11,7 +11,10 @@ import (
 func call(start time.Time, scenario string, ttftMS float64) *Observation {
 	ttft := msD(ttftMS)
 	return &Observation{
-		Result:   stream.Result{Start: start, End: start.Add(ttft + 500*time.Millisecond), OK: true, TTFT: ttft, E2E: ttft + 500*time.Millisecond, OutputTokens: 20},
+		Result: stream.Result{
+			Start: start, End: start.Add(ttft + 500*time.Millisecond), OK: true, TTFT: ttft,
+			E2E: ttft + 500*time.Millisecond, OutputTokens: 20,
+		},
 		Scenario: scenario,
 		VUs:      4,
 		Active:   4,

@@ -21,7 +21,11 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 			cat, cost, saved = "long", 0.01, 0.002
 		}
 		c.Add(&Observation{
-			Result:   stream.Result{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: 100 * time.Millisecond, E2E: time.Second, TTFB: 50 * time.Millisecond, TPOT: 10 * time.Millisecond},
+			Result: stream.Result{
+				Start: t0.Add(time.Duration(i) * time.Second),
+				End:   t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: 100 * time.Millisecond,
+				E2E: time.Second, TTFB: 50 * time.Millisecond, TPOT: 10 * time.Millisecond,
+			},
 			Category: cat,
 			Priced:   true,
 			Cost:     config.Cost{Input: cost, Saved: saved},
@@ -95,7 +99,12 @@ func TestUnsampledGapsAreSaid(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	for i := range 10 {
 		c.Add(&Observation{
-			Result:        stream.Result{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: 100 * time.Millisecond, E2E: time.Second, Gaps: stream.GapsOf(20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond)},
+			Result: stream.Result{
+				Start: t0.Add(time.Duration(i) * time.Second),
+				End:   t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: 100 * time.Millisecond,
+				E2E:  time.Second,
+				Gaps: stream.GapsOf(20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond),
+			},
 			GapsUnsampled: 3,
 		})
 	}

@@ -16,7 +16,10 @@ func TestNetworkHeavyNeedsTimeWorthSaving(t *testing.T) {
 	for i := range 200 {
 		at := t0.Add(time.Duration(i) * 50 * time.Millisecond)
 		obs = append(obs, &Observation{
-			Result:   stream.Result{Start: at, End: at.Add(time.Millisecond), OK: true, TTFB: 600 * time.Microsecond, TTFT: 800 * time.Microsecond, E2E: time.Millisecond, OutputTokens: 10, TokensPerSec: 20000},
+			Result: stream.Result{
+				Start: at, End: at.Add(time.Millisecond), OK: true, TTFB: 600 * time.Microsecond,
+				TTFT: 800 * time.Microsecond, E2E: time.Millisecond, OutputTokens: 10, TokensPerSec: 20000,
+			},
 			Category: "chat",
 			VUs:      1,
 			Active:   1,

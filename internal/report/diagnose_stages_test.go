@@ -143,7 +143,11 @@ func TestStageThroughputIsWhatTheServiceDeliveredAtThatLoad(t *testing.T) {
 			for k := range 12 {
 				start := at.Add(time.Duration(k)*time.Second + time.Duration(v)*10*time.Millisecond)
 				c.Add(&Observation{
-					Result: stream.Result{Start: start, End: start.Add(time.Second), OK: true, TTFT: 50 * time.Millisecond, E2E: time.Second, TPOT: 19 * time.Millisecond, TokensPerSec: 50, OutputTokens: 50, TTFB: time.Millisecond, TTFTAnswer: 50 * time.Millisecond},
+					Result: stream.Result{
+						Start: start, End: start.Add(time.Second), OK: true, TTFT: 50 * time.Millisecond, E2E: time.Second,
+						TPOT: 19 * time.Millisecond, TokensPerSec: 50, OutputTokens: 50, TTFB: time.Millisecond,
+						TTFTAnswer: 50 * time.Millisecond,
+					},
 					VUs:    vus,
 					Active: vus,
 				})
@@ -153,7 +157,10 @@ func TestStageThroughputIsWhatTheServiceDeliveredAtThatLoad(t *testing.T) {
 	}
 	stray := at.Add(25 * time.Second)
 	c.Add(&Observation{
-		Result: stream.Result{Start: stray, End: stray.Add(time.Second), OK: true, OutputTokens: 50, TTFT: 50 * time.Millisecond, E2E: time.Second, TPOT: 19 * time.Millisecond, TokensPerSec: 50},
+		Result: stream.Result{
+			Start: stray, End: stray.Add(time.Second), OK: true, OutputTokens: 50, TTFT: 50 * time.Millisecond,
+			E2E: time.Second, TPOT: 19 * time.Millisecond, TokensPerSec: 50,
+		},
 		VUs:    4,
 		Active: 1,
 	})

@@ -13,7 +13,10 @@ func msD(v float64) time.Duration { return time.Duration(v * float64(time.Millis
 func TestGapStatisticsAreExact(t *testing.T) {
 	c := NewCollector(Options{Start: t0})
 	c.Add(&Observation{
-		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second, Gaps: stream.GapsOf(msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5))},
+		Result: stream.Result{
+			Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second,
+			Gaps: stream.GapsOf(msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5)),
+		},
 	})
 	c.Add(&Observation{
 		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second, TPOT: msD(400)},

@@ -15,7 +15,10 @@ func TestEveryCallServedByTheFallbackIsShown(t *testing.T) {
 	for i := range 40 {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		obs = append(obs, &Observation{
-			Result:   stream.Result{Start: at, End: at.Add(2 * time.Millisecond), OK: true, TTFT: time.Millisecond, E2E: 2 * time.Millisecond, OutputTokens: 10},
+			Result: stream.Result{
+				Start: at, End: at.Add(2 * time.Millisecond), OK: true, TTFT: time.Millisecond,
+				E2E: 2 * time.Millisecond, OutputTokens: 10,
+			},
 			Name:     "small",
 			Model:    "small-model",
 			Route:    "fallback",

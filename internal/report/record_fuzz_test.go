@@ -18,7 +18,10 @@ func FuzzParseRecord(f *testing.F) {
 	c := NewCollector(Options{Start: t0})
 	for i := range 3 {
 		c.Add(&Observation{
-			Result:   stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: time.Duration(100+i) * time.Millisecond, E2E: time.Second, OutputTokens: 10},
+			Result: stream.Result{
+				Start: t0, End: t0.Add(time.Second), OK: true, TTFT: time.Duration(100+i) * time.Millisecond,
+				E2E: time.Second, OutputTokens: 10,
+			},
 			Category: "short",
 		})
 	}

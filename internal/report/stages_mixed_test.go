@@ -16,7 +16,10 @@ func TestStagesNeverMixVUsAndRates(t *testing.T) {
 	for i := range 100 {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		warm = append(warm, &Observation{
-			Result: stream.Result{Start: at, End: at.Add(300 * time.Millisecond), OK: true, TTFT: 20 * time.Millisecond, E2E: 300 * time.Millisecond, OutputTokens: 25, TokensPerSec: 90},
+			Result: stream.Result{
+				Start: at, End: at.Add(300 * time.Millisecond), OK: true, TTFT: 20 * time.Millisecond,
+				E2E: 300 * time.Millisecond, OutputTokens: 25, TokensPerSec: 90,
+			},
 			VUs:    3,
 			Active: 3,
 		})

@@ -38,7 +38,10 @@ func openLoad(seed uint64, secs int, slots int, serviceMS float64, rates ...floa
 			ttft := begin.Sub(t) + msD(20)
 			e2e := free[0].Sub(t)
 			out = append(out, &Observation{
-				Result: stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e, OutputTokens: 25, TokensPerSec: 25 / (service - msD(20)).Seconds()},
+				Result: stream.Result{
+					Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e, OutputTokens: 25,
+					TokensPerSec: 25 / (service - msD(20)).Seconds(),
+				},
 				VUs:    50,
 				Active: 4,
 				Rate:   rate,

@@ -10,12 +10,11 @@ import (
 // Bad input found by writing scripts the way users do: each is a clear error
 // that names the option, never a silent default.
 
-// A client whose fallback can never be used, or a fallbackOn with nothing to
-// fall back to, is a script that does not do what its author thinks.
-func TestFallbackWithoutItsOtherHalfIsAnError(t *testing.T) {
+// A fallbackOn with nothing to fall back to, or a retry without attempts, is
+// a script that does not do what its author thinks.
+func TestFallbackOnWithoutAFallbackIsAnError(t *testing.T) {
 	t.Parallel()
 	for code, want := range map[string]string{
-		`new llm.Client({baseURL: 'http://x', fallback: new llm.Client({baseURL: 'http://y'})})`: "fallback needs fallbackOn",
 		`new llm.Client({baseURL: 'http://x', fallbackOn: ['http_5xx']})`:                        "fallbackOn needs a fallback",
 		`new llm.Client({baseURL: 'http://x', retry: {on: ['http_5xx']}})`:                       "retry.attempts is required",
 	} {

@@ -83,11 +83,11 @@ func newClient(env clientEnv, v sobek.Value) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Either half alone would be silently unused.
+	// A fallback without fallbackOn means it: it takes the failures a retry
+	// retries by default. A fallbackOn alone would be silently unused.
 	switch {
 	case fallback != nil && len(opts.FallbackOn) == 0:
-		return nil, errors.New("Client options: fallback needs fallbackOn, the error types that hand a call " +
-			"to it (e.g. ['http_5xx', 'timeout_first_token']): without it the fallback is never used")
+		opts.FallbackOn = config.DefaultRetryOn()
 	case fallback == nil && len(opts.FallbackOn) > 0:
 		return nil, errors.New("Client options: fallbackOn needs a fallback (another Client) to hand the call to")
 	}

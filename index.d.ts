@@ -132,9 +132,9 @@ declare module "k6/x/llmstream" {
     /** Largest response body in bytes (default 256 MiB); past it the call fails with `decode`. */
     maxBodySize?: number;
     retry?: RetryOptions;
-    /** Another client that takes the call when this one fails with an error in `fallbackOn` (needs `fallbackOn`). */
+    /** Another client that takes the call when this one fails with an error in `fallbackOn` (by default the errors a retry retries: http_429, http_5xx, network, timeout_connect, timeout_first_token). */
     fallback?: Client;
-    /** Error types that hand the call to `fallback`; one without the other is an error. */
+    /** Error types that hand the call to `fallback` (needs `fallback`). */
     fallbackOn?: ErrorType[];
     /** Keep every gap in `result.gaps` (default false). */
     gaps?: boolean;

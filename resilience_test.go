@@ -403,3 +403,31 @@ func TestReconnectIsOnlyForRawStreams(t *testing.T) {
 		new llm.Client({baseURL: 'http://x', reconnect: {attempts: 1}})`)
 	require.ErrorContains(t, err, "reconnect is for raw event streams")
 }
+
+// A fallback without fallbackOn takes the failures a retry retries by
+// default (a 5xx here), and not the others (a 4xx).
+func TestFallbackWithoutFallbackOnTakesTheDefaultRetryErrors(t *testing.T) {
+	t.Parallel()
+	status := func(code int) *httptest.Server {
+		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code) }))
+	}
+	unavailable, badRequest := status(503), status(400)
+	defer unavailable.Close()
+	defer badRequest.Close()
+	good, _ := streamServer(t, 0, 0, []string{"small"})
+	vu := newTestVU(t, fmt.Sprintf(`
+		const small = new llm.Client({baseURL: %q, name: 'small'});
+		const down = new llm.Client({baseURL: %q, name: 'down', fallback: small});
+		const wrong = new llm.Client({baseURL: %q, name: 'wrong', fallback: small});
+		var client = down;`,
+		good.URL, unavailable.URL, badRequest.URL))
+	res := vu.chat(`{messages: []}`)
+	require.Equal(t, true, res["ok"])
+	require.Equal(t, "small", res["servedBy"])
+	require.Equal(t, "fallback", res["route"])
+	vu.run(`client = wrong`)
+	res = vu.chat(`{messages: []}`)
+	require.Equal(t, false, res["ok"])
+	require.Equal(t, "wrong", res["servedBy"])
+	require.Equal(t, "http_4xx", res["error"].(map[string]any)["type"]) //nolint:forcetypeassert
+}

@@ -127,10 +127,17 @@ type Retry struct {
 func (r *Retry) setDefaults() {
 	*r = Retry{RespectRetryAfter: true, // Attempts stays 0 until given: check requires it
 		Backoff: Backoff{Base: 200 * time.Millisecond, Max: 5 * time.Second, Jitter: 0.2},
-		On: ErrorTypes{
-			stream.ErrHTTP429: true, stream.ErrHTTP5xx: true, stream.ErrNetwork: true,
-			stream.ErrTimeoutConnect: true, stream.ErrTimeoutFirstToken: true,
-		}}
+		On: DefaultRetryOn()}
+}
+
+// DefaultRetryOn is the error types a retry retries unless told otherwise:
+// the failures that came before any answer and that another try (or another
+// server) may not meet. A fallback without fallbackOn hands over on them.
+func DefaultRetryOn() ErrorTypes {
+	return ErrorTypes{
+		stream.ErrHTTP429: true, stream.ErrHTTP5xx: true, stream.ErrNetwork: true,
+		stream.ErrTimeoutConnect: true, stream.ErrTimeoutFirstToken: true,
+	}
 }
 
 func (r *Retry) check() error {

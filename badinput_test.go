@@ -15,8 +15,8 @@ import (
 func TestFallbackOnWithoutAFallbackIsAnError(t *testing.T) {
 	t.Parallel()
 	for code, want := range map[string]string{
-		`new llm.Client({baseURL: 'http://x', fallbackOn: ['http_5xx']})`:                        "fallbackOn needs a fallback",
-		`new llm.Client({baseURL: 'http://x', retry: {on: ['http_5xx']}})`:                       "retry.attempts is required",
+		`new llm.Client({baseURL: 'http://x', fallbackOn: ['http_5xx']})`:  "fallbackOn needs a fallback",
+		`new llm.Client({baseURL: 'http://x', retry: {on: ['http_5xx']}})`: "retry.attempts is required",
 	} {
 		rt := modulestest.NewRuntime(t)
 		require.NoError(t, rt.SetupModuleSystem(map[string]any{ImportPath: New()}, nil, nil))

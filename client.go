@@ -313,7 +313,7 @@ func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Cal
 	info := &routeInfo{
 		route: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
 		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, gapSampler: c.gapSampler, slo: c.opts.SLO, resultGaps: params.ResultGaps,
-		prices: c.opts.Prices,
+		prices: c.opts.Prices, systemTags: st.Options.SystemTags,
 	}
 	applyItem(&tags, item, info)
 	info.tags = tags

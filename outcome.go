@@ -148,6 +148,15 @@ type routeInfo struct {
 	prices       *config.Prices // nil: the client has no prices
 	resultGaps   bool           // result.gaps was asked for
 	eventLag     atomic.Int64   // longest wait of an event for its JS callback, ns
+	// systemTags is k6's systemTags option: the tags k6 defines (status,
+	// proto, name) are set only when it names them. nil (no k6 options, as
+	// in unit tests) keeps them all.
+	systemTags *metrics.SystemTagSet
+}
+
+// systemTag says whether the samples carry the k6-defined tag.
+func (info *routeInfo) systemTag(tag metrics.SystemTag) bool {
+	return info.systemTags == nil || info.systemTags.Has(tag)
 }
 
 // outcome is a finished call: every attempt it made, in order, on every route.
@@ -324,7 +333,9 @@ func (a *attemptRecord) tags(n int) (*metrics.TagSet, map[string]string) {
 	r, info := a.res, a.info
 	tm := info.tags.Clone()
 	tm.SetTag("protocol", info.protocol)
-	tm.SetTag("name", info.label)
+	if info.systemTag(metrics.TagName) {
+		tm.SetTag("name", info.label)
+	}
 	if info.model != "" {
 		tm.SetTag("model", info.model)
 	}
@@ -334,8 +345,11 @@ func (a *attemptRecord) tags(n int) (*metrics.TagSet, map[string]string) {
 	if r.RequestID != "" {
 		tm.SetMetadata("request_id", r.RequestID)
 	}
-	tags := tm.Tags.With("status", strconv.Itoa(r.Status)).With("cache", r.Cache.String())
-	if r.Proto != "" {
+	tags := tm.Tags.With("cache", r.Cache.String())
+	if info.systemTag(metrics.TagStatus) {
+		tags = tags.With("status", strconv.Itoa(r.Status))
+	}
+	if r.Proto != "" && info.systemTag(metrics.TagProto) {
 		tags = tags.With("proto", r.Proto)
 	}
 	if n > 1 {

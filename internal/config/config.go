@@ -127,7 +127,7 @@ type Retry struct {
 func (r *Retry) setDefaults() {
 	*r = Retry{RespectRetryAfter: true, // Attempts stays 0 until given: check requires it
 		Backoff: Backoff{Base: 200 * time.Millisecond, Max: 5 * time.Second, Jitter: 0.2},
-		On: DefaultRetryOn()}
+		On:      DefaultRetryOn()}
 }
 
 // DefaultRetryOn is the error types a retry retries unless told otherwise:

@@ -21,7 +21,7 @@ type llmMetrics struct {
 	n        int // how many figures have a metric
 }
 
-var metricKinds = map[record.Kind]metrics.MetricType{
+var metricKinds = map[record.Kind]metrics.MetricType{ //nolint:gochecknoglobals // read-only table
 	record.Trend: metrics.Trend, record.Counter: metrics.Counter, record.Rate: metrics.Rate,
 }
 

@@ -92,12 +92,12 @@ func Names() []string { return sortedKeys(apis) }
 // it says otherwise: the server that speaks p serves embeddings that way.
 // Anthropic has no embeddings endpoint: ok is false.
 func ForProtocol(p string) (string, bool) {
-	switch {
-	case p == "ollama":
+	switch p {
+	case "ollama":
 		return "ollama", true
-	case p == "gemini":
+	case "gemini":
 		return "gemini", true
-	case p == "anthropic":
+	case "anthropic":
 		return "", false
 	default: // OpenAI's routes, also served by vLLM, SGLang, llama.cpp, TGI/TEI and Ollama under /v1
 		return "openai", true

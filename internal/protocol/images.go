@@ -107,7 +107,7 @@ func attachToTurn(body map[string]any, list, field string, edit func(any) (any, 
 			continue
 		}
 		role, _ := turn["role"].(string)
-		if role != "user" && !(role == "" && list == "contents") { // a Gemini turn without a role is the user's
+		if role != "user" && (role != "" || list != "contents") { // a Gemini turn without a role is the user's
 			continue
 		}
 		v, err := edit(turn[field])

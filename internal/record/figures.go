@@ -65,7 +65,7 @@ func (f *Figure) Samples(c *Call, emit Emit) {
 
 // Figures is every figure of a call. Its order is the samples' order in a
 // call's batch.
-var Figures = []Figure{
+var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figures every reader derives from
 	{Key: "attempts", Metric: "llm_attempts", Kind: Counter, PerAttempt: true, js: attemptList},
 	{Metric: "llm_requests", Kind: Counter, samples: func(c *Call, e Emit) { e(c.End, 1) }},
 	{Metric: "llm_failed", Kind: Rate, samples: func(c *Call, e Emit) { e(c.End, boolValue(!c.OK)) }},

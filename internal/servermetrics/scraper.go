@@ -91,11 +91,9 @@ type Scraper struct {
 func New(cfg Config) (*Scraper, error) {
 	u, err := url.Parse(strings.TrimSpace(cfg.URL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		shown := cfg.URL
+		shown := "(unparseable)"
 		if err == nil {
 			shown = displayURL(u)
-		} else {
-			shown = "(unparseable)"
 		}
 		return nil, fmt.Errorf("serverMetrics url %s: want http(s)://host[:port]/path", shown)
 	}

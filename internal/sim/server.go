@@ -36,8 +36,8 @@ type Server struct {
 	idSeq    atomic.Uint64
 	outcomes outcomeCounts
 	requests requestMetrics // vLLM's per-request counters and histograms
-	connSeq  atomic.Uint64 // connections accepted (HTTPServer)
-	connOpen atomic.Int64  // connections open now
+	connSeq  atomic.Uint64  // connections accepted (HTTPServer)
+	connOpen atomic.Int64   // connections open now
 
 	mu       sync.Mutex
 	closing  bool

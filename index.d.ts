@@ -196,7 +196,8 @@ declare module "k6/x/llmstream" {
   export interface Usage {
     promptTokens: number;
     completionTokens: number;
-    cachedTokens: number;
+    /** `null` when the server's usage had no cached-token field (it said nothing about its cache). */
+    cachedTokens: number | null;
     reasoningTokens: number;
     totalTokens: number;
   }
@@ -227,6 +228,8 @@ declare module "k6/x/llmstream" {
     text: string;
     reasoningText: string;
     finishReason: string;
+    /** How `finishReason` is known: named by the server, or `none` (unknown). */
+    finishSource: "server" | "none";
     /** Inter-token gaps of this answer in ms, only with `gaps: true`. */
     gaps: number[] | null;
   }
@@ -257,6 +260,12 @@ declare module "k6/x/llmstream" {
     reasoningText: string;
     toolCalls: ToolCall[];
     finishReason: string;
+    /**
+     * How `finishReason` is known: `server` (an event named it), `inferred` (nobody named it and the
+     * output count reached `max_tokens`: `length`), `none` (nobody named it: unknown, or the call
+     * failed); `null` for `sse`, which has no finish reasons.
+     */
+    finishSource: "server" | "inferred" | "none" | null;
     /** `null` when the server reported no usage. */
     usage: Usage | null;
     /** Where `outputTokens` came from. */

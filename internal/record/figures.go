@@ -119,6 +119,11 @@ var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figu
 		}
 	}},
 	count("stalls", "llm_stalls", func(c *Call) int { return c.Stalls }),
+	{Metric: "llm_finish_omitted", Kind: Counter, samples: func(c *Call, e Emit) {
+		if c.FinishOmitted {
+			e(c.End, 1)
+		}
+	}},
 	usageCount("llm_prompt_tokens", func(c *Call) int64 { return c.PromptTokens() }),
 	usageCount("llm_cached_tokens", func(c *Call) int64 { return c.CachedTokens() }),
 	usageCount("llm_reasoning_tokens", func(c *Call) int64 {
@@ -147,6 +152,7 @@ var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figu
 	jsOnly("reasoningText", func(c *Call) any { return c.Reasoning }),
 	jsOnly("toolCalls", toolCalls),
 	jsOnly("finishReason", func(c *Call) any { return c.FinishReason }),
+	jsOnly("finishSource", func(c *Call) any { return finishSource(c.FinishSource) }),
 	jsOnly("usage", usageObject),
 	jsOnly("tokenSource", func(c *Call) any { return c.TokenSource }),
 	jsOnly("model", func(c *Call) any { return c.Result.Model }),

@@ -2,7 +2,10 @@ package record
 
 // The JS result's nested values: objects and lists built from a Call.
 
-import "github.com/llmstream/xk6-llmstream/internal/stream"
+import (
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
 
 func errorObject(e *stream.Error) any {
 	if e == nil {
@@ -19,7 +22,7 @@ func usageObject(c *Call) any {
 	}
 	return map[string]any{
 		"promptTokens": u.PromptTokens, "completionTokens": u.CompletionTokens,
-		"cachedTokens": u.CachedTokens, "reasoningTokens": u.ReasoningTokens, "totalTokens": u.TotalTokens,
+		"cachedTokens": cachedTokens(u), "reasoningTokens": u.ReasoningTokens, "totalTokens": u.TotalTokens,
 	}
 }
 
@@ -97,11 +100,29 @@ func choiceList(c *Call) any {
 	out := make([]any, len(c.Choices))
 	for i, ch := range c.Choices {
 		m := map[string]any{"index": ch.Index, "text": ch.Text, "reasoningText": ch.Reasoning,
-			"finishReason": ch.FinishReason, "gaps": nil}
+			"finishReason": ch.FinishReason, "finishSource": finishSource(ch.FinishSource), "gaps": nil}
 		if c.ResultGaps {
 			m["gaps"] = gapList(ch.Gaps)
 		}
 		out[i] = m
 	}
 	return out
+}
+
+// finishSource is how the finish reason is known: null for a protocol that
+// has none (sse).
+func finishSource(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// cachedTokens is null when the usage had no cached-token field: the server
+// said nothing about its cache, which is not a count of 0.
+func cachedTokens(u *protocol.Usage) any {
+	if !u.CachedReported {
+		return nil
+	}
+	return u.CachedTokens
 }

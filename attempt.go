@@ -27,26 +27,18 @@ import (
 
 // request is everything one attempt needs, prepared by the call plan.
 type request struct {
-	method      string
-	url         string
-	header      http.Header
-	payload     []byte
-	model       string
-	name        string // the client's label: k6's URL name
-	tags        metrics.TagsAndMeta
-	timeouts    stream.Timeouts
-	stream      stream.Config // without a watchdog: each attempt has its own
-	redact      redactor
-	closeEvents func() // closes the per-event queue, if any
-	transport   *transports
-	http        string // the client's HTTP version (config.HTTP…)
-}
-
-// close releases the per-event queue, if the call has one.
-func (r *request) close() {
-	if r.closeEvents != nil {
-		r.closeEvents()
-	}
+	method    string
+	url       string
+	header    http.Header
+	payload   []byte
+	model     string
+	name      string // the client's label: k6's URL name
+	tags      metrics.TagsAndMeta
+	timeouts  stream.Timeouts
+	stream    stream.Config // without a watchdog: each attempt has its own
+	redact    redactor
+	transport *transports
+	http      string // the client's HTTP version (config.HTTP…)
 }
 
 // try runs one attempt and returns its finished call. resume is the call of a

@@ -2,7 +2,7 @@ package llmstream
 
 // The metric registry: every llm_* metric of the figure table
 // (internal/record), registered with k6 under its kind and unit. The samples
-// of a call are built in outcome.go.
+// of a call are built in samples.go.
 
 import (
 	"fmt"

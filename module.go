@@ -5,10 +5,14 @@
 //
 // The package is a thin JS binding over k6-free engines in internal/. Its files
 // read top-down in the order a call runs, and each calls only into the files
-// after it: module.go (registration, exports) → client.go (Client, chat, the
-// call plan) → attempt.go (one HTTP attempt) → retry.go (retries, reconnection,
-// fallback) → outcome.go (the one place a finished call fans out) → metrics.go
-// (the metric registry), then dataset.go, arrivals.go, report.go, runinfo.go, segment.go.
+// after it: module.go (registration, exports) → client.go (Client, chat) →
+// plan.go (the call plan) → routeinfo.go (what a route's samples say) →
+// request.go (the HTTP request) → events.go (onEvent callbacks) → attempt.go
+// (one HTTP attempt through k6) → transport.go (the VU's transports) →
+// fanout.go (the one place a finished call fans out) → samples.go (its k6
+// samples) → metrics.go (the metric registry), then dataset.go, arrivals.go,
+// report.go, runinfo.go, segment.go. Retries, fallback, price, SLO and the
+// lag warnings are internal/policy's.
 package llmstream
 
 import (
@@ -16,12 +20,14 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
 	"go.k6.io/k6/js/modules"
 
 	"github.com/llmstream/xk6-llmstream/internal/dataset"
+	"github.com/llmstream/xk6-llmstream/internal/policy"
 	"github.com/llmstream/xk6-llmstream/internal/selfwatch"
 )
 
@@ -52,7 +58,7 @@ type RootModule struct {
 	// lag is the process's own lag (scheduler latency, timer lateness),
 	// watched while calls are in flight: one watcher for every VU.
 	lag        *selfwatch.Watcher
-	lagWarning *lagWarning
+	lagWarning *policy.LagWarning
 
 	mu         sync.Mutex
 	transports []*transports // every VU's, to close idle connections
@@ -69,11 +75,18 @@ func (r *RootModule) closeIdleConnections() {
 	}
 }
 
+// The process's own lag is sampled every lagInterval and kept for lagHistory
+// (a call's lag is the mean tick while it ran; policy.LagWarning judges it).
+const (
+	lagInterval = 50 * time.Millisecond
+	lagHistory  = time.Minute
+)
+
 // New returns the root module.
 func New() *RootModule {
 	return &RootModule{
 		datasets: dataset.NewStore(), report: &reportState{},
-		lag: selfwatch.New(lagInterval, lagHistory), lagWarning: &lagWarning{},
+		lag: selfwatch.New(lagInterval, lagHistory), lagWarning: &policy.LagWarning{},
 	}
 }
 

@@ -10,21 +10,19 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/config"
-	"github.com/llmstream/xk6-llmstream/internal/connect"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
-	"github.com/sirupsen/logrus"
 	"github.com/stretchr/testify/require"
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/netext"
 	"go.k6.io/k6/lib/types"
 	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/connect"
 )
 
 // answer is a short chat stream with usage: 1 000 prompt tokens (400 cached),
@@ -231,57 +229,6 @@ func TestFirstTokenReadWithTheNextIsFlagged(t *testing.T) {
 	require.EqualValues(t, 2, all.TTFTJudged)
 	require.EqualValues(t, 1, all.LateFirstReads)
 	vu.closeIdle()
-}
-
-// The late-TTFT warning weighs a window of judged calls as the report's rule
-// does: three late in three hundred warn (once per period, shared with the lag
-// warning), two do not, late reads and late sends count together, and calls
-// that could not be judged do not count.
-func TestLateTTFTWarningWeighsAWindow(t *testing.T) {
-	t.Parallel()
-	log, logs := warningLog()
-	w := &lagWarning{}
-	window := func(lateReads, lateSends int) {
-		for i := range ttftWindow {
-			w.noteTTFT(log, stream.TTFTUnjudged)
-			switch {
-			case i < lateReads:
-				w.noteTTFT(log, stream.TTFTReadLate)
-			case i < lateReads+lateSends:
-				w.noteTTFT(log, stream.TTFTSentLate)
-			default:
-				w.noteTTFT(log, stream.TTFTOnTime)
-			}
-		}
-	}
-	window(1, 1)
-	require.Empty(t, logs.String(), "two late TTFTs in 300 are no reason to warn")
-	window(2, 1)
-	require.Contains(t, logs.String(), "of the last 300 calls, 2 read their first token together with the next one")
-	require.Contains(t, logs.String(), "and 1 sent their request half a decode step or more late")
-	w.check(log, time.Second)
-	require.Equal(t, 1, strings.Count(logs.String(), "level=warn"), logs.String())
-}
-
-// warningLog is a logger whose output the test reads.
-func warningLog() (*logrus.Logger, *strings.Builder) {
-	var logs strings.Builder
-	log := logrus.New()
-	log.SetOutput(&logs)
-	return log, &logs
-}
-
-// The lag warning is logged once per period, and not for a small lag.
-func TestLagWarningIsRateLimited(t *testing.T) {
-	t.Parallel()
-	log, logs := warningLog()
-	w := &lagWarning{}
-	w.check(log, time.Millisecond)
-	require.Empty(t, logs.String(), "a 1 ms lag is no reason to warn")
-	w.check(log, 25*time.Millisecond)
-	w.check(log, 40*time.Millisecond)
-	require.Equal(t, 1, strings.Count(logs.String(), "load generator ran"), logs.String())
-	require.Contains(t, logs.String(), "25ms late")
 }
 
 // A dial whose connect waits in its system call is still k6's dial: its hosts

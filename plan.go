@@ -1,0 +1,121 @@
+package llmstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/common"
+	"go.k6.io/k6/lib"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/policy"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// The call plan: everything a call needs, prepared on the event loop before
+// the call leaves it — its routes (this client's and its fallback's), each
+// with its request, its retry policy and what its samples say about it.
+// internal/policy runs the plan.
+
+// callPlan is a call ready to run: its route, and the fallback's when the
+// client has one and the primary fails in a way fallbackOn names.
+type callPlan struct {
+	primary, fallback *route
+	fallbackOn        map[stream.ErrorType]bool
+	closers           []func() // the routes' per-event queues
+}
+
+// route is one way to answer the call, and outcome the finished call: the
+// policy's, with what this package keeps of each route.
+type (
+	route   = policy.Route[*routeInfo]
+	outcome = policy.Outcome[*routeInfo]
+	attempt = policy.Attempt[*routeInfo]
+)
+
+func (p *callPlan) run(ctx context.Context) *outcome {
+	return policy.Run(ctx, p.primary, p.fallback, p.fallbackOn)
+}
+
+// close releases the routes' per-event queues (an unused fallback's too).
+func (p *callPlan) close() {
+	for _, c := range p.closers {
+		c()
+	}
+}
+
+// plan prepares the call's routes: this client's, and its fallback's with the
+// same body.
+func (c *Client) plan(st *lib.State, body, params sobek.Value) (*callPlan, error) {
+	plan := &callPlan{fallbackOn: c.opts.FallbackOn}
+	primary, err := c.route(st, body, params, routePrimary, plan)
+	if err != nil {
+		return nil, err
+	}
+	plan.primary = primary
+	if c.fallback != nil {
+		primary.Info.tagRoute = true
+		if plan.fallback, err = c.fallback.route(st, body, params, routeFallback, plan); err != nil {
+			plan.close()
+			return nil, fmt.Errorf("fallback: %w", err)
+		}
+	}
+	return plan, nil
+}
+
+// route prepares one route: the request, how it is retried, and what its
+// samples and result say about it. Its per-event queue joins the plan's
+// closers.
+func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, plan *callPlan) (*route, error) {
+	rt := c.env.vu.Runtime()
+	po, err := exportObject(paramsV, "chat params")
+	if err != nil {
+		return nil, err
+	}
+	var (
+		onEvent sobek.Value
+		item    map[string]any
+	)
+	if po != nil {
+		delete(po, "onEvent")
+		onEvent = paramsV.ToObject(rt).Get("onEvent")
+		if _, ok := sobek.AssertFunction(onEvent); !ok && !common.IsNullish(onEvent) {
+			return nil, fmt.Errorf("chat params: onEvent must be a function, got %q", onEvent.String())
+		}
+		if it, ok := po["item"]; ok {
+			if item, ok = it.(map[string]any); !ok {
+				return nil, errors.New("chat params: item must be a dataset item (an object)")
+			}
+			delete(po, "item")
+		}
+	}
+	params, err := config.ParseCall(po, c.opts)
+	if err != nil {
+		return nil, err
+	}
+	req, err := c.request(st, bodyV, params, item)
+	if err != nil {
+		return nil, err
+	}
+	info := c.routeInfo(st, name, req.model, params, item)
+	req.tags = info.tags.Clone() // k6's own http_req_* samples carry the call's tags and name
+	if c.opts.Name != "" {
+		req.tags.SetTag("name", c.opts.Name)
+	}
+	if fn, ok := sobek.AssertFunction(onEvent); ok {
+		var closeEvents func()
+		req.stream.OnEvent, closeEvents = c.eventQueue(fn, &info.eventLag)
+		plan.closers = append(plan.closers, closeEvents)
+	}
+	if key := c.opts.Retry.IdempotencyKey; key != "" && req.header.Get(key) == "" {
+		req.header.Set(key, newKey()) // one key for every attempt of this route
+	}
+	return &route{
+		Info: info, Retry: c.opts.Retry, Reconnect: c.opts.Reconnect, Prices: c.opts.Prices,
+		Try: func(ctx context.Context, resume *stream.Call) (*stream.Call, *stream.Result) {
+			return req.try(ctx, st, resume)
+		},
+	}, nil
+}

@@ -1,0 +1,97 @@
+package llmstream
+
+import (
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.k6.io/k6/lib"
+	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/sample"
+)
+
+// What a route's samples, result and report observation say about it: the
+// call's tags (k6's, the client's, the call's, the dataset item's) and the
+// client settings that shape its fan-out.
+
+// Route names, in the route tag and the report.
+const (
+	routePrimary  = "primary"
+	routeFallback = "fallback"
+)
+
+// routeInfo is what a route's samples, result and observation say about it,
+// and the client settings that shape them.
+type routeInfo struct {
+	route        string // routePrimary or routeFallback
+	label        string // the client's name, else its base URL: the name tag and servedBy
+	protocol     string
+	model        string
+	category     string
+	tags         metrics.TagsAndMeta
+	tagRoute     bool      // the route tag is set (clients with a fallback, and the fallback)
+	sharedPrefix bool      // the prompt came from a dataset's shared-prefix set
+	itemID       string    // the dataset item's id, for paired comparisons
+	phase        string    // setup or teardown for calls made there
+	testStart    time.Time // when k6 started the test (zero before it has)
+	rate         float64   // the arrival rate of an arrival-rate scenario at the call's start
+	gapSamples   string
+	gapSampler   *sample.Sampler // with gapSamples 'sampled'
+	slo          config.SLO
+	resultGaps   bool         // result.gaps was asked for
+	eventLag     atomic.Int64 // longest wait of an event for its JS callback, ns
+	// systemTags is k6's systemTags option: the tags k6 defines (status,
+	// proto, name) are set only when it names them. nil (no k6 options, as
+	// in unit tests) keeps them all.
+	systemTags *metrics.SystemTagSet
+}
+
+// systemTag says whether the samples carry the k6-defined tag.
+func (info *routeInfo) systemTag(tag metrics.SystemTag) bool {
+	return info.systemTags == nil || info.systemTags.Has(tag)
+}
+
+// routeInfo builds a route's info for a call with the given params and
+// dataset item.
+func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Call, item map[string]any) *routeInfo {
+	tags := st.Tags.GetCurrentValues()
+	for k, v := range c.opts.Tags {
+		tags.SetTag(k, v)
+	}
+	for k, v := range params.Tags {
+		tags.SetTag(k, v)
+	}
+	info := &routeInfo{
+		route: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
+		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, gapSampler: c.gapSampler, slo: c.opts.SLO, resultGaps: params.ResultGaps,
+		systemTags: st.Options.SystemTags,
+	}
+	applyItem(&tags, item, info)
+	info.tags = tags
+	info.category, _ = tags.Tags.Get("category")
+	info.phase, info.testStart = runPhase(c.env.vu.Context(), tags.Tags)
+	info.rate = arrivalRate(c.env.vu.Context(), st)
+	return info
+}
+
+// applyItem tags a call with its dataset item's category and turn (unless the
+// call's own tags set them) and remembers whether it has a shared prefix.
+func applyItem(tags *metrics.TagsAndMeta, item map[string]any, info *routeInfo) {
+	if item == nil {
+		return
+	}
+	if cat, ok := item["category"].(string); ok && cat != "" {
+		if _, set := tags.Tags.Get("category"); !set {
+			tags.SetTag("category", cat)
+		}
+	}
+	if turn, ok := item["turn"].(int64); ok && turn > 0 {
+		if _, set := tags.Tags.Get("turn"); !set {
+			tags.SetTag("turn", strconv.FormatInt(turn, 10))
+		}
+	}
+	info.sharedPrefix, _ = item["sharedPrefix"].(bool)
+	info.itemID, _ = item["id"].(string)
+}

@@ -1,0 +1,98 @@
+package llmstream
+
+import (
+	"strconv"
+	"time"
+
+	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+)
+
+// A finished call's k6 samples: one batch, built from the figure table
+// (internal/record), each sample at the moment it describes and with the tags
+// of the attempt it describes.
+
+// samples builds the whole batch of one call from the figure table, each
+// sample at the moment it describes, so k6 pushes it in one channel send:
+// one llm_attempts sample per attempt (tagged by its route and number), then
+// the call's figures, tagged by the attempt that ended it.
+func (m *llmMetrics) samples(o *outcome, rec *record.Call) metrics.Samples {
+	out := make(metrics.Samples, 0, m.batchSize(rec))
+	tags, meta := attemptTags(o.Final(), len(o.Attempts))
+	for i := range record.Figures {
+		f := &record.Figures[i]
+		metric := m.byFigure[i]
+		if metric == nil {
+			continue
+		}
+		if f.PerAttempt {
+			for n := range o.Attempts {
+				at := &o.Attempts[n]
+				atTags, atMeta := attemptTags(at, n+1)
+				out = append(out, metrics.Sample{
+					TimeSeries: metrics.TimeSeries{Metric: metric, Tags: atTags},
+					Time:       at.Result.End, Metadata: atMeta, Value: 1,
+				})
+			}
+			continue
+		}
+		f.Samples(rec, func(at time.Time, v float64) {
+			out = append(out, metrics.Sample{
+				TimeSeries: metrics.TimeSeries{Metric: metric, Tags: tags},
+				Time:       at, Metadata: meta, Value: v,
+			})
+		})
+	}
+	return out
+}
+
+// batchSize is what a call's batch will hold: the call's figures, one
+// sample per attempt and the gaps k6 gets (sizing for every gap with
+// 'sampled' made a call's batch ten times the size it needed).
+func (m *llmMetrics) batchSize(rec *record.Call) int {
+	n := m.n + len(rec.Attempts)
+	switch rec.GapSamples {
+	case config.GapsPerEvent:
+		n += len(rec.Gaps)
+	case config.GapsSampled:
+		n += len(rec.Gaps) - rec.GapsUnsampled
+	}
+	return n
+}
+
+// attemptTags are the samples' tags of attempt n of a call (and of the call,
+// from the attempt that ended it): the call's tags, the client's, the route
+// when the client has a fallback, the status, cache state and error type.
+func attemptTags(a *attempt, n int) (*metrics.TagSet, map[string]string) {
+	r, info := a.Result, a.Route.Info
+	tm := info.tags.Clone()
+	tm.SetTag("protocol", info.protocol)
+	if info.systemTag(metrics.TagName) {
+		tm.SetTag("name", info.label)
+	}
+	if info.model != "" {
+		tm.SetTag("model", info.model)
+	}
+	if info.tagRoute {
+		tm.SetTag("route", info.route)
+	}
+	if r.RequestID != "" {
+		tm.SetMetadata("request_id", r.RequestID)
+	}
+	tags := tm.Tags.With("cache", r.Cache.String())
+	if info.systemTag(metrics.TagStatus) {
+		tags = tags.With("status", strconv.Itoa(r.Status))
+	}
+	if r.Proto != "" && info.systemTag(metrics.TagProto) {
+		tags = tags.With("proto", r.Proto)
+	}
+	if n > 1 {
+		tags = tags.With("attempt", strconv.Itoa(n))
+	}
+	if !r.OK {
+		tags = tags.With("error_type", string(r.Err.Type))
+	}
+	return tags, tm.Metadata
+}

@@ -28,6 +28,7 @@ type Prompts struct {
 
 // lexicon is the words prompts are made of; NewPrompts keeps those that are
 // one token with a leading space in the chosen tokenizer.
+//
 //nolint:gochecknoglobals // a read-only word list
 var lexicon = strings.Fields(`the of and to in for on with at by from as is was are be this that it not or
 have has had but what all were when we there can an your which their said if do will each about how up out them

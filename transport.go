@@ -92,9 +92,7 @@ func withHTTPVersion(base http.RoundTripper, dialer lib.DialContexter, mode stri
 		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			start := time.Now()
 			c, err := dial(ctx, network, addr)
-			if report, ok := ctx.Value(setUpTimerKey{}).(func(time.Duration)); ok {
-				report(time.Since(start))
-			}
+			stream.ReportSetUp(ctx, time.Since(start))
 			if err != nil {
 				return c, err
 			}
@@ -156,17 +154,6 @@ func stampReceives(c net.Conn) net.Conn {
 		return nc
 	}
 	return rxstamp.Wrap(c)
-}
-
-// setUpTimerKey holds, in a request's context, the function its dial reports
-// its own duration to (withSetUpTimer).
-type setUpTimerKey struct{}
-
-// withSetUpTimer has the transport's dial for a request report how long it
-// took itself (resolving and connecting) to report: the dial runs on Go's own
-// dialing goroutine, whose waits for a CPU the request's connect also holds.
-func withSetUpTimer(ctx context.Context, report func(time.Duration)) context.Context {
-	return context.WithValue(ctx, setUpTimerKey{}, report)
 }
 
 // connectInSyscall dials as k6's dialer d does (its hosts, blocked addresses

@@ -23,6 +23,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/connect"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // answer is a short chat stream with usage: 1 000 prompt tokens (400 cached),
@@ -308,7 +309,7 @@ func TestDialReportsItsOwnTime(t *testing.T) {
 	tr, ok := withHTTPVersion(&http.Transport{DialContext: kd.DialContext}, kd, config.HTTPAuto).(*http.Transport)
 	require.True(t, ok)
 	var took time.Duration
-	ctx := withSetUpTimer(context.Background(), func(d time.Duration) { took += d })
+	ctx := stream.WithSetUpTimer(context.Background(), func(d time.Duration) { took += d })
 	c, err := tr.DialContext(ctx, "tcp", srv.Listener.Addr().String())
 	require.NoError(t, err)
 	require.NoError(t, c.Close())

@@ -1,9 +1,11 @@
 // Package stream reads one streamed LLM response and measures it: every event is
 // timestamped when its bytes arrive (in the goroutine that reads the body, before
 // any decoding), decoded by a protocol.Decoder, and folded into the figures of
-// the clock (t0, TTFB, TTFT, gaps, TPOT: docs/design.md). It finishes the
-// attempt: given the HTTP response, it classifies it, reads the stream, drains
-// the body, and merges what headers and trailers say. It knows nothing of k6.
+// the clock (t0, TTFB, TTFT, gaps, TPOT: docs/design.md). It runs the
+// attempt (Attempt: its timeouts, trace hooks and tap transport around any
+// HTTP client's send) and finishes it: given the HTTP response, it classifies
+// it, reads the stream, drains the body, and merges what headers and trailers
+// say. It knows nothing of k6.
 package stream
 
 import (

@@ -1,0 +1,227 @@
+package stream
+
+// One HTTP attempt, from the request to its result, as one object: the
+// attempt's context (its timeouts, its trace hooks, its set-up timer), the
+// tap its transport goes through, and the body reader that hands the
+// response to the call. Attempt.Run makes every call of the Call and the
+// Watchdog in the order they need, around a Send the caller gives it, so an
+// HTTP client (k6's, or net/http's in tests) only sends the request and
+// drains the body.
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+	"time"
+)
+
+// Attempt is one HTTP attempt of a call.
+type Attempt struct {
+	Config   Config // without a watchdog: each attempt has its own
+	Timeouts Timeouts
+	// Resume is the call of a raw event stream that broke, reopened with
+	// Last-Event-ID: it keeps its clock. nil for a fresh attempt.
+	Resume *Call
+	// ArrivalClock finds the receive stamps under the connection a request
+	// got (nil: none). Unset, a connection that is itself an ArrivalClock
+	// is used as one.
+	ArrivalClock func(net.Conn) ArrivalClock
+	// DumpRequest and DumpResponse, when set, see every request the tap
+	// sends and every response it gets (a debug log).
+	DumpRequest  func(*http.Request)
+	DumpResponse func(*http.Response)
+}
+
+// Send sends the attempt's request and reads its response body to the end,
+// as an HTTP client does. The request must carry ctx (the attempt's
+// timeouts and hooks) and go through tap.Transport. A *Error it returns
+// fails the attempt as it is (a request that could not be made); any other
+// error is classified by the attempt's context.
+type Send func(ctx context.Context, tap *Tap) error
+
+// Tap is the attempt's side of the request, for a Send.
+type Tap struct {
+	a    *Attempt
+	call *Call
+	wd   *Watchdog
+}
+
+// LastEventID is the Last-Event-ID header a resumed attempt's request must
+// carry ("" for a fresh attempt).
+func (t *Tap) LastEventID() string {
+	if t.a.Resume == nil {
+		return ""
+	}
+	return t.a.Resume.LastEventID()
+}
+
+// Transport is base with the attempt's tap: t0 when the request is handed
+// over, the response to the call when its headers arrive, and the body read
+// by the call on the client's first Read.
+func (t *Tap) Transport(base http.RoundTripper) http.RoundTripper {
+	return tapTransport{base: base, tap: t}
+}
+
+// Run runs the attempt: the call (new, or the resumed one reopened), its
+// watchdog and total timeout, the trace hooks, then send, then the call's
+// classification and figures. It returns the call (to resume, if its stream
+// broke) and its result.
+func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	ctx, cancelTotal := context.WithTimeoutCause(ctx, a.Timeouts.Total, CauseFor(ErrTimeoutTotal))
+	defer cancelTotal()
+
+	wd := NewWatchdog(a.Timeouts, cancel)
+	defer wd.Stop()
+	call := a.Resume
+	if call == nil {
+		cfg := a.Config
+		cfg.Watchdog = wd
+		call = NewCall(cfg, time.Time{}) // t0 is set when the tap gets the request
+	} else {
+		call.Reopen()
+		call.SetWatchdog(wd)
+	}
+	tap := &Tap{a: a, call: call, wd: wd}
+	err := send(a.trace(WithSetUpTimer(ctx, call.SetUp), tap), tap)
+	if se, ok := err.(*Error); ok { //nolint:errorlint // Send's own, unwrapped, by contract
+		call.Fail(se.Type, se.Message)
+	} else if err != nil {
+		cause := context.Cause(ctx)
+		if parent.Err() != nil {
+			cause = parent.Err()
+		}
+		msg := err.Error()
+		if IsTLS(err) {
+			msg = "TLS: " + msg
+		}
+		call.Fail(Classify(err, cause), msg)
+	}
+	return call, call.Finish()
+}
+
+// trace adds the attempt's hooks to ctx: the connect timer and time, the
+// connection's receive stamps, the TLS handshake's own time, and when the
+// request began to go out.
+func (a *Attempt) trace(ctx context.Context, tap *Tap) context.Context {
+	call, wd := tap.call, tap.wd
+	var tlsStart atomic.Int64
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		// The handshake's own time, on the transport's dialing goroutine:
+		// with the dial's, what of the connect is not this process's wait.
+		TLSHandshakeStart: func() { tlsStart.Store(time.Now().UnixNano()) },
+		TLSHandshakeDone: func(tls.ConnectionState, error) {
+			if t0 := tlsStart.Swap(0); t0 != 0 {
+				call.SetUp(time.Duration(time.Now().UnixNano() - t0))
+			}
+		},
+		GetConn: func(string) { wd.ConnectStart() },
+		GotConn: func(info httptrace.GotConnInfo) {
+			wd.ConnectDone(info.Reused)
+			call.SetArrivalClock(a.arrivalClock(info.Conn))
+		},
+		// The transport's writing goroutine begins the request: how long
+		// after t0 is this process's wait to send it (Result.SendWait).
+		WroteHeaders: func() { call.Sent(time.Now()) },
+	})
+}
+
+func (a *Attempt) arrivalClock(c net.Conn) ArrivalClock {
+	if a.ArrivalClock != nil {
+		return a.ArrivalClock(c)
+	}
+	if ac, ok := c.(ArrivalClock); ok {
+		return ac
+	}
+	return nil
+}
+
+// setUpTimerKey holds, in a request's context, the function its dial reports
+// its own duration to (WithSetUpTimer).
+type setUpTimerKey struct{}
+
+// WithSetUpTimer has the transport's dial for a request (ReportSetUp) report
+// how long it took itself (resolving and connecting) to report: the dial
+// runs on Go's own dialing goroutine, whose waits for a CPU the request's
+// connect also holds.
+func WithSetUpTimer(ctx context.Context, report func(time.Duration)) context.Context {
+	return context.WithValue(ctx, setUpTimerKey{}, report)
+}
+
+// ReportSetUp is how a dial reports its own time to the request it dials
+// for, when the request's context has a set-up timer.
+func ReportSetUp(ctx context.Context, d time.Duration) {
+	if report, ok := ctx.Value(setUpTimerKey{}).(func(time.Duration)); ok {
+		report(d)
+	}
+}
+
+// tapTransport sits under the HTTP client's own transport chain (k6's
+// tracing transport): the client still measures what it measures, while the
+// body is read and timed by the call.
+type tapTransport struct {
+	base http.RoundTripper
+	tap  *Tap
+}
+
+func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	call, a := t.tap.call, t.tap.a
+	if call.Start.IsZero() {
+		call.Begin(time.Now()) // t0: handed to the transport
+		t.tap.wd.Start()
+	}
+	if a.DumpRequest != nil {
+		a.DumpRequest(r)
+	}
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	call.Respond(resp, time.Now())
+	if a.DumpResponse != nil {
+		a.DumpResponse(resp)
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
+		return resp, nil // the client follows the redirect; the final response is read
+	}
+	resp.Body = &tapBody{call: call, body: resp.Body}
+	return resp, nil
+}
+
+// tapBody reads the whole stream on the client's first Read: the parse runs
+// in the goroutine that reads the socket, so arrival times are taken as
+// bytes land.
+type tapBody struct {
+	call *Call
+	body io.ReadCloser
+	done bool
+	err  error
+}
+
+func (b *tapBody) Read([]byte) (int, error) {
+	if !b.done {
+		b.done = true
+		b.err = b.call.Read(b.body)
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return 0, io.EOF
+}
+
+// WriteTo is the same read for io.Copy, which k6 drains the body with: with
+// it, io.Copy hands the body over instead of lending an 8 KiB buffer that
+// would be held for the whole life of the stream.
+func (b *tapBody) WriteTo(io.Writer) (int64, error) {
+	if _, err := b.Read(nil); err != io.EOF { //nolint:errorlint // Read returns io.EOF itself
+		return 0, err
+	}
+	return 0, nil
+}
+
+func (b *tapBody) Close() error { return b.body.Close() }

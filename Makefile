@@ -79,10 +79,11 @@ memory: k6 llm-sim
 ## module's default options. k6's live heap is split by the heap profile's stacks into k6's Trend sample
 ## store (k6 keeps 8 B per Trend sample for its summary: it grows with every call whatever the client does)
 ## and everything else, judged after 30 s of warm-up: everything else must grow slower than 5 MB/min (a
-## sound client measured under 1 MB/min; a client keeping 8 B per token grows it 23 MB/min even at the 45k
-## tokens/s of a loaded machine, 1 B per token fails from 90k tokens/s, ~500 B per call from 170 calls/s),
-## and the Trend store by at most 0.5 B per output token (the default measured ~0.2 B: 19 samples per call of
-## 1000 tokens and the capped gaps; gapSamples 'event', one sample per token, is 8 B and more).
+## client keeping 8 B per token grows it 8 B x tokens/s, past the bound from under 11k tokens/s, far below
+## what even a loaded machine streams here; 1 B per token fails from 90k tokens/s, ~500 B per call from 170
+## calls/s), and the Trend store by at most 0.5 B per output token (the default keeps about 20 samples per
+## call of 1000 tokens plus the capped gaps, 8 B each; gapSamples 'event', one sample per token, is 8 B and
+## more).
 soak-short: k6 llm-sim
 	SOAK_DURATION=150s SOAK_EVERY=5s SOAK_VUS=50 SOAK_FAULT_RATE=0 SOAK_GAP_SAMPLES=$${SOAK_GAP_SAMPLES:-default} \
 	  SOAK_MAX_TOKENS=1000 SOAK_DECODE_MS=0 SOAK_MAX_HEAP_GROWTH=5 SOAK_MAX_TREND_PER_TOKEN=0.5 SOAK_WARMUP=30s \

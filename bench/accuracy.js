@@ -6,14 +6,13 @@
 // records are kept in memory and written to the console (run with
 // --console-output FILE --log-format raw) when the VU's loops are done, as the
 // floor (bench/bareclient) writes its own at the end: turning them into JSON
-// lines while the streams run was the benchmark's own work on the machine it
-// measures, and made the readers of other streams late (the TTFT error p50 at
-// 1 000 streams was 32 ms with it and 0.2 ms without, one run each). The
-// client runs with default options; one call in GAPS_EVERY (4) asks for
-// result.gaps, which the gap error is read from: turning 150 gaps into a JS
-// array on every call was a fifth of all k6 allocated at 1 000 streams, the
-// benchmark's own garbage, and a quarter of the calls still give the gap error
-// ~100 000 gaps a level.
+// lines while the streams run would be the benchmark's own work on the machine
+// it measures, taking the CPU the readers of other streams need to date their
+// tokens. The client runs with default options; one call in GAPS_EVERY (4)
+// asks for result.gaps, which the gap error is read from: turning every call's
+// gaps into a JS array would be the benchmark's own garbage, collected on the
+// readers' time, and a quarter of the calls still give the gap error some
+// 100 000 gaps a level.
 import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { Client } from 'k6/x/llmstream';

@@ -129,8 +129,8 @@ func clientLabel(name string) string {
 func diagnoseOne(r *Run) []Finding {
 	var out []Finding
 	for _, rule := range []func(*Run) []Finding{
-		ruleLoadShape, ruleKnee, ruleNetwork, ruleGatewayBuffering, ruleClientBound,
-		ruleCacheBusted, ruleHeadOfLine, ruleStalls, ruleLengthVariance, ruleDrift,
+		ruleAllFailed, ruleLoadShape, ruleKnee, ruleNetwork, ruleGatewayBuffering, ruleClientBound,
+		ruleCacheBusted, ruleHeadOfLine, ruleStalls, ruleLengthVariance, ruleDrift, ruleFinishOmitted,
 	} {
 		out = append(out, rule(r)...)
 	}

@@ -55,7 +55,13 @@ func (m Metric) isDuration() bool { return m != MetricTokensPerSec && m != Metri
 type Group struct {
 	Requests, Failures uint64
 	Errors             map[string]uint64
-	Sketches           [numMetrics]*Sketch
+	// FirstError is the earliest failed call's error, for a report whose
+	// calls all failed to say why.
+	FirstError FirstError
+	// FinishOmitted counts the complete answers whose server named no
+	// finish reason (stream.Result.FinishOmitted).
+	FinishOmitted uint64
+	Sketches      [numMetrics]*Sketch
 
 	CacheHit, CacheMiss, CacheUnknown   uint64
 	SharedPrefix, SharedHit, SharedMiss uint64
@@ -110,6 +116,8 @@ func (g *Group) merge(o *Group) {
 	for k, v := range o.Errors {
 		g.Errors[k] += v
 	}
+	g.FirstError = g.FirstError.earlier(o.FirstError)
+	g.FinishOmitted += o.FinishOmitted
 	for i, s := range o.Sketches {
 		_ = g.Sketches[i].Merge(s)
 	}
@@ -173,6 +181,10 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 			et = "unknown"
 		}
 		g.Errors[et]++
+		g.FirstError = g.FirstError.earlier(firstErrorOf(o, et))
+	}
+	if o.OK && o.FinishOmitted {
+		g.FinishOmitted++
 	}
 	switch o.Cache {
 	case stream.CacheHit:

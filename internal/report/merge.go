@@ -162,6 +162,7 @@ func mergeCategory(into map[string]*CategoryRecord, cat string, cr *CategoryReco
 	m.CacheMisses += cr.CacheMisses
 	m.Cost = m.Cost.merge(cr.Cost)
 	m.GapsUnsampled += cr.GapsUnsampled
+	m.FinishOmitted += cr.FinishOmitted
 	for k, v := range cr.Errors {
 		if m.Errors == nil {
 			m.Errors = map[string]uint64{}

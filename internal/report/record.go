@@ -55,6 +55,8 @@ type CategoryRecord struct {
 	Cost         *CostRecord              `json:"cost,omitempty"` // only when the client had prices
 	// GapsUnsampled: gaps the gap-sample cap kept out of k6's llm_inter_token_gap.
 	GapsUnsampled uint64 `json:"gaps_unsampled,omitempty"`
+	// FinishOmitted: complete answers whose server named no finish reason.
+	FinishOmitted uint64 `json:"finish_omitted,omitempty"`
 	// Samples is a uniform random sample of successful calls (reservoir), per
 	// metric name ("ttft", "e2e", "tpot"), in ms: the bootstrap resamples it.
 	Samples     map[string][]float64 `json:"samples,omitempty"`
@@ -144,7 +146,7 @@ func categoryRecord(g *Group) *CategoryRecord {
 		Requests: g.Requests, Failures: g.Failures, Errors: g.Errors, Stalls: g.Stalls,
 		CacheHits: g.CacheHit, CacheMisses: g.CacheMiss,
 		OutputTokens: g.OutputTokens, Metrics: map[string]*MetricRecord{}, Cost: g.costRecord(),
-		GapsUnsampled: g.GapsUnsampled,
+		GapsUnsampled: g.GapsUnsampled, FinishOmitted: g.FinishOmitted,
 	}
 	if hr := g.CacheHitRate(); !math.IsNaN(hr) {
 		cr.CacheHitRate = &hr

@@ -92,6 +92,9 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 			fmtPct(g.FailureRate()), fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
 	}
 	b.WriteString("</table>\n")
+	for _, line := range finishOmittedLines(r) {
+		fmt.Fprintf(&b, "<p class=\"sub finish-omitted\">%s</p>\n", esc(line))
+	}
 	writeCostHTML(&b, rows, rowHeading(r))
 	// Five metrics × four figures is wider than a page: the table scrolls on its own.
 	fmt.Fprintf(&b, `<div class="wide"><table id="latency"><tr><th>%s</th>`, esc(rowHeading(r)))

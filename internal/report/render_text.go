@@ -45,6 +45,9 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 			fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, errorList(g.Errors))
 	}
 	writeCostText(&b, rows, rowHeading(r), w)
+	for _, line := range finishOmittedLines(r) {
+		fmt.Fprintf(&b, "\n  %s\n", line)
+	}
 	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, rowHeading(r), "mean", "p50", "p95", "p99", "n")
 	for _, m := range textMetrics {
 		for _, row := range rows {

@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// A run whose every call failed has no latency to show, and every rule that
+// reads one stays silent: the report then says that it failed, how, and the
+// first message, so "nothing stands out" never stands for a red test.
+
+// FirstError is one failed call's error: when the call ended, its class and
+// its message (secrets already redacted by the client).
+type FirstError struct {
+	At      time.Time
+	Type    string
+	Message string
+}
+
+func firstErrorOf(o *Observation, errType string) FirstError {
+	fe := FirstError{At: o.End, Type: errType}
+	if o.Err != nil {
+		fe.Message = o.Err.Message
+	}
+	return fe
+}
+
+// earlier is whichever of the two errors came first (a zero one never does).
+func (e FirstError) earlier(o FirstError) FirstError {
+	switch {
+	case o.Type == "":
+		return e
+	case e.Type == "", o.At.Before(e.At):
+		return o
+	default:
+		return e
+	}
+}
+
+// maxErrorMessage bounds the message quoted in a finding's title.
+const maxErrorMessage = 200
+
+// ruleAllFailed: every call of the run (or of one client) failed.
+func ruleAllFailed(r *Run) []Finding {
+	all := r.Category(AllCategories)
+	if all.Requests == 0 || all.Failures < all.Requests {
+		return nil
+	}
+	types := make([]string, 0, len(all.Errors))
+	for t := range all.Errors {
+		types = append(types, t)
+	}
+	sort.Slice(types, func(i, j int) bool {
+		if all.Errors[types[i]] != all.Errors[types[j]] {
+			return all.Errors[types[i]] > all.Errors[types[j]]
+		}
+		return types[i] < types[j]
+	})
+	how := "the same way, " + types[0]
+	if len(types) > 1 {
+		how = "as " + errorList(all.Errors)
+	}
+	msg := all.FirstError.Message
+	if len(msg) > maxErrorMessage {
+		msg = msg[:maxErrorMessage] + "…"
+	}
+	title := fmt.Sprintf("every call failed (%d of %d) %s", all.Failures, all.Requests, how)
+	if msg != "" {
+		title += fmt.Sprintf(`: "%s"`, strings.TrimSpace(msg))
+	}
+	evidence := []string{fmt.Sprintf("errors: %s", errorList(all.Errors))}
+	if all.FirstError.Type != "" {
+		evidence = append(evidence, fmt.Sprintf("the first failure (%s): %s", all.FirstError.Type, orNone(msg)))
+	}
+	return []Finding{{
+		ID: "all_failed", Title: title, Severity: "warning", Evidence: evidence,
+		Advice: "No call succeeded, so no latency or throughput figure could be measured. The error type and " +
+			"message say where to look: the URL, key and model (http_4xx), the server (http_5xx, stream_error), " +
+			"the network (network, timeout_*), or a stream the client judged incomplete (truncated); " +
+			"result.error has each call's.",
+		Values: map[string]float64{"failed": float64(all.Failures), "requests": float64(all.Requests)},
+	}}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no message)"
+	}
+	return s
+}

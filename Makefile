@@ -3,59 +3,82 @@ GO        ?= go
 FUZZTIME  ?= 3s
 export CGO_ENABLED ?= 0
 
-.PHONY: all k6 llm-sim llmstream test unit e2e fuzz-short vet types bench accuracy accuracy-short memory soak soak-short demo clean
+.PHONY: all k6 llm-sim llmstream setup test unit e2e fuzz-short vet lint types bench accuracy accuracy-short memory soak soak-short demo clean
+
+# progress runs a long step and says what it waits for when it goes quiet (go test: a
+# line per package, test or example as it finishes); TEST_COUNTS, set by scripts/test.sh,
+# collects each step's pass/fail counts for make test's closing summary.
+PROGRESS := $(CURDIR)/.cache/tools/progress
+COUNTS    = $(if $(TEST_COUNTS),-counts $(TEST_COUNTS))
+$(PROGRESS): scripts/progress/main.go
+	@mkdir -p $(dir $@)
+	$(GO) build -o $@ ./scripts/progress
 
 all: k6 llm-sim llmstream
 
 ## k6: the custom k6 binary with k6/x/llmstream compiled in (what xk6 would build).
-k6:
-	$(GO) build -trimpath -o k6 ./cmd/k6
+k6: $(PROGRESS)
+	@echo "go build -o k6 ./cmd/k6"
+	@$(PROGRESS) -stage 'build k6' -hint 'compiling k6 with the extension (a few minutes on an empty Go cache)' -- $(GO) build -trimpath -o k6 ./cmd/k6
 
 ## llm-sim: the simulated LLM server.
-llm-sim:
-	$(GO) build -trimpath -o llm-sim ./cmd/llm-sim
+llm-sim: $(PROGRESS)
+	@echo "go build -o llm-sim ./cmd/llm-sim"
+	@$(PROGRESS) -stage 'build llm-sim' -- $(GO) build -trimpath -o llm-sim ./cmd/llm-sim
 
 ## llmstream: merges the run records of a test split across k6 instances (docs/distributed.md).
 llmstream:
 	$(GO) build -trimpath -o llmstream ./cmd/llmstream
 
-## demo: build both, start llm-sim on loopback, run the mixed workload with per-category thresholds, stop llm-sim.
+## demo: build both, start llm-sim on loopback, run the mixed workload (30 s) with per-category thresholds, stop
+## llm-sim; ends with the report (HTML and run record under reports/, or LLM_REPORT_DIR).
 demo: k6 llm-sim
-	./scripts/demo.sh
+	DURATION=$${DURATION:-30s} ./scripts/demo.sh
 
-## test: everything CI runs — vet, lint, type-check, unit tests with -race, short fuzzing, end-to-end runs of every example,
-## the short accuracy check.
-test: vet lint types unit fuzz-short e2e accuracy-short
+## setup: checks what make test needs besides Go and make (C compiler, Node.js/npm, Chromium, Prometheus); as root
+## with apt-get installs what is missing, otherwise names the command to run (scripts/setup.sh, also run by .ci/run).
+setup:
+	@./scripts/setup.sh
 
-vet:
-	$(GO) vet ./...
+## test: everything CI runs — setup, vet, lint, type-check, unit tests with -race, short fuzzing, end-to-end runs of
+## every example, the short accuracy check — one after another, then a summary (stages, times, counts).
+test:
+	@./scripts/test.sh setup vet lint types unit fuzz-short e2e accuracy-short
+
+vet: $(PROGRESS)
+	$(PROGRESS) -stage vet $(COUNTS) -- $(GO) vet ./...
 
 ## lint: golangci-lint (version pinned here, config in .golangci.yml), installed once into .cache/tools from the Go module proxy.
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT := $(CURDIR)/.cache/tools/$(GOLANGCI_LINT_VERSION)/golangci-lint
-lint: $(GOLANGCI_LINT)
-	$(GOLANGCI_LINT) run ./...
+lint: $(GOLANGCI_LINT) $(PROGRESS)
+	$(PROGRESS) -stage lint $(COUNTS) -hint 'golangci-lint checks every package' -- $(GOLANGCI_LINT) run ./...
 
-$(GOLANGCI_LINT):
-	GOBIN=$(dir $(GOLANGCI_LINT)) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+$(GOLANGCI_LINT): | $(PROGRESS)
+	@echo "lint: installing golangci-lint $(GOLANGCI_LINT_VERSION) into .cache/tools: go install compiles it from source, about 5 minutes on an empty Go cache (once)"
+	$(PROGRESS) -stage lint-install -hint 'compiling golangci-lint from source (about 5 minutes on an empty Go cache, once)' -- \
+	  env GOBIN=$(dir $(GOLANGCI_LINT)) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
 ## types: index.d.ts and every example type-checked by TypeScript (checkJs); needs node and npm.
-types: node_modules/.package-lock.json
-	./node_modules/.bin/tsc -p tsconfig.json
+types: node_modules/.package-lock.json $(PROGRESS)
+	$(PROGRESS) -stage types $(COUNTS) -- ./node_modules/.bin/tsc -p tsconfig.json
 
-node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund
+node_modules/.package-lock.json: package.json package-lock.json | $(PROGRESS)
+	$(PROGRESS) -stage npm -hint 'npm ci installs TypeScript into node_modules' -- npm ci --no-audit --no-fund
 
-unit:
-	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e)
+## unit: every package but e2e with -race (cgo: needs a C compiler); a line per package as it finishes.
+unit: $(PROGRESS)
+	CGO_ENABLED=1 $(PROGRESS) -stage unit -json $(COUNTS) -hint '-race builds take minutes on an empty Go cache' -- \
+	  $(GO) test -json -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e)
 
-## e2e: builds ./k6 and ./llm-sim, runs every example against llm-sim, checks a violated threshold fails the run.
-e2e:
-	$(GO) test -count=1 -timeout 15m ./e2e/...
+## e2e: builds ./k6 and ./llm-sim, runs every example against llm-sim, checks a violated threshold fails the run;
+## a line per test and per example as it finishes.
+e2e: $(PROGRESS)
+	$(PROGRESS) -stage e2e -json -each subtest $(COUNTS) -- $(GO) test -json -count=1 -timeout 15m ./e2e/...
 
 ## fuzz-short: each fuzz target for $(FUZZTIME) (crashers become fixtures under testdata/fuzz).
-fuzz-short:
-	./scripts/fuzz.sh $(FUZZTIME)
+fuzz-short: $(PROGRESS)
+	$(PROGRESS) -stage fuzz -hint 'compiling the fuzz targets of a package' -- ./scripts/fuzz.sh $(FUZZTIME)
 
 ## bench: hot-path Go benchmarks and the loopback k6-vs-bare-client comparison (numbers go in BENCHMARKS.md).
 bench: k6 llm-sim
@@ -67,9 +90,11 @@ accuracy: k6 llm-sim
 	./scripts/accuracy.sh
 
 ## accuracy-short: the CI variant (1 and 50 streams, 3 s each, 20–40-token answers): every answer
-## joined, errors finite and positive, no more connections than streams (reuse).
-accuracy-short: k6 llm-sim
-	CHECK=1 CHECK_REUSE=1 LEVELS=1,50 DURATION=3s DECODE_MS=10 MIN_TOKENS=20 MAX_TOKENS=40 ./scripts/accuracy.sh
+## joined, errors finite and positive, no more connections than streams (reuse); a verdict line per
+## client, shape and level (the tables: make accuracy).
+accuracy-short: k6 llm-sim $(PROGRESS)
+	$(PROGRESS) -stage accuracy-short -hint 'each check runs llm-sim and a client for 3 s' -- env CHECK=1 CHECK_REUSE=1 BRIEF=1 \
+	  LEVELS=1,50 DURATION=3s DECODE_MS=10 MIN_TOKENS=20 MAX_TOKENS=40 ./scripts/accuracy.sh
 
 ## memory: k6's live heap per in-flight stream at 100 / 1 000 / 5 000 streams held open (llm-sim's slow profile).
 memory: k6 llm-sim

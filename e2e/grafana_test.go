@@ -24,12 +24,12 @@ const dashboardPath = "dashboards/grafana-llmstream.json"
 // startPrometheus runs a real Prometheus on a free loopback port, with the
 // remote-write receiver and native histograms on and its storage in a
 // temporary directory. It skips the test when prometheus is not installed
-// (.ci/run installs the Debian package).
+// (make setup, the start of make test, installs the Debian package as root).
 func startPrometheus(t *testing.T) string {
 	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
-		t.Skip("prometheus is not installed (Debian package `prometheus`; .ci/run installs it): the Grafana dashboard is not checked")
+		t.Skip("prometheus is not installed (Debian package `prometheus`; make setup installs it as root): the Grafana dashboard is not checked")
 	}
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "prometheus.yml")

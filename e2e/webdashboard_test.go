@@ -36,8 +36,8 @@ type webDashboard struct {
 }
 
 // domOf loads a page in headless Chromium and returns the DOM after its
-// scripts ran. It skips the test when Chromium is not installed (.ci/run
-// installs it).
+// scripts ran. It skips the test when Chromium is not installed (make setup
+// installs it as root).
 func domOf(t *testing.T, page string) string {
 	t.Helper()
 	var bin string
@@ -48,7 +48,7 @@ func domOf(t *testing.T, page string) string {
 		}
 	}
 	if bin == "" {
-		t.Skip("chromium is not installed (Debian package `chromium`; .ci/run installs it): the dashboard is not rendered")
+		t.Skip("chromium is not installed (Debian package `chromium`; make setup installs it as root): the dashboard is not rendered")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

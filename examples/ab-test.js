@@ -35,6 +35,6 @@ export default async function () {
 // #endregion
 
 export function handleSummary(data) {
-  const dir = __ENV.LLM_REPORT_DIR || '.';
+  const dir = __ENV.LLM_REPORT_DIR || 'reports';
   return report(data, { html: `${dir}/ab-report.html`, json: `${dir}/ab-report.json`, meta: { example: 'ab-test.js' } });
 }

@@ -1,11 +1,11 @@
 // One test on several load generators, merged into one report afterwards.
 // Each k6 instance runs its share of the test (k6's execution segments: the
 // share of the iterations, of the dataset's items, of an arrival process) and
-// writes its own run record; `llmstream merge` adds the records up:
+// writes its own run record (under reports/, or LLM_REPORT_DIR); `llmstream merge` adds them up:
 //
 //   ./k6 run --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 -e LLM_RECORD=run-1.json examples/distributed.js
 //   ./k6 run --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 -e LLM_RECORD=run-2.json examples/distributed.js
-//   ./llmstream merge -o merged.json --html merged.html --text run-1.json run-2.json
+//   ./llmstream merge -o reports/merged.json --html reports/merged.html --text reports/run-1.json reports/run-2.json
 //
 // Run alone (no segment), it is the whole test, and its record merges on its own.
 import { Client, Dataset, report } from 'k6/x/llmstream';
@@ -33,6 +33,6 @@ export default async function () {
 }
 
 export function handleSummary(data) {
-  const dir = __ENV.LLM_REPORT_DIR || '.';
+  const dir = __ENV.LLM_REPORT_DIR || 'reports';
   return report(data, { json: `${dir}/${__ENV.LLM_RECORD || 'record.json'}`, meta: { example: 'distributed.js' } });
 }

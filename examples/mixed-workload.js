@@ -6,10 +6,13 @@
 //
 //   ./k6 run -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/mixed-workload.js
 //
+// It ends with the report: where the time went and the findings after k6's summary,
+// the HTML page and the run record under reports/ (or LLM_REPORT_DIR).
+//
 // The prompts are synthetic (no customer data), and each one's token count is exact
 // for the o200k_base tokenizer; the same seed gives the same prompts on every run.
 import { check } from 'k6';
-import { Client, Dataset } from 'k6/x/llmstream';
+import { Client, Dataset, report } from 'k6/x/llmstream';
 
 const client = new Client({
   baseURL: __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1',
@@ -34,8 +37,9 @@ export const options = {
       executor: 'constant-vus',
       vus: Number(__ENV.VUS || 6),
       duration: __ENV.DURATION || '1m',
-      // Long-output answers take tens of seconds on the demo profile; requests cut off at
-      // the end are not recorded, they do not count as failures.
+      // Long-output answers take tens of seconds on the demo profile; requests still
+      // streaming 5 s after the end are cut off: k6 counts them as "interrupted
+      // iterations", the module neither records them nor counts them as failures.
       gracefulStop: '5s',
     },
   },
@@ -70,3 +74,12 @@ export default async function () {
   check(r, { 'answer streamed': (x) => x.ok && x.outputTokens > 0 });
 }
 // #endregion
+
+export function handleSummary(data) {
+  const dir = __ENV.LLM_REPORT_DIR || 'reports';
+  return report(data, {
+    html: `${dir}/mixed-workload.html`,
+    json: `${dir}/mixed-workload.json`,
+    meta: { example: 'mixed-workload.js' },
+  });
+}

@@ -2,8 +2,8 @@
 // summary plus a per-category LLM section, an HTML report with charts, and a JSON
 // run record that the next run can compare itself with.
 //
-//   ./k6 run -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/report.js
-//   ./k6 run -e LLM_BASE_URL=... -e LLM_BASELINE=$PWD/report.json examples/report.js   # compare
+//   ./k6 run -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/report.js   # reports/report.{html,json}
+//   ./k6 run -e LLM_BASE_URL=... -e LLM_BASELINE=$PWD/reports/report.json examples/report.js   # compare
 // (loadBaseline reads a relative path from the script's directory, as open() does;
 // report() writes its files relative to where k6 runs: hence $PWD.)
 import { Client, loadBaseline, report } from 'k6/x/llmstream';
@@ -56,7 +56,7 @@ export default async function () {
 
 // #region summary
 export function handleSummary(data) {
-  const dir = __ENV.LLM_REPORT_DIR || '.';
+  const dir = __ENV.LLM_REPORT_DIR || 'reports';
   return report(data, {
     html: `${dir}/report.html`,
     json: `${dir}/report.json`,

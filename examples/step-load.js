@@ -48,6 +48,6 @@ export default async function () {
 }
 
 export function handleSummary(data) {
-  const dir = __ENV.LLM_REPORT_DIR || '.';
+  const dir = __ENV.LLM_REPORT_DIR || 'reports';
   return report(data, { html: `${dir}/step-report.html`, json: `${dir}/step-report.json`, meta: { example: 'step-load.js' } });
 }

@@ -49,7 +49,7 @@ export default async function () {
 }
 
 export function handleSummary(data) {
-  const dir = __ENV.LLM_REPORT_DIR || '.';
+  const dir = __ENV.LLM_REPORT_DIR || 'reports';
   return report(data, {
     json: `${dir}/warmup-report.json`,
     meta: { example: 'warmup.js', llmRequests: data.metrics.llm_requests.values.count },

@@ -61,6 +61,6 @@ export function teardown() {
 }
 
 export function handleSummary(data) {
-  const dir = __ENV.LLM_REPORT_DIR || '.';
+  const dir = __ENV.LLM_REPORT_DIR || 'reports';
   return report(data, { html: `${dir}/waves-report.html`, json: `${dir}/waves-report.json` });
 }

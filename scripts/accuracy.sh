@@ -7,7 +7,8 @@
 # (staggered,uniform), CLIENTS (k6,bare), DURATION (15s per client and level),
 # MIN_TOKENS (100), MAX_TOKENS (200), DECODE_MS (20), TTFT_MS (60), STREAMS_PER_VU (10), OUT (temp dir), CHECK=1
 # (fail unless every answer joined and the errors are sane: the CI variant,
-# make accuracy-short), CHECK_REUSE=1 (also fail on connection churn), PROFILE_AT (a level:
+# make accuracy-short), CHECK_REUSE=1 (also fail on connection churn), BRIEF=1 (with CHECK=1: a verdict
+# line per client, shape and level instead of the tables), PROFILE_AT (a level:
 # an execution trace and a CPU profile of k6 there, for `go tool trace -pprof=sched`; PROFILE_FROM
 # when, from k6's start, 0s: a third into the run; PROFILE_FOR how long each, 5s), REJOIN=1 (run
 # nothing: print the tables of the run already in OUT again), RUNS (1: runs of every client at
@@ -18,12 +19,20 @@
 # this long, a ramp, instead of together; the floor's goroutines alike, a VU's worth at a time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out="${OUT:-$(mktemp -d)}"
+# Without OUT the traces and logs go to a temporary folder removed at the end.
+if [ -n "${OUT:-}" ]; then
+  out="$OUT"
+  where="results in $out"
+else
+  out="$(mktemp -d)"
+  trap 'rm -rf "$out"' EXIT
+  where="results in a temporary folder removed at the end (OUT=DIR keeps them)"
+fi
 mkdir -p "$out"
-echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg); results in $out"
+echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg); $where"
 go build -trimpath -o "$out/bareclient" ./bench/bareclient
 go build -trimpath -o "$out/accuracy" ./bench/accuracy
-exec "$out/accuracy" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
+"$out/accuracy" -brief="${BRIEF:-0}" -counts "${TEST_COUNTS:-}" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
   -levels "${LEVELS:-1,50,200,500,1000}" -shapes "${SHAPES:-staggered,uniform}" -clients "${CLIENTS:-k6,bare}" \
   -duration "${DURATION:-15s}" -min-tokens "${MIN_TOKENS:-100}" -max-tokens "${MAX_TOKENS:-200}" -decode-ms "${DECODE_MS:-20}" -ttft-ms "${TTFT_MS:-60}" \
   -streams-per-vu "${STREAMS_PER_VU:-10}" -check="${CHECK:-0}" -check-reuse="${CHECK_REUSE:-0}" \

@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime="${1:-3s}"
+passed=0
+# counts() appends this step's tally for make test's summary (scripts/test.sh sets TEST_COUNTS).
+counts() { [ -z "${TEST_COUNTS:-}" ] || echo "passed $passed failed $1 skipped 0" >>"$TEST_COUNTS"; }
 for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
@@ -16,12 +19,15 @@ for pkg in $(go list ./...); do
       # A real crasher ("Failing input written to …") is never retried.
       if grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input' "$log"; then
         echo "fuzz $pkg $t: the fuzzing engine timed out without a failing input; once more"
-        go test -run='^$' -fuzz="^${t}\$" -fuzztime="$fuzztime" "$pkg" >"$log" 2>&1 || { cat "$log"; exit 1; }
+        go test -run='^$' -fuzz="^${t}\$" -fuzztime="$fuzztime" "$pkg" >"$log" 2>&1 || { cat "$log"; counts 1; exit 1; }
       else
         cat "$log"
+        counts 1
         exit 1
       fi
     fi
+    passed=$((passed + 1))
   done
 done
-echo "fuzz: all targets passed"
+counts 0
+echo "fuzz: all $passed targets passed"

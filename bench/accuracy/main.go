@@ -39,6 +39,8 @@ type settings struct {
 	minTokens, maxTokens int
 	streamsPerVU         int
 	check, checkReuse    bool
+	brief                bool   // with check: a verdict line per run, no tables
+	counts               string // append the checks' pass/fail counts here (make test's summary)
 	rejoin               bool
 	runs                 int // of every client at every level, side by side
 	profileAt            int
@@ -80,6 +82,8 @@ func main() {
 	flag.DurationVar(&s.profileFor, "profile-for", 5*time.Second, "how long the trace and the profile of -profile-at each last")
 	flag.IntVar(&s.runs, "runs", 1, "runs of every client at every level, interleaved; with more than one, the ratios to the floor are printed as the median of the runs and their range")
 	flag.BoolVar(&s.rejoin, "rejoin", false, "run nothing: join the traces and client lines an earlier run left in -out (same -levels, -shapes, -clients) and print its tables again")
+	flag.BoolVar(&s.brief, "brief", false, "with -check: print one verdict line per client, level and shape instead of the tables")
+	flag.StringVar(&s.counts, "counts", "", "with -check: append \"passed N failed N skipped 0\" (the checks) to this file")
 	flag.BoolVar(&s.checkReuse, "check-reuse", false, "with -check: also fail when a client opened more connections than streams + 2 + 2 % of its answers")
 	flag.StringVar(&s.http, "http", "", "the k6 client's http option (1.1, 2, auto; default: the client's own); with 2 the floor speaks h2c too, -streams-per-vu streams to a connection as a VU's share one")
 	flag.DurationVar(&s.startSpread, "start-spread", 0, "spread the k6 VUs' starts over this long instead of starting them together, and the floor's goroutines alike, -streams-per-vu at a time")
@@ -130,11 +134,20 @@ func main() {
 						fatal(fmt.Errorf("%s %s %d streams: %w", shape, c, n, err))
 					}
 					results = append(results, r)
+					if s.check && s.brief {
+						if !s.verdict(r, k) {
+							failures++
+						}
+						continue
+					}
 					fmt.Fprintf(os.Stderr, "accuracy: %s %s %d streams%s: %d answers, %d joined, TTFT error p50 %.2f ms\n",
 						shape, c, n, s.runLabel(k), r.e.calls, r.e.joined, distOf(r.e.ttft).p50)
 					if s.check {
-						for _, p := range s.problems(r) {
+						problems := s.problems(r)
+						for _, p := range problems {
 							fmt.Fprintf(os.Stderr, "accuracy: CHECK FAILED: %s %s %d streams: %s\n", shape, c, n, p)
+						}
+						if len(problems) > 0 {
 							failures++
 						}
 					}
@@ -142,10 +155,45 @@ func main() {
 			}
 		}
 	}
-	printTables(os.Stdout, s, results)
-	if failures > 0 {
-		fatal(fmt.Errorf("%d check(s) failed", failures))
+	if !s.brief {
+		printTables(os.Stdout, s, results)
 	}
+	if s.check && s.counts != "" {
+		if f, err := os.OpenFile(s.counts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			_, _ = fmt.Fprintf(f, "passed %d failed %d skipped 0\n", len(results)-failures, failures)
+			_ = f.Close()
+		}
+	}
+	if failures > 0 {
+		fatal(fmt.Errorf("%d of %d check(s) failed", failures, len(results)))
+	}
+}
+
+// verdict prints one line for a run under -check -brief: ok or FAIL, what was
+// checked and, on a failure, every problem; it reports whether the run passed.
+func (s settings) verdict(r result, run int) bool {
+	e := r.e
+	what := fmt.Sprintf("%s, %s answers, %d stream%s%s", r.client, r.shape, r.streams, plural(r.streams), s.runLabel(run))
+	problems := s.problems(r)
+	if len(problems) > 0 {
+		fmt.Printf("FAIL %s: %s\n", what, strings.Join(problems, "; "))
+		return false
+	}
+	d := distOf(e.ttft)
+	reuse := ""
+	if s.checkReuse {
+		reuse = fmt.Sprintf("; %d connection%s (at most %d allowed: reused)", r.connections, plural(r.connections), r.streams+2+e.calls/50)
+	}
+	fmt.Printf("ok   %s: all %d answers joined llm-sim's trace; TTFT error (client − server) p50 %.2f ms, max %.1f ms%s\n",
+		what, e.calls, d.p50, d.max, reuse)
+	return true
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func fatal(err error) {

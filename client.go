@@ -35,6 +35,8 @@ type clientEnv struct {
 	transports *transports
 	// lag watches the process's own lag while calls are in flight.
 	lag *selfwatch.Watcher
+	// server holds the process's serverMetrics endpoints.
+	server *serverState
 }
 
 // Client is the JS Client: one endpoint, protocol and set of defaults.
@@ -90,6 +92,11 @@ func newClient(env clientEnv, v sobek.Value) (*Client, error) {
 	if opts.GapSamples == config.GapsSampled {
 		c.gapSampler = env.sinks.samplers.get(opts.GapSampleRate)
 	}
+	if opts.ServerMetrics != nil {
+		if err := env.server.add(*opts.ServerMetrics, opts.Name); err != nil {
+			return nil, err
+		}
+	}
 	env.sinks.report.info.registerClient(opts)
 	return c, nil
 }
@@ -109,6 +116,7 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 	p, resolve, reject := promises.New(vu)
 	ctx := vu.Context()
 	c.env.sinks.report.info.noteLoad(c.env.scope)
+	c.env.server.noteCall(ctx, st.Samples)
 	go func() {
 		defer plan.close()
 		// The load a call met is the load when it started: read both counts now.

@@ -59,6 +59,7 @@ type RootModule struct {
 	// watched while calls are in flight: one watcher for every VU.
 	lag        *selfwatch.Watcher
 	lagWarning *policy.LagWarning
+	server     serverState // the endpoints of serverMetrics options
 
 	mu         sync.Mutex
 	transports []*transports // every VU's, to close idle connections
@@ -114,6 +115,9 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	if err != nil {
 		common.Throw(vu.Runtime(), err)
 	}
+	if err := r.server.init(vu); err != nil {
+		common.Throw(vu.Runtime(), err)
+	}
 	r.certs.Do(loadSystemCerts)
 	scope := vuScope{vu: vu, seg: &r.segment}
 	tr := &transports{}
@@ -122,7 +126,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	r.mu.Unlock()
 	return &ModuleInstance{vu: vu, root: r, scope: scope, clients: clientEnv{
 		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report, samplers: &r.samplers, lagWarning: r.lagWarning},
-		transports: tr, lag: r.lag,
+		transports: tr, lag: r.lag, server: &r.server,
 	}}
 }
 
@@ -141,7 +145,7 @@ func loadSystemCerts() {
 func (mi *ModuleInstance) Exports() modules.Exports {
 	ds := datasetFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, info: &mi.root.report.info}
 	ar := arrivalsFactory{store: mi.root.datasets, scope: mi.scope}
-	rep := reporter{vu: mi.vu, state: mi.root.report, scope: mi.scope, module: ImportPath, version: Version}
+	rep := reporter{vu: mi.vu, state: mi.root.report, scope: mi.scope, module: ImportPath, version: Version, server: &mi.root.server}
 	return modules.Exports{Named: map[string]any{
 		"Client":       mi.newClient,
 		"version":      Version,

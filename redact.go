@@ -38,6 +38,13 @@ func newRedactor(opts *config.Client) redactor {
 			r.secrets = append(r.secrets, v)
 		}
 	}
+	if sm := opts.ServerMetrics; sm != nil {
+		for _, v := range sm.Headers { // any header of a metrics endpoint may be its credential
+			if len(v) >= 4 {
+				r.secrets = append(r.secrets, v)
+			}
+		}
+	}
 	return r
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/k6summary"
 	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
 // reportState is process-wide: every VU's calls feed one collector, and one
@@ -82,6 +83,7 @@ type reporter struct {
 	scope   vuScope
 	module  string // the module's import path and version, for run records
 	version string
+	server  *serverState // the serverMetrics endpoints, for the server's view
 }
 
 // loadBaseline is the JS `loadBaseline(path)`: in the init context it reads a
@@ -138,7 +140,7 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 	info := rp.state.info.runInfo(rp.scope, rp.version)
 	cmp := report.CompareWith(run, base, info)
 	meta := rp.runMeta(o.Meta)
-	text, html, record, err := report.Render(run, cmp, report.RenderOptions{Title: o.Title, Meta: meta, Info: info})
+	text, html, record, err := report.Render(run, cmp, report.RenderOptions{Title: o.Title, Meta: meta, Info: info, Server: rp.serverViews(run)})
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +159,22 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 		out[o.JSON] = string(record)
 	}
 	return out, nil
+}
+
+// serverViews are the serverMetrics endpoints' views, with a window per load
+// stage of the run (from its first call's start to its last one's).
+func (rp reporter) serverViews(run *report.Run) []servermetrics.View {
+	if rp.server == nil {
+		return nil
+	}
+	stages := run.Stages()
+	spans := make([]servermetrics.Span, 0, len(stages))
+	if len(stages) > 1 {
+		for _, st := range stages {
+			spans = append(spans, servermetrics.Span{Name: report.ServerStageName(st), From: st.First, To: st.Last})
+		}
+	}
+	return rp.server.views(spans)
 }
 
 // runMeta is the record's metadata: versions and what the script adds.

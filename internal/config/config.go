@@ -83,6 +83,10 @@ type Client struct {
 	// RequireFinishReason is the strict end rule: an answer whose server
 	// named no finish is truncated (docs/protocols.md).
 	RequireFinishReason bool `opt:"requireFinishReason"`
+
+	// ServerMetrics, when set, reads the server's own /metrics while the
+	// test runs (config/servermetrics.go).
+	ServerMetrics *ServerMetrics `opt:"serverMetrics" want:"an object like {url: 'http://vllm:8000/metrics', interval: '1s'}"`
 }
 
 // SLO is the per-request objective behind llm_goodput; zero fields are not checked.

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
 // InstanceRecord is one of the records a merged record was made of.
@@ -127,6 +129,11 @@ func Merge(records ...*Record) (*Record, error) {
 			}
 		}
 	}
+	servers := make([][]servermetrics.View, len(records))
+	for i, r := range records {
+		servers[i] = r.Server
+	}
+	out.Server = servermetrics.Merge(servers...)
 	finishCategories(out.Categories, records, func(r *Record) map[string]*CategoryRecord { return r.Categories })
 	for name, cl := range out.Clients {
 		finishCategories(cl.Categories, records, func(r *Record) map[string]*CategoryRecord {

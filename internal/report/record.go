@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
 // RecordFormat is the version of the run-record layout. Format 2 stores
@@ -37,6 +39,9 @@ type Record struct {
 	Run *RunInfo `json:"run,omitempty"`
 	// Instances lists the records a merged record was made of.
 	Instances []InstanceRecord `json:"instances,omitempty"`
+	// Server is what the servers' own /metrics counted (serverMetrics);
+	// a merged record keeps each endpoint once (servermetrics.Merge).
+	Server []servermetrics.View `json:"server,omitempty"`
 
 	source string // the file it was read from, for messages
 }
@@ -173,6 +178,7 @@ func marshalRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOption
 	}
 	rec := NewRecord(r, findings, cmp, opt.Meta)
 	rec.Run = opt.Info
+	rec.Server = opt.Server
 	b, err := json.MarshalIndent(rec, "", " ")
 	if err != nil {
 		return nil, fmt.Errorf("report: encoding the run record: %w", err)

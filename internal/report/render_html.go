@@ -7,6 +7,8 @@ import (
 	"html"
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
 // RenderOptions carry what the report cannot know by itself.
@@ -19,6 +21,9 @@ type RenderOptions struct {
 	Findings []Finding
 	// Info is how the run was made; stored in the record.
 	Info *RunInfo
+	// Server is the servers' own view (serverMetrics), shown beside the
+	// client's figures and stored in the record (server.go).
+	Server []servermetrics.View
 }
 
 // Render produces the three outputs of a run at once.
@@ -28,14 +33,14 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 	}
 	findings := opt.Findings
 	if findings == nil {
-		findings = Diagnose(r)
+		findings = diagnoseServer(r, opt.Server, Diagnose(r))
 	}
 	opt.Findings = findings
 	record, err = marshalRecord(r, findings, cmp, opt)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	return RenderText(r, findings, cmp), RenderHTML(r, cmp, opt), record, nil
+	return RenderText(r, findings, cmp) + serverText(r, opt.Server), RenderHTML(r, cmp, opt), record, nil
 }
 
 const htmlStyle = `
@@ -113,6 +118,7 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 	b.WriteString("</table></div>\n")
 	writeRoutesHTML(&b, r)
 	writePairedHTML(&b, r)
+	writeServerHTML(&b, r, opt.Server)
 
 	// Diagnosis.
 	b.WriteString(`<h2>Diagnosis</h2><div id="diagnosis">`)

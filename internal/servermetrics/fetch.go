@@ -27,6 +27,8 @@ const (
 	ProblemGarbage     = "garbage"       // lines dropped, the rest read
 	ProblemSlow        = "slow"          // a scrape took longer than the interval
 	ProblemReset       = "counter_reset" // a counter went down (a restart)
+	// ProblemUnknownEngine: the exposition has no family of a known engine.
+	ProblemUnknownEngine = "unknown_engine"
 )
 
 // scrapeError is a failed scrape, classified.
@@ -56,7 +58,7 @@ func displayURL(u *url.URL) string {
 func (s *Scraper) fetch(ctx context.Context) ([]byte, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url.String(), nil)
 	if err != nil {
-		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: "server metrics " + s.display + ": " + err.Error()}
+		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: "serverMetrics " + s.display + ": " + s.clean(err.Error())}
 	}
 	req.Header.Set("Accept", acceptHeader)
 	for k, v := range s.cfg.Headers {
@@ -68,15 +70,15 @@ func (s *Scraper) fetch(ctx context.Context) ([]byte, string, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // its text repeats the URL, user info included
 		}
-		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("server metrics %s unreachable: %v", s.display, s.clean(err.Error()))}
+		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("serverMetrics %s unreachable: %v", s.display, s.clean(err.Error()))}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
 	if err != nil {
-		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("server metrics %s: reading the body: %v", s.display, s.clean(err.Error()))}
+		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("serverMetrics %s: reading the body: %v", s.display, s.clean(err.Error()))}
 	}
 	if resp.StatusCode != http.StatusOK {
-		msg := fmt.Sprintf("server metrics %s answered HTTP %d", s.display, resp.StatusCode)
+		msg := fmt.Sprintf("serverMetrics %s answered HTTP %d", s.display, resp.StatusCode)
 		switch resp.StatusCode {
 		case http.StatusUnauthorized, http.StatusForbidden:
 			msg += ": check the credentials in serverMetrics headers"
@@ -86,7 +88,7 @@ func (s *Scraper) fetch(ctx context.Context) ([]byte, string, error) {
 		return nil, "", &scrapeError{kind: ProblemStatus, msg: msg}
 	}
 	if len(body) > maxBodyBytes {
-		return nil, "", &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("server metrics %s: body larger than %d MiB", s.display, maxBodyBytes>>20)}
+		return nil, "", &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("serverMetrics %s: body larger than %d MiB", s.display, maxBodyBytes>>20)}
 	}
 	return body, resp.Header.Get("Content-Type"), nil
 }

@@ -44,13 +44,20 @@ type Config struct {
 	MaxPoints int
 }
 
-// Sample is one scrape's gauges, timed at the scrape's midpoint.
+// Sample is one scrape's gauges, timed at the scrape's midpoint, and what
+// moved since the scrape before it.
 type Sample struct {
 	At      time.Time
 	Engine  string
 	Gauges  map[string]float64
 	Other   map[string]float64 // an unknown exporter's gauges
 	Latency time.Duration
+	// Counters are the canonical counters' increases since the previous
+	// successful scrape (resets handled); nil for the first scrape.
+	Counters map[string]float64
+	// Means are the histograms' exact means over the same interval
+	// (Δsum/Δcount, seconds), for those that counted anything in it.
+	Means map[string]float64
 }
 
 // Span is a stage of the test, by its wall-clock boundaries.
@@ -170,7 +177,7 @@ func (s *Scraper) loop(ctx context.Context) {
 			s.mu.Lock()
 			s.slow++
 			s.mu.Unlock()
-			s.problem(ProblemSlow, fmt.Sprintf("server metrics %s: a scrape took %v, longer than the interval %v; scraping as fast as it answers", s.display, took.Round(time.Millisecond), s.cfg.Interval))
+			s.problem(ProblemSlow, fmt.Sprintf("serverMetrics %s: a scrape took %v, longer than the interval %v; scraping as fast as it answers", s.display, took.Round(time.Millisecond), s.cfg.Interval))
 			wait = 0
 		}
 		t.Reset(wait)
@@ -192,7 +199,7 @@ func (s *Scraper) scrape(parent context.Context, isBaseline, isFinal bool) time.
 	if err == nil {
 		p, err = parseBody(body, ct)
 		if err != nil {
-			err = &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("server metrics %s: %v", s.display, err)}
+			err = &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("serverMetrics %s: %v", s.display, err)}
 		}
 	}
 	if err != nil {
@@ -208,12 +215,16 @@ func (s *Scraper) scrape(parent context.Context, isBaseline, isFinal bool) time.
 		return took
 	}
 	if p.skipped > 0 {
-		s.problem(ProblemGarbage, fmt.Sprintf("server metrics %s: %d unparseable lines skipped (first: %s)", s.display, p.skipped, p.firstSkip))
+		s.problem(ProblemGarbage, fmt.Sprintf("serverMetrics %s: %d unparseable lines skipped (first: %s)", s.display, p.skipped, p.firstSkip))
 	}
 	snap := reduce(p.families, s.cfg.Model)
 	s.mu.Lock()
 	pt, resets := s.acc.add(at, snap)
 	first := len(s.hist.points) == 0
+	var counters, means map[string]float64
+	if !first {
+		counters, means = since(s.hist.points[len(s.hist.points)-1], pt)
+	}
 	s.hist.add(pt)
 	s.scrapes++
 	s.latSum += took
@@ -226,13 +237,49 @@ func (s *Scraper) scrape(parent context.Context, isBaseline, isFinal bool) time.
 	s.sources = snap.sources
 	s.skipped = snap.skipped
 	s.mu.Unlock()
+	if first && snap.engine == EngineUnknown {
+		s.problem(ProblemUnknownEngine, fmt.Sprintf("serverMetrics %s: no family of a known engine (vLLM, SGLang, TGI, llama.cpp, TEI, llm-sim); "+
+			"its gauges are listed as found, without queue, KV-cache or per-run request figures", s.display))
+	}
 	if len(resets) > 0 && !first {
-		s.problem(ProblemReset, fmt.Sprintf("server metrics %s: %s went down (the server restarted?); counted from 0 again", s.display, strings.Join(resets, ", ")))
+		s.problem(ProblemReset, fmt.Sprintf("serverMetrics %s: %s went down (the server restarted?); counted from 0 again", s.display, strings.Join(resets, ", ")))
 	}
 	if s.cfg.OnScrape != nil {
-		s.cfg.OnScrape(Sample{At: at, Engine: snap.engine, Gauges: snap.gauges, Other: snap.other, Latency: took})
+		s.cfg.OnScrape(Sample{
+			At: at, Engine: snap.engine, Gauges: snap.gauges, Other: snap.other, Latency: took,
+			Counters: counters, Means: means,
+		})
 	}
 	return took
+}
+
+// since is what moved from point a to point b: counter increases and the
+// exact means of the histograms that counted something. Points hold
+// reset-free running totals, so both are single subtractions.
+func since(a, b *point) (counters, means map[string]float64) {
+	counters = map[string]float64{}
+	for k, v := range b.counters {
+		if strings.HasPrefix(k, RequestsFinished+"/") {
+			continue
+		}
+		counters[k] = v - a.counters[k]
+	}
+	for k, hb := range b.hists {
+		d := hb
+		if ha := a.hists[k]; ha != nil {
+			var ok bool
+			if d, ok = histDiff(hb, ha); !ok {
+				continue
+			}
+		}
+		if d.count > 0 {
+			if means == nil {
+				means = map[string]float64{}
+			}
+			means[k] = d.sum / d.count
+		}
+	}
+	return counters, means
 }
 
 func (s *Scraper) problem(kind, msg string) {
@@ -251,7 +298,9 @@ func (s *Scraper) problem(kind, msg string) {
 // View is the server's side of a run, for the record: deltas over the run
 // and per stage, gauge statistics, and why any of it is missing.
 type View struct {
-	Endpoint  string  `json:"endpoint"`
+	Endpoint string `json:"endpoint"`
+	// Client is the name of the client whose serverMetrics option named it.
+	Client    string  `json:"client,omitempty"`
 	Engine    string  `json:"engine,omitempty"`
 	IntervalS float64 `json:"interval_s"`
 	// Missing says why there is no view at all (no scrape succeeded).

@@ -1,0 +1,422 @@
+package report
+
+// The server's own view beside the client's: what the inference server's
+// /metrics counted over the run and per stage (internal/servermetrics), the
+// TTFT split it makes exact, and the findings that cite it.
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
+)
+
+// The thresholds of the server rules.
+const (
+	// serverQueueShare: the server's waiting queue was non-empty in more than
+	// this share of a window's scrapes, ...
+	serverQueueShare = 0.5
+	// ... or its mean queue time was more than this share of its mean TTFT
+	// and at least serverQueueMinMS (an engine that admits requests at its
+	// step boundaries queues each one a fraction of a step: not a queue).
+	serverQueueTTFTShare = 0.3
+	serverQueueMinMS     = 50
+	// kvPressureUsage is the KV-cache usage p95 past which new sequences
+	// wait for blocks (or running ones are preempted).
+	kvPressureUsage = 0.9
+	// countMismatchShare: the server counted this much more or fewer
+	// requests or prompt tokens than the client sent (and at least
+	// countMismatchMin requests): another tenant, a gateway retrying, or a
+	// cache in front answering for it.
+	countMismatchShare = 0.02
+	countMismatchMin   = 2
+)
+
+// ServerStageName names a load stage in the server view's windows.
+func ServerStageName(st *Stage) string { return fmtConc(st.Concurrency) + " " + st.Unit() }
+
+// serverRun is the part of the run a view sits beside: its client's calls
+// when the run had several clients.
+func serverRun(r *Run, v servermetrics.View) *Run {
+	if r.PerClient() && v.Client != "" {
+		return r.Client(v.Client)
+	}
+	return r
+}
+
+// ttftSplit is a window's mean client TTFT taken apart with the server's
+// means: what is not the server's (network, HTTP, gateway, client), its
+// queue, its prefill, and the rest of its TTFT (tokenizing, scheduling).
+type ttftSplit struct {
+	client, server, outside   float64 // ms
+	queue, prefill, scheduled float64 // ms; NaN when the server does not tell
+}
+
+func splitTTFT(g *Group, w *servermetrics.Window) (ttftSplit, bool) {
+	sp := ttftSplit{queue: math.NaN(), prefill: math.NaN(), scheduled: math.NaN()}
+	if g == nil || g.S(MetricTTFT).Count() == 0 || w == nil {
+		return sp, false
+	}
+	h, ok := w.Histograms[servermetrics.TTFT]
+	if !ok || h.Mean == nil {
+		return sp, false
+	}
+	sp.client, sp.server = g.S(MetricTTFT).Mean(), *h.Mean*1e3
+	sp.outside = sp.client - sp.server
+	if q, ok := w.Histograms[servermetrics.Queue]; ok && q.Mean != nil {
+		sp.queue = *q.Mean * 1e3
+	}
+	if p, ok := w.Histograms[servermetrics.Prefill]; ok && p.Mean != nil {
+		sp.prefill = *p.Mean * 1e3
+	}
+	if !math.IsNaN(sp.queue) && !math.IsNaN(sp.prefill) {
+		sp.scheduled = sp.server - sp.queue - sp.prefill
+	}
+	return sp, true
+}
+
+func (sp ttftSplit) String() string {
+	s := fmt.Sprintf("client TTFT mean %s = outside the server %s (network, HTTP, gateway, client: client − server TTFT) + server TTFT %s",
+		fmtMS(sp.client), fmtMS(sp.outside), fmtMS(sp.server))
+	if !math.IsNaN(sp.scheduled) {
+		s += fmt.Sprintf(" (queue %s, prefill %s, tokenize/schedule %s)", fmtMS(sp.queue), fmtMS(sp.prefill), fmtMS(sp.scheduled))
+	} else if !math.IsNaN(sp.queue) {
+		s += fmt.Sprintf(" (of which queue %s)", fmtMS(sp.queue))
+	}
+	return s
+}
+
+func histMeanMS(w *servermetrics.Window, q string) string {
+	if h, ok := w.Histograms[q]; ok && h.Mean != nil {
+		return fmtMS(*h.Mean * 1e3)
+	}
+	return "–"
+}
+
+func gaugeCell(w *servermetrics.Window, q string, p95 bool) string {
+	g, ok := w.Gauges[q]
+	if !ok {
+		return "–"
+	}
+	v := g.Mean
+	if p95 {
+		v = g.P95
+	}
+	if q == servermetrics.KVCacheUsage {
+		return fmtPct(v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func counterCell(w *servermetrics.Window, q string) string {
+	if v, ok := w.Counters[q]; ok {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return "–"
+}
+
+// serverRow is one line of the server table: the run or a stage, with the
+// client's TTFT mean of the same calls beside it.
+type serverRow struct {
+	label string
+	w     *servermetrics.Window
+	g     *Group
+}
+
+func serverRows(r *Run, v servermetrics.View) []serverRow {
+	run := serverRun(r, v)
+	rows := []serverRow{{label: "run", w: v.Run, g: run.Category(AllCategories)}}
+	stages := run.Stages()
+	for i := range v.Stages {
+		w := &v.Stages[i]
+		var g *Group
+		for _, st := range stages {
+			if ServerStageName(st) == w.Name {
+				g = st.All
+			}
+		}
+		rows = append(rows, serverRow{label: w.Name, w: w, g: g})
+	}
+	return rows
+}
+
+var serverColumns = []string{"finished", "prompt tok", "waiting p95", "running p95", "KV p95", "preempt", //nolint:gochecknoglobals // read-only
+	"queue", "prefill", "server TTFT", "client TTFT"}
+
+func (row serverRow) cells() []string {
+	w := row.w
+	client := "–"
+	if row.g != nil && row.g.S(MetricTTFT).Count() > 0 {
+		client = fmtMS(row.g.S(MetricTTFT).Mean())
+	}
+	return []string{
+		counterCell(w, servermetrics.RequestsFinished), counterCell(w, servermetrics.PromptTokens),
+		gaugeCell(w, servermetrics.RequestsWaiting, true), gaugeCell(w, servermetrics.RequestsRunning, true),
+		gaugeCell(w, servermetrics.KVCacheUsage, true), counterCell(w, servermetrics.Preemptions),
+		histMeanMS(w, servermetrics.Queue), histMeanMS(w, servermetrics.Prefill), histMeanMS(w, servermetrics.TTFT), client,
+	}
+}
+
+// viewHeading names the endpoint, the engine and how it was read.
+func viewHeading(v servermetrics.View) string {
+	s := fmt.Sprintf("%s (%s, %d scrapes every %gs, scrape mean %.1f ms", v.Endpoint, orUnknown(v.Engine), v.Scrapes, v.IntervalS, v.ScrapeLatency.MeanMS)
+	if v.Failed > 0 {
+		s += fmt.Sprintf(", %d failed", v.Failed)
+	}
+	if v.Client != "" {
+		s += ", client " + v.Client
+	}
+	return s + ")"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return servermetrics.EngineUnknown
+	}
+	return s
+}
+
+// fmtEstimate writes a quantile estimate (seconds) in ms with the bucket
+// bounds that limit it: a value is known no better than its bucket.
+func fmtEstimate(e servermetrics.Estimate) string {
+	switch {
+	case e.Hi == nil:
+		return fmt.Sprintf("> %s (last bucket)", fmtMS(e.Lo*1e3))
+	case e.Lo == 0: // interpolating from 0 would invent a value the buckets do not hold
+		return fmt.Sprintf("≤ %s (first bucket)", fmtMS(*e.Hi*1e3))
+	}
+	return fmt.Sprintf("≈ %s (bucket %s–%s)", fmtMS(e.Value*1e3), fmtMS(e.Lo*1e3), fmtMS(*e.Hi*1e3))
+}
+
+// serverText is the text section: per endpoint, the run's and the stages'
+// server figures beside the client's TTFT, the split, and what is missing.
+func serverText(r *Run, views []servermetrics.View) string {
+	if r == nil || len(views) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, v := range views {
+		fmt.Fprintf(&b, "\n█ The server's own view — %s\n", viewHeading(v))
+		if v.Missing != "" {
+			fmt.Fprintf(&b, "  unknown: %s\n", v.Missing)
+		}
+		for _, w := range v.Warnings {
+			fmt.Fprintf(&b, "  ! %s\n", w)
+		}
+		if v.Run == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "\n  %-12s", "window")
+		for _, c := range serverColumns {
+			fmt.Fprintf(&b, " %11s", c)
+		}
+		b.WriteString("\n")
+		for _, row := range serverRows(r, v) {
+			fmt.Fprintf(&b, "  %-12s", row.label)
+			for _, c := range row.cells() {
+				fmt.Fprintf(&b, " %11s", c)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("  (means in ms; waiting and running are requests, sampled at each scrape; – the server does not tell)\n")
+		run := serverRun(r, v)
+		if sp, ok := splitTTFT(run.Category(AllCategories), v.Run); ok {
+			fmt.Fprintf(&b, "\n  TTFT split (run): %s\n", sp)
+		} else {
+			b.WriteString("\n  TTFT split: the server exposes no TTFT histogram; the client's own inference (diagnosis) stands\n")
+		}
+		for _, q := range []string{servermetrics.TTFT, servermetrics.Queue, servermetrics.Prefill} {
+			if h, ok := v.Run.Histograms[q]; ok && h.P99 != nil {
+				fmt.Fprintf(&b, "  server %s p50 %s, p99 %s (estimates within the bucket that holds them)\n", q, fmtEstimate(*h.P50), fmtEstimate(*h.P99))
+			}
+		}
+		if v.Run.PrefixHitRatio != nil {
+			fmt.Fprintf(&b, "  server prefix-cache hit ratio (Δhits/Δqueries, prompt tokens): %s\n", fmtPct(*v.Run.PrefixHitRatio))
+		}
+	}
+	return b.String()
+}
+
+// writeServerHTML is the HTML section, the same figures as the text.
+func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
+	if r == nil || len(views) == 0 {
+		return
+	}
+	esc := html.EscapeString
+	b.WriteString(`<h2>The server's own view</h2><div id="server">`)
+	for _, v := range views {
+		fmt.Fprintf(b, "<p class=\"sub\">%s</p>\n", esc(viewHeading(v)))
+		if v.Missing != "" {
+			fmt.Fprintf(b, "<p>unknown: %s</p>\n", esc(v.Missing))
+		}
+		for _, w := range v.Warnings {
+			fmt.Fprintf(b, "<p>! %s</p>\n", esc(w))
+		}
+		if v.Run == nil {
+			continue
+		}
+		b.WriteString(`<div class="wide"><table class="server"><tr><th>window</th>`)
+		for _, c := range serverColumns {
+			fmt.Fprintf(b, "<th>%s</th>", esc(c))
+		}
+		b.WriteString("</tr>\n")
+		for _, row := range serverRows(r, v) {
+			fmt.Fprintf(b, "<tr><td>%s</td>", esc(row.label))
+			for _, c := range row.cells() {
+				fmt.Fprintf(b, "<td>%s</td>", esc(c))
+			}
+			b.WriteString("</tr>\n")
+		}
+		b.WriteString("</table></div>\n")
+		if sp, ok := splitTTFT(serverRun(r, v).Category(AllCategories), v.Run); ok {
+			fmt.Fprintf(b, "<p>TTFT split (run): %s</p>\n", esc(sp.String()))
+		}
+	}
+	b.WriteString("</div>\n")
+}
+
+// diagnoseServer adds the findings the server's figures support: its own
+// queue (added to a client-side queue_bound, or one of its own), KV-cache
+// pressure, and counts that disagree with what the client sent.
+func diagnoseServer(r *Run, views []servermetrics.View, findings []Finding) []Finding {
+	if r == nil {
+		return findings
+	}
+	for _, v := range views {
+		run := serverRun(r, v)
+		client := ""
+		if r.PerClient() {
+			client = v.Client
+		}
+		windows := make([]*servermetrics.Window, 0, 1+len(v.Stages))
+		if v.Run != nil {
+			windows = append(windows, v.Run)
+		}
+		for i := range v.Stages {
+			windows = append(windows, &v.Stages[i])
+		}
+		if ev := serverQueueEvidence(v, windows); len(ev) > 0 {
+			i := slices.IndexFunc(findings, func(f Finding) bool { return f.ID == "queue_bound" && f.Client == client })
+			if i >= 0 {
+				findings[i].Evidence = append(findings[i].Evidence, ev...)
+			} else {
+				findings = append(findings, Finding{
+					ID: "queue_bound", Title: "Queue-bound: the server's own queue holds requests before it starts on them", Severity: "warning",
+					Evidence: ev, Client: client,
+					Advice: "Requests wait in the server's scheduler queue: it admits fewer at once than arrive. Raise its batch/" +
+						"concurrency limit (vLLM --max-num-seqs, SGLang --max-running-requests) or add replicas; keep the " +
+						"load below the knee. " + guideLink("queue_bound"),
+				})
+			}
+		}
+		if ev := kvEvidence(v, windows); len(ev) > 0 {
+			findings = append(findings, Finding{
+				ID: "kv_pressure", Title: "KV-cache pressure: the server ran out of cache blocks", Severity: "warning",
+				Evidence: ev, Client: client,
+				Advice: "Running sequences filled the KV cache: new ones wait for blocks and running ones are preempted " +
+					"(recomputed or swapped), so decode slows and TTFT grows. Shorten prompts or outputs, lower the " +
+					"concurrency limit, raise gpu-memory-utilization, or use a larger accelerator. " + guideLink("kv_pressure"),
+			})
+		}
+		// Clients of one server may not all name it: a count that matches the
+		// whole run's is not another tenant's.
+		if ev := countEvidence(run, v.Run); len(ev) > 0 && (run == r || len(countEvidence(r, v.Run)) > 0) {
+			findings = append(findings, Finding{
+				ID: "server_count_mismatch", Title: "The server counted other work than the client sent", Severity: "warning",
+				Evidence: ev, Client: client,
+				Advice: "More means someone else used the server during the run (another tenant, a health check that generates, " +
+					"a gateway retrying); fewer means something in front answered or dropped calls (a cache, a gateway), or the " +
+					"endpoint is another replica's. Server figures of this run mix that traffic in. " + guideLink("server_count_mismatch"),
+			})
+		}
+	}
+	return findings
+}
+
+func windowLabel(w *servermetrics.Window) string {
+	if w.Name == "" {
+		return "over the run"
+	}
+	return "at " + w.Name
+}
+
+func serverQueueEvidence(v servermetrics.View, windows []*servermetrics.Window) []string {
+	var ev []string
+	for _, w := range windows {
+		g, ok := w.Gauges[servermetrics.RequestsWaiting]
+		if !ok {
+			continue
+		}
+		ttft, q := w.Histograms[servermetrics.TTFT], w.Histograms[servermetrics.Queue]
+		byTime := ttft.Mean != nil && q.Mean != nil && *ttft.Mean > 0 && *q.Mean > serverQueueTTFTShare**ttft.Mean &&
+			*q.Mean*1e3 >= serverQueueMinMS
+		if g.AboveZero <= serverQueueShare && !byTime {
+			continue
+		}
+		e := fmt.Sprintf("server %s %s: requests waiting > 0 in %s of %d scrapes (mean %.1f, max %.0f)",
+			v.Endpoint, windowLabel(w), fmtPct(g.AboveZero), g.Samples, g.Mean, g.Max)
+		if q.Mean != nil {
+			e += fmt.Sprintf("; queue time mean %s", fmtMS(*q.Mean*1e3))
+			if ttft.Mean != nil && *ttft.Mean > 0 {
+				e += fmt.Sprintf(" = %s of its TTFT mean %s", fmtPct(*q.Mean / *ttft.Mean), fmtMS(*ttft.Mean*1e3))
+			}
+		}
+		ev = append(ev, e)
+	}
+	return ev
+}
+
+func kvEvidence(v servermetrics.View, windows []*servermetrics.Window) []string {
+	var ev []string
+	for _, w := range windows {
+		var parts []string
+		if g, ok := w.Gauges[servermetrics.KVCacheUsage]; ok && g.P95 > kvPressureUsage {
+			parts = append(parts, fmt.Sprintf("KV-cache usage p95 %s (max %s)", fmtPct(g.P95), fmtPct(g.Max)))
+		}
+		if p, ok := w.Counters[servermetrics.Preemptions]; ok && p > 0 {
+			parts = append(parts, fmt.Sprintf("%.0f preemptions", p))
+		}
+		if len(parts) > 0 {
+			ev = append(ev, fmt.Sprintf("server %s %s: %s", v.Endpoint, windowLabel(w), strings.Join(parts, ", ")))
+		}
+	}
+	return ev
+}
+
+// countEvidence compares the run's server counts with the client's. The
+// server counts a request when it finishes it, and every call the client
+// made reached it unless something in front answered, so the client's total
+// (failures included: a call cut by a timeout still finishes on the server
+// as an abort) is what it should have counted.
+func countEvidence(run *Run, w *servermetrics.Window) []string {
+	if run == nil || w == nil {
+		return nil
+	}
+	all := run.Category(AllCategories)
+	calls := all.Requests
+	excluded := ""
+	if ex := run.Excluded; ex.Calls > 0 {
+		// Calls left out of the report (warm-up, setup) still reached the server.
+		calls += ex.Calls
+		excluded = fmt.Sprintf(", %d of them left out of the report", ex.Calls)
+	}
+	var ev []string
+	if n, ok := w.Counters[servermetrics.RequestsFinished]; ok && calls > 0 {
+		sent := float64(calls)
+		if d := n - sent; math.Abs(d) >= countMismatchMin && math.Abs(d) > countMismatchShare*sent {
+			ev = append(ev, fmt.Sprintf("the server finished %.0f requests, the client made %d calls%s (%+.0f)", n, calls, excluded, d))
+		}
+	}
+	// Prompt tokens only when every call counted its usage: a failed call's is unknown.
+	if n, ok := w.Counters[servermetrics.PromptTokens]; ok && all.PromptTokens > 0 && all.Failures == 0 && excluded == "" {
+		sent := float64(all.PromptTokens)
+		if d := n - sent; math.Abs(d) > countMismatchShare*sent {
+			ev = append(ev, fmt.Sprintf("the server counted %.0f prompt tokens, the client's usage %d (%+.1f%%)", n, all.PromptTokens, 100*d/sent))
+		}
+	}
+	return ev
+}

@@ -1,0 +1,64 @@
+package servermetrics
+
+// MetricKind is how k6 aggregates an llm_server_* metric.
+type MetricKind int
+
+// Kinds. Gauges are Trends, not k6 Gauges: a k6 Gauge keeps only its last,
+// min and max value, while a Trend of one sample per scrape makes p(95) and
+// avg thresholds mean "over the run's time".
+const (
+	KindTrend MetricKind = iota
+	KindCounter
+)
+
+// What a metric's sample is read from in a Sample.
+const (
+	fromGauge   = iota // the gauge as scraped
+	fromCounter        // the increase since the previous scrape
+	fromMean           // Δsum/Δcount of a histogram since the previous scrape
+	fromLatency        // how long the scrape took
+)
+
+// Metric is one llm_server_* k6 metric (docs/metrics.md lists them).
+type Metric struct {
+	Name     string
+	Kind     MetricKind
+	Time     bool // a duration, sent in milliseconds
+	Quantity string
+	from     int
+}
+
+// Metrics are the k6 metrics a scrape feeds, in registration order.
+var Metrics = []Metric{ //nolint:gochecknoglobals // read-only table
+	{Name: "llm_server_requests_waiting", Quantity: RequestsWaiting, from: fromGauge},
+	{Name: "llm_server_requests_running", Quantity: RequestsRunning, from: fromGauge},
+	{Name: "llm_server_kv_cache_usage", Quantity: KVCacheUsage, from: fromGauge},
+	{Name: "llm_server_ttft", Time: true, Quantity: TTFT, from: fromMean},
+	{Name: "llm_server_queue_time", Time: true, Quantity: Queue, from: fromMean},
+	{Name: "llm_server_prefill_time", Time: true, Quantity: Prefill, from: fromMean},
+	{Name: "llm_server_decode_time", Time: true, Quantity: Decode, from: fromMean},
+	{Name: "llm_server_requests_finished", Kind: KindCounter, Quantity: RequestsFinished, from: fromCounter},
+	{Name: "llm_server_prompt_tokens", Kind: KindCounter, Quantity: PromptTokens, from: fromCounter},
+	{Name: "llm_server_generation_tokens", Kind: KindCounter, Quantity: GenerationTokens, from: fromCounter},
+	{Name: "llm_server_preemptions", Kind: KindCounter, Quantity: Preemptions, from: fromCounter},
+	{Name: "llm_server_scrape_duration", Time: true, from: fromLatency},
+}
+
+// Value is the metric's sample from one scrape; ok is false when the scrape
+// has none (the endpoint does not expose the quantity, nothing finished in
+// the interval, or it is the first scrape and nothing can have moved yet).
+// A counter that did not move gives 0: the run total stays exact.
+func (m Metric) Value(s Sample) (v float64, ok bool) {
+	switch m.from {
+	case fromGauge:
+		v, ok = s.Gauges[m.Quantity]
+	case fromCounter:
+		v, ok = s.Counters[m.Quantity]
+	case fromMean:
+		v, ok = s.Means[m.Quantity]
+		v *= 1e3
+	case fromLatency:
+		v, ok = float64(s.Latency.Microseconds())/1e3, true
+	}
+	return v, ok
+}

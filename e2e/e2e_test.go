@@ -37,15 +37,31 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// binaries builds ./cmd/k6, ./cmd/llm-sim and ./cmd/llmstream once per test process.
+// k6Override names a k6 binary built elsewhere to run the tests with instead
+// of ./cmd/k6: scripts/k6v2.sh sets it to the module's k6 v2 build, so the
+// same tests prove both majors.
+const k6Override = "LLMSTREAM_E2E_K6"
+
+// binaries builds ./cmd/k6, ./cmd/llm-sim and ./cmd/llmstream once per test
+// process (k6 not when LLMSTREAM_E2E_K6 names one).
 func binaries(t *testing.T) (k6, sim string) {
 	t.Helper()
+	override := os.Getenv(k6Override)
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "llmstream-e2e-")
 		if buildErr != nil {
 			return
 		}
+		if override != "" {
+			if _, buildErr = os.Stat(override); buildErr != nil {
+				buildErr = fmt.Errorf("%s: %w", k6Override, buildErr)
+				return
+			}
+		}
 		for _, pkg := range []string{"k6", "llm-sim", "llmstream"} {
+			if pkg == "k6" && override != "" {
+				continue
+			}
 			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, pkg), "./cmd/"+pkg)
 			cmd.Dir = repoRoot(t)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -56,6 +72,9 @@ func binaries(t *testing.T) (k6, sim string) {
 		}
 	})
 	require.NoError(t, buildErr)
+	if override != "" {
+		return override, filepath.Join(binDir, "llm-sim")
+	}
 	return filepath.Join(binDir, "k6"), filepath.Join(binDir, "llm-sim")
 }
 

@@ -75,7 +75,7 @@ unit: $(PROGRESS)
 ## e2e: builds ./k6 and ./llm-sim, runs every example against llm-sim, checks a violated threshold fails the run;
 ## a line per test and per example as it finishes.
 e2e: $(PROGRESS)
-	$(PROGRESS) -stage e2e -json -each subtest $(COUNTS) -- $(GO) test -json -count=1 -timeout 15m ./e2e/...
+	$(PROGRESS) -stage e2e -json -each subtest $(COUNTS) -hint 'the first test builds ./k6 and ./llm-sim' -- $(GO) test -json -count=1 -timeout 15m ./e2e/...
 
 ## k6v2: the module ported to k6 v2 in a scratch directory (imports rewritten, go.k6.io/k6/v2 replaced by a
 ## local source tree: K6V2_SRC, default ../shared/k6-v2.2.0), k6 built from it and the e2e smoke run with it

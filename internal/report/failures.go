@@ -66,7 +66,7 @@ func ruleAllFailed(r *Run) []Finding {
 	if len(msg) > maxErrorMessage {
 		msg = msg[:maxErrorMessage] + "…"
 	}
-	title := fmt.Sprintf("every call failed (%d of %d) %s", all.Failures, all.Requests, how)
+	title := fmt.Sprintf("Every call failed (%d of %d) %s", all.Failures, all.Requests, how)
 	if msg != "" {
 		title += fmt.Sprintf(`: "%s"`, strings.TrimSpace(msg))
 	}

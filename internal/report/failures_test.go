@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -27,14 +28,15 @@ func TestEveryCallFailedTheSameWay(t *testing.T) {
 	fs := Diagnose(r)
 	require.Equal(t, []string{"all_failed"}, ids(fs))
 	all := r.Category(AllCategories)
-	require.Contains(t, fs[0].Title, "every call failed")
+	require.Contains(t, fs[0].Title, "Every call failed")
 	require.Contains(t, fs[0].Title, "the same way, truncated")
 	require.Contains(t, fs[0].Title, `"stream ended with [DONE] but no finish reason"`)
 	require.Equal(t, float64(all.Requests), fs[0].Values["failed"])
 
 	text := RenderText(r, fs, nil)
 	require.NotContains(t, text, "nothing stands out")
-	require.Contains(t, text, "[all_failed] every call failed")
+	require.Contains(t, text, "[all_failed] Every call failed")
+	require.Less(t, strings.Index(text, fs[0].Title), strings.Index(text, "requests"), "the headline comes before the tables")
 }
 
 // Failures of several kinds are listed; one success keeps the rule silent.

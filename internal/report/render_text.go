@@ -25,6 +25,11 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 	if ex := r.Excluded.Summary(); ex != "" {
 		fmt.Fprintf(&b, "  %s\n\n", ex)
 	}
+	for _, f := range findings {
+		if f.ID == "all_failed" { // the headline: no figure below will say why
+			fmt.Fprintf(&b, "  %s\n\n", f.Title)
+		}
+	}
 	if all.Requests == 0 {
 		b.WriteString("  no LLM calls were recorded\n")
 		return b.String()

@@ -351,6 +351,112 @@ declare module "k6/x/llmstream" {
      * k6's `throw` option is on) with the result.
      */
     chat(body: object | string | null, params?: CallParams): Promise<ChatResult>;
+    /**
+     * One embeddings call (not streamed): through the same transport, timeouts, retries,
+     * fallback, tags and SLO as `chat`. Resolves (never rejects, unless k6's `throw` option is
+     * on) with the result; the vectors are counted, not kept, unless `keepVectors`.
+     */
+    embed(body: EmbedBody, params?: RetrievalParams): Promise<RetrievalResult>;
+    /** One rerank call (not streamed): scores `documents` against `query`, best first. */
+    rerank(body: RerankBody, params?: RetrievalParams): Promise<RetrievalResult>;
+  }
+
+  /** The embeddings wire formats `client.embed` speaks (default: the client protocol's servers'). */
+  export type EmbedAPI = "openai" | "ollama" | "tei" | "gemini";
+
+  /** `client.embed(body)`. */
+  export interface EmbedBody {
+    /** One text, or a batch of texts (one vector each). */
+    input: string | string[];
+    /** The model (default: the client's). */
+    model?: string;
+    /** `float` or `base64` (OpenAI's `encoding_format`; default: the server's, float). */
+    encodingFormat?: "float" | "base64";
+    /** Vector length, for models that can shorten theirs (0: the model's own). */
+    dimensions?: number;
+    /** Keep the vectors' values in `result.vectors` (default false: counted only). */
+    keepVectors?: boolean;
+    /** The wire format: `openai` (`/v1/embeddings`; vLLM, TEI, Ollama's `/v1`), `ollama` (`/api/embed`), `tei` (`/embed`), `gemini` (`embedContent`, `batchEmbedContents`). */
+    api?: EmbedAPI;
+    /** More body fields sent as they are (`truncate`, `user`, Gemini's `taskType`…). */
+    extra?: Record<string, unknown>;
+  }
+
+  /** `client.rerank(body)`. */
+  export interface RerankBody {
+    query: string;
+    documents: string[];
+    /** The best N only (0: every document's score). */
+    topN?: number;
+    /** Ask the server to echo the documents' text. */
+    returnDocuments?: boolean;
+    model?: string;
+    /** `cohere` (`/v1/rerank`, the shape vLLM, Cohere and Jina share; default) or `tei` (`/rerank`). */
+    api?: "cohere" | "tei";
+    extra?: Record<string, unknown>;
+  }
+
+  /** `client.embed` / `client.rerank` params: as `chat`'s, without `onEvent` and `gaps`. */
+  export type RetrievalParams = Omit<CallParams, "onEvent" | "gaps">;
+
+  /** One attempt of an embed or rerank call (times in ms, null when not measured). */
+  export interface RetrievalAttempt {
+    route: "primary" | "fallback";
+    servedBy: string;
+    ok: boolean;
+    status: number;
+    error: { type: ErrorType; message: string } | null;
+    ttfb: number | null;
+    duration: number | null;
+  }
+
+  /** What `client.embed` and `client.rerank` resolve with: `ok` tells the two shapes apart, as for chat. */
+  export type RetrievalResult = RetrievalResultFields &
+    ({ ok: true; error: null } | { ok: false; error: ChatError });
+
+  /** The fields every embed or rerank result has. Times in ms; `null` when not measured. */
+  export interface RetrievalResultFields {
+    /** HTTP status of the final attempt (0 when no response came). */
+    status: number;
+    op: "embed" | "rerank";
+    /** The wire format spoken. */
+    api: string;
+    /** Vectors (embed) or scored documents (rerank) returned. */
+    count: number;
+    /** The vectors' length; `null` for rerank or without vectors. */
+    dimension: number | null;
+    /** The vectors, only with `keepVectors`. */
+    vectors: number[][] | null;
+    /** Rerank: the documents' indexes and scores, best first; `null` for embed or a failed call. */
+    results: { index: number; score: number }[] | null;
+    /** Rerank: the API has no top-N field, so the client cut the answer (the server scored every document). */
+    clientTopN: boolean;
+    /** Inputs embedded, or documents reranked. */
+    batchSize: number;
+    /** The inputs' tokens (rerank: query and document of every pair); `null` when nobody counted them. */
+    inputTokens: number | null;
+    /** `usage` (the server's count) or `tokenizer` (the client's); "" when unknown. */
+    tokenSource: string;
+    /** `inputTokens` over `duration`. */
+    inputTokensPerSec: number | null;
+    /** Request sent → response headers (a non-streamed server sends them when the answer is ready). */
+    ttfb: number | null;
+    /** Request sent → the answer's last byte. */
+    duration: number | null;
+    /** The client's time reading the answer, after `duration` (never part of it). */
+    clientParseTime: number | null;
+    requestBytes: number;
+    /** `null` when no response came. */
+    responseBytes: number | null;
+    model: string;
+    retries: number;
+    attempts: RetrievalAttempt[];
+    servedBy: string;
+    route: "primary" | "fallback";
+    requestId: string;
+    serverTimings: Record<string, number> | null;
+    proto: string;
+    clientLag: number | null;
   }
 
   // ---- Dataset ----

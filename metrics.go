@@ -19,6 +19,18 @@ import (
 type llmMetrics struct {
 	byFigure []*metrics.Metric
 	n        int // how many figures have a metric
+	// byRetrieval and nRetrieval are the same for record.RetrievalFigures
+	// (a metric both tables have is one k6 metric).
+	byRetrieval []*metrics.Metric
+	nRetrieval  int
+}
+
+// table is the figure table of a call and its metrics by row.
+func (m *llmMetrics) table(rec *record.Call) ([]record.Figure, []*metrics.Metric, int) {
+	if rec.Retrieval != nil {
+		return record.RetrievalFigures, m.byRetrieval, m.nRetrieval
+	}
+	return record.Figures, m.byFigure, m.n
 }
 
 var metricKinds = map[record.Kind]metrics.MetricType{ //nolint:gochecknoglobals // read-only table
@@ -26,8 +38,22 @@ var metricKinds = map[record.Kind]metrics.MetricType{ //nolint:gochecknoglobals 
 }
 
 func registerMetrics(reg *metrics.Registry) (*llmMetrics, error) {
-	m := &llmMetrics{byFigure: make([]*metrics.Metric, len(record.Figures))}
-	for i, f := range record.Figures {
+	m := &llmMetrics{}
+	var err error
+	if m.byFigure, m.n, err = registerTable(reg, record.Figures); err != nil {
+		return nil, err
+	}
+	if m.byRetrieval, m.nRetrieval, err = registerTable(reg, record.RetrievalFigures); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// registerTable registers the metrics of one figure table: k6's registry
+// hands back the metric a row of the other table registered already.
+func registerTable(reg *metrics.Registry, table []record.Figure) ([]*metrics.Metric, int, error) {
+	by, n := make([]*metrics.Metric, len(table)), 0
+	for i, f := range table {
 		if f.Metric == "" {
 			continue
 		}
@@ -37,10 +63,10 @@ func registerMetrics(reg *metrics.Registry) (*llmMetrics, error) {
 		}
 		metric, err := reg.NewMetric(f.Metric, metricKinds[f.Kind], vt)
 		if err != nil {
-			return nil, fmt.Errorf("registering %s: %w", f.Metric, err)
+			return nil, 0, fmt.Errorf("registering %s: %w", f.Metric, err)
 		}
-		m.byFigure[i] = metric
-		m.n++
+		by[i] = metric
+		n++
 	}
-	return m, nil
+	return by, n, nil
 }

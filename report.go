@@ -40,6 +40,21 @@ type reportState struct {
 	baselinePath string
 
 	info runInfoState // how the run is made (runinfo.go)
+
+	// retrieval gathers the embed and rerank calls for their own section.
+	retrievalOnce sync.Once
+	retrieval     *report.RetrievalCollector
+}
+
+// retrievalColl is the collector of embed and rerank calls, made with the
+// options collect() set, like coll().
+func (s *reportState) retrievalColl() *report.RetrievalCollector {
+	s.retrievalOnce.Do(func() {
+		s.optsMu.Lock()
+		defer s.optsMu.Unlock()
+		s.retrieval = report.NewRetrievalCollector(s.opts)
+	})
+	return s.retrieval
 }
 
 func (s *reportState) coll() *report.Collector {
@@ -149,6 +164,9 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 		return nil, err
 	}
 	out := map[string]any{}
+	if rt := report.RetrievalText(rs.retrievalColl().Groups()); rt != "" {
+		text += "\n" + rt
+	}
 	if o.Stdout {
 		out["stdout"] = k6Text + "\n" + text + "\n"
 	}

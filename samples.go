@@ -19,11 +19,12 @@ import (
 // one llm_attempts sample per attempt (tagged by its route and number), then
 // the call's figures, tagged by the attempt that ended it.
 func (m *llmMetrics) samples(o *outcome, rec *record.Call) metrics.Samples {
-	out := make(metrics.Samples, 0, m.batchSize(rec))
+	table, byRow, n := m.table(rec)
+	out := make(metrics.Samples, 0, batchSize(n, rec))
 	tags, meta := attemptTags(o.Final(), len(o.Attempts))
-	for i := range record.Figures {
-		f := &record.Figures[i]
-		metric := m.byFigure[i]
+	for i := range table {
+		f := &table[i]
+		metric := byRow[i]
 		if metric == nil {
 			continue
 		}
@@ -51,8 +52,8 @@ func (m *llmMetrics) samples(o *outcome, rec *record.Call) metrics.Samples {
 // batchSize is what a call's batch will hold: the call's figures, one
 // sample per attempt and the gaps k6 gets (sizing for every gap with
 // 'sampled' made a call's batch ten times the size it needed).
-func (m *llmMetrics) batchSize(rec *record.Call) int {
-	n := m.n + len(rec.Attempts)
+func batchSize(figures int, rec *record.Call) int {
+	n := figures + len(rec.Attempts)
 	switch rec.GapSamples {
 	case config.GapsPerEvent:
 		n += len(rec.Gaps)

@@ -575,13 +575,15 @@ var c = chart{ID: "not-a-finding"}
 var metricName = regexp.MustCompile(`\bllm_[a-z0-9_]+`)
 
 // registeredMetrics are the llm_* names the module registers: the metrics
-// of internal/record's figure table.
+// of internal/record's figure tables (chat's and the embed and rerank calls').
 func registeredMetrics(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	for _, f := range record.Figures {
-		if f.Metric != "" {
-			out[f.Metric] = true
+	for _, table := range [][]record.Figure{record.Figures, record.RetrievalFigures} {
+		for _, f := range table {
+			if f.Metric != "" {
+				out[f.Metric] = true
+			}
 		}
 	}
 	return out

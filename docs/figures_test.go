@@ -19,7 +19,8 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
-// figureNames are the table's JS keys and metric names, sorted.
+// figureNames are the chat table's JS keys and both tables' metric names
+// (a metric both have once), sorted.
 func figureNames() (keys, metricNames []string) {
 	for _, f := range record.Figures {
 		if f.Key != "" {
@@ -29,9 +30,58 @@ func figureNames() (keys, metricNames []string) {
 			metricNames = append(metricNames, f.Metric)
 		}
 	}
+	for _, f := range record.RetrievalFigures {
+		if f.Metric != "" {
+			metricNames = append(metricNames, f.Metric)
+		}
+	}
 	sort.Strings(keys)
-	sort.Strings(metricNames)
-	return keys, metricNames
+	return keys, uniqueSorted(metricNames)
+}
+
+// retrievalKeys are the JS keys of an embed or rerank call's result, sorted.
+func retrievalKeys() []string {
+	var keys []string
+	for _, f := range record.RetrievalFigures {
+		if f.Key != "" {
+			keys = append(keys, f.Key)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// tableKeys are the backquoted names of the first column of a markdown
+// table's rows in text.
+func tableKeys(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		first := strings.Split(line, "|")[1]
+		for _, m := range regexp.MustCompile("`(\\w+)`").FindAllStringSubmatch(first, -1) {
+			out = append(out, m[1])
+		}
+	}
+	return uniqueSorted(out)
+}
+
+func TestRetrievalResultKeysMatchTypesAndDocs(t *testing.T) {
+	keys := retrievalKeys()
+	dts := readText(t, "index.d.ts")
+	var typed []string
+	member := regexp.MustCompile(`(?m)^    (\w+)\??:`)
+	for _, m := range member.FindAllStringSubmatch(between(t, dts, "export interface RetrievalResultFields {", "  }"), -1) {
+		typed = append(typed, m[1])
+	}
+	union := between(t, dts, "export type RetrievalResult = RetrievalResultFields &", "\n")
+	for _, m := range regexp.MustCompile(`\b(ok|error):`).FindAllStringSubmatch(union, -1) {
+		typed = append(typed, m[1])
+	}
+	require.Equal(t, keys, uniqueSorted(typed), "an embed or rerank result's keys (internal/record) against index.d.ts's RetrievalResult")
+	section := between(t, readText(t, "docs/client.md"), "## The embed and rerank result\n", "## ")
+	require.Equal(t, keys, tableKeys(section), "an embed or rerank result's keys against docs/client.md's table")
 }
 
 func readText(t *testing.T, name string) string {

@@ -3,7 +3,8 @@
 // A run that fills every panel of the Grafana dashboard and of the web dashboard's
 // LLM tab (docs/dashboards.md): two length classes with a shared system prompt (cache
 // hits), prices (cost), an SLO (goodput), and a flaky server: first tokens that come too late (retried),
-// 503s (handed to a fallback client), pauses mid-stream (stalls), errors inside the stream.
+// 503s (handed to a fallback client), pauses mid-stream (stalls), errors inside the stream;
+// and a batch of chunks embedded every few iterations (the embeddings and rerank panels).
 //
 //   ./llm-sim --model sim-large=demo --model sim-small=fast --fault status=503:0.08 \
 //       --fault ttft=1500:0.05 --fault stall=700@3:0.05 --fault error@2:0.03 &
@@ -49,7 +50,13 @@ export const options = {
   },
 };
 
+const chunks = Dataset.chunks({ seed: 3, tokens: 64, count: 64, batch: { '1': 3, '8': 1 } });
+
 export default async function () {
   const p = prompts.next();
   await client.chat({ messages: p.messages, max_tokens: Math.min(p.maxTokens, 24) }, { item: p });
+  if (__ITER % 3 === 0) {
+    const b = chunks.next();
+    await client.embed({ input: b.inputs, encodingFormat: 'base64' }, { tags: { category: b.category } });
+  }
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/embed"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -79,6 +80,11 @@ type Call struct {
 
 	// ResultGaps is whether the call asked for result.gaps.
 	ResultGaps bool
+
+	// Retrieval is the final attempt's figures of a non-streamed embed or
+	// rerank call (nil for a chat call): its figures are the table
+	// RetrievalFigures, not Figures.
+	Retrieval *embed.Result
 }
 
 // Attempt is one HTTP attempt of a call (with its reconnections).

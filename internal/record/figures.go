@@ -175,9 +175,10 @@ var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figu
 // JS is the call's JS result: flat, camelCase, times in ms. Figures that
 // could not be measured are null, never a made-up zero.
 func (c *Call) JS() map[string]any {
-	m := make(map[string]any, len(Figures))
-	for i := range Figures {
-		if f := &Figures[i]; f.Key != "" {
+	table := c.Table()
+	m := make(map[string]any, len(table))
+	for i := range table {
+		if f := &table[i]; f.Key != "" {
 			m[f.Key] = f.js(c)
 		}
 	}

@@ -1,0 +1,175 @@
+package record
+
+// The table of a non-streamed call's figures (client.embed, client.rerank).
+// It is its own table because such a call answers different questions
+// (how big the batch, how fast its input tokens went, how long the whole
+// answer took) and has no first token, gaps or output: a chat-only figure
+// would be null or a made-up 0 in every row. The figures both kinds of call
+// have (llm_requests, llm_failed, retries, connections, the SLO verdict…)
+// are the same rows as chat's, found in Figures by name, so they stay one
+// definition.
+
+import (
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/embed"
+)
+
+// RetrievalFigures is every figure of an embed or rerank call, in the order
+// of the call's samples.
+var RetrievalFigures = []Figure{ //nolint:gochecknoglobals // the read-only table of figures every reader derives from
+	{Key: "attempts", Metric: "llm_attempts", Kind: Counter, PerAttempt: true, js: retrievalAttempts},
+	shared("llm_requests"),
+	shared("llm_failed"),
+	shared("llm_errors"),
+	shared("retries"),
+	shared("clientLag"),
+	shared("llm_conn_reused"),
+	shared("llm_conn_opened"),
+	{Key: "duration", Metric: "llm_embed_duration", Kind: Trend, Unit: Duration,
+		js: func(c *Call) any { return ms(c.Retrieval.Duration) },
+		samples: func(c *Call, e Emit) {
+			if d := c.Retrieval.Duration; d >= 0 {
+				e(c.End, msValue(d))
+			}
+		}},
+	jsOnly("ttfb", func(c *Call) any { return ms(c.TTFB) }),
+	shared("clientParseTime"),
+	{Key: "batchSize", Metric: "llm_batch_size", Kind: Trend,
+		js:      func(c *Call) any { return c.Retrieval.Items },
+		samples: func(c *Call, e Emit) { e(c.End, float64(c.Retrieval.Items)) }},
+	{Key: "inputTokens", Metric: "llm_input_tokens", Kind: Counter, js: inputTokens,
+		samples: func(c *Call, e Emit) {
+			if c.Retrieval.TokenSource != "" && c.Retrieval.InputTokens > 0 {
+				e(c.End, float64(c.Retrieval.InputTokens))
+			}
+		}},
+	{Key: "inputTokensPerSec", Metric: "llm_input_tokens_per_sec", Kind: Trend, js: inputTokensPerSec,
+		samples: func(c *Call, e Emit) {
+			if v := c.Retrieval.InputTokensPerSec(); v > 0 {
+				e(c.End, v)
+			}
+		}},
+	{Key: "requestBytes", Metric: "llm_request_bytes", Kind: Trend,
+		js: func(c *Call) any { return c.Retrieval.RequestBytes },
+		samples: func(c *Call, e Emit) {
+			if c.Retrieval.RequestBytes > 0 {
+				e(c.Start, float64(c.Retrieval.RequestBytes))
+			}
+		}},
+	shared("llm_server_queue_time"),
+	shared("llm_server_prefill_time"),
+	shared("llm_goodput"),
+
+	// The result's other keys: no k6 metric.
+	shared("ok"),
+	shared("status"),
+	shared("error"),
+	jsOnly("op", func(c *Call) any { return c.Retrieval.Op }),
+	jsOnly("api", func(c *Call) any { return c.Retrieval.API }),
+	jsOnly("count", func(c *Call) any { return c.Retrieval.Count }),
+	jsOnly("dimension", func(c *Call) any {
+		if c.Retrieval.Op != embed.OpEmbed || c.Retrieval.Count == 0 {
+			return nil
+		}
+		return c.Retrieval.Dimension
+	}),
+	jsOnly("vectors", vectors),
+	jsOnly("results", rankedList),
+	jsOnly("clientTopN", func(c *Call) any { return c.Retrieval.ClientTopN }),
+	jsOnly("responseBytes", func(c *Call) any {
+		if c.Status == 0 {
+			return nil
+		}
+		return c.Retrieval.ResponseBytes
+	}),
+	shared("tokenSource"),
+	shared("model"),
+	shared("servedBy"),
+	shared("route"),
+	shared("requestId"),
+	shared("serverTimings"),
+	shared("proto"),
+}
+
+// Table is the call's table of figures: RetrievalFigures for an embed or
+// rerank call, Figures for a chat call.
+func (c *Call) Table() []Figure {
+	if c.Retrieval != nil {
+		return RetrievalFigures
+	}
+	return Figures
+}
+
+// shared is the row of Figures with that JS key or metric: a figure both
+// kinds of call have, defined once.
+func shared(name string) Figure {
+	for _, f := range Figures {
+		if (f.Key == name || f.Metric == name) && !f.PerAttempt {
+			return f
+		}
+	}
+	panic("record: no figure " + name + " to share") // a typo in this table, caught by any test
+}
+
+// inputTokens is null when neither the server nor a tokenizer counted them.
+func inputTokens(c *Call) any {
+	if c.Retrieval.TokenSource == "" {
+		return nil
+	}
+	return c.Retrieval.InputTokens
+}
+
+// inputTokensPerSec is null when the tokens or the duration are unknown.
+func inputTokensPerSec(c *Call) any {
+	if v := c.Retrieval.InputTokensPerSec(); v > 0 {
+		return v
+	}
+	return nil
+}
+
+// vectors is result.vectors: the values only when the call kept them.
+func vectors(c *Call) any {
+	v := c.Retrieval.Vectors
+	if v == nil {
+		return nil
+	}
+	out := make([]any, len(v))
+	for i := range v {
+		out[i] = v[i]
+	}
+	return out
+}
+
+// rankedList is result.results of a rerank call, best first; null for embed.
+func rankedList(c *Call) any {
+	if c.Retrieval.Op != embed.OpRerank || !c.OK {
+		return nil
+	}
+	out := make([]any, len(c.Retrieval.Ranked))
+	for i, r := range c.Retrieval.Ranked {
+		out[i] = map[string]any{"index": r.Index, "score": r.Score}
+	}
+	return out
+}
+
+// retrievalAttempts is result.attempts of an embed or rerank call: every
+// attempt, with its TTFB and duration (a non-streamed attempt has no TTFT).
+func retrievalAttempts(c *Call) any {
+	out := make([]any, len(c.Attempts))
+	for i, a := range c.Attempts {
+		r := a.Result
+		out[i] = map[string]any{
+			"route": a.Route, "servedBy": a.Name, "ok": r.OK, "status": r.Status, "error": errorObject(r.Err),
+			"ttfb": ms(r.TTFB), "duration": ms(attemptDuration(r.Start, r.End)),
+		}
+	}
+	return out
+}
+
+func attemptDuration(start, end time.Time) time.Duration {
+	if start.IsZero() || end.IsZero() {
+		return -1
+	}
+	return end.Sub(start)
+}

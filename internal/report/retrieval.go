@@ -1,0 +1,177 @@
+package report
+
+// The report's section of the non-streamed calls (client.embed,
+// client.rerank): per operation, category and load stage, how many calls,
+// how long they took (TTFB, whole answer), how big their batches were and
+// how fast their input went. They are kept apart from the chat calls'
+// groups: a call without a first token or gaps would otherwise count as an
+// answered stream with no TTFT, and the diagnosis would judge it as one.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RetrievalCollector gathers the non-streamed calls. It leaves out what
+// the chat collector leaves out (warm-up, setup, scenarios, tags).
+type RetrievalCollector struct {
+	mu      sync.Mutex
+	exclude *excluder
+	groups  map[retrievalKey]*RetrievalGroup
+}
+
+type retrievalKey struct {
+	Op, Category string
+	Level        int
+}
+
+// RetrievalGroup is one operation's calls of one category at one load stage.
+type RetrievalGroup struct {
+	Op, Category string
+	// Level is the mean load the calls started under (VUs, or iterations/s
+	// when ByRate).
+	Level                 float64
+	ByRate                bool
+	Calls, Failed         uint64
+	Duration, TTFB, Parse *Sketch // ms, answered calls
+	Items, InputTokens    int64   // answered calls' batch items and input tokens (known counts only)
+	TokensKnown           uint64  // answered calls whose input tokens were counted
+	RequestBytes          int64
+	first, last           time.Time
+	levelSum              float64
+	errors                map[string]uint64
+}
+
+// NewRetrievalCollector makes an empty collector leaving out what opt says.
+func NewRetrievalCollector(opt Options) *RetrievalCollector {
+	return &RetrievalCollector{exclude: newExcluder(opt.Exclude), groups: map[retrievalKey]*RetrievalGroup{}}
+}
+
+// Add records one finished embed or rerank call; other calls are ignored.
+func (c *RetrievalCollector) Add(o *Observation) {
+	if o == nil || o.Retrieval == nil {
+		return
+	}
+	r := o.Retrieval
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.exclude.leaveOut(o) {
+		return
+	}
+	key := retrievalKey{Op: r.Op, Category: category(o), Level: levelClass(o)}
+	g := c.groups[key]
+	if g == nil {
+		g = &RetrievalGroup{Op: r.Op, Category: key.Category, ByRate: o.Rate > 0, errors: map[string]uint64{},
+			Duration: NewSketch(FineAlpha), TTFB: NewSketch(FineAlpha), Parse: NewSketch(FineAlpha)}
+		c.groups[key] = g
+	}
+	g.Calls++
+	g.levelSum += level(o)
+	if g.first.IsZero() || o.Start.Before(g.first) {
+		g.first = o.Start
+	}
+	if o.End.After(g.last) {
+		g.last = o.End
+	}
+	g.RequestBytes += r.RequestBytes
+	if !o.OK {
+		g.Failed++
+		if o.Err != nil {
+			g.errors[string(o.Err.Type)]++
+		}
+		return
+	}
+	if v, ok := ms(r.Duration); ok {
+		g.Duration.Add(v)
+	}
+	if v, ok := ms(r.TTFB); ok {
+		g.TTFB.Add(v)
+	}
+	if v, ok := ms(r.Parse); ok {
+		g.Parse.Add(v)
+	}
+	g.Items += int64(r.Items)
+	if r.TokenSource != "" {
+		g.InputTokens += r.InputTokens
+		g.TokensKnown++
+	}
+}
+
+// Groups is every group, by operation, category and load.
+func (c *RetrievalCollector) Groups() []*RetrievalGroup {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*RetrievalGroup, 0, len(c.groups))
+	for _, g := range c.groups {
+		cp := *g
+		cp.Level = g.levelSum / float64(g.Calls)
+		out = append(out, &cp)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Op != b.Op {
+			return a.Op < b.Op
+		}
+		if a.Category != b.Category {
+			return a.Category < b.Category
+		}
+		return a.Level < b.Level
+	})
+	return out
+}
+
+// span is the group's wall time, first start to last end.
+func (g *RetrievalGroup) span() time.Duration { return g.last.Sub(g.first) }
+
+// InputTokensPerSec is the group's input tokens over its span (0 when the
+// tokens were not counted or the span is empty).
+func (g *RetrievalGroup) InputTokensPerSec() float64 {
+	if g.TokensKnown == 0 || g.span() <= 0 {
+		return 0
+	}
+	return float64(g.InputTokens) / g.span().Seconds()
+}
+
+// ErrorTypes lists the failures by type, "type×n", sorted.
+func (g *RetrievalGroup) ErrorTypes() string {
+	parts := make([]string, 0, len(g.errors))
+	for _, t := range sortedKeys(g.errors) {
+		parts = append(parts, fmt.Sprintf("%s×%d", t, g.errors[t]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// RetrievalText is the section's text: "" without such calls. A failed
+// call counts in calls and failed only; the timings are the answered ones'.
+func RetrievalText(groups []*RetrievalGroup) string {
+	if len(groups) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Embeddings and rerank (non-streamed: no TTFT or gaps)\n")
+	fmt.Fprintf(&b, "  %-7s %-16s %7s %6s %6s %9s %9s %9s %8s %8s %11s\n",
+		"op", "category", "load", "calls", "failed", "dur p50", "dur p95", "TTFB p95", "parse", "batch", "in tok/s")
+	for _, g := range groups {
+		load := fmt.Sprintf("%.0f VUs", g.Level)
+		if g.ByRate {
+			load = fmt.Sprintf("%.3g/s", g.Level)
+		}
+		batch, tps := "-", "-"
+		if ok := g.Calls - g.Failed; ok > 0 {
+			batch = fmt.Sprintf("%.1f", float64(g.Items)/float64(ok))
+		}
+		if v := g.InputTokensPerSec(); v > 0 {
+			tps = fmt.Sprintf("%.0f", v)
+		}
+		fmt.Fprintf(&b, "  %-7s %-16s %7s %6d %6d %9s %9s %9s %8s %8s %11s\n", g.Op, g.Category, load, g.Calls, g.Failed,
+			fmtMS(g.Duration.Quantile(0.5)), fmtMS(g.Duration.Quantile(0.95)), fmtMS(g.TTFB.Quantile(0.95)),
+			fmtMS(g.Parse.Quantile(0.5)), batch, tps)
+		if errs := g.ErrorTypes(); errs != "" {
+			fmt.Fprintf(&b, "          failures: %s\n", errs)
+		}
+	}
+	return b.String()
+}

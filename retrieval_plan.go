@@ -1,0 +1,228 @@
+package llmstream
+
+// The plan of an embed or rerank call: its routes (this client's and its
+// fallback's), each a request in its own API's wire format, run by
+// internal/policy like a chat call's, so retries, backoff, Retry-After and
+// fallback decide the same way. An attempt is one internal/embed exchange
+// through the VU's transport (k6's dialer and TLS settings, the client's
+// HTTP version); its figures are kept beside the stream.Result the policy
+// reads, and the final one becomes the call record's Retrieval.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/promises"
+	"go.k6.io/k6/lib"
+	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/embed"
+	"github.com/llmstream/xk6-llmstream/internal/policy"
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// retrievalOp is what the call asks, before a route's client shapes it:
+// exactly one of embed and rerank is set.
+type retrievalOp struct {
+	op      string // embed.OpEmbed or embed.OpRerank
+	apiName string // the call's api, "" for the client's default
+	keep    bool   // embed: keep the vectors' values
+	embed   *embed.Request
+	rerank  *embed.RerankRequest
+}
+
+// retrievalPlan is the call ready to run; figures holds each attempt's
+// figures by the result the policy saw (attempts run one after another).
+type retrievalPlan struct {
+	primary, fallback *route
+	fallbackOn        map[stream.ErrorType]bool
+	figures           map[*stream.Result]*embed.Result
+}
+
+// startRetrieval plans the call on the event loop, runs it off the loop and
+// resolves the Promise with its result, as Chat does.
+func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Promise, error) {
+	vu := c.env.vu
+	st := vu.State()
+	plan := &retrievalPlan{fallbackOn: c.opts.FallbackOn, figures: map[*stream.Result]*embed.Result{}}
+	var err error
+	if plan.primary, err = c.retrievalRoute(st, op, paramsV, routePrimary, plan); err != nil {
+		return nil, err
+	}
+	if c.fallback != nil {
+		plan.primary.Info.tagRoute = true
+		if plan.fallback, err = c.fallback.retrievalRoute(st, op, paramsV, routeFallback, plan); err != nil {
+			return nil, fmt.Errorf("fallback: %w", err)
+		}
+	}
+	p, resolve, reject := promises.New(vu)
+	ctx := vu.Context()
+	c.env.sinks.report.info.noteLoad(c.env.scope)
+	go func() {
+		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs()}
+		c.env.lag.Acquire()
+		start := time.Now()
+		out := policy.Run(ctx, plan.primary, plan.fallback, plan.fallbackOn)
+		if lag, ok := c.env.lag.Since(start); ok {
+			out.ClientLag = lag
+		}
+		c.env.lag.Release()
+		c.env.active.Add(-1)
+		c.env.sinks.lagWarning.Check(st.Logger, out.ClientLag)
+		runtime.Gosched() // as in Chat: the requests that follow go first
+		result := fanOutRetrieval(ctx, out, plan.figures, st.Samples, c.env.sinks, ld)
+		if st.Options.Throw.Bool && !out.OK() {
+			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
+			return
+		}
+		resolve(result)
+	}()
+	runtime.Gosched()
+	return p, nil
+}
+
+// retrievalRoute prepares one route of the call: its request in the API of
+// this client (or the call's api), its tags and its retry policy.
+func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Value, name string, plan *retrievalPlan) (*route, error) {
+	where := op.op + " params"
+	po, err := exportObject(paramsV, where)
+	if err != nil {
+		return nil, err
+	}
+	var item map[string]any
+	path := ""
+	if po != nil {
+		for _, k := range []string{"onEvent", "gaps"} {
+			if _, ok := po[k]; ok {
+				return nil, fmt.Errorf("%s: %s is for streamed calls; an %s call has no events or gaps", where, k, op.op)
+			}
+		}
+		if it, ok := po["item"]; ok {
+			if item, ok = it.(map[string]any); !ok {
+				return nil, fmt.Errorf("%s: item must be a dataset item (an object)", where)
+			}
+			delete(po, "item")
+		}
+		path, _ = po["path"].(string)
+	}
+	params, err := config.ParseCall(po, c.opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.op, err)
+	}
+	x, model, apiName, finish, err := c.retrievalExchange(st, op, params, path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.op, err)
+	}
+	info := c.routeInfo(st, name, model, params, item)
+	info.protocol = apiName // the wire format the call spoke
+	info.tags.SetTag("op", op.op)
+	if key := c.opts.Retry.IdempotencyKey; key != "" && x.Header.Get(key) == "" {
+		x.Header.Set(key, newKey()) // one key for every attempt of this route
+	}
+	return &route{
+		Info: info, Retry: c.opts.Retry, Prices: nil, // no reconnection: nothing to resume
+		Try: func(ctx context.Context, _ *stream.Call) (*stream.Call, *stream.Result) {
+			r := finish(x.Do(ctx))
+			if r.End.IsZero() { // failed before the request reached the transport
+				r.End = time.Now()
+			}
+			if r.Start.IsZero() {
+				r.Start = r.End
+			}
+			res := r.StreamResult()
+			plan.figures[res] = r
+			return nil, res
+		},
+	}, nil
+}
+
+// retrievalExchange shapes the request of one route: URL, headers and body
+// in the API's format, and how its answer is read.
+func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *config.Call, path string) (
+	x *embed.Exchange, model, apiName string, finish func(*embed.Attempt) *embed.Result, err error,
+) {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept-Encoding", "identity") // as chat: the body's size and time are the server's
+	if ua := st.Options.UserAgent; ua.Valid && ua.String != "" {
+		h.Set("User-Agent", ua.String)
+	}
+	var body []byte
+	switch {
+	case op.embed != nil:
+		req := *op.embed
+		if req.Model == "" {
+			req.Model = c.opts.Model
+		}
+		api, aerr := embedAPI(op.apiName, c.opts.Protocol.Name)
+		if aerr != nil {
+			return nil, "", "", nil, aerr
+		}
+		if body, err = api.Body(&req); err != nil {
+			return nil, "", "", nil, err //nolint:wrapcheck // names the option
+		}
+		if path == "" {
+			path = api.Path(&req)
+		}
+		api.Headers(h, c.opts.APIKey)
+		model, apiName = req.Model, api.Name
+		finish = func(a *embed.Attempt) *embed.Result { return embed.FinishEmbed(a, api, &req, op.keep, c.count) }
+	case op.rerank != nil:
+		req := *op.rerank
+		if req.Model == "" {
+			req.Model = c.opts.Model
+		}
+		api, aerr := rerankAPI(op.apiName)
+		if aerr != nil {
+			return nil, "", "", nil, aerr
+		}
+		if body, err = api.Body(&req); err != nil {
+			return nil, "", "", nil, err //nolint:wrapcheck // names the option
+		}
+		if path == "" {
+			path = api.Path(&req)
+		}
+		api.Headers(h, c.opts.APIKey)
+		model, apiName = req.Model, api.Name
+		finish = func(a *embed.Attempt) *embed.Result { return embed.FinishRerank(a, api, &req, c.count) }
+	default:
+		return nil, "", "", nil, errors.New("neither embed nor rerank") // unreachable: Embed and Rerank set one
+	}
+	for k, v := range c.opts.Headers {
+		h.Set(k, v)
+	}
+	for k, v := range params.Headers {
+		h.Set(k, v)
+	}
+	x = &embed.Exchange{
+		Transport: c.env.transports.get(st.Transport, st.Dialer, c.opts.HTTP),
+		URL:       protocol.JoinURL(c.opts.BaseURL, path), Header: h, Body: body,
+		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.redact.clean,
+	}
+	return x, model, apiName, finish, nil
+}
+
+// fanOutRetrieval is fanOut for an embed or rerank call: its record is a
+// call of record.RetrievalFigures, judged by the SLO's e2e limit alone.
+func fanOutRetrieval(ctx context.Context, o *outcome, figures map[*stream.Result]*embed.Result,
+	out chan<- metrics.SampleContainer, s sinks, ld callLoad,
+) map[string]any {
+	rec := callRecord(o, ld)
+	rec.Retrieval = figures[o.Final().Result]
+	if !o.Canceled && ctx.Err() == nil {
+		if ok, judged := policy.MeetsDuration(o.Final().Route.Info.slo, rec.Retrieval.Duration); judged {
+			rec.Goodput = record.VerdictOf(rec.OK && ok)
+		}
+		metrics.PushIfNotDone(ctx, out, s.metrics.samples(o, rec))
+		s.report.retrievalColl().Add(rec)
+	}
+	return rec.JS()
+}

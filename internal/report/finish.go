@@ -14,13 +14,13 @@ import "fmt"
 // leaves it out by design, not the odd answer of a gateway.
 const finishOmittedShare = 0.5
 
-// finishOmittedLine is the report's line about answers without a finish
+// finishOmittedLine is the report's line about n answers without a finish
 // reason ("" when there were none).
-func (g *Group) finishOmittedLine() string {
-	if g.FinishOmitted == 0 {
+func finishOmittedLine(n uint64) string {
+	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d answers ended without a finish reason: the server or a gateway omits it", g.FinishOmitted)
+	return fmt.Sprintf("%d answers ended without a finish reason: the server or a gateway omits it", n)
 }
 
 // ruleFinishOmitted: most successful answers named no finish reason.
@@ -52,7 +52,7 @@ func ruleFinishOmitted(r *Run) []Finding {
 func finishOmittedLines(r *Run) []string {
 	var lines []string
 	forEachView(r, func(label string, v *Run) {
-		if line := v.Category(AllCategories).finishOmittedLine(); line != "" {
+		if line := finishOmittedLine(v.Category(AllCategories).FinishOmitted); line != "" {
 			lines = append(lines, line+suffix(label))
 		}
 	})

@@ -59,3 +59,18 @@ func TestAnswersWithoutFinishReasonPerClient(t *testing.T) {
 	require.NotContains(t, text, "— client vllm\n")
 	require.Contains(t, text, "[finish_omitted] llm-d: ")
 }
+
+// The count survives the run record and sums over a merge's instances.
+func TestAnswersWithoutFinishReasonMerged(t *testing.T) {
+	var recs []*Record
+	total := uint64(0)
+	for i, seg := range []string{"0:1/2", "1/2:1"} {
+		r := collectWith(synth{seed: uint64(5 + i), stages: []synthStage{{8, 30}}}, func(_ int, o *Observation) { o.FinishOmitted = true })
+		total += r.Category(AllCategories).FinishOmitted
+		recs = append(recs, recordThrough(t, seg+".json", r, testInfo(seg)))
+	}
+	merged, err := Merge(recs...)
+	require.NoError(t, err)
+	require.Equal(t, total, merged.Categories[AllCategories].FinishOmitted)
+	require.Contains(t, RenderRecordText(merged), fmt.Sprintf("%d answers ended without a finish reason", total))
+}

@@ -59,6 +59,9 @@ func RenderRecordText(rec *Record) string {
 		fmt.Fprintf(&b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, cat, cr.Requests, fmtPct(recordRate(cr.Failures, cr.Requests)),
 			fmtMetric(MetricTokensPerSec, recordQ50(cr, MetricTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, errorList(cr.Errors))
 	}
+	if line := finishOmittedLine(all.FinishOmitted); line != "" {
+		fmt.Fprintf(&b, "\n  %s\n", line)
+	}
 	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, "category", "mean", "p50", "p95", "p99", "n")
 	for _, m := range textMetrics {
 		for _, cat := range cats {

@@ -18,12 +18,10 @@ all: k6 llm-sim llmstream
 
 ## k6: the custom k6 binary with k6/x/llmstream compiled in (what xk6 would build).
 k6: $(PROGRESS)
-	@echo "go build -o k6 ./cmd/k6"
 	@$(PROGRESS) -stage 'build k6' -hint 'compiling k6 with the extension (a few minutes on an empty Go cache)' -- $(GO) build -trimpath -o k6 ./cmd/k6
 
 ## llm-sim: the simulated LLM server.
 llm-sim: $(PROGRESS)
-	@echo "go build -o llm-sim ./cmd/llm-sim"
 	@$(PROGRESS) -stage 'build llm-sim' -- $(GO) build -trimpath -o llm-sim ./cmd/llm-sim
 
 ## llmstream: merges the run records of a test split across k6 instances (docs/distributed.md).
@@ -47,35 +45,36 @@ test:
 	@./scripts/test.sh setup vet lint types unit fuzz-short e2e accuracy-short k6v2
 
 vet: $(PROGRESS)
-	$(PROGRESS) -stage vet $(COUNTS) -- $(GO) vet ./...
+	@$(PROGRESS) -stage vet $(COUNTS) -- $(GO) vet ./...
 
-## lint: golangci-lint (version pinned here, config in .golangci.yml), installed once into .cache/tools from the Go module proxy.
+## lint: golangci-lint (version pinned here, config in .golangci.yml), installed once into .cache/tools from the Go module proxy;
+## a second golangci-lint on the machine (an editor's) is waited for, not an error.
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT := $(CURDIR)/.cache/tools/$(GOLANGCI_LINT_VERSION)/golangci-lint
 lint: $(GOLANGCI_LINT) $(PROGRESS)
-	$(PROGRESS) -stage lint $(COUNTS) -hint 'golangci-lint checks every package' -- $(GOLANGCI_LINT) run ./...
+	@$(PROGRESS) -stage lint $(COUNTS) -hint 'golangci-lint checks every package' -- $(GOLANGCI_LINT) run --allow-serial-runners ./...
 
 $(GOLANGCI_LINT): | $(PROGRESS)
 	@echo "lint: installing golangci-lint $(GOLANGCI_LINT_VERSION) into .cache/tools: go install compiles it from source, about 5 minutes on an empty Go cache (once)"
-	$(PROGRESS) -stage lint-install -hint 'compiling golangci-lint from source (about 5 minutes on an empty Go cache, once)' -- \
+	@$(PROGRESS) -stage lint-install -hint 'compiling golangci-lint from source (about 5 minutes on an empty Go cache, once)' -- \
 	  env GOBIN=$(dir $(GOLANGCI_LINT)) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
 ## types: index.d.ts and every example type-checked by TypeScript (checkJs); needs node and npm.
 types: node_modules/.package-lock.json $(PROGRESS)
-	$(PROGRESS) -stage types $(COUNTS) -- ./node_modules/.bin/tsc -p tsconfig.json
+	@$(PROGRESS) -stage types $(COUNTS) -- ./node_modules/.bin/tsc -p tsconfig.json
 
 node_modules/.package-lock.json: package.json package-lock.json | $(PROGRESS)
-	$(PROGRESS) -stage npm -hint 'npm ci installs TypeScript into node_modules' -- npm ci --no-audit --no-fund
+	@$(PROGRESS) -stage npm -hint 'npm ci installs TypeScript into node_modules' -- npm ci --no-audit --no-fund
 
 ## unit: every package but e2e with -race (cgo: needs a C compiler); a line per package as it finishes.
 unit: $(PROGRESS)
-	CGO_ENABLED=1 $(PROGRESS) -stage unit -json $(COUNTS) -hint '-race builds take minutes on an empty Go cache' -- \
+	@CGO_ENABLED=1 $(PROGRESS) -stage unit -json $(COUNTS) -hint '-race builds take minutes on an empty Go cache' -- \
 	  $(GO) test -json -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e)
 
 ## e2e: builds ./k6 and ./llm-sim, runs every example against llm-sim, checks a violated threshold fails the run;
 ## a line per test and per example as it finishes.
 e2e: $(PROGRESS)
-	$(PROGRESS) -stage e2e -json -each subtest $(COUNTS) -hint 'the first test builds ./k6 and ./llm-sim' -- $(GO) test -json -count=1 -timeout 15m ./e2e/...
+	@$(PROGRESS) -stage e2e -json -each subtest $(COUNTS) -hint 'the first test builds ./k6 and ./llm-sim' -- $(GO) test -json -count=1 -timeout 15m ./e2e/...
 
 ## k6v2: the module ported to k6 v2 in a scratch directory (imports rewritten, go.k6.io/k6/v2 replaced by a
 ## local source tree: K6V2_SRC, default ../shared/k6-v2.2.0), k6 built from it and the e2e smoke run with it
@@ -85,7 +84,7 @@ k6v2:
 
 ## fuzz-short: each fuzz target for $(FUZZTIME) (crashers become fixtures under testdata/fuzz).
 fuzz-short: $(PROGRESS)
-	$(PROGRESS) -stage fuzz -hint 'compiling the fuzz targets of a package' -- ./scripts/fuzz.sh $(FUZZTIME)
+	@$(PROGRESS) -stage fuzz -hint 'compiling the fuzz targets of a package' -- ./scripts/fuzz.sh $(FUZZTIME)
 
 ## bench: hot-path Go benchmarks and the loopback k6-vs-bare-client comparison (numbers go in BENCHMARKS.md).
 bench: k6 llm-sim
@@ -100,7 +99,7 @@ accuracy: k6 llm-sim
 ## joined, errors finite and positive, no more connections than streams (reuse); a verdict line per
 ## client, shape and level (the tables: make accuracy).
 accuracy-short: k6 llm-sim $(PROGRESS)
-	$(PROGRESS) -stage accuracy-short -hint 'each check runs llm-sim and a client for 3 s' -- env CHECK=1 CHECK_REUSE=1 BRIEF=1 \
+	@$(PROGRESS) -stage accuracy-short -hint 'each check runs llm-sim and a client for 3 s' -- env CHECK=1 CHECK_REUSE=1 BRIEF=1 \
 	  LEVELS=1,50 DURATION=3s DECODE_MS=10 MIN_TOKENS=20 MAX_TOKENS=40 ./scripts/accuracy.sh
 
 ## memory: k6's live heap per in-flight stream at 100 / 1 000 / 5 000 streams held open (llm-sim's slow profile).

@@ -64,6 +64,7 @@ func main() {
 }
 
 func run(o options, argv []string) int {
+	fmt.Printf("%s: %s\n", o.stage, shown(argv))
 	cmd := exec.Command(argv[0], argv[1:]...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = pw, pw, os.Stdin
@@ -96,6 +97,15 @@ func run(o options, argv []string) int {
 		code = 1
 	}
 	return p.finish(code)
+}
+
+// shown is the command as the step's first line shows it: a long package list cut short.
+func shown(argv []string) string {
+	s := strings.Join(argv, " ")
+	if r := []rune(s); len(r) > 160 {
+		return string(r[:157]) + " …"
+	}
+	return s
 }
 
 // printer turns the command's lines into what the terminal shows; its state is

@@ -205,3 +205,15 @@ export default async function () {
 	require.Equal(t, k6ThresholdsFailed, code, out)
 	require.True(t, strings.Contains(out, "llm_ttft"), out)
 }
+
+// TestSmokeScript runs scripts/smoke.js as the extension registry's check
+// (`xk6 lint`) does: with no server and no options, the run must pass.
+func TestSmokeScript(t *testing.T) {
+	k6, _ := binaries(t)
+	cmd := exec.Command(k6, "run", "--no-usage-report", "--quiet", filepath.Join("scripts", "smoke.js"))
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), "K6_NO_USAGE_REPORT=true")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), "classified as network")
+}

@@ -90,7 +90,7 @@ fi
 cd "$root"
 status=0
 LLMSTREAM_E2E_K6="$work/k6" go test -count=1 -timeout 10m -v ./e2e/ \
-  -run '^(TestExamples|TestBaselineVerdictAfterSlowerDecode|TestViolatedThresholdFailsTheRun|TestWebDashboardLLMTab)$/^quickstart\.js$' \
+  -run '^(TestExamples|TestBaselineVerdictAfterSlowerDecode|TestViolatedThresholdFailsTheRun|TestWebDashboardLLMTab|TestSmokeScript)$/^quickstart\.js$' \
   >"$work/e2e.txt" 2>&1 || status=$?
 if [ "$status" = 0 ]; then
   grep -E '^(\s*--- |ok)|: skipping|chromium is not' "$work/e2e.txt" || true

@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 3s
 export CGO_ENABLED ?= 0
 
-.PHONY: all k6 llm-sim llmstream setup test unit e2e k6v2 fuzz-short vet lint types bench accuracy accuracy-short memory soak soak-short demo clean
+.PHONY: all k6 llm-sim llmstream setup test unit e2e k6v2 fuzz-short vet lint types bench bench-calls accuracy accuracy-short memory soak soak-short demo clean
 
 # progress runs a long step and says what it waits for when it goes quiet (go test: a
 # line per package, test or example as it finishes); TEST_COUNTS, set by scripts/test.sh,
@@ -89,6 +89,10 @@ fuzz-short: $(PROGRESS)
 ## bench: hot-path Go benchmarks and the loopback k6-vs-bare-client comparison (numbers go in BENCHMARKS.md).
 bench: k6 llm-sim
 	./scripts/bench.sh
+
+## bench-calls: the per-call cost: calls/s and CPU per call with 4-token answers at 50 VUs, k6 vs a bare Go client.
+bench-calls: k6 llm-sim
+	BENCH_PARTS=calls ./scripts/bench.sh
 
 ## accuracy: the module's TTFT / gap error against llm-sim's ground truth, bare Go client as the floor,
 ## at 1, 50, 200, 500 and 1 000 streams, staggered and uniform answers (about 12 minutes; knobs in scripts/accuracy.sh).

@@ -37,6 +37,8 @@ type clientEnv struct {
 	lag *selfwatch.Watcher
 	// server holds the process's serverMetrics endpoints.
 	server *serverState
+	// workers are the goroutines calls run on (workers.go).
+	workers *workers
 }
 
 // Client is the JS Client: one endpoint, protocol and set of defaults.
@@ -117,7 +119,7 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 	ctx := vu.Context()
 	c.env.sinks.report.info.noteLoad(c.env.scope)
 	c.env.server.noteCall(ctx, st.Samples)
-	go func() {
+	c.env.workers.run(func() {
 		defer plan.close()
 		// The load a call met is the load when it started: read both counts now.
 		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs()}
@@ -144,7 +146,7 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 			return
 		}
 		resolve(result)
-	}()
+	})
 	// The script's next statements can wait; the request cannot without
 	// growing its TTFT. Yield so the call's goroutine takes t0, gets its
 	// connection and hands the request to the writer before the VU's

@@ -60,6 +60,7 @@ type RootModule struct {
 	lag        *selfwatch.Watcher
 	lagWarning *policy.LagWarning
 	server     serverState // the endpoints of serverMetrics options
+	workers    *workers // the goroutines calls run on, shared by every VU
 
 	mu         sync.Mutex
 	transports []*transports // every VU's, to close idle connections
@@ -87,7 +88,7 @@ const (
 func New() *RootModule {
 	return &RootModule{
 		datasets: dataset.NewStore(), report: &reportState{},
-		lag: selfwatch.New(lagInterval, lagHistory), lagWarning: &policy.LagWarning{},
+		lag: selfwatch.New(lagInterval, lagHistory), lagWarning: &policy.LagWarning{}, workers: newWorkers(),
 	}
 }
 
@@ -126,7 +127,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	r.mu.Unlock()
 	return &ModuleInstance{vu: vu, root: r, scope: scope, clients: clientEnv{
 		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report, samplers: &r.samplers, lagWarning: r.lagWarning},
-		transports: tr, lag: r.lag, server: &r.server,
+		transports: tr, lag: r.lag, server: &r.server, workers: r.workers,
 	}}
 }
 

@@ -20,33 +20,46 @@ import (
 // the call's figures, tagged by the attempt that ended it.
 func (m *llmMetrics) samples(o *outcome, rec *record.Call) metrics.Samples {
 	table, byRow, n := m.table(rec)
-	out := make(metrics.Samples, 0, batchSize(n, rec))
-	tags, meta := attemptTags(o.Final(), len(o.Attempts))
+	b := &batch{out: make(metrics.Samples, 0, batchSize(n, rec))}
+	final := len(o.Attempts)
+	callTags, callMeta := attemptTags(o.Final(), final)
+	emit := b.add // one emitter for every figure: a closure per figure was a fifth of the fan-out's allocations
 	for i := range table {
 		f := &table[i]
-		metric := byRow[i]
-		if metric == nil {
+		b.metric = byRow[i]
+		if b.metric == nil {
 			continue
 		}
 		if f.PerAttempt {
 			for n := range o.Attempts {
-				at := &o.Attempts[n]
-				atTags, atMeta := attemptTags(at, n+1)
-				out = append(out, metrics.Sample{
-					TimeSeries: metrics.TimeSeries{Metric: metric, Tags: atTags},
-					Time:       at.Result.End, Metadata: atMeta, Value: 1,
-				})
+				b.tags, b.meta = callTags, callMeta
+				if n+1 != final {
+					b.tags, b.meta = attemptTags(&o.Attempts[n], n+1)
+				}
+				b.add(o.Attempts[n].Result.End, 1)
 			}
 			continue
 		}
-		f.Samples(rec, func(at time.Time, v float64) {
-			out = append(out, metrics.Sample{
-				TimeSeries: metrics.TimeSeries{Metric: metric, Tags: tags},
-				Time:       at, Metadata: meta, Value: v,
-			})
-		})
+		b.tags, b.meta = callTags, callMeta
+		f.Samples(rec, emit)
 	}
-	return out
+	return b.out
+}
+
+// batch is a call's samples as they are built: each figure's go to its
+// metric, with the tags set for them.
+type batch struct {
+	out    metrics.Samples
+	metric *metrics.Metric
+	tags   *metrics.TagSet
+	meta   map[string]string
+}
+
+func (b *batch) add(at time.Time, v float64) {
+	b.out = append(b.out, metrics.Sample{
+		TimeSeries: metrics.TimeSeries{Metric: b.metric, Tags: b.tags},
+		Time:       at, Metadata: b.meta, Value: v,
+	})
 }
 
 // batchSize is what a call's batch will hold: the call's figures, one

@@ -5,6 +5,10 @@
 #   2. loopback: k6 with this module vs bench/bareclient against llm-sim's
 #      zero-delay model, interleaved rounds, tokens/s and CPU time of each client
 #   3. a CPU profile of k6 during a loopback run, split by who spends the CPU
+#   4. calls (not in the default parts): the per-call cost, the loopback run with
+#      4-token answers (calls/s and client CPU per call, k6 vs the bare client):
+#      BENCH_PARTS=calls ./scripts/bench.sh, or make bench-calls; K6_BASE (another
+#      k6 build, e.g. an earlier commit's) runs beside them as base-event
 # Knobs (environment): BENCH_PARTS ("go loopback"; the loopback part includes the
 # profile unless PROFILE_SECONDS=0), BENCHTIME (2s), COUNT (3), ROUNDS (3),
 # DURATION (30s), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20), OUT (temp dir),
@@ -32,4 +36,13 @@ if [[ " $parts " == *" loopback "* ]]; then
   "$out/loopback" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
     -rounds "${ROUNDS:-3}" -duration "${DURATION:-30s}" -vus "${VUS:-50}" -max-tokens "${MAX_TOKENS:-1000}" \
     -profile-seconds "${PROFILE_SECONDS:-20}"
+fi
+
+if [[ " $parts " == *" calls "* ]]; then
+  echo
+  go build -trimpath -o "$out/bareclient" ./bench/bareclient
+  go build -trimpath -o "$out/loopback" ./bench/loopback
+  "$out/loopback" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
+    -rounds "${ROUNDS:-3}" -duration "${DURATION:-20s}" -vus "${VUS:-50}" -max-tokens 4 \
+    -clients "bare,k6-event${K6_BASE:+,base-event}" -k6-base "${K6_BASE:-}" -profile-seconds "${PROFILE_SECONDS:-0}"
 fi

@@ -42,8 +42,17 @@ type run struct {
 
 func (r run) tokensPerCPUSec() float64 { return r.OutputTokens / r.ClientCPU }
 
+// callsPerSec and cpuPerCall are the per-call figures: with short answers a
+// client's ceiling is what a call costs beyond its tokens.
+func (r run) callsPerSec() float64 { return r.Requests / r.DurationSec }
+
+func (r run) cpuPerCall() time.Duration {
+	return time.Duration(r.ClientCPU / r.Requests * float64(time.Second))
+}
+
 type settings struct {
 	k6, sim, bare, out string
+	k6Base             string // another k6 build, for the base-* clients (a before/after comparison)
 	rounds, vus        int
 	maxTokens          int
 	duration           time.Duration
@@ -55,6 +64,7 @@ func main() {
 	var s settings
 	var clients string
 	flag.StringVar(&s.k6, "k6", "./k6", "k6 binary with the module")
+	flag.StringVar(&s.k6Base, "k6-base", "", "another k6 build (e.g. an earlier commit's) for the base-request and base-event clients")
 	flag.StringVar(&s.sim, "sim", "./llm-sim", "llm-sim binary")
 	flag.StringVar(&s.bare, "bare", "", "bareclient binary (built from bench/bareclient)")
 	flag.StringVar(&s.out, "out", os.TempDir(), "directory for summaries, logs and the profile")
@@ -62,9 +72,17 @@ func main() {
 	flag.IntVar(&s.vus, "vus", 50, "concurrent streams per client")
 	flag.IntVar(&s.maxTokens, "max-tokens", 1000, "max_tokens of every request")
 	flag.DurationVar(&s.duration, "duration", 30*time.Second, "length of each run")
-	flag.StringVar(&clients, "clients", "bare,k6-request,k6-event", "clients to run: bare, k6-request (gapSamples: 'request'), k6-event (the default 'event')")
+	flag.StringVar(&clients, "clients", "bare,k6-request,k6-event", "clients to run: bare, k6-request (gapSamples: 'request'), k6-event (the default 'event'), base-request and base-event (the same with -k6-base)")
 	flag.IntVar(&s.profileSeconds, "profile-seconds", 0, "then profile k6 (gapSamples=request) for this many seconds; 0 = no profile")
+	splitOnly := flag.String("split", "", "only print the CPU split of this k6 profile (with -k6, the binary it was taken from)")
 	flag.Parse()
+	if *splitOnly != "" {
+		if err := splitProfile(s.k6, *splitOnly); err != nil {
+			fmt.Fprintln(os.Stderr, "loopback:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	s.clients = strings.Split(clients, ",")
 	if err := s.main(); err != nil {
 		fmt.Fprintln(os.Stderr, "loopback:", err)
@@ -95,8 +113,8 @@ func (s *settings) main() error {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("  round %d %-11s %8.0f tokens/s  %5.0f answers  %3.0f failed  client CPU %5.1fs  sim CPU %5.1fs\n",
-				r.Round, r.Client, r.TokensPerSec, r.Requests, r.Failed, r.ClientCPU, r.SimCPU)
+			fmt.Printf("  round %d %-11s %8.0f tokens/s  %6.0f calls/s  %3.0f failed  client CPU %5.1fs  sim CPU %5.1fs\n",
+				r.Round, r.Client, r.TokensPerSec, r.callsPerSec(), r.Failed, r.ClientCPU, r.SimCPU)
 			runs = append(runs, r)
 		}
 	}
@@ -129,6 +147,11 @@ func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, err
 		cmd.Stdout = f
 	case "k6-request", "k6-event":
 		cmd = exec.Command(s.k6, s.k6Args(sim, strings.TrimPrefix(client, "k6-"), "", summary)...)
+	case "base-request", "base-event":
+		if s.k6Base == "" {
+			return run{}, fmt.Errorf("client %q needs -k6-base", client)
+		}
+		cmd = exec.Command(s.k6Base, s.k6Args(sim, strings.TrimPrefix(client, "base-"), "", summary)...)
 	default:
 		return run{}, fmt.Errorf("unknown client %q", client)
 	}
@@ -178,10 +201,11 @@ func (s *settings) k6Args(sim *harness.Sim, gapSamples, restAddr, summary string
 func report(runs []run) {
 	fmt.Println("\nper run:")
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\tclient\ttokens/s\tanswers\tfailed\tclient CPU s\ttokens per client CPU s\tsim CPU s\tmax RSS MB\t")
+	fmt.Fprintln(tw, "round\tclient\ttokens/s\tanswers\tcalls/s\tfailed\tclient CPU s\ttokens per client CPU s\tclient CPU µs per call\tsim CPU s\tmax RSS MB\t")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t%.1f\t%.0f\t\n",
-			r.Round, r.Client, r.TokensPerSec, r.Requests, r.Failed, r.ClientCPU, r.tokensPerCPUSec(), r.SimCPU, r.MaxRSSMB)
+		fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t%.0f\t%.1f\t%.0f\t\n",
+			r.Round, r.Client, r.TokensPerSec, r.Requests, r.callsPerSec(), r.Failed, r.ClientCPU, r.tokensPerCPUSec(),
+			float64(r.cpuPerCall())/float64(time.Microsecond), r.SimCPU, r.MaxRSSMB)
 	}
 	_ = tw.Flush()
 

@@ -44,7 +44,12 @@ func (s *settings) profile(sim *harness.Sim) error {
 	}
 	fmt.Printf("\nCPU profile of k6 (gapSamples=request), %ds of a %d-stream run: %s\n", s.profileSeconds, s.vus, pprofPath)
 	fmt.Printf("  go tool pprof -top %s %s\n", s.k6, pprofPath)
-	traces, err := exec.Command("go", "tool", "pprof", "-traces", s.k6, pprofPath).Output()
+	return splitProfile(s.k6, pprofPath)
+}
+
+// splitProfile prints how a k6 CPU profile splits by who spends the CPU.
+func splitProfile(k6, pprofPath string) error {
+	traces, err := exec.Command("go", "tool", "pprof", "-traces", k6, pprofPath).Output()
 	if err != nil {
 		return fmt.Errorf("go tool pprof -traces: %w", err)
 	}
@@ -89,7 +94,14 @@ var categories = []struct { //nolint:gochecknoglobals // fixed table
 	{"ours: folding events, clock (stream.handle)", []string{"internal/stream.(*Call).handle", "internal/stream.(*Call).output"}},
 	{"ours: SSE framing (internal/stream sse.go)", []string{"internal/stream.(*sseFramer)"}},
 	{"ours: rest of stream.Consume", []string{"internal/stream.(*Call).Consume"}},
-	{"ours: module (request, result to JS, metrics)", []string{"github.com/llmstream/xk6-llmstream"}},
+	{"ours: report collector (internal/report)", []string{"xk6-llmstream/internal/report."}},
+	{"ours: k6 samples of a call (figure table, tags)", []string{"xk6-llmstream.(*llmMetrics).samples", "xk6-llmstream.attemptTags"}},
+	{"ours: JS result (record.JS)", []string{"xk6-llmstream/internal/record.(*Call).JS"}},
+	{"k6's HTTP client under an attempt (httpext, net/http request)", []string{"go.k6.io/k6/lib/netext/httpext.", "net/http.(*Client)."}},
+	{"ours: rest of a call's goroutine (policy, attempt set-up)", []string{"xk6-llmstream.(*Client).Chat.func", "xk6-llmstream.(*workers)."}},
+	{"ours: chat() on the event loop (the call plan)", []string{"xk6-llmstream.(*Client).Chat"}},
+	{"ours: rest of the module", []string{"github.com/llmstream/xk6-llmstream"}},
+	{"k6: metrics ingest and outputs", []string{"go.k6.io/k6/metrics.", "go.k6.io/k6/output.", "go.k6.io/k6/internal/metrics", "go.k6.io/k6/internal/output"}},
 	{"JavaScript (sobek)", []string{"github.com/grafana/sobek"}},
 	{"k6 (metrics engine, outputs, HTTP wrapper, executor)", []string{"go.k6.io/k6"}},
 	{"net/http transport (request writes, connection loops)", []string{"net/http."}},

@@ -60,7 +60,7 @@ type RootModule struct {
 	lag        *selfwatch.Watcher
 	lagWarning *policy.LagWarning
 	server     serverState // the endpoints of serverMetrics options
-	workers    *workers // the goroutines calls run on, shared by every VU
+	workers    *workers    // the goroutines calls run on, shared by every VU
 
 	mu         sync.Mutex
 	transports []*transports // every VU's, to close idle connections

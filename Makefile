@@ -84,7 +84,7 @@ k6v2:
 
 ## fuzz-short: each fuzz target for $(FUZZTIME) (crashers become fixtures under testdata/fuzz).
 fuzz-short: $(PROGRESS)
-	@$(PROGRESS) -stage fuzz -hint 'compiling the fuzz targets of a package' -- ./scripts/fuzz.sh $(FUZZTIME)
+	@$(PROGRESS) -stage fuzz -hint 'a package is compiled with fuzzing instrumentation before its first target runs' -- ./scripts/fuzz.sh $(FUZZTIME)
 
 ## bench: hot-path Go benchmarks and the loopback k6-vs-bare-client comparison (numbers go in BENCHMARKS.md).
 bench: k6 llm-sim

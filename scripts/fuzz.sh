@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime="${1:-3s}"
 passed=0
+logs="$(mktemp -d)" # each target's output, shown when it fails, removed at the end
+trap 'rm -rf "$logs"' EXIT
 # counts() appends this step's tally for make test's summary (scripts/test.sh sets TEST_COUNTS).
 counts() { [ -z "${TEST_COUNTS:-}" ] || echo "passed $passed failed $1 skipped 0" >>"$TEST_COUNTS"; }
 for pkg in $(go list ./...); do
@@ -12,7 +14,7 @@ for pkg in $(go list ./...); do
   targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
   for t in $targets; do
     echo "fuzz $pkg $t ($fuzztime)"
-    log="${TMPDIR:-/tmp}/fuzz-$t.log"
+    log="$logs/$t.log"
     if ! go test -run='^$' -fuzz="^${t}\$" -fuzztime="$fuzztime" "$pkg" >"$log" 2>&1; then
       # On a starved machine the fuzzing engine itself can time out coordinating its
       # workers ("context deadline exceeded") with no failing input: run it once more.

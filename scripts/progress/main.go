@@ -115,6 +115,7 @@ type printer struct {
 	mu       sync.Mutex
 	start    time.Time
 	last     time.Time            // when a line was last printed
+	lastLine string               // the command's last line (plain mode): where it is
 	running  map[string]time.Time // package or package\x00test → when it started
 	output   map[string][]string  // the output of each test (and package) until it ends
 	pkgsDone int
@@ -139,6 +140,9 @@ func (p *printer) line(s string) {
 	defer p.mu.Unlock()
 	if !p.o.json {
 		p.println(s)
+		if strings.TrimSpace(s) != "" {
+			p.lastLine = s
+		}
 		return
 	}
 	var e event
@@ -279,11 +283,21 @@ func (p *printer) heartbeat() func() {
 
 func (p *printer) waiting(now time.Time) string {
 	s := fmt.Sprintf("  … %s: running for %s", p.o.stage, now.Sub(p.start).Round(time.Second))
+	if !p.o.json {
+		if p.lastLine != "" {
+			l := []rune(strings.TrimSpace(p.lastLine))
+			if len(l) > 100 {
+				l = append(l[:99], '…')
+			}
+			s += fmt.Sprintf(", still at %q", string(l))
+		}
+		if p.o.hint != "" {
+			s += "; " + p.o.hint
+		}
+		return s
+	}
 	if p.o.hint != "" {
 		s += "; " + p.o.hint
-	}
-	if !p.o.json {
-		return s
 	}
 	var tests []string
 	pkgRunning := false

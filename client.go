@@ -39,6 +39,8 @@ type clientEnv struct {
 	server *serverState
 	// workers are the goroutines calls run on (workers.go).
 	workers *workers
+	// due is the VU's claimed schedule credit, until its call takes it.
+	due *dueSlot
 }
 
 // Client is the JS Client: one endpoint, protocol and set of defaults.
@@ -119,10 +121,11 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 	ctx := vu.Context()
 	c.env.sinks.report.info.noteLoad(c.env.scope)
 	c.env.server.noteCall(ctx, st.Samples)
+	due := c.env.due.take() // the first call after Schedule.next() is the credit's send
 	c.env.workers.run(func() {
 		defer plan.close()
 		// The load a call met is the load when it started: read both counts now.
-		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs()}
+		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs(), due: due}
 		c.env.lag.Acquire()
 		start := time.Now()
 		out := plan.run(ctx)

@@ -49,8 +49,9 @@ func (g *gapSamplers) get(rate int) *sample.Sampler {
 
 // callLoad is the load a call met when it started.
 type callLoad struct {
-	active int // streams in flight in this process
-	vus    int // k6's active VUs (0 outside a k6 run)
+	active int       // streams in flight in this process
+	vus    int       // k6's active VUs (0 outside a k6 run)
+	due    time.Time // when the VU's schedule credit was due (zero: no schedule asked for the call)
 }
 
 // fanOut is the one place a finished call goes out: its record is built
@@ -79,7 +80,7 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 		Result: *a.Result, Attempts: make([]record.Attempt, len(o.Attempts)),
 		Name: info.label, Route: info.route, Model: info.model, Category: info.category,
 		ItemID: info.itemID, SharedPrefix: info.sharedPrefix, Phase: info.phase, TestStart: info.testStart,
-		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Rate: info.rate,
+		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Rate: info.rate, Due: ld.due,
 		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
 		GapSamples: info.gapSamples, ResultGaps: info.resultGaps,
 	}

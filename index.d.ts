@@ -338,6 +338,18 @@ declare module "k6/x/llmstream" {
      * (over HTTP/2, waiting for the requests ahead of it on the shared connection too). Part of `ttfb` and `ttft`. `null` when no request was written.
      */
     sendWait: number | null;
+    /**
+     * When the call's schedule credit was due, ms since the epoch: the first `chat()` after
+     * `Schedule.next()` is that credit's send. `null` for calls no schedule asked for (closed-model
+     * loops, a conversation's later turns).
+     */
+    dueAt: number | null;
+    /** Send − due, ms: how late this load generator sent the call (`null` without `dueAt`). */
+    dispatchDelay: number | null;
+    /** First output − due, ms: the TTFT of a user who arrived on schedule (`null` without `dueAt`). */
+    ttftFromDue: number | null;
+    /** End − due, ms: the E2E of a user who arrived on schedule (`null` without `dueAt`). */
+    e2eFromDue: number | null;
     /** With `prices`: what the call cost; else `null`. */
     cost: Cost | null;
   }
@@ -757,6 +769,125 @@ declare module "k6/x/llmstream" {
     poisson(options: ArrivalOptions): Arrivals;
     /** Arrivals in bursts: gaps with the given cv (default 3). */
     bursty(options: ArrivalOptions): Arrivals;
+  };
+
+  // ---- Schedule ----
+
+  /** Options of `Schedule.constant` / `Schedule.poisson` / `Schedule.gamma`. */
+  export interface ScheduleOptions {
+    /** Credits per second of the whole test (split across instances by execution segment). */
+    rate: number;
+    /** The schedule's length (`'60s'` or ms): no credit is due after it. Required. */
+    duration: Duration;
+    /** Gamma only: coefficient of variation of the gaps (default 3; 1 = Poisson). */
+    cv?: number;
+    seed?: number;
+    /** Two schedules with equal options but different names stay apart. */
+    name?: string;
+  }
+
+  /** Options of `Schedule.trace(path, options)`. */
+  export interface TraceOptions {
+    /** `'auto'` (default: from the first line), `'mooncake'`, `'bailian'`, `'burstgpt'` or `'azure'`. */
+    format?: 'auto' | 'mooncake' | 'bailian' | 'burstgpt' | 'azure';
+    /** Tokens per hash id (default: Mooncake 512, Bailian 16). */
+    blockSize?: number;
+    /** The one time knob, a rate multiplier: 2 replays twice as fast (default 1). */
+    rateScale?: number;
+    /** Seconds into the trace where the replay starts (trace time). */
+    start?: number;
+    /** Seconds of trace time replayed from `start` (default: to the end). */
+    duration?: number;
+    /** At most this many rows. */
+    maxRows?: number;
+    /** Start the trace again after its last row, until `loopFor`. */
+    loop?: boolean;
+    loopFor?: Duration;
+    /** BurstGPT: replay failed requests (0 response tokens) too, with `max_tokens: 1`. */
+    keepFailed?: boolean;
+    /** Seed of the prompt text. */
+    seed?: number;
+    /** Encoding that counts the prompts' tokens (default `o200k_base`): the server's, ideally. */
+    tokenizer?: string;
+    /** Also send `min_tokens` and `ignore_eos` (vLLM, llm-sim) so the output is the trace's length. */
+    exactOutput?: boolean;
+  }
+
+  /** What `Schedule.next()` returns: one send, due at `dueAt`. */
+  export interface Credit {
+    /** Its index in the whole test's schedule (all instances). */
+    seq: number;
+    /** When it was due, ms since the epoch. */
+    dueAt: number;
+    /** When it was due, seconds from the schedule's start. */
+    offset: number;
+    /** How late it was handed out, ms (0: a VU was waiting for it). */
+    lag: number;
+    /** Trace schedules: the row, its lengths and a request body built to them. */
+    row?: number;
+    inputTokens?: number;
+    outputTokens?: number;
+    body?: { messages: { role: 'user'; content: string }[]; max_tokens: number; min_tokens?: number; ignore_eos?: boolean };
+  }
+
+  /** How the VUs kept up with a schedule. */
+  export interface ScheduleStats {
+    kind: 'constant' | 'poisson' | 'gamma' | 'trace';
+    /** Credits handed out, of them late by more than 1 ms, and the worst and mean lag. */
+    claimed: number;
+    late: number;
+    maxLagMs: number;
+    meanLagMs: number;
+    /** Credits that were due (before the test stopped) but never sent. */
+    dropped: number;
+    /** Every credit was handed out. */
+    over: boolean;
+    /** The rate now (credits/s; a trace's rateScale). */
+    rate: number;
+    /** The execution segment and the share of the credits this instance runs. */
+    segment: string;
+    share: number;
+  }
+
+  /** What a trace schedule replays. */
+  export interface TraceInfo {
+    format: string;
+    rows: number;
+    /** BurstGPT failures left out; rows outside the window. */
+    skipped: number;
+    outside: number;
+    /** Bailian rows that continue a conversation (turn > 1). */
+    turns: number;
+    /** Seconds from the first row to the last, and the mean rate, at `rateScale`. */
+    span: number;
+    meanRate: number;
+    blockSize: number;
+    /** The share of prompt tokens an infinite prefix cache would reuse, by the trace's hash ids; `null` without them. */
+    prefixReuse: number | null;
+    /** The line printed when the trace was read. */
+    summary: string;
+  }
+
+  /** One schedule of credits for the whole test, shared by every VU of a pool. */
+  export interface Schedule {
+    /** Sleeps until this instance's next credit is due and returns it; `null` when the schedule is over. */
+    next(): Credit | null;
+    /** Changes the rate (credits/s; a trace's rateScale) from `at` seconds after the start (default: now). Returns the offset it took effect at. */
+    setRate(rate: number, at?: number): number;
+    stats(): ScheduleStats;
+    /** Trace schedules: what is replayed; `null` for synthetic ones. */
+    info(): TraceInfo | null;
+  }
+
+  export const Schedule: {
+    /** Evenly spaced credits. */
+    constant(options: ScheduleOptions): Schedule;
+    /** Random arrivals (exponential gaps), seeded. */
+    poisson(options: ScheduleOptions): Schedule;
+    /** Bursty arrivals: gamma gaps with coefficient of variation `cv` (default 3). */
+    gamma(options: ScheduleOptions): Schedule;
+    /** A production trace replayed on its timestamps (init context). */
+    trace(path: string, options?: TraceOptions): Schedule;
   };
 
   // ---- Report ----

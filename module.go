@@ -10,7 +10,7 @@
 // request.go (the HTTP request) → events.go (onEvent callbacks) → attempt.go
 // (one HTTP attempt through k6) → transport.go (the VU's transports) →
 // fanout.go (the one place a finished call fans out) → samples.go (its k6
-// samples) → metrics.go (the metric registry), then dataset.go, arrivals.go,
+// samples) → metrics.go (the metric registry), then dataset.go, arrivals.go, schedule.go,
 // report.go, runinfo.go, segment.go. Retries, fallback, price, SLO and the
 // lag warnings are internal/policy's.
 package llmstream
@@ -50,11 +50,12 @@ func register() bool {
 // RootModule is process-wide: one per k6 process, shared by every VU. State that
 // must be shared (stream counts, datasets, report statistics) lives here.
 type RootModule struct {
-	active   atomic.Int64   // streams in flight in this process
-	datasets *dataset.Store // datasets and arrival processes, one per source + options
-	report   *reportState
-	segment  segmentState // the share of a split test this instance runs
-	samplers gapSamplers  // llm_inter_token_gap samplers of gapSamples 'sampled'
+	active    atomic.Int64   // streams in flight in this process
+	datasets  *dataset.Store // datasets and arrival processes, one per source + options
+	report    *reportState
+	segment   segmentState // the share of a split test this instance runs
+	samplers  gapSamplers  // llm_inter_token_gap samplers of gapSamples 'sampled'
+	schedules scheduleList // every Schedule of the process, for the report
 	// lag is the process's own lag (scheduler latency, timer lateness),
 	// watched while calls are in flight: one watcher for every VU.
 	lag        *selfwatch.Watcher
@@ -98,6 +99,7 @@ type ModuleInstance struct {
 	root    *RootModule
 	scope   vuScope
 	clients clientEnv
+	due     *dueSlot
 }
 
 var (
@@ -122,12 +124,13 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	r.certs.Do(loadSystemCerts)
 	scope := vuScope{vu: vu, seg: &r.segment}
 	tr := &transports{}
+	due := &dueSlot{}
 	r.mu.Lock()
 	r.transports = append(r.transports, tr)
 	r.mu.Unlock()
-	return &ModuleInstance{vu: vu, root: r, scope: scope, clients: clientEnv{
+	return &ModuleInstance{vu: vu, root: r, scope: scope, due: due, clients: clientEnv{
 		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report, samplers: &r.samplers, lagWarning: r.lagWarning},
-		transports: tr, lag: r.lag, server: &r.server, workers: r.workers,
+		transports: tr, lag: r.lag, server: &r.server, workers: r.workers, due: due,
 	}}
 }
 
@@ -146,7 +149,9 @@ func loadSystemCerts() {
 func (mi *ModuleInstance) Exports() modules.Exports {
 	ds := datasetFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, info: &mi.root.report.info}
 	ar := arrivalsFactory{store: mi.root.datasets, scope: mi.scope}
-	rep := reporter{vu: mi.vu, state: mi.root.report, scope: mi.scope, module: ImportPath, version: Version, server: &mi.root.server}
+	sc := scheduleFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, due: mi.due, list: &mi.root.schedules}
+	rep := reporter{vu: mi.vu, state: mi.root.report, scope: mi.scope, module: ImportPath, version: Version, server: &mi.root.server,
+		schedules: &mi.root.schedules}
 	return modules.Exports{Named: map[string]any{
 		"Client":       mi.newClient,
 		"version":      Version,
@@ -155,6 +160,8 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 		"loadBaseline": rep.loadBaseline,
 		"Dataset":      map[string]any{"synthetic": ds.synthetic, "load": ds.load, "chunks": ds.chunks, "rerank": ds.rerank},
 		"Arrivals":     map[string]any{"poisson": ar.poisson, "bursty": ar.bursty},
+		"Schedule": map[string]any{"constant": sc.constant, "poisson": sc.poisson, "gamma": sc.gamma,
+			"trace": sc.trace},
 	}}
 }
 

@@ -99,6 +99,8 @@ type reporter struct {
 	module  string // the module's import path and version, for run records
 	version string
 	server  *serverState // the serverMetrics endpoints, for the server's view
+	// schedules are the process's Schedules, whose account the report gives.
+	schedules *scheduleList
 }
 
 // loadBaseline is the JS `loadBaseline(path)`: in the init context it reads a
@@ -139,6 +141,7 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 	}
 	rs := rp.state
 	run := rs.coll().Snapshot()
+	run.SetDispatch(dispatchAccount(rp.schedules, data))
 	if o.MinStage > 0 {
 		run.SetMinStage(o.MinStage)
 	}

@@ -621,6 +621,8 @@ var optionPages = map[string]string{ //nolint:gochecknoglobals // test table
 	"StreamEvent": "client.md", "DatasetItem": "datasets.md", "DatasetInfo": "datasets.md", "CategoryInfo": "datasets.md",
 	"ImageOptions": "datasets.md", "DatasetImage": "datasets.md", "ChunkOptions": "datasets.md", "ChunkBatch": "datasets.md",
 	"RerankOptions": "datasets.md", "RerankQuery": "datasets.md",
+	"ScheduleOptions": "schedule.md", "TraceOptions": "schedule.md", "Credit": "schedule.md",
+	"ScheduleStats": "schedule.md", "TraceInfo": "schedule.md",
 }
 
 var (

@@ -35,6 +35,8 @@ var typeProbes = []struct{ iface, call string }{ //nolint:gochecknoglobals // te
 	{"RerankOptions", "Dataset.rerank(Object.assign({ queries: 1, documents: 1 }, O))"},
 	{"Bucket", "Dataset.load(__ENV.PROBE_DATA, { buckets: [Object.assign({ name: 'all' }, O)] })"},
 	{"ArrivalOptions", "Arrivals.poisson(Object.assign({ rate: 1 }, O))"},
+	{"ScheduleOptions", "Schedule.gamma(Object.assign({ rate: 1, duration: '1s' }, O))"},
+	{"TraceOptions", "Schedule.trace(__ENV.PROBE_TRACE, O)"},
 	{"CollectOptions", "collect(O)"},
 }
 
@@ -77,7 +79,7 @@ func declaredKeys(t *testing.T) map[string][]string {
 func probeScript(t *testing.T, decl map[string][]string) string {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString("import { Client, Dataset, Arrivals, collect, report } from 'k6/x/llmstream';\n")
+	b.WriteString("import { Client, Dataset, Arrivals, Schedule, collect, report } from 'k6/x/llmstream';\n")
 	b.WriteString("export const options = { iterations: 1 };\n")
 	b.WriteString("function probe(iface, key, f) {\n  try { f(); return { iface, key, err: '' }; } catch (e) { return { iface, key, err: String(e) }; }\n}\n")
 	b.WriteString("async function probeAsync(iface, key, f) {\n  try { await f(); return { iface, key, err: '' }; } catch (e) { return { iface, key, err: String(e) }; }\n}\n")
@@ -116,7 +118,8 @@ func TestTypesMatchTheModule(t *testing.T) {
 	data := filepath.Join(dir, "probe.jsonl")
 	require.NoError(t, os.WriteFile(data, []byte(`{"messages":[{"role":"user","content":"hello there"}]}`+"\n"), 0o600))
 
-	code, out := runK6(t, script, map[string]string{"PROBE_DATA": data}, "--log-format", "raw")
+	code, out := runK6(t, script, map[string]string{"PROBE_DATA": data,
+		"PROBE_TRACE": filepath.Join(repoRoot(t), "internal", "trace", "testdata", "mooncake.jsonl")}, "--log-format", "raw")
 	require.Equal(t, 0, code, out)
 
 	type result struct{ Iface, Key, Err string }

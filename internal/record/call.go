@@ -50,6 +50,11 @@ type Call struct {
 	// the load level is the rate, not the VU count.
 	Rate float64
 
+	// Due is when the schedule wanted the call sent (its credit's due time,
+	// Schedule.next()), zero for a call no schedule asked for: closed-model
+	// loops, and a conversation's later turns (think time is not lateness).
+	Due time.Time
+
 	// ClientLag is how late this process ran while the call did (the Go
 	// scheduler's latency and timer lateness): time added to every timestamp
 	// the call took. Absent when the call was too short to be measured.

@@ -97,6 +97,9 @@ var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figu
 	sinceStart("ttft", "llm_ttft", func(c *Call) time.Duration { return c.TTFT }),
 	sinceStart("ttftAnswer", "llm_ttft_answer", func(c *Call) time.Duration { return c.TTFTAnswer }),
 	sinceStart("e2e", "llm_e2e", func(c *Call) time.Duration { return c.E2E }),
+	fromDue("dispatchDelay", "llm_dispatch_delay", func(*Call) time.Duration { return 0 }),
+	fromDue("ttftFromDue", "llm_ttft_from_due", func(c *Call) time.Duration { return c.TTFT }),
+	fromDue("e2eFromDue", "llm_e2e_from_due", func(c *Call) time.Duration { return c.E2E }),
 	{Key: "tpot", Metric: "llm_tpot", Kind: Trend, Unit: Duration, js: func(c *Call) any { return ms(c.TPOT) },
 		samples: func(c *Call, e Emit) {
 			if c.TPOT >= 0 {
@@ -169,6 +172,12 @@ var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figu
 	}),
 	jsOnly("proto", func(c *Call) any { return c.Proto }),
 	jsOnly("sendWait", func(c *Call) any { return ms(c.SendWait) }),
+	jsOnly("dueAt", func(c *Call) any {
+		if c.Due.IsZero() {
+			return nil
+		}
+		return float64(c.Due.UnixMicro()) / 1000
+	}),
 	jsOnly("choices", choiceList),
 }
 
@@ -196,6 +205,27 @@ func sinceStart(key, metric string, get func(*Call) time.Duration) Figure {
 		samples: func(c *Call, e Emit) {
 			if d := get(c); d >= 0 {
 				e(c.Start.Add(d), msValue(d))
+			}
+		}}
+}
+
+// fromDue is a moment of the call (the send plus since(c), when measured)
+// counted from the call's due time instead of its send: what a user who
+// arrived on schedule waited, the load generator's lateness included. None
+// for calls without a due time.
+func fromDue(key, metric string, since func(*Call) time.Duration) Figure {
+	get := func(c *Call) time.Duration {
+		d := since(c)
+		if c.Due.IsZero() || d < 0 {
+			return stream.Absent
+		}
+		return max(c.Start.Add(d).Sub(c.Due), 0)
+	}
+	return Figure{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
+		js: func(c *Call) any { return ms(get(c)) },
+		samples: func(c *Call, e Emit) {
+			if d := get(c); d >= 0 {
+				e(c.Due.Add(d), msValue(d))
 			}
 		}}
 }

@@ -373,6 +373,9 @@ type Run struct {
 	Timeline    *Timeline
 	// Excluded is what the collector left out (warm-up, scenarios, tags, setup/teardown).
 	Excluded Exclusions
+	// Dispatch is what the test offered and did not send on time (nil when
+	// the binding had nothing to say): schedules and k6's dropped iterations.
+	Dispatch *Dispatch
 	parts    map[string]*Run // each client alone, when the run had several
 	client   string          // the client of this view ("" for a whole run)
 	pairs    []PairedComparison

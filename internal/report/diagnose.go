@@ -129,7 +129,7 @@ func clientLabel(name string) string {
 func diagnoseOne(r *Run) []Finding {
 	var out []Finding
 	for _, rule := range []func(*Run) []Finding{
-		ruleAllFailed, ruleLoadShape, ruleKnee, ruleNetwork, ruleGatewayBuffering, ruleClientBound,
+		ruleAllFailed, ruleLoadShape, ruleKnee, ruleNetwork, ruleGatewayBuffering, ruleClientBound, ruleGeneratorBehind,
 		ruleCacheBusted, ruleHeadOfLine, ruleStalls, ruleLengthVariance, ruleDrift, ruleFinishOmitted,
 	} {
 		out = append(out, rule(r)...)

@@ -28,12 +28,18 @@ const (
 	MetricTTFTCacheHit
 	MetricTTFTCacheMiss
 	MetricClientLag
+	// The due-time figures of calls a schedule asked for (record.Call.Due):
+	// send − due, and TTFT and E2E counted from the due time.
+	MetricDispatchDelay
+	MetricTTFTFromDue
+	MetricE2EFromDue
 	numMetrics
 )
 
 var metricNames = [numMetrics]string{ //nolint:gochecknoglobals // read-only table
 	"ttfb", "ttft", "ttft_answer", "e2e", "gap", "tpot", "tokens_per_sec",
 	"client_parse", "connect", "event_lag", "network_share", "ttft_cache_hit", "ttft_cache_miss", "client_lag",
+	"dispatch_delay", "ttft_from_due", "e2e_from_due",
 }
 
 func (m Metric) String() string { return metricNames[m] }
@@ -217,6 +223,11 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 		v, _ := ms(o.ClientLag)
 		g.Sketches[MetricClientLag].Add(v)
 	}
+	if !o.Due.IsZero() {
+		// Lateness is the load generator's, whatever the answer: a failed
+		// call was sent late as much as an answered one.
+		g.Sketches[MetricDispatchDelay].Add(max(float64(o.Start.Sub(o.Due))/1e6, 0))
+	}
 	g.Cost.add(o)
 	g.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
 	if v, ok := ms(o.TTFB); ok {
@@ -260,6 +271,15 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	}
 	if v, ok := ms(o.TTFTAnswer); ok {
 		g.Sketches[MetricTTFTAnswer].Add(v)
+	}
+	if !o.Due.IsZero() {
+		lateMS := max(float64(o.Start.Sub(o.Due))/1e6, 0)
+		if hasTTFT {
+			g.Sketches[MetricTTFTFromDue].Add(ttft + lateMS)
+		}
+		if v, ok := ms(o.E2E); ok {
+			g.Sketches[MetricE2EFromDue].Add(v + lateMS)
+		}
 	}
 	e2e, hasE2E := ms(o.E2E)
 	if hasE2E {

@@ -35,6 +35,8 @@ type Record struct {
 	Comparison *Comparison              `json:"comparison,omitempty"`
 	// Excluded says which calls were left out of every figure above and why.
 	Excluded *Exclusions `json:"excluded,omitempty"`
+	// Dispatch is what the test offered and did not send on time.
+	Dispatch *Dispatch `json:"dispatch,omitempty"`
 	// Run is how the run was made (load shape, data, clients, versions, segment).
 	Run *RunInfo `json:"run,omitempty"`
 	// Instances lists the records a merged record was made of.
@@ -179,6 +181,7 @@ func marshalRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOption
 	rec := NewRecord(r, findings, cmp, opt.Meta)
 	rec.Run = opt.Info
 	rec.Server = opt.Server
+	rec.Dispatch = r.Dispatch
 	b, err := json.MarshalIndent(rec, "", " ")
 	if err != nil {
 		return nil, fmt.Errorf("report: encoding the run record: %w", err)

@@ -9,7 +9,10 @@ import (
 )
 
 // textMetrics are the latency rows of the text summary, in reading order.
-var textMetrics = []Metric{MetricTTFT, MetricTTFTAnswer, MetricE2E, MetricGap, MetricTPOT} //nolint:gochecknoglobals // read-only table
+//
+//nolint:gochecknoglobals // read-only table
+var textMetrics = []Metric{MetricTTFT, MetricTTFTAnswer, MetricE2E, MetricGap, MetricTPOT,
+	MetricDispatchDelay, MetricTTFTFromDue, MetricE2EFromDue}
 
 // RenderText is the compact LLM section appended to k6's own end-of-test
 // summary: one row per category plus "all", every figure from the sketches,
@@ -37,6 +40,12 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 	if line := all.unsampledLine(); line != "" {
 		fmt.Fprintf(&b, "  %s\n\n", line)
 	}
+	if lines := r.dispatchLines(); len(lines) > 0 {
+		for _, l := range lines {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+		b.WriteString("\n")
+	}
 	rows := summaryRows(r)
 	w := 8
 	for _, row := range rows {
@@ -53,14 +62,14 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 	for _, line := range finishOmittedLines(r) {
 		fmt.Fprintf(&b, "\n  %s\n", line)
 	}
-	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, rowHeading(r), "mean", "p50", "p95", "p99", "n")
+	fmt.Fprintf(&b, "\n  %-14s %-*s %9s %9s %9s %9s %8s\n", "metric", w, rowHeading(r), "mean", "p50", "p95", "p99", "n")
 	for _, m := range textMetrics {
 		for _, row := range rows {
 			s := row.g.S(m)
 			if s.Count() == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "  %-12s %-*s %9s %9s %9s %9s %8d\n", m.String(), w, row.label,
+			fmt.Fprintf(&b, "  %-14s %-*s %9s %9s %9s %9s %8d\n", m.String(), w, row.label,
 				fmtMS(s.Mean()), fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99)), s.Count())
 		}
 	}

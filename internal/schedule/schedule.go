@@ -285,6 +285,17 @@ func (s *Schedule) SetRate(rate float64, at time.Duration) (time.Duration, error
 	return at, nil
 }
 
+// End is when the schedule's duration ends (zero before the first claim, or
+// without a duration).
+func (s *Schedule) End() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started || s.duration == 0 {
+		return time.Time{}
+	}
+	return s.origin.Add(s.duration)
+}
+
 // Rate is the speed at offset at (credits/s; a trace's time multiplier).
 func (s *Schedule) Rate(at time.Duration) float64 {
 	s.mu.Lock()

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Dispatch is what the test offered and did not send on time: the
+// extension's schedules (credits claimed late, credits never sent) and k6's
+// arrival-rate executors (iterations dropped at a tick with no free VU).
+// Percentiles over the calls that were sent omit both, so the report says so
+// instead of letting them look better exactly when the test fell behind.
+type Dispatch struct {
+	Schedules []ScheduleStats `json:"schedules,omitempty"`
+	// K6Dropped is k6's dropped_iterations count; nil when k6 reported none
+	// (no arrival-rate executor, or none dropped).
+	K6Dropped *float64 `json:"k6_dropped_iterations,omitempty"`
+}
+
+// ScheduleStats is one schedule's account.
+type ScheduleStats struct {
+	Name     string  `json:"name"`
+	Kind     string  `json:"kind"`
+	Claimed  uint64  `json:"claimed"`
+	Late     uint64  `json:"late"`    // claimed more than 1 ms after they were due
+	Dropped  uint64  `json:"dropped"` // due before the test stopped, never sent
+	MaxLagMS float64 `json:"max_lag_ms"`
+	// Trace is a trace replay's summary (format, rows, mean rate, predicted
+	// prefix reuse), "" for synthetic schedules.
+	Trace string `json:"trace,omitempty"`
+	// PrefixReuse is the share of prompt tokens the trace's hash ids predict
+	// an infinite cache reuses (nil without prefix identity).
+	PrefixReuse *float64 `json:"prefix_reuse,omitempty"`
+}
+
+// SetDispatch gives the run (and each client's view of it) its dispatch
+// account.
+func (r *Run) SetDispatch(d *Dispatch) {
+	r.Dispatch = d
+	for _, v := range r.parts {
+		v.Dispatch = d
+	}
+}
+
+// dropped is every send the test owed and never made: schedule credits and
+// k6's dropped iterations.
+func (d *Dispatch) dropped() (credits uint64, iterations float64) {
+	if d == nil {
+		return 0, 0
+	}
+	for _, s := range d.Schedules {
+		credits += s.Dropped
+	}
+	if d.K6Dropped != nil {
+		iterations = *d.K6Dropped
+	}
+	return credits, iterations
+}
+
+// The rule that marks a run's percentiles unreliable: the generator sent
+// late by more than a small share of what is measured, or dropped sends.
+const (
+	dispatchBoundMS    = 50.0 // the P99 of send − due may reach 50 ms…
+	dispatchTTFTShare  = 0.10 // …or 10 % of the TTFT P50, whichever is larger
+	dispatchMinSamples = 20
+)
+
+// DispatchBoundMS is the P99 dispatch delay above which a run's percentiles
+// are unreliable, for a run whose TTFT P50 is ttftP50 ms (NaN: unknown).
+func DispatchBoundMS(ttftP50 float64) float64 {
+	if math.IsNaN(ttftP50) {
+		return dispatchBoundMS
+	}
+	return max(dispatchBoundMS, dispatchTTFTShare*ttftP50)
+}
+
+// ruleGeneratorBehind: the test did not offer the load it was written for.
+func ruleGeneratorBehind(r *Run) []Finding {
+	all := r.Category(AllCategories)
+	var ev []string
+	vals := map[string]float64{}
+	if d := all.S(MetricDispatchDelay); d.Count() >= dispatchMinSamples {
+		p99, bound := d.Quantile(0.99), DispatchBoundMS(q50(all.S(MetricTTFT)))
+		if p99 > bound {
+			ev = append(ev, fmt.Sprintf("calls went out late: dispatch delay (send − due) P99 %s, P50 %s, above the bound of %s "+
+				"(50 ms or 10%% of the TTFT P50); ttft_from_due and e2e_from_due include it", fmtMS(p99), fmtMS(q50(d)), fmtMS(bound)))
+			vals["dispatch_delay_p99_ms"] = p99
+			vals["dispatch_bound_ms"] = bound
+		}
+	}
+	credits, iterations := r.Dispatch.dropped()
+	if credits > 0 {
+		ev = append(ev, fmt.Sprintf("%d schedule credits were due but never sent before the test stopped: counted as dropped, "+
+			"absent from every percentile", credits))
+		vals["dropped_credits"] = float64(credits)
+	}
+	if iterations > 0 {
+		ev = append(ev, fmt.Sprintf("k6 dropped %.0f iterations of an arrival-rate executor (no free VU at their tick): those "+
+			"requests were never sent and are absent from every percentile", iterations))
+		vals["k6_dropped_iterations"] = iterations
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return []Finding{{
+		ID: "generator_behind", Title: "The load generator fell behind its schedule — these percentiles omit the wait", Severity: "warning",
+		Evidence: ev,
+		Advice: "The test offered less load, later, than it was written for, and percentiles over the calls it sent look " +
+			"better than what users arriving on schedule saw. Add VUs to the pool (enough for every call in flight: rate × " +
+			"E2E, with room for bursts), give the load generator more CPU or split the test across instances; read " +
+			"llm_ttft_from_due and llm_e2e_from_due for what was waited.",
+		Values: vals,
+	}}
+}
+
+// dispatchLines are the report's headline lines about what was not sent on
+// time ("" when there is nothing to say).
+func (r *Run) dispatchLines() []string {
+	d := r.Dispatch
+	if d == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range d.Schedules {
+		line := fmt.Sprintf("schedule %s (%s): %d credits sent, %d late (worst %s), %d dropped", s.Name, s.Kind, s.Claimed,
+			s.Late, fmtMS(s.MaxLagMS), s.Dropped)
+		out = append(out, line)
+		if s.Trace != "" {
+			out = append(out, "  "+s.Trace)
+		}
+	}
+	credits, iterations := d.dropped()
+	if credits > 0 || iterations > 0 {
+		var parts []string
+		if credits > 0 {
+			parts = append(parts, fmt.Sprintf("%d schedule credits", credits))
+		}
+		if iterations > 0 {
+			parts = append(parts, fmt.Sprintf("%.0f k6 dropped_iterations", iterations))
+		}
+		out = append(out, "percentiles omit "+strings.Join(parts, " and ")+": sends the test owed and never made")
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// scheduled is a call a schedule asked for, sent lateMS after it was due.
+func scheduled(i int, lateMS float64) *Observation {
+	start := t0.Add(time.Duration(i) * 50 * time.Millisecond)
+	o := call(start, "", 200)
+	o.Due = start.Add(-msD(lateMS))
+	return o
+}
+
+func runOf(obs ...*Observation) *Run {
+	c := NewCollector(Options{})
+	for _, o := range obs {
+		c.Add(o)
+	}
+	return c.Snapshot()
+}
+
+func TestDueTimeFiguresAreKeptApart(t *testing.T) {
+	var obs []*Observation
+	for i := range 40 {
+		obs = append(obs, scheduled(i, 30))
+	}
+	obs = append(obs, call(t0, "", 200)) // a closed-model call: no due time
+	all := runOf(obs...).Category(AllCategories)
+	require.Equal(t, uint64(40), all.S(MetricDispatchDelay).Count(), "only calls with a due time")
+	require.InEpsilon(t, 30, all.S(MetricDispatchDelay).Quantile(0.5), 0.02)
+	require.InEpsilon(t, 230, all.S(MetricTTFTFromDue).Quantile(0.5), 0.02, "TTFT from the due time includes the lateness")
+	require.InEpsilon(t, 200, all.S(MetricTTFT).Quantile(0.5), 0.02, "TTFT from the send does not")
+	require.InEpsilon(t, 730, all.S(MetricE2EFromDue).Quantile(0.5), 0.02)
+}
+
+func TestGeneratorBehind(t *testing.T) {
+	onTime := func() []*Observation {
+		var obs []*Observation
+		for i := range 40 {
+			obs = append(obs, scheduled(i, 2))
+		}
+		return obs
+	}
+	// On time, nothing dropped: no finding.
+	r := runOf(onTime()...)
+	r.SetDispatch(&Dispatch{Schedules: []ScheduleStats{{Name: "poisson", Kind: "poisson", Claimed: 40}}})
+	require.NotContains(t, ids(Diagnose(r)), "generator_behind")
+	require.NotContains(t, RenderText(r, nil, nil), "percentiles omit")
+
+	// Late beyond the bound (50 ms; 10 % of a 200 ms TTFT is less).
+	var late []*Observation
+	for i := range 40 {
+		late = append(late, scheduled(i, 80))
+	}
+	fs := Diagnose(runOf(late...))
+	require.Contains(t, ids(fs), "generator_behind")
+
+	// Dropped credits and k6's dropped iterations, each alone.
+	for _, d := range []*Dispatch{
+		{Schedules: []ScheduleStats{{Name: "poisson", Kind: "poisson", Claimed: 40, Dropped: 7}}},
+		{K6Dropped: ptr(12.0)},
+	} {
+		r := runOf(onTime()...)
+		r.SetDispatch(d)
+		fs := Diagnose(r)
+		i := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == "generator_behind" })
+		require.GreaterOrEqual(t, i, 0)
+		text := RenderText(r, fs, nil)
+		require.Contains(t, text, "percentiles omit")
+		_, _, rec, err := Render(r, nil, RenderOptions{})
+		require.NoError(t, err)
+		var parsed struct {
+			Dispatch *Dispatch `json:"dispatch"`
+		}
+		require.NoError(t, json.Unmarshal(rec, &parsed))
+		require.NotNil(t, parsed.Dispatch, "the run record carries the account")
+		require.True(t, strings.Contains(text, "7 schedule credits") || strings.Contains(text, "12 k6 dropped_iterations"), text)
+	}
+	require.InDelta(t, 50, DispatchBoundMS(100), 0)
+	require.InDelta(t, 200, DispatchBoundMS(2000), 0)
+}
+
+func ptr[T any](v T) *T { return &v }

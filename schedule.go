@@ -1,0 +1,417 @@
+package llmstream
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.k6.io/k6/js/modules"
+	"go.k6.io/k6/lib/fsext"
+
+	"github.com/grafana/sobek"
+
+	"github.com/llmstream/xk6-llmstream/internal/dataset"
+	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/schedule"
+	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
+	"github.com/llmstream/xk6-llmstream/internal/trace"
+)
+
+// Schedule: the JS surface of internal/schedule (credits with due times,
+// claimed by whichever VU of a pool is free) and of internal/trace (a
+// production trace replayed through it). One schedule per process and
+// options, in the shared store; each VU holds a view of it.
+
+// dueSlot is one VU's claimed credit until its call takes it: the first
+// chat() after next() is the credit's send; later calls of the iteration
+// (a conversation's next turns) have no due time.
+type dueSlot struct{ at time.Time }
+
+func (d *dueSlot) take() time.Time {
+	if d == nil {
+		return time.Time{}
+	}
+	at := d.at
+	d.at = time.Time{}
+	return at
+}
+
+// scheduleList is every schedule of the process, for the report.
+type scheduleList struct {
+	mu   sync.Mutex
+	list []*sharedSchedule
+}
+
+func (l *scheduleList) add(s *sharedSchedule) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = append(l.list, s)
+}
+
+func (l *scheduleList) all() []*sharedSchedule {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*sharedSchedule(nil), l.list...)
+}
+
+// sharedSchedule is one schedule of the process and, for a trace, its rows.
+type sharedSchedule struct {
+	name    string
+	whole   *schedule.Schedule
+	tr      *trace.Trace
+	prompts *trace.Prompts
+	topt    traceOptions
+	reuse   any // the trace's predicted prefix reuse (float64), nil without prefix identity
+
+	mu   sync.Mutex
+	part *schedule.Schedule // this instance's share, once known
+}
+
+// current is the schedule this instance runs (the whole one until the
+// execution segment is known).
+func (s *sharedSchedule) current() *schedule.Schedule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.part != nil {
+		return s.part
+	}
+	return s.whole
+}
+
+type scheduleFactory struct {
+	vu    modules.VU
+	store *dataset.Store
+	scope vuScope
+	due   *dueSlot
+	list  *scheduleList
+}
+
+type synthOptions struct {
+	Rate     float64       `opt:"rate"`
+	Duration time.Duration `opt:"duration"`
+	CV       float64       `opt:"cv"`
+	Seed     uint64        `opt:"seed"`
+	Name     string        `opt:"name"` // two schedules with equal options but different names stay apart
+}
+
+func (sf scheduleFactory) constant(opts sobek.Value) (*jsSchedule, error) {
+	return sf.synthetic("constant", opts, func(o synthOptions) (*schedule.Schedule, error) {
+		return schedule.Constant(schedule.Options{Rate: o.Rate, Duration: o.Duration})
+	})
+}
+
+func (sf scheduleFactory) poisson(opts sobek.Value) (*jsSchedule, error) {
+	return sf.synthetic("poisson", opts, func(o synthOptions) (*schedule.Schedule, error) {
+		return schedule.Poisson(schedule.Options{Rate: o.Rate, Duration: o.Duration}, o.Seed)
+	})
+}
+
+// defaultGammaCV makes Schedule.gamma clearly bursty when cv is not given,
+// as Arrivals.bursty is.
+const defaultGammaCV = 3
+
+func (sf scheduleFactory) gamma(opts sobek.Value) (*jsSchedule, error) {
+	return sf.synthetic("gamma", opts, func(o synthOptions) (*schedule.Schedule, error) {
+		if o.CV == 0 {
+			o.CV = defaultGammaCV
+		}
+		return schedule.Gamma(schedule.Options{Rate: o.Rate, Duration: o.Duration}, o.CV, o.Seed)
+	})
+}
+
+func (sf scheduleFactory) synthetic(kind string, opts sobek.Value, build func(synthOptions) (*schedule.Schedule, error)) (*jsSchedule, error) {
+	where := "Schedule." + kind
+	var o synthOptions
+	if err := decodeOptions(opts, where+" options", &o); err != nil {
+		return nil, err
+	}
+	if o.CV != 0 && kind != "gamma" {
+		return nil, fmt.Errorf("%s: cv is for Schedule.gamma", where)
+	}
+	ss, err := dataset.Shared(sf.store, storeKey("schedule", kind, o), func() (*sharedSchedule, error) {
+		s, err := build(o)
+		if err != nil {
+			return nil, err
+		}
+		shared := &sharedSchedule{name: kind, whole: s}
+		sf.list.add(shared)
+		return shared, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	return &jsSchedule{s: ss, scope: sf.scope, due: sf.due, vu: sf.vu}, nil
+}
+
+type traceOptions struct {
+	trace.Options
+	RateScale   float64       `opt:"rateScale"`   // 2 = twice as fast as recorded
+	Loop        bool          `opt:"loop"`        // start again after the last row…
+	LoopFor     time.Duration `opt:"loopFor"`     // …until this long
+	Seed        uint64        `opt:"seed"`        // of the prompt text
+	Tokenizer   string        `opt:"tokenizer"`   // counts the prompts' tokens (the server's, ideally)
+	ExactOutput bool          `opt:"exactOutput"` // also min_tokens and ignore_eos (vLLM, llm-sim)
+}
+
+// trace is Schedule.trace(path, options): read once per process through
+// k6's init file system (so `k6 archive` carries the file).
+func (sf scheduleFactory) trace(path string, opts sobek.Value) (*jsSchedule, error) {
+	env := sf.vu.InitEnv()
+	if env == nil {
+		return nil, errors.New("Schedule.trace must be called in the init context (outside the default function)")
+	}
+	if strings.TrimSpace(path) == "" {
+		return nil, errors.New("Schedule.trace: a file path is required")
+	}
+	var o traceOptions
+	if err := decodeOptions(opts, "Schedule.trace options", &o); err != nil {
+		return nil, err
+	}
+	if o.Loop != (o.LoopFor > 0) {
+		return nil, errors.New("Schedule.trace: loop and loopFor go together (loop: true, loopFor: '10m')")
+	}
+	fs, ok := env.FileSystems["file"]
+	if !ok {
+		return nil, errors.New("Schedule.trace: no file system in this k6 context")
+	}
+	abs := fsext.Abs(env.CWD.Path, strings.TrimPrefix(path, "file://"))
+	ss, err := dataset.Shared(sf.store, storeKey("schedule-trace", abs, o), func() (*sharedSchedule, error) {
+		f, err := fs.Open(abs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer f.Close() //nolint:errcheck // read only
+		tr, err := trace.Read(f, path, o.Options)
+		if err != nil {
+			return nil, err //nolint:wrapcheck // trace.Error names the file and line
+		}
+		tk, err := tokenizer.Get(o.Tokenizer)
+		if err != nil {
+			return nil, err //nolint:wrapcheck // names the tokenizer
+		}
+		prompts, err := trace.NewPrompts(tr, tk, o.Seed)
+		if err != nil {
+			return nil, err //nolint:wrapcheck // says why
+		}
+		s, err := schedule.Offsets(tr.Offsets, o.Loop, schedule.Options{Rate: o.RateScale, Duration: o.LoopFor})
+		if err != nil {
+			return nil, err //nolint:wrapcheck // names the option
+		}
+		shared := &sharedSchedule{name: path, whole: s, tr: tr, prompts: prompts, topt: o}
+		if r, ok := tr.Reuse(); ok {
+			shared.reuse = r
+		}
+		sf.list.add(shared)
+		if env.Logger != nil {
+			env.Logger.Infof("llmstream: %s", traceSummary(shared))
+		}
+		return shared, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("Schedule.trace: %w", err)
+	}
+	return &jsSchedule{s: ss, scope: sf.scope, due: sf.due, vu: sf.vu}, nil
+}
+
+// traceSummary is the line a trace replay prints when read and the report
+// repeats: what will be sent, at what mean rate.
+func traceSummary(s *sharedSchedule) string {
+	tr := s.tr
+	scale := s.topt.RateScale
+	if scale == 0 {
+		scale = 1
+	}
+	line := fmt.Sprintf("trace %s (%s): %d requests over %.1f s, replayed at %gx: mean %.2f req/s", tr.Name, tr.Format,
+		tr.Rows(), tr.Span()/scale, scale, tr.MeanRate()*scale)
+	if tr.Skipped > 0 {
+		line += fmt.Sprintf("; %d failed requests (0 response tokens) left out", tr.Skipped)
+	}
+	if r, ok := s.reuse.(float64); ok {
+		line += fmt.Sprintf("; prefix reuse the trace predicts (infinite cache, %d-token blocks): %.1f%%", tr.BlockSize, 100*r)
+	} else {
+		line += "; no prefix identity in this format: every prompt is unique"
+	}
+	return line
+}
+
+// jsSchedule is what scripts hold: next() claims a credit, setRate()
+// changes the rate, stats() and info() describe it.
+type jsSchedule struct {
+	s     *sharedSchedule
+	scope vuScope
+	due   *dueSlot
+	vu    modules.VU
+	split bool
+}
+
+func (j *jsSchedule) schedule() (*schedule.Schedule, error) {
+	if j.split {
+		return j.s.current(), nil
+	}
+	share, ok, err := j.scope.executionShare()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return j.s.whole, nil
+	}
+	j.s.mu.Lock()
+	if j.s.part == nil {
+		j.s.part = j.s.whole.Part(share)
+	}
+	j.s.mu.Unlock()
+	j.split = true
+	return j.s.current(), nil
+}
+
+// overPoll is how long next() holds a VU once the schedule is over.
+const overPoll = 100 * time.Millisecond
+
+// Next waits until this instance's next credit is due and returns it, or
+// null when the schedule is over or the test is stopping. The VU's next
+// chat() is the credit's send: its result and samples carry the due time.
+func (j *jsSchedule) Next() (map[string]any, error) {
+	if j.vu.State() == nil {
+		return nil, errors.New("Schedule next() can only be called in the VU context (the default function), not in init")
+	}
+	s, err := j.schedule()
+	if err != nil {
+		return nil, fmt.Errorf("schedule next(): %w", err)
+	}
+	ctx := j.vu.Context()
+	c, err := s.Next(ctx)
+	if errors.Is(err, schedule.ErrOver) {
+		// Nothing more to send: hold the VU until the schedule's end (or a
+		// moment), so a pool that outlives its schedule idles instead of
+		// spinning through empty iterations.
+		wait := max(time.Until(s.End()), overPoll)
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		return nil, nil //nolint:nilnil // null: the schedule is over
+	}
+	if err != nil {
+		return nil, nil //nolint:nilnil,nilerr // the test is stopping: null tells the script to stop
+	}
+	j.due.at = c.Due
+	out := map[string]any{
+		"seq": c.Seq, "dueAt": float64(c.Due.UnixMicro()) / 1000, "offset": c.Offset.Seconds(),
+		"lag": float64(c.Lag) / float64(time.Millisecond),
+	}
+	if tr := j.s.tr; tr != nil {
+		row := int(c.Seq % uint64(tr.Rows())) //nolint:gosec // a row index
+		out["row"] = row
+		out["inputTokens"] = tr.Input[row]
+		out["outputTokens"] = tr.Output[row]
+		maxTokens := max(int64(tr.Output[row]), 1) // a kept failure (0 tokens) asks for the least
+		body := map[string]any{
+			"messages":   []any{map[string]any{"role": "user", "content": j.s.prompts.Prompt(row, c.Seq)}},
+			"max_tokens": maxTokens,
+		}
+		if j.s.topt.ExactOutput {
+			body["min_tokens"] = maxTokens
+			body["ignore_eos"] = true
+		}
+		out["body"] = body
+	}
+	return out, nil
+}
+
+// SetRate changes the rate (credits/s; a trace's rateScale) from at seconds
+// after the schedule's start (now when omitted) and returns the offset it
+// took effect at.
+func (j *jsSchedule) SetRate(rate float64, at sobek.Value) (float64, error) {
+	s, err := j.schedule()
+	if err != nil {
+		return 0, fmt.Errorf("schedule setRate(): %w", err)
+	}
+	var off time.Duration
+	if at != nil && !sobek.IsUndefined(at) && !sobek.IsNull(at) {
+		off = time.Duration(at.ToFloat() * float64(time.Second))
+	}
+	eff, err := s.SetRate(rate, off)
+	if err != nil {
+		return 0, fmt.Errorf("schedule setRate(): %w", err)
+	}
+	return eff.Seconds(), nil
+}
+
+// Stats says how the VUs kept up: claimed, late and dropped credits.
+func (j *jsSchedule) Stats() map[string]any {
+	s, err := j.schedule()
+	if err != nil {
+		s = j.s.whole
+	}
+	st := s.Stats()
+	return map[string]any{
+		"kind": st.Kind, "claimed": st.Claimed, "late": st.Late, "dropped": st.Dropped, "over": st.Over,
+		"maxLagMs": float64(st.MaxLag) / float64(time.Millisecond), "meanLagMs": float64(st.MeanLag) / float64(time.Millisecond),
+		"rate": s.Rate(st.Elapsed), "segment": st.Segment, "share": st.Share,
+	}
+}
+
+// Info describes a trace replay (null for synthetic schedules).
+func (j *jsSchedule) Info() map[string]any {
+	tr := j.s.tr
+	if tr == nil {
+		return nil
+	}
+	scale := j.s.topt.RateScale
+	if scale == 0 {
+		scale = 1
+	}
+	return map[string]any{
+		"format": tr.Format, "rows": tr.Rows(), "skipped": tr.Skipped, "outside": tr.Outside, "turns": tr.Turns,
+		"span": tr.Span() / scale, "meanRate": tr.MeanRate() * scale, "blockSize": tr.BlockSize,
+		"prefixReuse": j.s.reuse, "summary": traceSummary(j.s),
+	}
+}
+
+// dispatchAccount is the report's account of what was not sent on time:
+// every schedule's counters and k6's dropped_iterations from
+// handleSummary's data (nil when there is nothing to say).
+func dispatchAccount(list *scheduleList, data sobek.Value) *report.Dispatch {
+	d := &report.Dispatch{}
+	for _, s := range list.all() {
+		st := s.current().Stats()
+		ss := report.ScheduleStats{Name: s.name, Kind: st.Kind, Claimed: st.Claimed, Late: st.Late, Dropped: st.Dropped,
+			MaxLagMS: float64(st.MaxLag) / float64(time.Millisecond)}
+		if s.tr != nil {
+			ss.Trace = traceSummary(s)
+			if r, ok := s.reuse.(float64); ok {
+				ss.PrefixReuse = &r
+			}
+		}
+		d.Schedules = append(d.Schedules, ss)
+	}
+	if n, ok := k6Dropped(data); ok && n > 0 {
+		d.K6Dropped = &n
+	}
+	if len(d.Schedules) == 0 && d.K6Dropped == nil {
+		return nil
+	}
+	return d
+}
+
+// k6Dropped reads data.metrics.dropped_iterations.values.count.
+func k6Dropped(data sobek.Value) (float64, bool) {
+	if data == nil || sobek.IsUndefined(data) || sobek.IsNull(data) {
+		return 0, false
+	}
+	m, _ := data.Export().(map[string]any)
+	metrics, _ := m["metrics"].(map[string]any)
+	di, _ := metrics["dropped_iterations"].(map[string]any)
+	values, _ := di["values"].(map[string]any)
+	switch n := values["count"].(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}

@@ -1,0 +1,181 @@
+package conversation
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A tool round as each API documents its request history.
+func TestBodyPerProtocol(t *testing.T) {
+	want := map[string]string{
+		"openai-chat": `{"max_tokens":5,"messages":[{"content":"be brief","role":"system"},{"content":"hi","role":"user"},` +
+			`{"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{\"q\":1}","name":"f"},"id":"c1","type":"function"}]},` +
+			`{"content":"42","role":"tool","tool_call_id":"c1"},{"content":"done","role":"assistant"}]}`,
+		"ollama": `{"max_tokens":5,"messages":[{"content":"be brief","role":"system"},{"content":"hi","role":"user"},` +
+			`{"content":"","role":"assistant","tool_calls":[{"function":{"arguments":{"q":1},"name":"f"}}]},` +
+			`{"content":"42","role":"tool","tool_name":"f"},{"content":"done","role":"assistant"}]}`,
+		"anthropic": `{"max_tokens":5,"messages":[{"content":"hi","role":"user"},` +
+			`{"content":[{"id":"c1","input":{"q":1},"name":"f","type":"tool_use"}],"role":"assistant"},` +
+			`{"content":[{"content":"42","tool_use_id":"c1","type":"tool_result"}],"role":"user"},` +
+			`{"content":[{"text":"done","type":"text"}],"role":"assistant"}],"system":"be brief"}`,
+		"gemini": `{"contents":[{"parts":[{"text":"hi"}],"role":"user"},{"parts":[{"functionCall":{"args":{"q":1},"name":"f"}}],"role":"model"},` +
+			`{"parts":[{"functionResponse":{"name":"f","response":{"result":"42"}}}],"role":"user"},{"parts":[{"text":"done"}],"role":"model"}],` +
+			`"max_tokens":5,"systemInstruction":{"parts":[{"text":"be brief"}]}}`,
+		"openai-responses": `{"input":[{"content":"hi","role":"user"},{"arguments":"{\"q\":1}","call_id":"c1","name":"f","type":"function_call"},` +
+			`{"call_id":"c1","output":"42","type":"function_call_output"},{"content":"done","role":"assistant"}],"instructions":"be brief","max_tokens":5}`,
+	}
+	for proto, w := range want {
+		h, err := New(Options{Protocol: proto, System: "be brief"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.User("hi")
+		h.Answer("", "thinking…", []ToolCall{{ID: "c1", Name: "f", Arguments: `{"q":1}`}})
+		h.Results([]ToolResult{{ID: "c1", Name: "f", Content: "42"}})
+		h.Answer("done", "", nil)
+		if got := mustJSON(t, h.Body(map[string]any{"max_tokens": 5})); got != w {
+			t.Errorf("%s:\n got %s\nwant %s", proto, got, w)
+		}
+	}
+}
+
+func TestReasoningPolicy(t *testing.T) {
+	for _, c := range []struct{ proto, field, want string }{
+		{"openai-chat", "", `"reasoning_content":"because"`},
+		{"openai-chat", "reasoning", `"reasoning":"because"`},
+		{"ollama", "", `"thinking":"because"`},
+	} {
+		h, err := New(Options{Protocol: c.proto, Reasoning: ReasoningSend, ReasoningField: c.field})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.User("q")
+		h.Answer("a", "because", nil)
+		if got := mustJSON(t, h.Body(nil)); !strings.Contains(got, c.want) {
+			t.Errorf("%s send: %s lacks %s", c.proto, got, c.want)
+		}
+		d, _ := New(Options{Protocol: c.proto})
+		d.User("q")
+		d.Answer("a", "because", nil)
+		if got := mustJSON(t, d.Body(nil)); strings.Contains(got, "because") {
+			t.Errorf("%s drop kept the reasoning: %s", c.proto, got)
+		}
+	}
+	for _, p := range []string{"anthropic", "gemini", "openai-responses"} {
+		if _, err := New(Options{Protocol: p, Reasoning: ReasoningSend}); err == nil || !strings.Contains(err.Error(), "signature") {
+			t.Errorf("%s send: want a refusal naming the signature, got %v", p, err)
+		}
+	}
+	if _, err := New(Options{Protocol: "openai-chat", Reasoning: "keep"}); err == nil {
+		t.Error("an unknown policy was accepted")
+	}
+	if _, err := New(Options{Protocol: "tgi"}); err == nil || !strings.Contains(err.Error(), "tgi") {
+		t.Errorf("a protocol without history: %v", err)
+	}
+}
+
+func TestCapTurns(t *testing.T) {
+	h, _ := New(Options{Protocol: "openai-chat", MaxTurns: 2})
+	h.User("1")
+	h.Answer("", "", []ToolCall{{ID: "a", Name: "f"}})
+	h.Results([]ToolResult{{ID: "a", Content: "r"}})
+	h.Answer("one", "", nil)
+	h.User("2")
+	h.Answer("two", "", nil)
+	h.User("3")
+	msgs := h.Messages()
+	if len(msgs) != 3 || msgs[0].Text != "2" || msgs[2].Text != "3" || h.Dropped() != 1 {
+		t.Fatalf("cap 2 turns kept %+v (dropped %d)", msgs, h.Dropped())
+	}
+}
+
+func TestCapTokens(t *testing.T) {
+	words := func(s string) int { return len(strings.Fields(s)) }
+	h, _ := New(Options{Protocol: "openai-chat", MaxTokens: 5, Count: words})
+	h.User("a b")
+	h.Answer("c d", "", nil)
+	h.User("e f")
+	h.Answer("g h", "", nil)
+	h.User("i j k l m n o") // alone over the cap: kept, the turn being asked
+	if m := h.Messages(); len(m) != 1 || m[0].Text != "i j k l m n o" {
+		t.Fatalf("token cap kept %+v", m)
+	}
+	if _, err := New(Options{Protocol: "openai-chat", MaxTokens: 5}); err == nil {
+		t.Error("a token cap without a counter was accepted")
+	}
+}
+
+func TestMalformedArgumentsKept(t *testing.T) {
+	h, _ := New(Options{Protocol: "anthropic"})
+	h.User("q")
+	h.Answer("", "", []ToolCall{{ID: "x", Name: "f", Arguments: `{"a":`}})
+	if got := mustJSON(t, h.Body(nil)); !strings.Contains(got, `"_raw":"{\"a\":"`) {
+		t.Errorf("malformed arguments lost: %s", got)
+	}
+}
+
+func TestThink(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	if d := (Think{Median: time.Second}).Sample(r); d != time.Second {
+		t.Errorf("fixed: %s", d)
+	}
+	u := Think{Dist: ThinkUniform, Min: time.Second, Max: 2 * time.Second}
+	for range 1000 {
+		if d := u.Sample(r); d < time.Second || d > 2*time.Second {
+			t.Fatalf("uniform out of range: %s", d)
+		}
+	}
+	l := Think{Dist: ThinkLognormal, Median: time.Second, Sigma: 0.5}
+	below := 0
+	for range 10000 {
+		if l.Sample(r) < time.Second {
+			below++
+		}
+	}
+	if below < 4500 || below > 5500 { // the median splits draws in half
+		t.Errorf("lognormal: %d of 10000 below the median", below)
+	}
+	for _, bad := range []Think{{Dist: "poisson"}, {Dist: ThinkUniform, Min: 2, Max: 1}, {Dist: ThinkLognormal}} {
+		if bad.Check() == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+func TestSession(t *testing.T) {
+	s := &Session{Key: "k1", Headers: []string{"X-Session-Affinity"}, BodyField: "user", RouteHeader: "X-Route"}
+	h, body := http.Header{}, map[string]any{}
+	s.Apply(h, body)
+	if h.Get("X-Session-Affinity") != "k1" || body["user"] != "k1" || h.Get("X-Route") != "" {
+		t.Fatalf("turn 1: %v %v", h, body)
+	}
+	s.Answered(http.Header{"X-Route": {"replica-3"}})
+	s.Answered(http.Header{}) // a later answer without the header keeps it
+	h = http.Header{}
+	s.Apply(h, map[string]any{"user": "script's"})
+	if h.Get("X-Route") != "replica-3" {
+		t.Fatalf("turn 2 lost the router token: %v", h)
+	}
+}
+
+func TestJob(t *testing.T) {
+	j := NewJob(time.Unix(0, 0))
+	j.Call(time.Second, 100*time.Millisecond, 10, 5, true)
+	j.Call(2*time.Second, -1, 0, 7, true)
+	if j.Model != 3*time.Second || j.Steps != 2 || j.TokensOut != 12 || j.InKnown {
+		t.Fatalf("%+v", j)
+	}
+}

@@ -67,6 +67,7 @@ func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer,
 		judge(o, rec, s.report.regression)
 		metrics.PushIfNotDone(ctx, out, s.metrics.samples(o, rec))
 		s.report.coll().Add(rec)
+		s.report.imageColl().Add(rec)
 	}
 	return rec.JS()
 }
@@ -83,6 +84,7 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Rate: info.rate, Due: ld.due,
 		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
 		GapSamples: info.gapSamples, ResultGaps: info.resultGaps,
+		RequestBytes: info.requestBytes, Images: info.images, ImageBytes: info.imageBytes, ImagePixels: info.imagePixels,
 	}
 	for i, at := range o.Attempts {
 		in := at.Route.Info

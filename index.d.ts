@@ -352,6 +352,8 @@ declare module "k6/x/llmstream" {
     e2eFromDue: number | null;
     /** With `prices`: what the call cost; else `null`. */
     cost: Cost | null;
+    /** The request body's size in bytes (images included; 0 for a GET stream). */
+    requestBytes: number;
   }
 
   /** One endpoint; create it in the init context and share it across iterations. */

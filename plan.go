@@ -100,6 +100,7 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 		return nil, err
 	}
 	info := c.routeInfo(st, name, req.model, params, item)
+	info.requestBytes = int64(len(req.payload))
 	req.tags = info.tags.Clone() // k6's own http_req_* samples carry the call's tags and name
 	if c.opts.Name != "" {
 		req.tags.SetTag("name", c.opts.Name)

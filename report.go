@@ -41,9 +41,11 @@ type reportState struct {
 
 	info runInfoState // how the run is made (runinfo.go)
 
-	// retrieval gathers the embed and rerank calls for their own section.
+	// retrieval gathers the embed and rerank calls for their own section,
+	// images the chat calls' TTFT by the pictures in their prompts.
 	retrievalOnce sync.Once
 	retrieval     *report.RetrievalCollector
+	images        *report.ImageCollector
 }
 
 // retrievalColl is the collector of embed and rerank calls, made with the
@@ -53,8 +55,15 @@ func (s *reportState) retrievalColl() *report.RetrievalCollector {
 		s.optsMu.Lock()
 		defer s.optsMu.Unlock()
 		s.retrieval = report.NewRetrievalCollector(s.opts)
+		s.images = report.NewImageCollector(s.opts)
 	})
 	return s.retrieval
+}
+
+// imageColl is the collector of chat calls' TTFT by image count and size.
+func (s *reportState) imageColl() *report.ImageCollector {
+	s.retrievalColl()
+	return s.images
 }
 
 func (s *reportState) coll() *report.Collector {
@@ -169,6 +178,9 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 	out := map[string]any{}
 	if rt := report.RetrievalText(rs.retrievalColl().Groups()); rt != "" {
 		text += "\n" + rt
+	}
+	if it := report.ImageText(rs.imageColl().Groups()); it != "" {
+		text += "\n" + it
 	}
 	if o.Stdout {
 		out["stdout"] = k6Text + "\n" + text + "\n"

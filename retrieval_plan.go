@@ -217,6 +217,7 @@ func fanOutRetrieval(ctx context.Context, o *outcome, figures map[*stream.Result
 ) map[string]any {
 	rec := callRecord(o, ld)
 	rec.Retrieval = figures[o.Final().Result]
+	rec.RequestBytes = rec.Retrieval.RequestBytes
 	if !o.Canceled && ctx.Err() == nil {
 		if ok, judged := policy.MeetsDuration(o.Final().Route.Info.slo, rec.Retrieval.Duration); judged {
 			rec.Goodput = record.VerdictOf(rec.OK && ok)

@@ -40,8 +40,12 @@ type routeInfo struct {
 	gapSamples   string
 	gapSampler   *sample.Sampler // with gapSamples 'sampled'
 	slo          config.SLO
-	resultGaps   bool         // result.gaps was asked for
-	eventLag     atomic.Int64 // longest wait of an event for its JS callback, ns
+	resultGaps   bool  // result.gaps was asked for
+	requestBytes int64 // the request body's size
+	// images, imageBytes and imagePixels are the dataset item's pictures.
+	images                  int
+	imageBytes, imagePixels int64
+	eventLag                atomic.Int64 // longest wait of an event for its JS callback, ns
 	// systemTags is k6's systemTags option: the tags k6 defines (status,
 	// proto, name) are set only when it names them. nil (no k6 options, as
 	// in unit tests) keeps them all.
@@ -94,4 +98,14 @@ func applyItem(tags *metrics.TagsAndMeta, item map[string]any, info *routeInfo) 
 	}
 	info.sharedPrefix, _ = item["sharedPrefix"].(bool)
 	info.itemID, _ = item["id"].(string)
+	imgs, _ := item["images"].([]any)
+	for _, v := range imgs {
+		m, _ := v.(map[string]any)
+		b, _ := m["bytes"].(int64)
+		w, _ := m["width"].(int64)
+		h, _ := m["height"].(int64)
+		info.images++
+		info.imageBytes += b
+		info.imagePixels += w * h
+	}
 }

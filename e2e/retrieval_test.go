@@ -51,6 +51,7 @@ export const options = {
     'llm_input_tokens{op:embed,name:openai}': ['count>=2048'],
     'llm_failed{category:image}': ['rate==0'],
     'llm_requests{category:image}': ['count==4'],
+    'llm_request_bytes{category:image}': ['min>100'],
   },
 };
 
@@ -94,4 +95,5 @@ func TestRetrievalCallsAndImagePrompts(t *testing.T) {
 	require.Contains(t, out, "Embeddings and rerank (non-streamed: no TTFT or gaps)")
 	require.Contains(t, out, "embed ")
 	require.Contains(t, out, "rerank ")
+	require.Contains(t, out, "TTFT by images in the prompt")
 }

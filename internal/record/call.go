@@ -86,6 +86,15 @@ type Call struct {
 	// ResultGaps is whether the call asked for result.gaps.
 	ResultGaps bool
 
+	// RequestBytes is the request body's size (0 for a GET).
+	RequestBytes int64
+	// Images, ImageBytes and ImagePixels are the pictures the dataset item
+	// attached to the prompt: how many, their encoded bytes and their pixels
+	// (0 when a file's size could not be read): image tokens cost prefill,
+	// so the report splits TTFT by them.
+	Images                  int
+	ImageBytes, ImagePixels int64
+
 	// Retrieval is the final attempt's figures of a non-streamed embed or
 	// rerank call (nil for a chat call): its figures are the table
 	// RetrievalFigures, not Figures.

@@ -115,6 +115,12 @@ var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figu
 	{Key: "clientParseTime", Metric: "llm_client_parse_time", Kind: Trend, Unit: Duration,
 		js:      func(c *Call) any { return ms(c.ClientParse) },
 		samples: func(c *Call, e Emit) { e(c.End, msValue(c.ClientParse)) }},
+	{Key: "requestBytes", Metric: "llm_request_bytes", Kind: Trend, js: func(c *Call) any { return c.RequestBytes },
+		samples: func(c *Call, e Emit) {
+			if c.RequestBytes > 0 {
+				e(c.Start, float64(c.RequestBytes))
+			}
+		}},
 	{Key: "gaps", Metric: "llm_inter_token_gap", Kind: Trend, Unit: Duration, js: resultGaps, samples: gapSamples},
 	{Metric: "llm_gaps_unsampled", Kind: Counter, samples: func(c *Call, e Emit) {
 		if c.GapSamples == config.GapsSampled && c.GapsUnsampled > 0 {

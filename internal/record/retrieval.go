@@ -50,13 +50,7 @@ var RetrievalFigures = []Figure{ //nolint:gochecknoglobals // the read-only tabl
 				e(c.End, v)
 			}
 		}},
-	{Key: "requestBytes", Metric: "llm_request_bytes", Kind: Trend,
-		js: func(c *Call) any { return c.Retrieval.RequestBytes },
-		samples: func(c *Call, e Emit) {
-			if c.Retrieval.RequestBytes > 0 {
-				e(c.Start, float64(c.Retrieval.RequestBytes))
-			}
-		}},
+	shared("requestBytes"),
 	shared("llm_server_queue_time"),
 	shared("llm_server_prefill_time"),
 	shared("llm_goodput"),

@@ -49,3 +49,28 @@ func TestRetrievalSectionGroupsByOpAndCategory(t *testing.T) {
 	require.Contains(t, text, "docs_8")
 	require.Equal(t, "", RetrievalText(nil))
 }
+
+// TestImageSectionSplitsTTFTByCountAndSize: answered chat calls by their
+// pictures, next to those without; nothing when no prompt had images.
+func TestImageSectionSplitsTTFTByCountAndSize(t *testing.T) {
+	c := NewImageCollector(Options{})
+	call := func(images int, pixels int64, ttft time.Duration) *Observation {
+		return &Observation{Result: stream.Result{OK: true, TTFT: ttft}, Images: images, ImagePixels: pixels, ImageBytes: int64(images) * 2048}
+	}
+	c.Add(call(0, 0, 100*time.Millisecond))
+	require.Nil(t, c.Groups(), "no prompt had images")
+	c.Add(call(1, 512*512, 300*time.Millisecond))
+	c.Add(call(2, 2*1920*1080, 900*time.Millisecond))
+	c.Add(call(7, 7*64*64, 400*time.Millisecond))
+	c.Add(&Observation{Result: stream.Result{OK: false, TTFT: stream.Absent}, Images: 1})
+	groups := c.Groups()
+	require.Len(t, groups, 4)
+	require.Equal(t, 0, groups[0].Images)
+	require.Equal(t, "≤0.3 MP", groups[1].Size)
+	require.Equal(t, 2, groups[2].Images)
+	require.Equal(t, ">4 MP", groups[2].Size)
+	require.Equal(t, 5, groups[3].Images, "five or more")
+	text := ImageText(groups)
+	require.Contains(t, text, "5+")
+	require.Contains(t, text, "none")
+}

@@ -120,7 +120,7 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 	p, resolve, reject := promises.New(vu)
 	ctx := vu.Context()
 	c.env.sinks.report.info.noteLoad(c.env.scope)
-	c.env.server.noteCall(ctx, st.Samples)
+	c.env.server.noteCall(st)
 	due := c.env.due.take() // the first call after Schedule.next() is the credit's send
 	c.env.workers.run(func() {
 		defer plan.close()

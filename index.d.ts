@@ -146,6 +146,22 @@ declare module "k6/x/llmstream" {
     http?: "auto" | "1.1" | "2";
     /** Prices per million tokens: every call gets a cost (`result.cost`, `llm_cost`, the report). */
     prices?: Prices;
+    /** Read the server's own Prometheus /metrics while the test runs: the llm_server_* metrics and the report's server view. */
+    serverMetrics?: ServerMetricsOptions;
+  }
+
+  /** `serverMetrics`: the inference server's Prometheus endpoint (clients naming one url share its scrape). */
+  export interface ServerMetricsOptions {
+    /** e.g. "http://vllm:8000/metrics". Required. */
+    url: string;
+    /** Sent with every scrape (e.g. Authorization); redacted from logs, errors and reports. */
+    headers?: Record<string, string>;
+    /** Between scrapes (default "1s", at least 50 ms). */
+    interval?: Duration;
+    /** Of one scrape (default "10s"). */
+    timeout?: Duration;
+    /** Keep only this served model's series (default: all, summed). */
+    model?: string;
   }
 
   /** What one million tokens of each kind cost. */

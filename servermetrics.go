@@ -16,6 +16,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"go.k6.io/k6/js/modules"
+	"go.k6.io/k6/lib"
 	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
@@ -36,16 +37,19 @@ type serverState struct {
 	events    bool        // k6 delivers test start and end
 	noted     atomic.Bool // noteCall has nothing left to do
 
-	mu       sync.Mutex
-	watches  []*serverWatch
-	byURL    map[string]*serverWatch
-	started  bool // the test has started: a watch added now starts at once
-	stopped  bool
-	samples  chan<- metrics.SampleContainer
-	samplesC context.Context // the VU context the channel came with
-	logger   logrus.FieldLogger
-	metrics  []*metrics.Metric // by index of servermetrics.Metrics
-	tags     *metrics.TagSet
+	mu      sync.Mutex
+	watches []*serverWatch
+	byURL   map[string]*serverWatch
+	started bool // the test has started: a watch added now starts at once
+	stopped bool
+	samples chan<- metrics.SampleContainer
+	// pushCtx ends when the watches stop: a VU's own context is no use, as
+	// k6 cancels it when the VU's iteration or scenario ends.
+	pushCtx    context.Context
+	pushCancel context.CancelFunc
+	logger     logrus.FieldLogger
+	metrics    []*metrics.Metric // by index of servermetrics.Metrics
+	tags       *metrics.TagSet
 }
 
 // serverWatch is one endpoint: its scraper and the options that made it.
@@ -180,6 +184,13 @@ func (s *serverState) stopAll() {
 	}
 	ws := append([]*serverWatch(nil), s.watches...)
 	s.mu.Unlock()
+	s.mu.Lock()
+	if s.pushCancel != nil {
+		// A push blocked on a full sample channel must not hold up the
+		// final snapshots (k6 waits for the test-end event).
+		s.pushCancel()
+	}
+	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, w := range ws {
 		wg.Add(1)
@@ -195,16 +206,23 @@ func (s *serverState) stopAll() {
 }
 
 // noteCall runs at every call: it keeps the first VU's sample channel (the
-// process has one; background scrapes have no VU of their own) and, when
+// process has one; background scrapes have no VU of their own) and the
+// test's tags and, when
 // k6 gave no test-start event, starts the watches at the first call (their
 // baseline then comes after it, and the view says so).
-func (s *serverState) noteCall(ctx context.Context, samples chan<- metrics.SampleContainer) {
+func (s *serverState) noteCall(st *lib.State) {
 	if s.noted.Load() {
 		return
 	}
 	s.mu.Lock()
 	if s.samples == nil {
-		s.samples, s.samplesC = samples, ctx
+		s.samples = st.Samples
+		s.pushCtx, s.pushCancel = context.WithCancel(context.Background())
+		if s.tags != nil {
+			// The test's own tags (--tag testid=…, options.tags) belong on
+			// every sample, as k6 puts them on its own.
+			s.tags = s.tags.WithTagsFromMap(st.Options.RunTags)
+		}
 	}
 	late := !s.events && !s.started && len(s.watches) > 0
 	if late {
@@ -224,7 +242,7 @@ func (s *serverState) noteCall(ctx context.Context, samples chan<- metrics.Sampl
 // the client's name, at the scrape's midpoint.
 func (s *serverState) push(w *serverWatch, x servermetrics.Sample) {
 	s.mu.Lock()
-	out, ctx, stopped := s.samples, s.samplesC, s.stopped
+	out, ctx, stopped := s.samples, s.pushCtx, s.stopped
 	ms, tags := s.metrics, s.tags
 	s.mu.Unlock()
 	if out == nil || stopped || ms == nil || ctx.Err() != nil {

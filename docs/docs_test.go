@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
 // repo is the repository root as a file system, so the checks read paths the
@@ -586,6 +587,9 @@ func registeredMetrics(t *testing.T) map[string]bool {
 			}
 		}
 	}
+	for _, m := range servermetrics.Metrics { // serverMetrics: registered beside the figures
+		out[m.Name] = true
+	}
 	return out
 }
 
@@ -623,6 +627,7 @@ var optionPages = map[string]string{ //nolint:gochecknoglobals // test table
 	"RerankOptions": "datasets.md", "RerankQuery": "datasets.md",
 	"ScheduleOptions": "schedule.md", "TraceOptions": "schedule.md", "Credit": "schedule.md",
 	"ScheduleStats": "schedule.md", "TraceInfo": "schedule.md",
+	"ServerMetricsOptions": "client.md",
 }
 
 var (

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
 // figureNames are the chat table's JS keys and both tables' metric names
@@ -34,6 +35,11 @@ func figureNames() (keys, metricNames []string) {
 		if f.Metric != "" {
 			metricNames = append(metricNames, f.Metric)
 		}
+	}
+	// The server's own metrics (serverMetrics) are not figures of a call, but
+	// docs/metrics.md and the dashboard hold them alike.
+	for _, m := range servermetrics.Metrics {
+		metricNames = append(metricNames, m.Name)
 	}
 	sort.Strings(keys)
 	return keys, uniqueSorted(metricNames)

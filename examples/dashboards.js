@@ -31,6 +31,8 @@ const client = new Client({
   retry: { attempts: 2, on: ['timeout_first_token'], backoff: { base: '20ms', max: '100ms' } },
   fallback,
   fallbackOn: ['http_5xx'],
+  // The simulator's own /metrics (vLLM's families): the server panels.
+  serverMetrics: { url: `${base.replace(/\/v1\/?$/, '')}/metrics`, interval: '1s' },
 });
 
 // Every prompt starts with one of two 300-token system prompts: the simulator's

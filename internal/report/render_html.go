@@ -24,6 +24,8 @@ type RenderOptions struct {
 	// Server is the servers' own view (serverMetrics), shown beside the
 	// client's figures and stored in the record (server.go).
 	Server []servermetrics.View
+	// BaselineServer is the baseline record's server view, compared with it.
+	BaselineServer []servermetrics.View
 }
 
 // Render produces the three outputs of a run at once.
@@ -40,7 +42,7 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 	if err != nil {
 		return "", nil, nil, err
 	}
-	return RenderText(r, findings, cmp) + serverText(r, opt.Server), RenderHTML(r, cmp, opt), record, nil
+	return RenderText(r, findings, cmp) + serverText(r, opt.Server, opt.BaselineServer), RenderHTML(r, cmp, opt), record, nil
 }
 
 const htmlStyle = `

@@ -1,0 +1,160 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
+)
+
+func ptr(v float64) *float64 { return &v }
+
+// serverView is a server's view of a run, as internal/servermetrics gives it.
+func serverView(finished, prompt float64, waiting servermetrics.GaugeStats, hists map[string]servermetrics.HistStats) servermetrics.View {
+	return servermetrics.View{
+		Endpoint: "http://vllm:8000/metrics", Engine: servermetrics.EngineVLLM, IntervalS: 1, Scrapes: waiting.Samples,
+		Run: &servermetrics.Window{
+			From: t0, To: t0.Add(3 * time.Minute), Scrapes: waiting.Samples,
+			Counters:   map[string]float64{servermetrics.RequestsFinished: finished, servermetrics.PromptTokens: prompt, servermetrics.Preemptions: 0},
+			Gauges:     map[string]servermetrics.GaugeStats{servermetrics.RequestsWaiting: waiting},
+			Histograms: hists,
+		},
+	}
+}
+
+func runTotals(r *Run) (calls uint64, prompt int64) {
+	all := r.Category(AllCategories)
+	return all.Requests, all.PromptTokens
+}
+
+// A server whose counts match the client's, with an empty queue: the section
+// is there, the TTFT is split with the server's means, and nothing is found.
+func TestServerViewHealthyGivesTheSplitAndNoFinding(t *testing.T) {
+	r := synth{seed: 1, stages: []synthStage{{12, 90}}}.collect()
+	calls, prompt := runTotals(r)
+	clientTTFT := r.Category(AllCategories).S(MetricTTFT).Mean() / 1e3
+	v := serverView(float64(calls), float64(prompt), servermetrics.GaugeStats{Samples: 90},
+		map[string]servermetrics.HistStats{
+			servermetrics.TTFT:    {Count: float64(calls), Mean: ptr(clientTTFT - 0.012)},
+			servermetrics.Queue:   {Count: float64(calls), Mean: ptr(0.002)},
+			servermetrics.Prefill: {Count: float64(calls), Mean: ptr(clientTTFT - 0.030)},
+		})
+	text, _, rec, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{v}})
+	require.NoError(t, err)
+	for _, f := range diagnoseServer(r, []servermetrics.View{v}, nil) {
+		t.Errorf("unexpected finding %s: %v", f.ID, f.Evidence)
+	}
+	assert.Contains(t, text, "The server's own view — http://vllm:8000/metrics (vllm, 90 scrapes")
+	assert.Contains(t, text, "outside the server 12.0ms")
+	assert.Contains(t, text, "queue 2.00ms")
+	var got Record
+	require.NoError(t, json.Unmarshal(rec, &got))
+	require.Len(t, got.Server, 1)
+	assert.InDelta(t, float64(calls), got.Server[0].Run.Counters[servermetrics.RequestsFinished], 0)
+}
+
+// The server's own queue is queue_bound's evidence, whether or not the
+// client's stages showed it; KV pressure and counts that disagree with the
+// client's are findings of their own.
+func TestServerFindingsCiteTheServer(t *testing.T) {
+	r := synth{seed: 2, stages: []synthStage{{12, 90}}}.collect()
+	calls, prompt := runTotals(r)
+	queued := serverView(float64(calls), float64(prompt),
+		servermetrics.GaugeStats{Samples: 90, Mean: 3.2, Max: 9, P95: 7, AboveZero: 0.8},
+		map[string]servermetrics.HistStats{
+			servermetrics.TTFT:  {Count: float64(calls), Mean: ptr(0.9)},
+			servermetrics.Queue: {Count: float64(calls), Mean: ptr(0.6)},
+		})
+	fs := diagnoseServer(r, []servermetrics.View{queued}, nil)
+	require.Equal(t, []string{"queue_bound"}, ids(fs))
+	assert.Contains(t, fs[0].Evidence[0], "requests waiting > 0 in 80.0% of 90 scrapes")
+	assert.Contains(t, fs[0].Evidence[0], "queue time mean 600ms = 66.7% of its TTFT mean 900ms")
+	assert.Contains(t, fs[0].Advice, "docs/guide.md#queue_bound")
+
+	// A client-side queue_bound gets the server's evidence, not a twin.
+	client := []Finding{{ID: "queue_bound", Evidence: []string{"TTFT grew"}}}
+	fs = diagnoseServer(r, []servermetrics.View{queued}, client)
+	require.Equal(t, []string{"queue_bound"}, ids(fs))
+	assert.Len(t, fs[0].Evidence, 2)
+
+	kv := serverView(float64(calls), float64(prompt), servermetrics.GaugeStats{Samples: 90}, nil)
+	kv.Run.Gauges[servermetrics.KVCacheUsage] = servermetrics.GaugeStats{Samples: 90, P95: 0.97, Max: 1}
+	kv.Run.Counters[servermetrics.Preemptions] = 14
+	fs = diagnoseServer(r, []servermetrics.View{kv}, nil)
+	require.Equal(t, []string{"kv_pressure"}, ids(fs))
+	assert.Contains(t, fs[0].Evidence[0], "KV-cache usage p95 97.0% (max 100.0%), 14 preemptions")
+
+	foreign := serverView(float64(calls)*1.5, float64(prompt), servermetrics.GaugeStats{Samples: 90}, nil)
+	fs = diagnoseServer(r, []servermetrics.View{foreign}, nil)
+	require.Equal(t, []string{"server_count_mismatch"}, ids(fs))
+	assert.Contains(t, fs[0].Evidence[0], "the server finished")
+}
+
+// A queue shorter than any user would notice is not a queue, whatever its
+// share of a short TTFT (an engine admits requests at its step boundaries).
+func TestServerQueueOfAFractionOfAStepIsNoFinding(t *testing.T) {
+	r := synth{seed: 3, stages: []synthStage{{12, 90}}}.collect()
+	calls, prompt := runTotals(r)
+	v := serverView(float64(calls), float64(prompt), servermetrics.GaugeStats{Samples: 90},
+		map[string]servermetrics.HistStats{
+			servermetrics.TTFT:  {Count: float64(calls), Mean: ptr(0.031)},
+			servermetrics.Queue: {Count: float64(calls), Mean: ptr(0.013)},
+		})
+	assert.Empty(t, diagnoseServer(r, []servermetrics.View{v}, nil))
+}
+
+// With a baseline that read the same server, its figures are compared.
+func TestServerViewAgainstTheBaseline(t *testing.T) {
+	r := synth{seed: 1, stages: []synthStage{{4, 30}}}.collect()
+	now := serverView(100, 1000, servermetrics.GaugeStats{Samples: 30, P95: 3}, map[string]servermetrics.HistStats{servermetrics.Queue: {Count: 100, Mean: ptr(0.4)}})
+	was := serverView(100, 1000, servermetrics.GaugeStats{Samples: 30, P95: 0}, map[string]servermetrics.HistStats{servermetrics.Queue: {Count: 100, Mean: ptr(0.1)}})
+	text, _, _, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{now}, BaselineServer: []servermetrics.View{was}})
+	require.NoError(t, err)
+	assert.Contains(t, text, "against the baseline: queue mean 100ms → 400ms; requests_waiting p95 0.0 → 3.0; finished 0.56/s → 0.56/s")
+}
+
+// An endpoint that was never read: the report says why, finds nothing, and
+// quotes no figure.
+func TestServerViewMissingSaysWhy(t *testing.T) {
+	r := synth{seed: 1, stages: []synthStage{{4, 30}}}.collect()
+	v := servermetrics.View{Endpoint: "http://vllm:8000/metrics", Missing: "no scrape succeeded: serverMetrics http://vllm:8000/metrics answered HTTP 401"}
+	text, html, _, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{v}})
+	require.NoError(t, err)
+	assert.Contains(t, text, "unknown: no scrape succeeded")
+	assert.NotContains(t, text, "TTFT split")
+	assert.Contains(t, string(html), "answered HTTP 401")
+	assert.Empty(t, diagnoseServer(r, []servermetrics.View{v}, nil))
+}
+
+// Several instances scraped one server: the merged record keeps it once.
+func TestMergeKeepsEachServerOnce(t *testing.T) {
+	_, parts, _ := splitRun(2)
+	record := func(name, segment string, r *Run) *Record {
+		b, err := marshalRecord(r, nil, nil, RenderOptions{Info: testInfo(segment),
+			Server: []servermetrics.View{serverView(100, 1000, servermetrics.GaugeStats{Samples: 30}, nil)}})
+		require.NoError(t, err)
+		rec, err := ParseRecord(name, b)
+		require.NoError(t, err)
+		return rec
+	}
+	a, b := record("a.json", "0:1/2", parts[0]), record("b.json", "1/2:1", parts[1])
+	b.Server[0].Run.From = b.Server[0].Run.From.Add(-time.Second) // b began first: its window covers a's
+	b.Server[0].Run.Counters[servermetrics.RequestsFinished] = 101
+	m, err := Merge(a, b)
+	require.NoError(t, err)
+	require.Len(t, m.Server, 1)
+	assert.InDelta(t, 101, m.Server[0].Run.Counters[servermetrics.RequestsFinished], 0, "the widest window, never the sum")
+}
+
+func TestFmtEstimateNamesItsBucket(t *testing.T) {
+	hi := 0.04
+	assert.Equal(t, "≈ 28.0ms (bucket 20.0ms–40.0ms)", fmtEstimate(servermetrics.Estimate{Value: 0.028, Lo: 0.02, Hi: &hi}))
+	first := 0.3
+	assert.True(t, strings.HasPrefix(fmtEstimate(servermetrics.Estimate{Value: 0.15, Lo: 0, Hi: &first}), "≤ 300ms"))
+	assert.Equal(t, "> 2560.0s (last bucket)", fmtEstimate(servermetrics.Estimate{Value: 2560, Lo: 2560}))
+}

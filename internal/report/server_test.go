@@ -12,8 +12,6 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
-func ptr(v float64) *float64 { return &v }
-
 // serverView is a server's view of a run, as internal/servermetrics gives it.
 func serverView(finished, prompt float64, waiting servermetrics.GaugeStats, hists map[string]servermetrics.HistStats) servermetrics.View {
 	return servermetrics.View{

@@ -179,11 +179,13 @@ func TestExamples(t *testing.T) {
 		name := filepath.Base(s)
 		t.Run(name, func(t *testing.T) {
 			url := startSim(t, simArgs(t, s)...)
+			dir := t.TempDir()
 			code, out := runK6(t, filepath.Join("examples", name), map[string]string{
-				"LLM_BASE_URL": url + "/v1", "DURATION": "5s", "LLM_REPORT_DIR": t.TempDir(),
+				"LLM_BASE_URL": url + "/v1", "DURATION": "5s", "LLM_REPORT_DIR": dir,
 			})
 			require.Equal(t, 0, code, out)
 			require.Contains(t, out, "llm_ttft")
+			checkReportLayout(t, name, dir)
 		})
 	}
 }

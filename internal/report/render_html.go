@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,7 +62,9 @@ svg .legend{font-size:10px;fill:#374151}svg .empty{font-size:13px;fill:#9ca3af;t
 .finding.info{border-color:#3b82f6;background:#eff6ff}.finding code{font-weight:600}
 .finding ul{margin:4px 0 4px 18px;padding:0}.advice{margin:4px 0 0}
 .worse{color:#b91c1c;font-weight:600}.better{color:#15803d;font-weight:600}.same{color:#6b7280}
-.ok{color:#15803d}.wide{overflow-x:auto;max-width:100%}pre{background:#f9fafb;padding:8px;border-radius:4px;overflow:auto;font-size:12px}
+.ok{color:#15803d}.wide{overflow-x:auto;max-width:100%}
+.tables{display:flex;flex-wrap:wrap;gap:4px 28px;align-items:flex-start}caption{text-align:left;font-weight:600;font-size:13px;padding:6px 0 2px}
+.placeholder{grid-column:1/-1;color:#6b7280;background:#f9fafb;border:1px dashed #d1d5db;border-radius:6px;padding:14px 16px;margin:6px 0}pre{background:#f9fafb;padding:8px;border-radius:4px;overflow:auto;font-size:12px}
 `
 
 // RenderHTML writes one self-contained page: inline CSS and SVG, no script,
@@ -103,21 +106,7 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 		fmt.Fprintf(&b, "<p class=\"sub finish-omitted\">%s</p>\n", esc(line))
 	}
 	writeCostHTML(&b, rows, rowHeading(r))
-	// Five metrics × four figures is wider than a page: the table scrolls on its own.
-	fmt.Fprintf(&b, `<div class="wide"><table id="latency"><tr><th>%s</th>`, esc(rowHeading(r)))
-	for _, m := range textMetrics {
-		fmt.Fprintf(&b, `<th colspan="4">%s mean · p50 · p95 · p99</th>`, m)
-	}
-	b.WriteString("</tr>\n")
-	for _, row := range rows {
-		fmt.Fprintf(&b, "<tr><td>%s</td>", esc(row.label))
-		for _, m := range textMetrics {
-			s := row.g.S(m)
-			fmt.Fprintf(&b, "<td>%s</td><td>%s</td><td>%s</td><td>%s</td>", fmtMS(s.Mean()), fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99)))
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</table></div>\n")
+	writeLatencyHTML(&b, rows, rowHeading(r))
 	writeRoutesHTML(&b, r)
 	writePairedHTML(&b, r)
 	writeServerHTML(&b, r, opt.Server)
@@ -171,6 +160,30 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 	return b.Bytes()
 }
 
+// latencyCaptions name each latency table.
+var latencyCaptions = map[Metric]string{ //nolint:gochecknoglobals // read-only table
+	MetricTTFT: "TTFT: time to first token", MetricTTFTAnswer: "TTFT-answer: after any reasoning",
+	MetricE2E: "E2E: the whole call", MetricGap: "Gap between output events", MetricTPOT: "TPOT: time per output token",
+}
+
+// writeLatencyHTML writes one small table per latency (mean, p50, p95, p99
+// of each row): five metrics times four figures in one table is wider than a
+// page, and small tables side by side wrap onto the next line instead.
+func writeLatencyHTML(b *bytes.Buffer, rows []summaryRow, heading string) {
+	b.WriteString(`<div class="tables" id="latency">`)
+	for _, m := range textMetrics {
+		fmt.Fprintf(b, `<table id="latency-%s"><caption>%s</caption><tr><th>%s</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th></tr>`,
+			m, html.EscapeString(latencyCaptions[m]), html.EscapeString(heading))
+		for _, row := range rows {
+			s := row.g.S(m)
+			fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(row.label),
+				fmtMS(s.Mean()), fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99)))
+		}
+		b.WriteString("</table>")
+	}
+	b.WriteString("</div>\n")
+}
+
 func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
 	fmt.Fprintf(b, `<h2>Against the baseline of %s</h2>`, html.EscapeString(cmp.BaselineStart.UTC().Format("2006-01-02 15:04")))
 	if d := cmp.DifferencesLine(); d != "" {
@@ -193,8 +206,21 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
 	b.WriteString("</table>\n")
 }
 
-func logMS(x float64) string { return fmtMS(x) }
-func share(y float64) string { return fmt.Sprintf("%.0f%%", 100*y) }
+// Tick labels: the ticks sit on round values, so they print without the
+// fixed decimals of a figure in a table ("20ms", not "20.0ms").
+func msTick(x float64) string {
+	switch {
+	case x == 0:
+		return "0"
+	case x >= 1000:
+		return strconv.FormatFloat(x/1000, 'g', 4, 64) + "s"
+	default:
+		return strconv.FormatFloat(x, 'g', 4, 64) + "ms"
+	}
+}
+func share(y float64) string   { return strconv.FormatFloat(100*y, 'g', 4, 64) + "%" }
+func numTick(y float64) string { return strconv.FormatFloat(y, 'g', 6, 64) }
+func secTick(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) + "s" }
 
 func distributionCharts(r *Run, cats []string, sfx string) string {
 	var out strings.Builder
@@ -205,7 +231,7 @@ func distributionCharts(r *Run, cats []string, sfx string) string {
 	}
 	lo, hi := histRange(sk...)
 	ttft := chart{ID: "ttft-hist" + sfx, Title: "TTFT distribution per category", XLabel: "time to first token (log scale)",
-		YLabel: "share of calls", LogX: true, FmtX: logMS, FmtY: share}
+		YLabel: "share of calls", LogX: true, FmtX: msTick, FmtY: share}
 	for i, c := range cats {
 		ttft.Series = append(ttft.Series, histogramSeries(c, sk[i], lo, hi, 40))
 	}
@@ -215,14 +241,14 @@ func distributionCharts(r *Run, cats []string, sfx string) string {
 	g := all.S(MetricGap)
 	glo, ghi := histRange(g)
 	gap := chart{ID: "gap-hist" + sfx, Title: fmt.Sprintf("Inter-token gaps (%s under 1 ms, longest %s)", fmtPct(all.BurstShare()), fmtMS(all.LongestGapMS)),
-		XLabel: "gap between output events (log scale)", YLabel: "share of gaps", LogX: true, FmtX: logMS, FmtY: share,
+		XLabel: "gap between output events (log scale)", YLabel: "share of gaps", LogX: true, FmtX: msTick, FmtY: share,
 		Series: []series{histogramSeries("all", g, glo, ghi, 50)}}
 	out.WriteString(gap.svg())
 
 	hit, miss := all.S(MetricTTFTCacheHit), all.S(MetricTTFTCacheMiss)
 	clo, chi := histRange(hit, miss)
 	cache := chart{ID: "ttft-cache" + sfx, Title: fmt.Sprintf("TTFT: cache hit (%d) vs miss (%d)", hit.Count(), miss.Count()),
-		XLabel: "time to first token (log scale)", YLabel: "share of calls", LogX: true, FmtX: logMS, FmtY: share,
+		XLabel: "time to first token (log scale)", YLabel: "share of calls", LogX: true, FmtX: msTick, FmtY: share,
 		Series: []series{histogramSeries("hit", hit, clo, chi, 40), histogramSeries("miss", miss, clo, chi, 40)}}
 	out.WriteString(cache.svg())
 	return out.String()
@@ -231,8 +257,6 @@ func distributionCharts(r *Run, cats []string, sfx string) string {
 func timeCharts(r *Run, sfx string) string {
 	tl := r.Timeline
 	secs := func(i int) float64 { return tl.BucketStart(i).Sub(tl.Origin).Seconds() }
-	fmtSec := func(x float64) string { return fmt.Sprintf("%.0fs", x) }
-	num := func(y float64) string { return fmt.Sprintf("%.4g", y) }
 	var p50, p95, p99, tps, agg, active, fails, reqs []point
 	w := tl.Width.Seconds()
 	for i := range tl.Buckets {
@@ -252,15 +276,15 @@ func timeCharts(r *Run, sfx string) string {
 		reqs = append(reqs, point{x, float64(b.Requests) / w})
 	}
 	charts := []chart{
-		{ID: "ts-ttft" + sfx, Title: "TTFT over time", XLabel: "time into the run", YLabel: "TTFT", FmtX: fmtSec, FmtY: logMS,
+		{ID: "ts-ttft" + sfx, Title: "TTFT over time", XLabel: "time into the run", YLabel: "TTFT", FmtX: secTick, FmtY: msTick,
 			Series: []series{{Name: "p50", Points: p50}, {Name: "p95", Points: p95}, {Name: "p99", Points: p99, Dashed: true}}},
-		{ID: "ts-tps" + sfx, Title: "Decode speed per request (p50) over time", XLabel: "time into the run", YLabel: "tokens/s", FmtX: fmtSec, FmtY: num,
+		{ID: "ts-tps" + sfx, Title: "Decode speed per request (p50) over time", XLabel: "time into the run", YLabel: "tokens/s", FmtX: secTick, FmtY: numTick,
 			Series: []series{{Name: "tokens/s per request", Points: tps}}},
-		{ID: "ts-throughput" + sfx, Title: "Output tokens per second (all calls)", XLabel: "time into the run", YLabel: "tokens/s", FmtX: fmtSec, FmtY: num,
+		{ID: "ts-throughput" + sfx, Title: "Output tokens per second (all calls)", XLabel: "time into the run", YLabel: "tokens/s", FmtX: secTick, FmtY: numTick,
 			Series: []series{{Name: "output tokens/s", Points: agg}}},
-		{ID: "ts-active" + sfx, Title: "Streams in flight", XLabel: "time into the run", YLabel: "streams", FmtX: fmtSec, FmtY: num,
+		{ID: "ts-active" + sfx, Title: "Streams in flight", XLabel: "time into the run", YLabel: "streams", FmtX: secTick, FmtY: numTick, WholeY: true,
 			Series: []series{{Name: "active streams (max)", Points: active}}},
-		{ID: "ts-failures" + sfx, Title: "Requests and failures per second", XLabel: "time into the run", YLabel: "per second", FmtX: fmtSec, FmtY: num,
+		{ID: "ts-failures" + sfx, Title: "Requests and failures per second", XLabel: "time into the run", YLabel: "per second", FmtX: secTick, FmtY: numTick,
 			Series: []series{{Name: "started", Points: reqs}, {Name: "failed", Points: fails}}},
 	}
 	var out strings.Builder
@@ -272,7 +296,6 @@ func timeCharts(r *Run, sfx string) string {
 
 func stageCharts(r *Run, sfx string) string {
 	stages := r.Stages()
-	num := func(y float64) string { return fmt.Sprintf("%.4g", y) }
 	var t50, t95, tps, thr []point
 	for _, st := range stages {
 		s := st.All.S(MetricTTFT)
@@ -281,24 +304,24 @@ func stageCharts(r *Run, sfx string) string {
 		tps = append(tps, point{st.Concurrency, q50(st.All.S(MetricTokensPerSec))})
 		thr = append(thr, point{st.Concurrency, st.OutputTokensPerSec})
 	}
-	xLabel := "concurrent VUs (stage)"
-	if len(stages) > 0 && stages[0].ByRate {
-		xLabel = "arrival rate, requests/s (stage)"
-	}
-	note := ""
-	if len(stages) < 2 {
-		note = " (needs a step load: one stage only)"
-	}
 	var intro string
 	if why := r.StageNote(); why != "" {
 		intro = `<p id="stage-note` + sfx + `" style="grid-column:1/-1">` + html.EscapeString(why) + "</p>"
 	}
+	if len(stages) < 2 {
+		// One point is no curve: say what would draw one instead of plotting a lone dot.
+		return intro + `<p class="placeholder" id="stage-placeholder` + sfx + `">` + html.EscapeString(stagePlaceholder(stages)) + "</p>"
+	}
+	xLabel, vus := "concurrent VUs (stage)", !stages[0].ByRate
+	if !vus {
+		xLabel = "arrival rate, requests/s (stage)"
+	}
 	charts := []chart{
-		{ID: "stage-ttft" + sfx, Title: "TTFT against concurrency" + note, XLabel: xLabel, YLabel: "TTFT", FmtX: fmtConc, FmtY: logMS,
+		{ID: "stage-ttft" + sfx, Title: "TTFT against concurrency", XLabel: xLabel, YLabel: "TTFT", FmtX: numTick, FmtY: msTick, WholeX: vus,
 			Series: []series{{Name: "p50", Points: t50}, {Name: "p95", Points: t95}}},
-		{ID: "stage-tps" + sfx, Title: "Tokens/s against concurrency" + note, XLabel: xLabel, YLabel: "tokens/s", FmtX: fmtConc, FmtY: num,
+		{ID: "stage-tps" + sfx, Title: "Tokens/s against concurrency", XLabel: xLabel, YLabel: "tokens/s", FmtX: numTick, FmtY: numTick, WholeX: vus,
 			Series: []series{{Name: "per request (p50)", Points: tps}}},
-		{ID: "stage-throughput" + sfx, Title: "Throughput against concurrency" + note, XLabel: xLabel, YLabel: "output tokens/s", FmtX: fmtConc, FmtY: num,
+		{ID: "stage-throughput" + sfx, Title: "Throughput against concurrency", XLabel: xLabel, YLabel: "output tokens/s", FmtX: numTick, FmtY: numTick, WholeX: vus,
 			Series: []series{{Name: "all calls", Points: thr}}},
 	}
 	var out strings.Builder
@@ -307,6 +330,21 @@ func stageCharts(r *Run, sfx string) string {
 		out.WriteString(c.svg())
 	}
 	return out.String()
+}
+
+// stagePlaceholder stands in for the charts against concurrency when the run
+// held fewer than two load stages.
+func stagePlaceholder(stages []*Stage) string {
+	const how = " Run stages of rising VUs or arrival rate, each held for some seconds (examples/step-load.js), " +
+		"to see where latency turns up."
+	if len(stages) == 0 {
+		return "Needs a step load: no level of load was held long enough to count as a stage." + how
+	}
+	st := stages[0]
+	return fmt.Sprintf("Needs a step load: the whole run was one stage (%s %s: TTFT p50 %s, %s per request, %s output tokens/s), "+
+		"and one point draws no curve.", fmtConc(roundLevel(st.Concurrency)), levelUnit(st.ByRate),
+		fmtMS(q50(st.All.S(MetricTTFT))), fmtMetric(MetricTokensPerSec, q50(st.All.S(MetricTokensPerSec))),
+		strconv.FormatFloat(st.OutputTokensPerSec, 'f', 0, 64)) + how
 }
 
 func writeWavesHTML(b *bytes.Buffer, r *Run, sfx, head string) {
@@ -405,7 +443,7 @@ func clientCharts(r *Run) string {
 			sk = append(sk, r.Client(name).Category(AllCategories).S(m.metric))
 		}
 		lo, hi := histRange(sk...)
-		c := chart{ID: m.id, Title: m.title, XLabel: m.x, YLabel: "share of calls", LogX: true, FmtX: logMS, FmtY: share}
+		c := chart{ID: m.id, Title: m.title, XLabel: m.x, YLabel: "share of calls", LogX: true, FmtX: msTick, FmtY: share}
 		for i, name := range r.Clients() {
 			c.Series = append(c.Series, histogramSeries(clientLabel(name), sk[i], lo, hi, 40))
 		}

@@ -23,23 +23,57 @@ type chart struct {
 	LogX                      bool
 	Series                    []series
 	FmtX, FmtY                func(float64) string
+	// WholeX, WholeY: the axis counts things (VUs, streams): ticks on whole numbers.
+	WholeX, WholeY bool
+	// Empty replaces the plot when there is nothing worth drawing (say why);
+	// "no data" when it is unset and no series has a point.
+	Empty string
 }
 
 var palette = []string{"#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777"} //nolint:gochecknoglobals // colours
 
 const (
-	chartW, chartH                   = 560.0, 260.0
-	padL, padR, padT, padB           = 62.0, 16.0, 28.0, 44.0
-	plotW, plotH                     = chartW - padL - padR, chartH - padT - padB
+	chartW, chartH                   = 560.0, 276.0
+	padL, padR, padB                 = 62.0, 16.0, 44.0
+	plotW                            = chartW - padL - padR
+	titleY                           = 16.0
 	emptyChartMessage                = "no data"
 	legendRowHeight, legendCharWidth = 14.0, 6.5
+	// markerMax: a curve of this many points or fewer (stages, short runs)
+	// marks each point, so a reader sees where the measurements are.
+	markerMax = 12
 )
+
+// legendItem is one series' key, placed in the rows under the title: the
+// legend never shares a line with the title, so a long title cannot run into it.
+type legendItem struct{ x, y float64 }
+
+func (c chart) legend() (items []legendItem, padT float64) {
+	x, row := padL, 0
+	for _, s := range c.Series {
+		w := legendCharWidth*float64(len([]rune(s.Name))) + 16
+		if x > padL && x+w > chartW-padR {
+			x, row = padL, row+1
+		}
+		items = append(items, legendItem{x: x, y: titleY + legendRowHeight*float64(row+1)})
+		x += w
+	}
+	rows := 0
+	if len(items) > 0 {
+		rows = row + 1
+	}
+	return items, titleY + legendRowHeight*float64(rows) + 12
+}
 
 func (c chart) svg() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" id="%s" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`,
-		html.EscapeString(c.ID), chartW, chartH, html.EscapeString(c.Title))
-	fmt.Fprintf(&b, `<text class="title" x="%.0f" y="16">%s</text>`, padL, html.EscapeString(c.Title))
+	scale := "linear"
+	if c.LogX {
+		scale = "log"
+	}
+	fmt.Fprintf(&b, `<svg class="chart" id="%s" data-x-scale="%s" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`,
+		html.EscapeString(c.ID), scale, chartW, chartH, html.EscapeString(c.Title))
+	fmt.Fprintf(&b, `<text class="title" x="%.0f" y="%.0f">%s</text>`, padL, titleY, html.EscapeString(c.Title))
 	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
 	for _, s := range c.Series {
 		for _, p := range s.Points {
@@ -49,8 +83,12 @@ func (c chart) svg() string {
 			minX, maxX, maxY = math.Min(minX, p.X), math.Max(maxX, p.X), math.Max(maxY, p.Y)
 		}
 	}
-	if math.IsInf(minX, 0) {
-		fmt.Fprintf(&b, `<text class="empty" x="%.0f" y="%.0f">%s</text></svg>`, chartW/2, chartH/2, emptyChartMessage)
+	if math.IsInf(minX, 0) || c.Empty != "" {
+		msg := c.Empty
+		if msg == "" {
+			msg = emptyChartMessage
+		}
+		fmt.Fprintf(&b, `<text class="empty" x="%.0f" y="%.0f">%s</text></svg>`, chartW/2, chartH/2, html.EscapeString(msg))
 		return b.String()
 	}
 	if maxX == minX {
@@ -59,10 +97,13 @@ func (c chart) svg() string {
 			maxX = minX * 2
 		}
 	}
-	if maxY == 0 {
+	if maxY <= 0 {
 		maxY = 1
 	}
-	maxY *= 1.08
+	items, padT := c.legend()
+	plotH := chartH - padT - padB
+	yTicks := linearTicks(0, maxY, c.WholeY)
+	maxY = yTicks[len(yTicks)-1]
 	tx := func(x float64) float64 {
 		if c.LogX {
 			return padL + plotW*(math.Log(x)-math.Log(minX))/(math.Log(maxX)-math.Log(minX))
@@ -70,53 +111,161 @@ func (c chart) svg() string {
 		return padL + plotW*(x-minX)/(maxX-minX)
 	}
 	ty := func(y float64) float64 { return padT + plotH*(1-y/maxY) }
-	// Axes and ticks.
+	// Axes and ticks, on round values.
 	fmt.Fprintf(&b, `<rect class="plot" x="%.0f" y="%.0f" width="%.0f" height="%.0f"/>`, padL, padT, plotW, plotH)
-	for i := 0; i <= 4; i++ {
-		y := maxY * float64(i) / 4
-		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/><text class="tick" x="%.1f" y="%.1f" text-anchor="end">%s</text>`,
-			padL, padL+plotW, ty(y), ty(y), padL-4, ty(y)+3, html.EscapeString(c.FmtY(y)))
+	for _, y := range yTicks {
+		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/><text class="tick" data-axis="y" data-v="%g" x="%.1f" y="%.1f" text-anchor="end">%s</text>`,
+			padL, padL+plotW, ty(y), ty(y), y, padL-4, ty(y)+3, html.EscapeString(c.FmtY(y)))
 	}
-	for i := 0; i <= 4; i++ {
-		var x float64
-		if c.LogX {
-			x = math.Exp(math.Log(minX) + (math.Log(maxX)-math.Log(minX))*float64(i)/4)
-		} else {
-			x = minX + (maxX-minX)*float64(i)/4
-		}
-		fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, tx(x), padT+plotH+14, html.EscapeString(c.FmtX(x)))
+	var xTicks []float64
+	if c.LogX {
+		xTicks = logTicks(minX, maxX)
+	} else {
+		xTicks = linearTicksWithin(minX, maxX, c.WholeX)
+	}
+	for _, x := range xTicks {
+		fmt.Fprintf(&b, `<text class="tick" data-axis="x" data-v="%g" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x, tx(x), padT+plotH+14, html.EscapeString(c.FmtX(x)))
 	}
 	fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, padL+plotW/2, chartH-6, html.EscapeString(c.XLabel))
 	fmt.Fprintf(&b, `<text class="axis" transform="translate(12,%.1f) rotate(-90)" text-anchor="middle">%s</text>`, padT+plotH/2, html.EscapeString(c.YLabel))
 	// Series.
-	lx := padL + plotW
 	for i, s := range c.Series {
 		col := palette[i%len(palette)]
-		var pts []string
+		var pts []point
 		for _, p := range s.Points {
 			if !finite(p.X) || !finite(p.Y) || (c.LogX && p.X <= 0) {
 				continue
 			}
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", tx(p.X), ty(p.Y)))
+			pts = append(pts, point{tx(p.X), ty(p.Y)})
 		}
 		dash := ""
 		if s.Dashed {
 			dash = ` stroke-dasharray="5 3"`
 		}
-		if len(pts) == 1 {
-			fmt.Fprintf(&b, `<circle class="series" cx="%s" r="3" fill="%s"/>`, strings.Replace(pts[0], ",", `" cy="`, 1), col)
-		} else if len(pts) > 1 {
+		if len(pts) > 1 {
+			coords := make([]string, len(pts))
+			for j, p := range pts {
+				coords[j] = fmt.Sprintf("%.1f,%.1f", p.X, p.Y)
+			}
 			fmt.Fprintf(&b, `<polyline class="series" data-series="%s" fill="none" stroke="%s" stroke-width="1.6"%s points="%s"/>`,
-				html.EscapeString(s.Name), col, dash, strings.Join(pts, " "))
+				html.EscapeString(s.Name), col, dash, strings.Join(coords, " "))
 		}
-		// Legend, right-aligned in the top margin.
-		w := legendCharWidth*float64(len([]rune(s.Name))) + 16
-		lx -= w
+		if len(pts) <= markerMax {
+			for _, p := range pts {
+				fmt.Fprintf(&b, `<circle class="series" cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, p.X, p.Y, col)
+			}
+		}
+		it := items[i]
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="10" height="3" fill="%s"/><text class="legend" x="%.1f" y="%.1f">%s</text>`,
-			lx, padT-legendRowHeight+4, col, lx+13, padT-legendRowHeight+8, html.EscapeString(s.Name))
+			it.x, it.y-4, col, it.x+13, it.y, html.EscapeString(s.Name))
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// niceStep is the round step (1, 2, 2.5 or 5 times a power of ten) that
+// cuts span into about n parts.
+func niceStep(span float64, n int) float64 {
+	raw := span / float64(n)
+	if !(raw > 0) || math.IsInf(raw, 0) { // callers pass a finite, non-empty range; never loop on a zero step
+		return 1
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	// The nearest of the round mantissas (split at their geometric means).
+	switch f := raw / mag; {
+	case f < 1.41:
+		return mag
+	case f < 2.24:
+		return 2 * mag
+	case f < 3.54:
+		return 2.5 * mag
+	case f < 7.07:
+		return 5 * mag
+	default:
+		return 10 * mag
+	}
+}
+
+// tickStep is the step of about four ticks over span; on an axis of whole
+// things it is a whole number (no 2.5 VUs).
+func tickStep(span float64, whole bool) float64 {
+	step := niceStep(span, 4)
+	switch {
+	case !whole:
+		return step
+	case step < 1:
+		return 1
+	case step == 2.5:
+		return 2
+	}
+	return step
+}
+
+// roundTo removes the float noise of k*step (0.30000000000000004).
+func roundTo(v, step float64) float64 {
+	d := math.Max(0, -math.Floor(math.Log10(step))+1)
+	p := math.Pow(10, d)
+	return math.Round(v*p)/p + 0 // + 0 turns -0 into 0 ("-0s" on an axis)
+}
+
+// linearTicks are round ticks from lo up to the first round value at or above hi:
+// the axis grows to its last tick, so the top line is labelled.
+func linearTicks(lo, hi float64, whole bool) []float64 {
+	step := tickStep(hi-lo, whole)
+	var out []float64
+	for v := math.Floor(lo/step) * step; ; v += step {
+		out = append(out, roundTo(v, step))
+		if v >= hi-step*1e-9 {
+			return out
+		}
+	}
+}
+
+// linearTicksWithin are the round ticks inside [lo, hi] (a data range the
+// axis keeps, such as the run's seconds or the stages' VUs).
+func linearTicksWithin(lo, hi float64, whole bool) []float64 {
+	step := tickStep(hi-lo, whole)
+	var out []float64
+	for v := math.Ceil(lo/step-1e-9) * step; v <= hi+step*1e-9; v += step {
+		out = append(out, roundTo(v, step))
+	}
+	return out
+}
+
+// logTicks are round ticks on a log axis: 1-2-5 of each decade inside
+// [lo, hi], thinned to the powers of ten when that gives too many, and with
+// 1-1.5-2-3-5-7 when the range is narrower than that.
+func logTicks(lo, hi float64) []float64 {
+	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
+		return []float64{lo, hi}
+	}
+	pick := func(mant []float64) []float64 {
+		var out []float64
+		for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+			for _, m := range mant {
+				v := m * math.Pow(10, e)
+				if v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
+					out = append(out, roundTo(v, math.Pow(10, e)))
+				}
+			}
+		}
+		return out
+	}
+	ticks := pick([]float64{1, 2, 5})
+	switch {
+	case len(ticks) > 7:
+		if t := pick([]float64{1}); len(t) >= 3 {
+			ticks = t
+		} else {
+			ticks = pick([]float64{1, 3})
+		}
+	case len(ticks) < 3:
+		ticks = pick([]float64{1, 1.5, 2, 3, 5, 7})
+	}
+	if len(ticks) < 2 { // a range too narrow for any of them
+		ticks = linearTicksWithin(lo, hi, false)
+	}
+	return ticks
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -164,14 +165,20 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 var latencyCaptions = map[Metric]string{ //nolint:gochecknoglobals // read-only table
 	MetricTTFT: "TTFT: time to first token", MetricTTFTAnswer: "TTFT-answer: after any reasoning",
 	MetricE2E: "E2E: the whole call", MetricGap: "Gap between output events", MetricTPOT: "TPOT: time per output token",
+	MetricDispatchDelay: "Dispatch delay: sent after the due time", MetricTTFTFromDue: "TTFT from the due time",
+	MetricE2EFromDue: "E2E from the due time",
 }
 
 // writeLatencyHTML writes one small table per latency (mean, p50, p95, p99
 // of each row): five metrics times four figures in one table is wider than a
-// page, and small tables side by side wrap onto the next line instead.
+// page, and small tables side by side wrap onto the next line instead. A
+// metric no call measured (the due-time ones without a schedule) has none.
 func writeLatencyHTML(b *bytes.Buffer, rows []summaryRow, heading string) {
 	b.WriteString(`<div class="tables" id="latency">`)
 	for _, m := range textMetrics {
+		if !slices.ContainsFunc(rows, func(row summaryRow) bool { return row.g.S(m).Count() > 0 }) {
+			continue
+		}
 		fmt.Fprintf(b, `<table id="latency-%s"><caption>%s</caption><tr><th>%s</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th></tr>`,
 			m, html.EscapeString(latencyCaptions[m]), html.EscapeString(heading))
 		for _, row := range rows {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -181,10 +182,14 @@ func TestOneStageRunSaysItNeedsAStepLoad(t *testing.T) {
 
 func TestLatencyTablesOnePerMetric(t *testing.T) {
 	_, doc, _ := sampleReport(t)
-	for _, m := range textMetrics {
+	for _, m := range []Metric{MetricTTFT, MetricTTFTAnswer, MetricE2E, MetricGap, MetricTPOT} {
 		re := regexp.MustCompile(`<table id="latency-` + m.String() + `"><caption>[^<]+</caption><tr><th>category</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th></tr>`)
 		if !re.Match(doc) {
 			t.Errorf("no latency table of its own for %s", m)
 		}
+	}
+	// No call of the sample run had a due time (no schedule): no empty table for those figures.
+	if bytes.Contains(doc, []byte(`id="latency-dispatch_delay"`)) {
+		t.Error("a table of dispatch delays in a run without a schedule")
 	}
 }

@@ -1,19 +1,15 @@
 package llmstream
 
-// The JS Client: its options and chat(). chat() prepares the call's plan
-// (plan.go) on the event loop, runs it off the loop (internal/policy, through
-// attempt.go) and fans the outcome out (fanout.go).
+// The JS Client: its options, what every Client of a VU shares, and what a
+// call reads of k6's execution state. chat() is chat.go's.
 
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync/atomic"
-	"time"
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/modules"
-	"go.k6.io/k6/js/promises"
 	"go.k6.io/k6/lib"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
@@ -103,59 +99,6 @@ func newClient(env clientEnv, v sobek.Value) (*Client, error) {
 	}
 	env.sinks.report.info.registerClient(opts)
 	return c, nil
-}
-
-// Chat starts a streamed call and returns a Promise of its result. It never
-// rejects for a failed call (the result says ok: false) unless k6's throw option is set.
-func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, error) {
-	vu := c.env.vu
-	st := vu.State()
-	if st == nil {
-		return nil, errors.New("chat() can only be called in the VU context (default function, scenarios, setup), not in init")
-	}
-	plan, err := c.plan(st, body, params)
-	if err != nil {
-		return nil, err
-	}
-	p, resolve, reject := promises.New(vu)
-	ctx := vu.Context()
-	c.env.sinks.report.info.noteLoad(c.env.scope)
-	c.env.server.noteCall(st)
-	due := c.env.due.take() // the first call after Schedule.next() is the credit's send
-	c.env.workers.run(func() {
-		defer plan.close()
-		// The load a call met is the load when it started: read both counts now.
-		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs(), due: due}
-		c.env.lag.Acquire()
-		start := time.Now()
-		out := plan.run(ctx)
-		if lag, ok := c.env.lag.Since(start); ok {
-			out.ClientLag = lag
-		}
-		c.env.lag.Release()
-		c.env.active.Add(-1)
-		c.env.sinks.lagWarning.Check(st.Logger, out.ClientLag)
-		c.env.sinks.lagWarning.NoteTTFT(st.Logger, out.TTFTCheck())
-		// The call's times are taken; what is left (samples, report, the JS
-		// result) can wait. When many calls end together, the requests that
-		// follow them are waiting for a CPU too, queued behind these
-		// fan-outs: a request is written by its connection's own goroutine,
-		// and while it waits its TTFT grows (Result.SendWait). Yielding here
-		// lets them go first.
-		runtime.Gosched()
-		result := fanOut(ctx, out, st.Samples, c.env.sinks, ld)
-		if st.Options.Throw.Bool && !out.OK() {
-			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
-			return
-		}
-		resolve(result)
-	})
-	// The script's next statements can wait; the request cannot without
-	// growing its TTFT. Yield so the call's goroutine takes t0, gets its
-	// connection and hands the request to the writer before the VU's
-	// JavaScript runs on (and, in a wave, before the calls it starts next).
-	runtime.Gosched()
-	return p, nil
 }
 
 // activeVUs is k6's count of active VUs (0 outside a k6 run, e.g. in tests).

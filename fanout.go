@@ -2,7 +2,6 @@ package llmstream
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"go.k6.io/k6/metrics"
@@ -10,42 +9,11 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/policy"
 	"github.com/llmstream/xk6-llmstream/internal/record"
-	"github.com/llmstream/xk6-llmstream/internal/sample"
 )
 
 // A finished call fans out from one function, fanOut: to the JS result, to k6's
 // samples (samples.go) and to the report's collector. Everything here only
 // reads the outcome internal/policy produced.
-
-// sinks are where finished calls go: k6's metrics and the report's collector
-// (with the baseline behind llm_regression).
-type sinks struct {
-	metrics    *llmMetrics
-	report     *reportState
-	samplers   *gapSamplers
-	lagWarning *policy.LagWarning
-}
-
-// gapSamplers are the process-wide samplers of gapSamples 'sampled', one per
-// cap (Clients with the same gapSampleRate share one budget).
-type gapSamplers struct {
-	mu sync.Mutex
-	m  map[int]*sample.Sampler
-}
-
-func (g *gapSamplers) get(rate int) *sample.Sampler {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.m == nil {
-		g.m = map[int]*sample.Sampler{}
-	}
-	s, ok := g.m[rate]
-	if !ok {
-		s = sample.New(float64(rate))
-		g.m[rate] = s
-	}
-	return s
-}
 
 // callLoad is the load a call met when it started.
 type callLoad struct {

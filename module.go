@@ -5,7 +5,7 @@
 //
 // The package is a thin JS binding over k6-free engines in internal/. Its files
 // read top-down in the order a call runs, and each calls only into the files
-// after it: module.go (registration, exports) → client.go (Client, chat) →
+// after it: module.go (registration, exports) → chat.go (chat()) →
 // plan.go (the call plan) → routeinfo.go (what a route's samples say) →
 // request.go (the HTTP request) → events.go (onEvent callbacks) → attempt.go
 // (one HTTP attempt through k6) → transport.go (the VU's transports) →

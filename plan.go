@@ -120,3 +120,26 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 		},
 	}, nil
 }
+
+// routeInfo builds a route's info for a call with the given params and
+// dataset item.
+func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Call, item map[string]any) *routeInfo {
+	tags := st.Tags.GetCurrentValues()
+	for k, v := range c.opts.Tags {
+		tags.SetTag(k, v)
+	}
+	for k, v := range params.Tags {
+		tags.SetTag(k, v)
+	}
+	info := &routeInfo{
+		route: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
+		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, gapSampler: c.gapSampler, slo: c.opts.SLO, resultGaps: params.ResultGaps,
+		systemTags: st.Options.SystemTags,
+	}
+	applyItem(&tags, item, info)
+	info.tags = tags
+	info.category, _ = tags.Tags.Get("category")
+	info.phase, info.testStart = runPhase(c.env.vu.Context(), tags.Tags)
+	info.rate = arrivalRate(c.env.vu.Context(), st)
+	return info
+}

@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.k6.io/k6/lib"
 	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
@@ -55,29 +54,6 @@ type routeInfo struct {
 // systemTag says whether the samples carry the k6-defined tag.
 func (info *routeInfo) systemTag(tag metrics.SystemTag) bool {
 	return info.systemTags == nil || info.systemTags.Has(tag)
-}
-
-// routeInfo builds a route's info for a call with the given params and
-// dataset item.
-func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Call, item map[string]any) *routeInfo {
-	tags := st.Tags.GetCurrentValues()
-	for k, v := range c.opts.Tags {
-		tags.SetTag(k, v)
-	}
-	for k, v := range params.Tags {
-		tags.SetTag(k, v)
-	}
-	info := &routeInfo{
-		route: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
-		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, gapSampler: c.gapSampler, slo: c.opts.SLO, resultGaps: params.ResultGaps,
-		systemTags: st.Options.SystemTags,
-	}
-	applyItem(&tags, item, info)
-	info.tags = tags
-	info.category, _ = tags.Tags.Get("category")
-	info.phase, info.testStart = runPhase(c.env.vu.Context(), tags.Tags)
-	info.rate = arrivalRate(c.env.vu.Context(), st)
-	return info
 }
 
 // applyItem tags a call with its dataset item's category and turn (unless the

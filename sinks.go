@@ -1,0 +1,41 @@
+package llmstream
+
+import (
+	"sync"
+
+	"github.com/llmstream/xk6-llmstream/internal/policy"
+	"github.com/llmstream/xk6-llmstream/internal/sample"
+)
+
+// Where finished calls go, shared by every Client of a VU (and the gap
+// samplers by every VU): fanout.go sends each call there.
+
+// sinks are where finished calls go: k6's metrics and the report's collector
+// (with the baseline behind llm_regression).
+type sinks struct {
+	metrics    *llmMetrics
+	report     *reportState
+	samplers   *gapSamplers
+	lagWarning *policy.LagWarning
+}
+
+// gapSamplers are the process-wide samplers of gapSamples 'sampled', one per
+// cap (Clients with the same gapSampleRate share one budget).
+type gapSamplers struct {
+	mu sync.Mutex
+	m  map[int]*sample.Sampler
+}
+
+func (g *gapSamplers) get(rate int) *sample.Sampler {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m == nil {
+		g.m = map[int]*sample.Sampler{}
+	}
+	s, ok := g.m[rate]
+	if !ok {
+		s = sample.New(float64(rate))
+		g.m[rate] = s
+	}
+	return s
+}

@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 3s
 export CGO_ENABLED ?= 0
 
-.PHONY: all k6 llm-sim llmstream setup test unit e2e k6v2 fuzz-short vet lint types bench bench-calls accuracy accuracy-short memory soak soak-short demo clean
+.PHONY: all k6 llm-sim build llmstream setup test unit e2e k6v2 fuzz-short vet lint types bench bench-calls accuracy accuracy-short memory soak soak-short demo clean
 
 # progress runs a long step and says what it waits for when it goes quiet (go test: a
 # line per package, test or example as it finishes); TEST_COUNTS, set by scripts/test.sh,
@@ -17,12 +17,16 @@ $(PROGRESS): scripts/progress/main.go
 all: k6 llm-sim llmstream
 
 ## k6: the custom k6 binary with k6/x/llmstream compiled in (what xk6 would build).
-k6: $(PROGRESS)
-	@$(PROGRESS) -stage 'build k6' -hint 'compiling k6 with the extension (a few minutes on an empty Go cache)' -- $(GO) build -trimpath -o k6 ./cmd/k6
+k6:
+	$(GO) build -trimpath -o k6 ./cmd/k6
 
 ## llm-sim: the simulated LLM server.
-llm-sim: $(PROGRESS)
-	@$(PROGRESS) -stage 'build llm-sim' -- $(GO) build -trimpath -o llm-sim ./cmd/llm-sim
+llm-sim:
+	$(GO) build -trimpath -o llm-sim ./cmd/llm-sim
+
+## build: k6 and llm-sim with progress lines (a first build of k6 takes minutes), for the demo and the checks.
+build: $(PROGRESS)
+	@$(PROGRESS) -stage build -hint 'compiling k6 with the extension (minutes on an empty Go cache)' -- $(MAKE) --no-print-directory k6 llm-sim
 
 ## llmstream: merges the run records of a test split across k6 instances (docs/distributed.md).
 llmstream:
@@ -30,7 +34,7 @@ llmstream:
 
 ## demo: build both, start llm-sim on loopback, run the mixed workload (30 s) with per-category thresholds, stop
 ## llm-sim; ends with the report (HTML and run record under reports/, or LLM_REPORT_DIR).
-demo: k6 llm-sim
+demo: build
 	DURATION=$${DURATION:-30s} ./scripts/demo.sh
 
 ## setup: checks what make test needs besides Go and make (C compiler, Node.js/npm, Chromium, Prometheus); as root
@@ -102,7 +106,7 @@ accuracy: k6 llm-sim
 ## accuracy-short: the CI variant (1 and 50 streams, 3 s each, 20–40-token answers): every answer
 ## joined, errors finite and positive, no more connections than streams (reuse); a verdict line per
 ## client, shape and level (the tables: make accuracy).
-accuracy-short: k6 llm-sim $(PROGRESS)
+accuracy-short: build
 	@$(PROGRESS) -stage accuracy-short -hint 'each check runs llm-sim and a client for 3 s' -- env CHECK=1 CHECK_REUSE=1 BRIEF=1 \
 	  LEVELS=1,50 DURATION=3s DECODE_MS=10 MIN_TOKENS=20 MAX_TOKENS=40 ./scripts/accuracy.sh
 

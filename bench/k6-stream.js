@@ -11,6 +11,9 @@ const client = new Client({
   // 'event' (the default) pushes one llm_inter_token_gap sample per token;
   // 'request' pushes the request's mean gap.
   gapSamples: __ENV.GAP_SAMPLES || 'event',
+  // SERVER_METRICS=URL scrapes the server's /metrics beside the load, to show
+  // that reading it costs the load nothing measurable.
+  ...(__ENV.SERVER_METRICS ? { serverMetrics: { url: __ENV.SERVER_METRICS, interval: __ENV.SERVER_METRICS_INTERVAL || '1s' } } : {}),
 });
 
 const maxTokens = parseInt(__ENV.MAX_TOKENS || '1000', 10);
@@ -37,7 +40,7 @@ export function handleSummary(data) {
   const durationSec = data.state.testRunDurationMs / 1000;
   const outputTokens = m('llm_output_tokens', 'count');
   const summary = {
-    client: `k6 gapSamples=${__ENV.GAP_SAMPLES || 'event'}`,
+    client: `k6 gapSamples=${__ENV.GAP_SAMPLES || 'event'}${__ENV.SERVER_METRICS ? ' serverMetrics' : ''}`,
     vus: parseInt(__ENV.VUS || '50', 10),
     durationSec,
     requests: m('llm_requests', 'count'),

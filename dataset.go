@@ -162,7 +162,7 @@ func (j *jsDataset) Draw(v sobek.Value) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("draw(%d): %w", n, err)
 	}
-	return itemObject(p.Draw(uint64(n))), nil
+	return itemObject(p.Draw(uint64(n))), nil // #nosec G115 -- indexArg refuses negative numbers
 }
 
 // At returns item i (modulo size).

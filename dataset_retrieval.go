@@ -161,7 +161,7 @@ func (j *jsChunks) Draw(v sobek.Value) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return batchObject(j.c.Draw(uint64(n))), nil
+	return batchObject(j.c.Draw(uint64(n))), nil // #nosec G115 -- indexArg refuses negative numbers
 }
 
 // Size is the number of distinct chunks.
@@ -198,7 +198,7 @@ func (j *jsRerankSet) Draw(v sobek.Value) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return queryObject(j.s.Draw(uint64(n))), nil
+	return queryObject(j.s.Draw(uint64(n))), nil // #nosec G115 -- indexArg refuses negative numbers
 }
 
 // Size is the number of distinct queries.

@@ -74,7 +74,7 @@ type errors struct {
 }
 
 func readLines[T any](path string, keep func(string) bool) ([]T, error) {
-	f, err := os.Open(path) //nolint:gosec // files this program wrote or was given
+	f, err := os.Open(path) // #nosec G304 -- files this program wrote or was given
 	if err != nil {
 		return nil, err
 	}

@@ -292,7 +292,7 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 	name := s.name(shape, client, streams, run)
 	trace := filepath.Join(s.out, name+"-trace.jsonl")
 	lines := filepath.Join(s.out, name+"-client.jsonl")
-	simLog, err := os.Create(filepath.Join(s.out, name+"-llm-sim.log"))
+	simLog, err := os.Create(filepath.Join(s.out, name+"-llm-sim.log")) // #nosec G304 -- a file in the benchmark's output directory
 	if err != nil {
 		return r, err
 	}
@@ -310,6 +310,7 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 	var cmd *exec.Cmd
 	switch client {
 	case "bare":
+		// #nosec G204 -- the benchmark starts its own binaries with its own flags
 		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-accuracy", "-vus", fmt.Sprint(streams),
 			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-seed-per-request", "-requests-out", lines)
 		cmd.Args = append(cmd.Args, "-conn-streams", fmt.Sprint(s.streamsPerVU), "-start-spread", s.startSpread.String())
@@ -324,6 +325,7 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 		if s.tls {
 			httpVersion = "1.1" // as the floor: k6 would otherwise take HTTP/2 by ALPN
 		}
+		// #nosec G204 -- the benchmark starts its own binaries with its own flags
 		cmd = exec.Command(s.k6Bins[client], "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--no-thresholds",
 			"--log-format", "raw", "--console-output", lines,
 			"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("STREAMS=", streams),
@@ -420,7 +422,7 @@ func (s settings) joinAgain(shape, client string, streams, run int) (result, err
 	r := result{shape: shape, client: client, streams: streams, run: run}
 	name := s.name(shape, client, streams, run)
 	var f runFacts
-	if b, err := os.ReadFile(filepath.Join(s.out, name+"-run.json")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(s.out, name+"-run.json")); err == nil { // #nosec G304 -- a file in the benchmark's output directory
 		if err := json.Unmarshal(b, &f); err != nil {
 			return r, fmt.Errorf("%s-run.json: %w", name, err)
 		}

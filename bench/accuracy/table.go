@@ -169,7 +169,7 @@ func overShare(e *errors) float64 {
 // clientBoundDue is whether the truth calls for client_bound: as many
 // answers over by half a decode step as the rule counts late calls on.
 func clientBoundDue(e *errors) bool {
-	return report.LateTTFTsBound(uint64(e.over), uint64(e.joined)) //nolint:gosec // counts
+	return report.LateTTFTsBound(uint64(e.over), uint64(e.joined)) // #nosec G115 -- counts
 }
 
 // judgeCheck sets result.ttftLate beside the trace: the server's bursts (its
@@ -217,7 +217,7 @@ func lateShare(e *errors) float64 {
 func clientBound(e *errors) bool {
 	p50, p95 := lagPercentiles(e.lag)
 	return p50 >= report.ClientLagP50MS || p95 >= report.ClientLagP95MS ||
-		report.LateTTFTsBound(uint64(e.ttftLateN), uint64(e.ttftJudged))
+		report.LateTTFTsBound(uint64(e.ttftLateN), uint64(e.ttftJudged)) // #nosec G115 -- counts, not negative
 }
 
 // fewAnswers warns when a level had too few answers for its p99 to be more

@@ -28,6 +28,7 @@ func (s *settings) profile(sim *harness.Sim) error {
 	p := *s
 	p.duration = time.Duration(s.profileSeconds)*time.Second + 2*warmUp
 	summary := filepath.Join(s.out, "profile-summary.json")
+	// #nosec G204 -- the benchmark starts its own binaries with its own flags
 	cmd := exec.Command(s.k6, p.k6Args(sim, "request", addr, summary)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -49,7 +50,7 @@ func (s *settings) profile(sim *harness.Sim) error {
 
 // splitProfile prints how a k6 CPU profile splits by who spends the CPU.
 func splitProfile(k6, pprofPath string) error {
-	traces, err := exec.Command("go", "tool", "pprof", "-traces", k6, pprofPath).Output()
+	traces, err := exec.Command("go", "tool", "pprof", "-traces", k6, pprofPath).Output() // #nosec G204 -- go tool pprof on the benchmark's own profile
 	if err != nil {
 		return fmt.Errorf("go tool pprof -traces: %w", err)
 	}
@@ -71,7 +72,7 @@ func fetch(url, path string) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	f, err := os.Create(path)
+	f, err := os.Create(path) // #nosec G304 -- the operator's path
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func fatal(err error) {
 
 func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) {
 	l := level{streams: streams, vus: (streams + perVU - 1) / perVU}
-	simLog, err := os.Create(filepath.Join(out, fmt.Sprintf("memory-%d-llm-sim.log", streams)))
+	simLog, err := os.Create(filepath.Join(out, fmt.Sprintf("memory-%d-llm-sim.log", streams))) // #nosec G304 -- a file in the benchmark's output directory
 	if err != nil {
 		return l, err
 	}
@@ -91,11 +91,11 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 		return l, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(k6, "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--address", addr, "--profiling-enabled",
+	cmd := exec.Command(k6, "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--address", addr, "--profiling-enabled", // #nosec G204 -- the benchmark starts its own binaries with its own flags
 		"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("STREAMS=", streams), "-e", fmt.Sprint("STREAMS_PER_VU=", perVU),
 		"-e", "DURATION_MS=1", "-e", fmt.Sprint("MAX_TOKENS=", tokens), "-e", "GAPS=0", "-e", "LOG_CALLS=0",
 		"bench/accuracy.js")
-	k6Log, err := os.Create(filepath.Join(out, fmt.Sprintf("memory-%d-k6.log", streams)))
+	k6Log, err := os.Create(filepath.Join(out, fmt.Sprintf("memory-%d-k6.log", streams))) // #nosec G304 -- a file in the benchmark's output directory
 	if err != nil {
 		return l, err
 	}

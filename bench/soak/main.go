@@ -100,7 +100,7 @@ var faultKinds = []string{"disconnect@40", "stall=3000@20", "status=500", "error
 const soakIdleTimeout = time.Second
 
 func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus, maxTokens int, faultRate, decodeMs float64, trace bool, j judgement) error {
-	simLog, err := os.Create(filepath.Join(out, "llm-sim.log"))
+	simLog, err := os.Create(filepath.Join(out, "llm-sim.log")) // #nosec G304 -- a file in the benchmark's output directory
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	summaryPath := filepath.Join(out, "soak-summary.json")
 	_ = os.Remove(summaryPath)
-	cmd := exec.Command(k6, "run", "-q", "--no-usage-report", "--address", addr, "--profiling-enabled",
+	cmd := exec.Command(k6, "run", "-q", "--no-usage-report", "--address", addr, "--profiling-enabled", // #nosec G204 -- the benchmark starts its own binaries with its own flags
 		"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("VUS=", vus), "-e", "DURATION="+duration.String(),
 		"-e", fmt.Sprint("MAX_TOKENS=", maxTokens), "-e", "GAP_SAMPLES="+gapSamples, "-e", "SUMMARY_FILE="+summaryPath,
 		"bench/soak.js")
@@ -160,7 +160,7 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 	if runErr != nil {
 		return fmt.Errorf("k6: %w", runErr)
 	}
-	b, err := os.ReadFile(summaryPath)
+	b, err := os.ReadFile(summaryPath) // #nosec G304 -- a file in the benchmark's output directory
 	if err != nil {
 		return err
 	}

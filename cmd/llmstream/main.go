@@ -118,12 +118,12 @@ func merge(args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("encoding the merged record: %w", err)
 		}
-		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil { //nolint:gosec // a report, not a secret
+		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil { // #nosec G306 -- a report, not a secret
 			return err
 		}
 	}
 	if *htmlOut != "" {
-		if err := os.WriteFile(*htmlOut, report.RenderRecordHTML(merged, *title), 0o644); err != nil { //nolint:gosec // a report
+		if err := os.WriteFile(*htmlOut, report.RenderRecordHTML(merged, *title), 0o644); err != nil { // #nosec G306 -- a report
 			return err
 		}
 	}
@@ -135,7 +135,7 @@ func merge(args []string, stdout io.Writer) error {
 
 // readRecord reads a run record; errors name the file.
 func readRecord(path string) (*report.Record, error) {
-	data, err := os.ReadFile(path) //nolint:gosec // the user names the files
+	data, err := os.ReadFile(path) // #nosec G304 -- the user names the files
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ type stream struct {
 }
 
 func newStream(rate, shape float64, seed uint64, share Share) stream {
-	return stream{rate: rate, shape: shape, share: share, r: rand.New(rand.NewPCG(seed, 0xa77))} //nolint:gosec // not crypto
+	return stream{rate: rate, shape: shape, share: share, r: rand.New(rand.NewPCG(seed, 0xa77))} // #nosec G404 -- not crypto
 }
 
 // arrival returns the time of this instance's next arrival.

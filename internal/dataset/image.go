@@ -196,7 +196,7 @@ func (im *imager) wants(i int) bool {
 	if im.o.Fraction == 0 || im.o.Fraction == 1 {
 		return true
 	}
-	h := splitmix(im.seed ^ uint64(i)*0x9e3779b97f4a7c15) //nolint:gosec // an index
+	h := splitmix(im.seed ^ uint64(i)*0x9e3779b97f4a7c15) // #nosec G115 -- an index
 	return float64(h>>11)/float64(1<<53) < im.o.Fraction
 }
 
@@ -211,7 +211,7 @@ func (im *imager) apply(it Item) Item {
 	if len(im.files) > 0 {
 		imgs := make([]Image, im.o.Count)
 		for j := range imgs {
-			imgs[j] = im.files[(n*uint64(im.o.Count)+uint64(j))%uint64(len(im.files))]
+			imgs[j] = im.files[(n*uint64(im.o.Count)+uint64(j))%uint64(len(im.files))] // #nosec G115 -- a draw count and indexes: not negative
 		}
 		it.Images = imgs
 		im.attached.Add(uint64(len(imgs)))
@@ -248,7 +248,7 @@ func (im *imager) Attached() uint64 { return im.attached.Load() }
 // from the item (the same on every run), the stamp from the run and the
 // draw (unless Repeat).
 func (im *imager) synthetic(i, j int, n uint64) (Image, error) {
-	r := rand.New(rand.NewPCG(im.seed^0x696d616765, uint64(i)<<8|uint64(j))) //nolint:gosec // not crypto
+	r := rand.New(rand.NewPCG(im.seed^0x696d616765, uint64(i)<<8|uint64(j))) // #nosec G115 G404 -- not crypto
 	w, h := draw(r, im.o.Width), draw(r, im.o.Height)
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	c0 := [3]float64{r.Float64() * 255, r.Float64() * 255, r.Float64() * 255}

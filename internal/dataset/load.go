@@ -92,7 +92,7 @@ func Load(data []byte, name string, o LoadOptions) (*Dataset, error) {
 		skipped: map[string]int{}, scrubbed: map[string]int{}}
 	items := l.build(recs)
 	if o.Shuffle {
-		r := rand.New(rand.NewPCG(o.Seed, 0x5eed)) //nolint:gosec // not crypto
+		r := rand.New(rand.NewPCG(o.Seed, 0x5eed)) // #nosec G404 -- not crypto
 		r.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
 	}
 	if o.Limit > 0 && len(items) > o.Limit {

@@ -65,7 +65,7 @@ func newSchedule(weights []float64) (*schedule, error) {
 			return nil, errors.New("internal error: empty schedule step")
 		}
 		s.cat[t-1] = uint16(best)         //nolint:gosec // best < maxCategories
-		s.rank[t-1] = uint32(count[best]) //nolint:gosec // < period
+		s.rank[t-1] = uint32(count[best]) // #nosec G115 -- < period
 		count[best]++
 	}
 	return s, nil
@@ -120,10 +120,10 @@ func gcd(a, b int64) int64 {
 // at returns the category of draw n and how many draws of that category came
 // before it.
 func (s *schedule) at(n uint64) (category int, occurrence uint64) {
-	p := uint64(s.period) //nolint:gosec // positive
+	p := uint64(s.period) // #nosec G115 -- positive
 	cycle, pos := n/p, n%p
 	c := int(s.cat[pos])
-	return c, cycle*uint64(s.weights[c]) + uint64(s.rank[pos]) //nolint:gosec // positive
+	return c, cycle*uint64(s.weights[c]) + uint64(s.rank[pos]) // #nosec G115 -- positive
 }
 
 // share is category i's exact proportion in the schedule.

@@ -86,7 +86,7 @@ func (s Share) Nth(k uint64) uint64 {
 		return k
 	}
 	n := uint64(len(s.pos))
-	return k/n*uint64(s.lcd) + uint64(s.pos[k%n]) //nolint:gosec // positions are non-negative
+	return k/n*uint64(s.lcd) + uint64(s.pos[k%n]) // #nosec G115 -- positions are non-negative
 }
 
 // Owns says whether the unit with global index g is this instance's.
@@ -94,7 +94,7 @@ func (s Share) Owns(g uint64) bool {
 	if s.Full() {
 		return true
 	}
-	p := int64(g % uint64(s.lcd)) //nolint:gosec // below lcd
+	p := int64(g % uint64(s.lcd)) // #nosec G115 -- below lcd
 	i := sort.Search(len(s.pos), func(i int) bool { return s.pos[i] >= p })
 	return i < len(s.pos) && s.pos[i] == p
 }
@@ -105,7 +105,7 @@ func (s Share) Count(n uint64) uint64 {
 	if s.Full() {
 		return n
 	}
-	rem := int64(n % uint64(s.lcd)) //nolint:gosec // below lcd
+	rem := int64(n % uint64(s.lcd)) // #nosec G115 -- below lcd
 	within := sort.Search(len(s.pos), func(i int) bool { return s.pos[i] >= rem })
-	return n/uint64(s.lcd)*uint64(len(s.pos)) + uint64(within) //nolint:gosec // non-negative
+	return n/uint64(s.lcd)*uint64(len(s.pos)) + uint64(within) // #nosec G115 -- non-negative
 }

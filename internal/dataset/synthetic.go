@@ -224,7 +224,7 @@ type generator struct {
 func streamFor(seed uint64, category string, variant int) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(category))
-	return rand.New(rand.NewPCG(seed, h.Sum64()^uint64(variant)*0x9e3779b97f4a7c15)) //nolint:gosec // not crypto
+	return rand.New(rand.NewPCG(seed, h.Sum64()^uint64(variant)*0x9e3779b97f4a7c15)) // #nosec G115 G404 -- not crypto
 }
 
 func draw(r *rand.Rand, rg Range) int { return rg.Min + r.IntN(rg.Max-rg.Min+1) }

@@ -72,7 +72,7 @@ func (w *LagWarning) NoteTTFT(log Logger, check stream.TTFTCheck) {
 		return
 	}
 	n, reads, sends := w.judged.Swap(0), w.lateReads.Swap(0), w.lateSends.Swap(0)
-	if log == nil || !report.LateTTFTsBound(uint64(reads+sends), uint64(n)) || !w.due() { //nolint:gosec // counts
+	if log == nil || !report.LateTTFTsBound(uint64(reads+sends), uint64(n)) || !w.due() { // #nosec G115 -- counts
 		return
 	}
 	log.Warnf("llmstream: of the last %d calls, %d read their first token together with the next one (which had "+

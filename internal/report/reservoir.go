@@ -27,7 +27,7 @@ func newReservoir(size int, seed uint64, name string) *reservoir {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
 	src := rand.NewPCG(seed, h.Sum64())
-	return &reservoir{size: size, src: src, rng: rand.New(src)}
+	return &reservoir{size: size, src: src, rng: rand.New(src)} // #nosec G404 -- a seeded, reproducible sample: not a secret
 }
 
 func (r *reservoir) clone() *reservoir {
@@ -35,7 +35,7 @@ func (r *reservoir) clone() *reservoir {
 	c.Items = append([]Sample(nil), r.Items...)
 	src := *r.src
 	c.src = &src
-	c.rng = rand.New(c.src)
+	c.rng = rand.New(c.src) // #nosec G404 -- a seeded, reproducible sample: not a secret
 	return &c
 }
 
@@ -45,7 +45,7 @@ func (r *reservoir) offer(s Sample) {
 		r.Items = append(r.Items, s)
 		return
 	}
-	if j := r.rng.Uint64N(r.Seen); j < uint64(r.size) {
+	if j := r.rng.Uint64N(r.Seen); j < uint64(r.size) { // #nosec G115 -- size ≤ len(r.Items) here: not negative
 		r.Items[j] = s
 	}
 }

@@ -35,7 +35,7 @@ func (r *Run) measureThroughput(st *Stage) {
 		skip = max(1, buckets(time.Duration(q50(e2e)*float64(time.Millisecond))))
 		// Seconds without a start are part of the stretch while a call may still
 		// be running or the next one be thinking; beyond that the stage was over.
-		pace := 3 * st.Steady / time.Duration(max(1, st.Calls))
+		pace := 3 * st.Steady / time.Duration(max(1, st.Calls)) // #nosec G115 -- a call count, far below 2^63
 		maxIdle = 1 + buckets(max(time.Duration(e2e.Quantile(0.99)*float64(time.Millisecond)), pace))
 	}
 	var seconds float64

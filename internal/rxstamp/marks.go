@@ -39,7 +39,7 @@ func (m *marks) add(end, ns, since int64) bool {
 		return false
 	}
 	m.list = append(m.list, mark{end, ns, since})
-	m.n.Store(int32(len(m.list))) //nolint:gosec // at most maxMarks
+	m.n.Store(int32(len(m.list))) // #nosec G115 -- at most maxMarks
 	return true
 }
 
@@ -57,7 +57,7 @@ func (m *marks) next(off int64) (mark, bool) {
 	}
 	if i > 0 {
 		m.list = append(m.list[:0], m.list[i:]...)
-		m.n.Store(int32(len(m.list))) //nolint:gosec // at most maxMarks
+		m.n.Store(int32(len(m.list))) // #nosec G115 -- at most maxMarks
 	}
 	if len(m.list) == 0 {
 		return mark{}, false

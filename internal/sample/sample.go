@@ -89,8 +89,8 @@ func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.adjust(now)
-	k := int(s.k)         //nolint:gosec // k ≤ the offered values of a window
-	phase := rand.IntN(k) //nolint:gosec // a sampling phase, not a secret
+	k := int(s.k)         // #nosec G115 -- k ≤ the offered values of a window
+	phase := rand.IntN(k) // #nosec G404 -- a sampling phase, not a secret
 	s.seen += uint64(n)
 	candidates := 0
 	if phase < n {
@@ -99,7 +99,7 @@ func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 	s.fill(now)
 	kept = max(0, min(candidates, int(s.tokens)))
 	s.tokens -= float64(kept)
-	s.dropped += uint64(n - kept)
+	s.dropped += uint64(n - kept) // #nosec G115 -- kept ≤ candidates ≤ n
 	return func(i int) bool {
 		if i < phase || (i-phase)%k != 0 {
 			return false

@@ -330,7 +330,7 @@ func (s *Schedule) Stats() Stats {
 	st := Stats{Kind: s.kind, Claimed: s.claimed, Late: s.late, MaxLag: s.maxLag, Over: s.over,
 		Segment: s.share.Segment(), Share: s.share.Fraction()}
 	if s.claimed > 0 {
-		st.MeanLag = s.sumLag / time.Duration(s.claimed) //nolint:gosec // a count of claims
+		st.MeanLag = s.sumLag / time.Duration(s.claimed) // #nosec G115 -- a count of claims
 	}
 	if !s.started {
 		return st

@@ -34,7 +34,7 @@ func newGapSource(cv float64, seed uint64) *gapSource {
 }
 
 func (s *gapSource) next() (float64, bool) {
-	r := rand.New(&s.pcg) //nolint:gosec // load shapes, not crypto
+	r := rand.New(&s.pcg) // #nosec G404 -- load shapes, not crypto
 	if s.shape == 1 {
 		s.pos += r.ExpFloat64()
 	} else {

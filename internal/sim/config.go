@@ -269,7 +269,7 @@ func (c *Config) Validate() error {
 // base. Each model starts from its "profile" (default "demo") and takes the
 // fields the file gives.
 func LoadConfigFile(path string, base Config) (Config, error) {
-	data, err := os.ReadFile(path) //nolint:gosec // the operator names the file
+	data, err := os.ReadFile(path) // #nosec G304 -- the operator names the file
 	if err != nil {
 		return base, err
 	}

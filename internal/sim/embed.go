@@ -184,7 +184,7 @@ func embedVector(seed uint64, text string, dim int) []float32 {
 		if h&1 == 1 {
 			sign = -1
 		}
-		v[(h>>1)%uint64(dim)] += sign //nolint:gosec // dim > 0
+		v[(h>>1)%uint64(dim)] += sign // #nosec G115 -- dim > 0
 	}
 	var norm float64
 	for _, x := range v {

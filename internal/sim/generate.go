@@ -148,7 +148,7 @@ func (s *Server) promptTokens(req *genRequest, m *model) ([]uint32, int) {
 	enc := s.tok.Encode(req.Prompt)
 	ids := make([]uint32, len(enc))
 	for i, t := range enc {
-		ids[i] = uint32(t) //nolint:gosec // token ids fit
+		ids[i] = uint32(t) // #nosec G115 -- token ids fit
 	}
 	return ids, len(ids)
 }
@@ -162,7 +162,7 @@ func (s *Server) textSeed(m *model, req *genRequest) uint64 {
 		h = splitmix64(h ^ uint64(id))
 	}
 	if req.Seed != nil {
-		h = splitmix64(h ^ uint64(*req.Seed)) //nolint:gosec // bits, not a quantity
+		h = splitmix64(h ^ uint64(*req.Seed)) // #nosec G115 -- bits, not a quantity
 	}
 	return h
 }
@@ -170,7 +170,7 @@ func (s *Server) textSeed(m *model, req *genRequest) uint64 {
 // outputLength is the number of tokens to generate and the finish reason.
 func (m *model) outputLength(maxTokens int, seed uint64) (int, string) {
 	var n int
-	rng := rand.New(rand.NewPCG(seed, 0x6f7574707574)) //nolint:gosec // simulation
+	rng := rand.New(rand.NewPCG(seed, 0x6f7574707574)) // #nosec G404 -- simulation
 	span := math.Max(m.p.OutputMeanTokens-float64(m.p.OutputMinTokens), 0)
 	switch m.p.OutputDist {
 	case "uniform": // [min, 2·mean − min]

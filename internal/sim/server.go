@@ -87,7 +87,7 @@ func newServer(cfg Config, clock Clock) (*Server, error) {
 		m := &model{
 			name: mc.Name, p: mc.ModelProfile, faults: fd, created: created,
 			eng: newEngine(mc.Name, mc.ModelProfile, clock),
-			rng: rand.New(rand.NewPCG(cfg.Seed, hashString(0, mc.Name))), //nolint:gosec // simulation, not crypto
+			rng: rand.New(rand.NewPCG(cfg.Seed, hashString(0, mc.Name))), // #nosec G404 -- simulation, not crypto
 		}
 		s.models[m.name] = m
 		s.order = append(s.order, m)
@@ -150,7 +150,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if rec == http.ErrAbortHandler { //nolint:errorlint,err113 // sentinel compared as net/http does
 				panic(rec)
 			}
-			log.Printf("llm-sim: panic serving %s %s: %v\n%s", r.Method, r.URL.Path, rec, debug.Stack())
+			log.Printf("llm-sim: panic serving %s %s: %v\n%s", r.Method, r.URL.Path, rec, debug.Stack()) // #nosec G706 -- llm-sim is a test server: it logs what the load generator sent
 			writeJSONError(w, openAIChat{}, &apiError{Status: http.StatusInternalServerError, Message: "internal error in llm-sim", Type: "server_error"})
 		}
 	}()

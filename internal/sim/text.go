@@ -61,7 +61,7 @@ func splitmix64(x uint64) uint64 {
 
 // wordIndex is the vocabulary index of output token i.
 func wordIndex(seed uint64, i int) int {
-	return int(splitmix64(seed^uint64(i)*0xd6e8feb86659fd93) % uint64(len(vocab))) //nolint:gosec // i >= 0
+	return int(splitmix64(seed^uint64(i)*0xd6e8feb86659fd93) % uint64(len(vocab))) // #nosec G115 -- i >= 0
 }
 
 // appendWords appends output tokens [from, from+n) of a request.

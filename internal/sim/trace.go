@@ -108,7 +108,7 @@ func openTrace(path string, w io.Writer) (*traceSink, error) {
 	}
 	t := &traceSink{w: w}
 	if path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644) //nolint:gosec // operator's path
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644) // #nosec G302 G304 -- operator's path
 		if err != nil {
 			return nil, err
 		}

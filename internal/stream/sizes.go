@@ -51,5 +51,5 @@ func follow(hint *atomic.Int32, n int) {
 	if old := int(hint.Load()); old > 0 {
 		n = min(n, 2*old)
 	}
-	hint.Store(int32(min(n, maxSizeHint))) //nolint:gosec // bounded above
+	hint.Store(int32(min(n, maxSizeHint))) // #nosec G115 -- bounded above
 }

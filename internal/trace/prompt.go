@@ -88,7 +88,7 @@ func (p *Prompts) Prompt(i int, unique uint64) string {
 
 // block writes n words drawn from the stream seeded by key.
 func (p *Prompts) block(sb *strings.Builder, key uint64, n int) {
-	r := rand.New(rand.NewPCG(key, 0x626c6f636b)) //nolint:gosec // text, not crypto
+	r := rand.New(rand.NewPCG(key, 0x626c6f636b)) // #nosec G404 -- text, not crypto
 	for range n {
 		sb.WriteString(p.words[r.IntN(len(p.words))])
 	}

@@ -191,7 +191,7 @@ func (b *builder) add(line int, ts float64, in, out int64, ids []uint32) error {
 	b.t.Output = append(b.t.Output, int32(out)) //nolint:gosec // checked above
 	if b.t.hashStart != nil {
 		b.t.hashes = append(b.t.hashes, ids...)
-		b.t.hashStart = append(b.t.hashStart, uint32(len(b.t.hashes))) //nolint:gosec // bounded by memory long before
+		b.t.hashStart = append(b.t.hashStart, uint32(len(b.t.hashes))) // #nosec G115 -- bounded by memory long before
 	}
 	if b.o.MaxRows > 0 && b.t.Rows() >= b.o.MaxRows {
 		b.done = true

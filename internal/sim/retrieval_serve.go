@@ -88,76 +88,24 @@ func (s *Server) serveRetrieval(w http.ResponseWriter, r *http.Request, rt *retr
 			s.trace.write(rec)
 		}
 	}()
-	errorBody := rt.errorBody
-	fail := func(e *apiError, o Outcome) {
-		rec.Status, rec.Outcome, rec.Error = e.Status, o, e.Message
-		writeRetrievalError(w, errorBody, e)
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		fail(badRequest("", "could not read the request body: "+err.Error()), OutcomeBadRequest)
+	c := &retrievalCall{s: s, w: w, r: r, rt: rt, rec: rec, errorBody: rt.errorBody}
+	req, m, faults, ok := c.read()
+	if !ok {
 		return
 	}
-	tei := rt.api == "tei"
-	if rt.api == "rerank" {
-		rec.Op = "rerank"
-		if tei = isTEIRerank(body); tei {
-			errorBody = teiErrorBody
-		}
-	}
-	req, aerr := rt.parse(r, body)
-	if aerr != nil {
-		fail(aerr, OutcomeBadRequest)
-		return
-	}
-	m := s.order[0]
-	if req.Model != "" {
-		var ok bool
-		if m, ok = s.models[req.Model]; !ok {
-			fail(&apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model", Code: "model_not_found",
-				Message: fmt.Sprintf("The model %q does not exist (llm-sim serves: %s)", req.Model, strings.Join(s.Models(), ", "))}, OutcomeBadRequest)
-			return
-		}
-	}
-	rec.Model = m.name
-
-	faults, err := m.requestFaults(r)
-	if err != nil {
-		fail(badRequest(FaultHeader, err.Error()), OutcomeBadRequest)
-		return
-	}
-	rec.Fault = faults.String()
-
-	// One sequence per input, or per (query, document) pair.
-	var seqTokens []int
-	if rec.Op == "rerank" {
-		q := s.tok.Count(req.Query)
-		for _, d := range req.Documents {
-			seqTokens = append(seqTokens, q+s.tok.Count(d))
-		}
-	} else {
-		for _, in := range req.Inputs {
-			seqTokens = append(seqTokens, max(s.tok.Count(in), 1))
-		}
-	}
-	rec.Inputs = len(seqTokens)
-	for _, n := range seqTokens {
-		rec.PromptTokens += n
-	}
-
+	seqTokens := c.sequences(req)
 	if faults.HeadersDelay > 0 && !s.sleep(r.Context(), faults.HeadersDelay) {
 		rec.Outcome = OutcomeCanceled
 		return
 	}
 	if st := faults.Status; st != 0 {
-		fail(statusFault(w, st), OutcomeStatus)
+		c.fail(statusFault(w, st), OutcomeStatus)
 		return
 	}
 	if faults.HTML {
 		writeHTMLFault(w, rec)
 		return
 	}
-
 	tl, outcome, aerr := s.runSequences(r.Context(), m, seqTokens, faults.TTFT)
 	rec.EnqueuedNS, rec.AdmittedNS = unixNano(tl.Enqueued), unixNano(tl.Admitted)
 	rec.PrefillStartNS, rec.PrefillEndNS = unixNano(tl.PrefillStart), unixNano(tl.PrefillEnd)
@@ -165,44 +113,127 @@ func (s *Server) serveRetrieval(w http.ResponseWriter, r *http.Request, rt *retr
 		if aerr.Status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", strconv.Itoa(m.p.RetryAfterSec))
 		}
-		fail(aerr, outcome)
+		c.fail(aerr, outcome)
 		return
 	}
 	if outcome == OutcomeCanceled {
 		rec.Outcome = OutcomeCanceled
 		return
 	}
+	c.answer(req, m, tl, faults, id)
+}
 
+// retrievalCall is one embeddings or rerank request being served.
+type retrievalCall struct {
+	s         *Server
+	w         http.ResponseWriter
+	r         *http.Request
+	rt        *retrievalRoute
+	rec       *TraceRecord
+	errorBody func(*apiError) []byte // the route's, or TEI's for a TEI rerank
+	tei       bool                   // TEI's rerank shape
+}
+
+// fail answers with a classified error and records it.
+func (c *retrievalCall) fail(e *apiError, o Outcome) {
+	c.rec.Status, c.rec.Outcome, c.rec.Error = e.Status, o, e.Message
+	writeRetrievalError(c.w, c.errorBody, e)
+}
+
+// read reads and parses the request, and finds its model and faults; ok is
+// false when it answered with an error instead.
+func (c *retrievalCall) read() (req *retrievalRequest, m *model, faults Faults, ok bool) {
+	s, rec := c.s, c.rec
+	body, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		c.fail(badRequest("", "could not read the request body: "+err.Error()), OutcomeBadRequest)
+		return nil, nil, faults, false
+	}
+	c.tei = c.rt.api == "tei"
+	if c.rt.api == "rerank" {
+		rec.Op = "rerank"
+		if c.tei = isTEIRerank(body); c.tei {
+			c.errorBody = teiErrorBody
+		}
+	}
+	req, aerr := c.rt.parse(c.r, body)
+	if aerr != nil {
+		c.fail(aerr, OutcomeBadRequest)
+		return nil, nil, faults, false
+	}
+	m = s.order[0]
+	if req.Model != "" {
+		var found bool
+		if m, found = s.models[req.Model]; !found {
+			c.fail(&apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model", Code: "model_not_found",
+				Message: fmt.Sprintf("The model %q does not exist (llm-sim serves: %s)", req.Model, strings.Join(s.Models(), ", "))}, OutcomeBadRequest)
+			return nil, nil, faults, false
+		}
+	}
+	rec.Model = m.name
+	if faults, err = m.requestFaults(c.r); err != nil {
+		c.fail(badRequest(FaultHeader, err.Error()), OutcomeBadRequest)
+		return nil, nil, faults, false
+	}
+	rec.Fault = faults.String()
+	return req, m, faults, true
+}
+
+// sequences is the prompt tokens of each sequence the request becomes: one
+// per input, or per (query, document) pair.
+func (c *retrievalCall) sequences(req *retrievalRequest) []int {
+	var seqTokens []int
+	tok := c.s.tok
+	if c.rec.Op == "rerank" {
+		q := tok.Count(req.Query)
+		for _, d := range req.Documents {
+			seqTokens = append(seqTokens, q+tok.Count(d))
+		}
+	} else {
+		for _, in := range req.Inputs {
+			seqTokens = append(seqTokens, max(tok.Count(in), 1))
+		}
+	}
+	c.rec.Inputs = len(seqTokens)
+	for _, n := range seqTokens {
+		c.rec.PromptTokens += n
+	}
+	return seqTokens
+}
+
+// answer writes the vectors or scores once every sequence has ended.
+func (c *retrievalCall) answer(req *retrievalRequest, m *model, tl seqTimeline, faults Faults, id string) {
+	rec := c.rec
 	meta := &retrievalMeta{id: id, model: m.name, tokens: rec.PromptTokens, totalNS: unixNano(tl.PrefillEnd) - rec.ArrivalNS}
 	var out []byte
 	if rec.Op == "rerank" {
-		out = renderRerank(tei, req, meta)
+		out = renderRerank(c.tei, req, meta)
 	} else {
 		dim := req.Dimensions
 		if dim == 0 {
 			dim = defaultEmbedDim
 		}
-		seed := hashString(splitmix64(s.cfg.Seed), m.name)
+		seed := hashString(splitmix64(c.s.cfg.Seed), m.name)
 		vecs := make([][]float32, len(req.Inputs))
 		for i, in := range req.Inputs {
 			vecs[i] = embedVector(seed, in, dim)
 		}
-		out = renderEmbeddings(rt.api, req, vecs, meta)
+		out = renderEmbeddings(c.rt.api, req, vecs, meta)
 	}
-	h := w.Header()
+	h := c.w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Server-Timing", rec.ServerTiming(unixNano(tl.PrefillEnd)))
 	rec.Status, rec.HeadersNS = http.StatusOK, time.Now().UnixNano()
 	if faults.Disconnect >= 0 {
 		// Half the answer, then the connection drops: a body cut short.
 		h.Set("Content-Length", strconv.Itoa(len(out)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(out[:len(out)/2])
-		_ = http.NewResponseController(w).Flush()
+		c.w.WriteHeader(http.StatusOK)
+		_, _ = c.w.Write(out[:len(out)/2])
+		_ = http.NewResponseController(c.w).Flush()
 		rec.Outcome, rec.DoneNS = OutcomeDisconnect, time.Now().UnixNano()
 		panic(http.ErrAbortHandler)
 	}
-	if _, err := w.Write(out); err != nil {
+	if _, err := c.w.Write(out); err != nil {
 		rec.Outcome, rec.Error = OutcomeCanceled, err.Error()
 	}
 	rec.DoneNS = time.Now().UnixNano()

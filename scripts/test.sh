@@ -44,7 +44,7 @@ echo
 echo "=== make test summary ($(fmt_time $(($(date +%s) - t_all))) in all)"
 printf '%-15s %8s %7s %7s %8s  %s\n' stage time passed failed skipped result
 printf '%s\n' "${rows[@]}"
-[ "$total_skip" = 0 ] || echo "($total_skip skipped: each said why above, on its --- SKIP line)"
+[ "$total_skip" = 0 ] || echo "($total_skip skipped: each said why above)"
 [ ${#failed_stages[@]} = 0 ] || echo "failed: ${failed_stages[*]} (make ${failed_stages[0]} runs one again)"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ] && [ ${#failed_stages[@]} = 0 ]

@@ -365,6 +365,7 @@ func diagnoseServer(r *Run, views []servermetrics.View, findings []Finding) []Fi
 					"concurrency limit, raise gpu-memory-utilization, or use a larger accelerator. " + guideLink("kv_pressure"),
 			})
 		}
+		findings = serverCacheEvidence(run, v, client, findings)
 		// Clients of one server may not all name it: a count that matches the
 		// whole run's is not another tenant's.
 		if ev := countEvidence(run, v.Run); len(ev) > 0 && (run == r || len(countEvidence(r, v.Run)) > 0) {
@@ -378,6 +379,44 @@ func diagnoseServer(r *Run, views []servermetrics.View, findings []Finding) []Fi
 		}
 	}
 	return findings
+}
+
+// serverCacheEvidence adds the server's own prefix-cache hit ratio to
+// cache_busted when the client sent shared-prefix prompts: as more evidence
+// when the client's usage already showed the misses, or as the finding when
+// the client could not tell (no cached-token count in the usage) and the
+// server found none of the tokens it looked up. A low but non-zero ratio
+// alone says nothing: the share of a prompt its shared prefix is, which the
+// ratio is in, is not known here.
+func serverCacheEvidence(run *Run, v servermetrics.View, client string, findings []Finding) []Finding {
+	if v.Run == nil || v.Run.PrefixHitRatio == nil {
+		return findings
+	}
+	var shared, known uint64
+	for _, cat := range run.Categories() {
+		g := run.Category(cat)
+		shared += g.SharedPrefix
+		known += g.SharedHit + g.SharedMiss
+	}
+	if shared < cacheMinKnown {
+		return findings
+	}
+	ratio := *v.Run.PrefixHitRatio
+	ev := fmt.Sprintf("server %s over the run: %s of the prompt tokens it looked up were in its prefix cache (Δhits/Δqueries), "+
+		"with %d shared-prefix calls", v.Endpoint, fmtPct(ratio), shared)
+	if i := slices.IndexFunc(findings, func(f Finding) bool { return f.ID == "cache_busted" && f.Client == client }); i >= 0 {
+		findings[i].Evidence = append(findings[i].Evidence, ev)
+		return findings
+	}
+	if known >= cacheMinKnown || ratio > 0 {
+		return findings
+	}
+	return append(findings, Finding{
+		ID: "cache_busted", Title: "Cache busted: the server's prefix cache found none of the shared prefixes", Severity: "warning",
+		Evidence: []string{ev}, Client: client,
+		Advice: "Something makes the prefix differ between calls: a timestamp, request id or random field early in the " +
+			"prompt, a different system prompt, or routing to replicas that do not share a cache. " + guideLink("cache_busted"),
+	})
 }
 
 func windowLabel(w *servermetrics.Window) string {

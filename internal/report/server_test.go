@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // serverView is a server's view of a run, as internal/servermetrics gives it.
@@ -91,6 +92,34 @@ func TestServerFindingsCiteTheServer(t *testing.T) {
 	fs = diagnoseServer(r, []servermetrics.View{foreign}, nil)
 	require.Equal(t, []string{"server_count_mismatch"}, ids(fs))
 	assert.Contains(t, fs[0].Evidence[0], "the server finished")
+}
+
+// Shared-prefix prompts the server's cache never found: cache_busted from the
+// server's own counters when the client's usage could not tell, one more line
+// of evidence when it could.
+func TestServerCacheBusted(t *testing.T) {
+	sy := synth{seed: 1, stages: []synthStage{{12, 90}}, sharedPrefix: true}
+	c := NewCollector(Options{Start: t0})
+	for _, o := range sy.observations() {
+		o.Cache, o.Usage.CachedTokens = stream.CacheUnknown, 0 // a server whose usage says nothing of its cache
+		c.Add(o)
+	}
+	unknown := c.Snapshot()
+	calls, prompt := runTotals(unknown)
+	v := serverView(float64(calls), float64(prompt), servermetrics.GaugeStats{Samples: 90}, nil)
+	v.Run.PrefixHitRatio = ptr(0.0)
+	fs := diagnoseServer(unknown, []servermetrics.View{v}, nil)
+	require.Equal(t, []string{"cache_busted"}, ids(fs))
+	assert.Contains(t, fs[0].Evidence[0], "0.0% of the prompt tokens it looked up")
+	v.Run.PrefixHitRatio = ptr(0.02)
+	assert.Empty(t, diagnoseServer(unknown, []servermetrics.View{v}, nil), "a low ratio alone is not evidence")
+
+	known := sy.collect() // every call's cache state known (all misses)
+	v.Run.PrefixHitRatio = ptr(0.0)
+	assert.Empty(t, diagnoseServer(known, []servermetrics.View{v}, nil), "the client's own rule speaks for known states")
+	fs = diagnoseServer(known, []servermetrics.View{v}, []Finding{{ID: "cache_busted", Evidence: []string{"client"}}})
+	require.Equal(t, []string{"cache_busted"}, ids(fs))
+	assert.Len(t, fs[0].Evidence, 2)
 }
 
 // A queue shorter than any user would notice is not a queue, whatever its

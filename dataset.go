@@ -165,6 +165,19 @@ func (j *jsDataset) Draw(v sobek.Value) (map[string]any, error) {
 	return itemObject(p.Draw(uint64(n))), nil // #nosec G115 -- indexArg refuses negative numbers
 }
 
+// DrawInTest returns the whole test's draw n, whatever this instance's
+// share: keyed on an index that is unique across instances
+// (exec.scenario.iterationInTest, a schedule credit's seq), the instances
+// together draw exactly what one instance would, item for item, whatever
+// the executor and however k6 split the VUs and iterations.
+func (j *jsDataset) DrawInTest(v sobek.Value) (map[string]any, error) {
+	n, err := indexArg(v, "drawInTest(n): n")
+	if err != nil {
+		return nil, err
+	}
+	return itemObject(j.d.Part(dataset.Share{}).Draw(uint64(n))), nil
+}
+
 // At returns item i (modulo size).
 func (j *jsDataset) At(v sobek.Value) (map[string]any, error) {
 	i, err := indexArg(v, "at(i): i")

@@ -672,6 +672,12 @@ declare module "k6/x/llmstream" {
     next(): DatasetItem;
     /** Draw number `n`, without advancing (reproducible: key it on `exec.scenario.iterationInInstance`). */
     draw(n: number): DatasetItem;
+    /**
+     * The whole test's draw `n`, whatever this instance's share: key it on an index unique across
+     * instances (`exec.scenario.iterationInTest`, a schedule credit's `seq`) and the instances together
+     * draw exactly what one instance would, item for item, whatever the executor and VU split.
+     */
+    drawInTest(n: number): DatasetItem;
     /** Item `i` (modulo size). */
     at(i: number): DatasetItem;
     /** Distinct items. */

@@ -150,7 +150,7 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 	}
 	rs := rp.state
 	run := rs.coll().Snapshot()
-	run.SetDispatch(dispatchAccount(rp.schedules, data))
+	run.SetDispatch(dispatchAccount(rp.vu.Runtime(), rp.schedules, data))
 	if o.MinStage > 0 {
 		run.SetMinStage(o.MinStage)
 	}

@@ -375,7 +375,7 @@ func (j *jsSchedule) Info() map[string]any {
 // dispatchAccount is the report's account of what was not sent on time:
 // every schedule's counters and k6's dropped_iterations from
 // handleSummary's data (nil when there is nothing to say).
-func dispatchAccount(list *scheduleList, data sobek.Value) *report.Dispatch {
+func dispatchAccount(rt *sobek.Runtime, list *scheduleList, data sobek.Value) *report.Dispatch {
 	d := &report.Dispatch{}
 	for _, s := range list.all() {
 		st := s.current().Stats()
@@ -389,7 +389,7 @@ func dispatchAccount(list *scheduleList, data sobek.Value) *report.Dispatch {
 		}
 		d.Schedules = append(d.Schedules, ss)
 	}
-	if n, ok := k6Dropped(data); ok && n > 0 {
+	if n, ok := k6Dropped(rt, data); ok && n > 0 {
 		d.K6Dropped = &n
 	}
 	if len(d.Schedules) == 0 && d.K6Dropped == nil {
@@ -398,20 +398,23 @@ func dispatchAccount(list *scheduleList, data sobek.Value) *report.Dispatch {
 	return d
 }
 
-// k6Dropped reads data.metrics.dropped_iterations.values.count.
-func k6Dropped(data sobek.Value) (float64, bool) {
-	if data == nil || sobek.IsUndefined(data) || sobek.IsNull(data) {
+// k6Dropped reads data.metrics.dropped_iterations.values.count, walking the
+// JS object (handleSummary's data holds Go values that Export does not turn
+// into plain maps).
+func k6Dropped(rt *sobek.Runtime, data sobek.Value) (float64, bool) {
+	v := data
+	for _, key := range []string{"metrics", "dropped_iterations", "values", "count"} {
+		if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+			return 0, false
+		}
+		o := v.ToObject(rt)
+		if o == nil {
+			return 0, false
+		}
+		v = o.Get(key)
+	}
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
 		return 0, false
 	}
-	m, _ := data.Export().(map[string]any)
-	metrics, _ := m["metrics"].(map[string]any)
-	di, _ := metrics["dropped_iterations"].(map[string]any)
-	values, _ := di["values"].(map[string]any)
-	switch n := values["count"].(type) {
-	case float64:
-		return n, true
-	case int64:
-		return float64(n), true
-	}
-	return 0, false
+	return v.ToFloat(), true
 }

@@ -55,8 +55,19 @@ vet: $(PROGRESS)
 ## a second golangci-lint on the machine (an editor's) is waited for, not an error.
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT := $(CURDIR)/.cache/tools/$(GOLANGCI_LINT_VERSION)/golangci-lint
-lint: $(GOLANGCI_LINT) $(PROGRESS)
+lint: $(GOLANGCI_LINT) $(GOSEC) $(PROGRESS)
 	@$(PROGRESS) -stage lint $(COUNTS) -hint 'golangci-lint checks every package' -- $(GOLANGCI_LINT) run --allow-serial-runners ./...
+	@$(PROGRESS) -stage gosec -hint 'gosec checks every non-test file' -- $(GOSEC) -quiet -exclude-generated ./...
+
+## gosec: the security check of the k6 extension registry (`xk6 lint`), run as it runs it (every rule, every
+## non-test file; a finding accepted on purpose carries `#nosec G… -- why`); part of make lint.
+GOSEC_VERSION ?= v2.30.0
+GOSEC := $(CURDIR)/.cache/tools/gosec-$(GOSEC_VERSION)/gosec
+gosec: $(GOSEC)
+	$(GOSEC) -quiet -exclude-generated ./...
+
+$(GOSEC):
+	env GOBIN=$(dir $(GOSEC)) $(GO) install github.com/securego/gosec/v2/cmd/gosec@$(GOSEC_VERSION)
 
 $(GOLANGCI_LINT): | $(PROGRESS)
 	@echo "lint: installing golangci-lint $(GOLANGCI_LINT_VERSION) into .cache/tools: go install compiles it from source, about 5 minutes on an empty Go cache (once)"

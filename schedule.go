@@ -304,7 +304,7 @@ func (j *jsSchedule) Next() (map[string]any, error) {
 		"lag": float64(c.Lag) / float64(time.Millisecond),
 	}
 	if tr := j.s.tr; tr != nil {
-		row := int(c.Seq % uint64(tr.Rows())) //nolint:gosec // a row index
+		row := int(c.Seq % uint64(tr.Rows())) // #nosec G115 -- a row index, below tr.Rows()
 		out["row"] = row
 		out["inputTokens"] = tr.Input[row]
 		out["outputTokens"] = tr.Output[row]

@@ -84,6 +84,7 @@ func TestRerankAgainstTheSimulator(t *testing.T) {
 // policy, a slow answer meets the first-token timeout (the wait for the
 // headers), and bad bodies are errors naming the option.
 func TestRetrievalRetriesAndErrorClasses(t *testing.T) {
+	noLeaks(t)
 	base, _ := startSim(t, "fast")
 	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'sim',
 		retry: {attempts: 2, on: ['http_5xx'], backoff: {base: '10ms'}}});`, base))

@@ -165,13 +165,12 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 		}
 	}
 	info := rp.state.info.runInfo(rp.scope, rp.version)
-	cmp := report.CompareWith(run, base, info)
 	meta := rp.runMeta(o.Meta)
-	ro := report.RenderOptions{Title: o.Title, Meta: meta, Info: info, Server: rp.serverViews(run)}
+	ro := report.RenderOptions{Title: o.Title, Meta: meta, Info: info, Server: rp.serverViews(run), Baseline: base}
 	if base != nil {
 		ro.BaselineServer = base.Server
 	}
-	text, html, record, err := report.Render(run, cmp, ro)
+	text, html, record, err := report.Render(run, nil, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -111,7 +111,7 @@ func merge(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		merged.Comparison = report.CompareRecords(merged, base)
+		merged.Comparison = report.Compare(merged, base)
 	}
 	if *out != "" {
 		b, err := json.MarshalIndent(merged, "", " ")

@@ -2,8 +2,10 @@ package report
 
 import (
 	"hash/fnv"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"time"
 )
@@ -68,16 +70,6 @@ var compareStats = []struct { //nolint:gochecknoglobals // read-only table
 	q    float64
 }{{"p50", 0.5}, {"p95", 0.95}, {"p99", 0.99}}
 
-// CompareWith is Compare plus the differences between how this run (info)
-// and the baseline were made.
-func CompareWith(r *Run, base *Record, info *RunInfo) *Comparison {
-	c := Compare(r, base)
-	if c != nil {
-		c.Differences = Differences(info, base.Run)
-	}
-	return c
-}
-
 // DifferencesLine is the comparison's warning line, "" when the runs were made alike.
 func (c *Comparison) DifferencesLine() string {
 	if c == nil || len(c.Differences) == 0 {
@@ -86,37 +78,52 @@ func (c *Comparison) DifferencesLine() string {
 	return describeDifferences(c.Differences)
 }
 
-// Compare sets the run against a baseline record: for every category both
-// have, P50/P95/P99 of TTFT, E2E and TPOT with a bootstrap confidence interval
-// of the difference. The bootstrap is seeded, so the same inputs give the
-// same intervals. Without samples on either side the row has no interval and
-// its verdict is "no significant change".
-func Compare(r *Run, base *Record) *Comparison {
-	if r == nil || base == nil {
+// Compare sets a run record against a baseline record: for every category
+// both have, P50/P95/P99 of TTFT, E2E and TPOT with a bootstrap confidence
+// interval of the difference, and how the two runs were made differently. It
+// is the one comparison: a run is compared through its record (NewRecord),
+// and a merged run is a record like any other. The bootstrap is seeded, so the
+// same inputs give the same intervals. Without samples on either side the row
+// has no interval and its verdict is "no significant change".
+func Compare(cur, base *Record) *Comparison {
+	if cur == nil || base == nil {
 		return nil
 	}
 	c := newComparison(base)
-	if r.PerClient() && len(base.Clients) > 0 {
+	c.Differences = Differences(cur.Run, base.Run)
+	seed := cur.seed
+	if seed == 0 {
+		seed = recordCompareSeed
+	}
+	if len(cur.Clients) > 0 && len(base.Clients) > 0 {
 		// Two providers or models in one run are compared each with itself:
 		// merged, a faster client's calls would hide the other's regression.
-		for _, name := range r.Clients() {
-			if bc := base.Clients[clientLabel(name)]; bc != nil {
-				c.compareRun(r.Client(name), clientLabel(name), bc.Categories)
+		for _, name := range slices.Sorted(maps.Keys(cur.Clients)) {
+			if bc := base.Clients[name]; bc != nil {
+				c.compareCategories(name, cur.Clients[name].Categories, bc.Categories, seed)
 			}
 		}
 		return c
 	}
-	c.compareRun(r, "", base.Categories)
+	c.compareCategories("", cur.Categories, base.Categories, seed)
 	return c
 }
 
-// compareRun adds the rows of every category of a run (or one client's view).
-func (c *Comparison) compareRun(r *Run, client string, base map[string]*CategoryRecord) {
-	for _, cat := range r.Categories() {
-		g := r.Category(cat)
+// compareCategories adds the rows of every category (not "all") of a run or
+// of one client's part of it.
+func (c *Comparison) compareCategories(client string, cur, base map[string]*CategoryRecord, seed uint64) {
+	for _, cat := range slices.Sorted(maps.Keys(cur)) {
+		if cat == AllCategories {
+			continue
+		}
+		cr := cur[cat]
 		n := len(c.Rows)
-		c.compareCategory(cat, base[cat], r.opt.Seed, func(m Metric) ([]float64, *Sketch) {
-			return samplesOf(r.samples[cat], m), g.S(m)
+		c.compareCategory(cat, base[cat], seed, func(m Metric) ([]float64, *Sketch) {
+			var s *Sketch
+			if mr := cr.Metrics[m.String()]; mr != nil {
+				s = mr.Sketch
+			}
+			return cr.Samples[m.String()], s
 		})
 		for i := n; i < len(c.Rows); i++ {
 			c.Rows[i].Client = client
@@ -124,33 +131,9 @@ func (c *Comparison) compareRun(r *Run, client string, base map[string]*Category
 	}
 }
 
-// CompareRecords sets a run record against a baseline record the way
-// Compare sets a run: for a run that exists only as a record, such as the
-// merge of the records of several k6 instances.
-func CompareRecords(cur, base *Record) *Comparison {
-	if cur == nil || base == nil {
-		return nil
-	}
-	c := newComparison(base)
-	c.Differences = Differences(cur.Run, base.Run)
-	for _, cat := range sortedCategories(cur) {
-		if cat == AllCategories {
-			continue // as Compare: categories only
-		}
-		cr := cur.Categories[cat]
-		c.compareCategory(cat, base.Categories[cat], recordCompareSeed, func(m Metric) ([]float64, *Sketch) {
-			var s *Sketch
-			if mr := cr.Metrics[m.String()]; mr != nil {
-				s = mr.Sketch
-			}
-			return cr.Samples[m.String()], s
-		})
-	}
-	return c
-}
-
-// recordCompareSeed seeds the bootstrap of CompareRecords: the same files
-// always give the same intervals.
+// recordCompareSeed seeds the bootstrap of a record read from a file (or
+// merged): the same files always give the same intervals. A run's own record
+// keeps the collector's seed.
 const recordCompareSeed = 1
 
 func newComparison(base *Record) *Comparison {

@@ -42,7 +42,7 @@ func TestCompareSeveralClientsEachWithItself(t *testing.T) {
 	slower.queueMS = func(int) float64 { return 700 }
 	again := fast
 	again.seed = 3
-	c := Compare(twoClients(again, slower), base)
+	c := Compare(NewRecord(twoClients(again, slower), nil, nil, nil), base)
 	seen := map[string]bool{}
 	for _, row := range c.Rows {
 		seen[row.Client] = true

@@ -34,7 +34,7 @@ func verdicts(c *Comparison, metric, stat string) map[string]string {
 func TestCompareSameServiceIsNoChange(t *testing.T) {
 	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 120}}})
 	cur := synth{seed: 2, stages: []synthStage{{16, 120}}}.collect() // same service, other noise
-	c := Compare(cur, base)
+	c := Compare(NewRecord(cur, nil, nil, nil), base)
 	if len(c.Rows) == 0 {
 		t.Fatal("no rows")
 	}
@@ -52,13 +52,13 @@ func TestCompareSameServiceIsNoChange(t *testing.T) {
 func TestCompareDetectsRegressionAndImprovement(t *testing.T) {
 	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 120}}})
 	slower := synth{seed: 2, stages: []synthStage{{16, 120}}, queueMS: func(int) float64 { return 300 }}.collect()
-	for cat, v := range verdicts(Compare(slower, base), "ttft", "p50") {
+	for cat, v := range verdicts(Compare(NewRecord(slower, nil, nil, nil), base), "ttft", "p50") {
 		if v != VerdictWorse {
 			t.Errorf("%s: TTFT +300 ms judged %q", cat, v)
 		}
 	}
 	faster := synth{seed: 3, stages: []synthStage{{16, 120}}, tpsAt: func(int) float64 { return 80 }}.collect()
-	for cat, v := range verdicts(Compare(faster, base), "tpot", "p50") {
+	for cat, v := range verdicts(Compare(NewRecord(faster, nil, nil, nil), base), "tpot", "p50") {
 		if v != VerdictBetter {
 			t.Errorf("%s: decode 50→80 tok/s judged %q for TPOT", cat, v)
 		}
@@ -68,7 +68,7 @@ func TestCompareDetectsRegressionAndImprovement(t *testing.T) {
 func TestBootstrapIsDeterministic(t *testing.T) {
 	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 60}}})
 	cur := synth{seed: 2, stages: []synthStage{{16, 60}}}.collect()
-	a, b := Compare(cur, base), Compare(cur, base)
+	a, b := Compare(NewRecord(cur, nil, nil, nil), base), Compare(NewRecord(cur, nil, nil, nil), base)
 	for i := range a.Rows {
 		if a.Rows[i] != b.Rows[i] {
 			t.Fatalf("row %d differs between two comparisons: %+v vs %+v", i, a.Rows[i], b.Rows[i])
@@ -141,7 +141,7 @@ func TestEmptyRunRecordsAndCompares(t *testing.T) {
 	if _, ok := rec.P95(AllCategories, "ttft"); ok {
 		t.Fatal("an empty run has no P95")
 	}
-	if c := Compare(r, rec); c == nil || len(c.Rows) != 0 {
+	if c := Compare(NewRecord(r, nil, nil, nil), rec); c == nil || len(c.Rows) != 0 {
 		t.Fatalf("an empty run compares nothing: %+v", c)
 	}
 	if _, err := MarshalRecord(nil, nil, nil, nil); err == nil {

@@ -118,6 +118,6 @@ func BenchmarkCompare(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		Compare(r, base)
+		Compare(NewRecord(r, nil, nil, nil), base)
 	}
 }

@@ -136,14 +136,14 @@ func TestMergeOfSegmentsEqualsTheWholeRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, row := range Compare(whole, back).Rows {
+	for _, row := range Compare(NewRecord(whole, nil, nil, nil), back).Rows {
 		if row.Verdict != VerdictSame {
 			t.Errorf("the whole run judged %q against the merge of its parts: %+v", row.Verdict, row)
 		}
 	}
 	// Compared as a record with the single run's record: nothing changed, and
 	// the same rows and figures as comparing the live run with the merge.
-	cr := CompareRecords(merged, single)
+	cr := Compare(merged, single)
 	if len(cr.Rows) == 0 || len(cr.Differences) != 0 {
 		t.Fatalf("record comparison: %d rows, differences %q", len(cr.Rows), cr.Differences)
 	}
@@ -154,12 +154,12 @@ func TestMergeOfSegmentsEqualsTheWholeRun(t *testing.T) {
 	}
 	slower := recordThrough(t, "slower.json", synth{seed: 12, stages: []synthStage{{16, 60}},
 		queueMS: func(int) float64 { return 300 }}.collect(), testInfo(""))
-	for _, row := range CompareRecords(merged, slower).Rows {
+	for _, row := range Compare(merged, slower).Rows {
 		if row.Metric == "ttft" && row.Stat == "p50" && row.Verdict != VerdictBetter {
 			t.Errorf("%s: TTFT 300 ms faster than the baseline judged %q", row.Category, row.Verdict)
 		}
 	}
-	merged.Comparison = CompareRecords(merged, slower)
+	merged.Comparison = Compare(merged, slower)
 	text := RenderRecordText(merged)
 	for _, want := range []string{"merged from 3 instances", "0:1/3", "2/3:1", "ttft", "no stages", "figures changed significantly"} {
 		if !strings.Contains(text, want) {

@@ -46,6 +46,7 @@ type Record struct {
 	Server []servermetrics.View `json:"server,omitempty"`
 
 	source string // the file it was read from, for messages
+	seed   uint64 // the collector's seed, for the comparison's bootstrap (0: read from a file)
 }
 
 // CategoryRecord summarises one category.
@@ -116,7 +117,7 @@ func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any)
 	}
 	rec := &Record{
 		Format: RecordFormat, Meta: meta, Start: r.First, End: r.Last,
-		Categories: map[string]*CategoryRecord{}, Findings: findings, Comparison: cmp,
+		Categories: map[string]*CategoryRecord{}, Findings: findings, Comparison: cmp, seed: r.opt.Seed,
 	}
 	rec.Clients, rec.Routes, rec.Paired = clientRecords(r), routeRecords(r), r.Paired()
 	if ex := r.Excluded; ex.Summary() != "" {
@@ -175,13 +176,31 @@ func MarshalRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]
 }
 
 func marshalRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOptions) ([]byte, error) {
+	rec, err := runRecord(r, findings, cmp, opt)
+	if err != nil {
+		return nil, err
+	}
+	return encodeRecord(rec)
+}
+
+// runRecord is the record of a run as Render writes it: how it was made, the
+// servers' view, and the comparison with opt.Baseline unless cmp is given.
+func runRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOptions) (*Record, error) {
 	if r == nil {
 		return nil, errors.New("report: no run to record")
 	}
-	rec := NewRecord(r, findings, cmp, opt.Meta)
+	rec := NewRecord(r, findings, nil, opt.Meta)
 	rec.Run = opt.Info
 	rec.Server = opt.Server
 	rec.Dispatch = r.Dispatch
+	if cmp == nil {
+		cmp = Compare(rec, opt.Baseline)
+	}
+	rec.Comparison = cmp
+	return rec, nil
+}
+
+func encodeRecord(rec *Record) ([]byte, error) {
 	b, err := json.MarshalIndent(rec, "", " ")
 	if err != nil {
 		return nil, fmt.Errorf("report: encoding the run record: %w", err)

@@ -56,7 +56,7 @@ func TestFormat1RecordLoadsAsBaselineWithTheSameFigures(t *testing.T) {
 	}
 	// The same run, collected again by this version, compares equal to it.
 	cur := synth{seed: 1, stages: []synthStage{{4, 30}}}.collect()
-	c := Compare(cur, rec)
+	c := Compare(NewRecord(cur, nil, nil, nil), rec)
 	if c == nil || len(c.Rows) == 0 {
 		t.Fatal("no comparison against the converted baseline")
 	}

@@ -26,11 +26,16 @@ type RenderOptions struct {
 	// Server is the servers' own view (serverMetrics), shown beside the
 	// client's figures and stored in the record (server.go).
 	Server []servermetrics.View
+	// Baseline is the record this run is compared with (Compare), when Render
+	// is given no comparison of its own.
+	Baseline *Record
 	// BaselineServer is the baseline record's server view, compared with it.
 	BaselineServer []servermetrics.View
 }
 
-// Render produces the three outputs of a run at once.
+// Render produces the three outputs of a run at once: the run's record
+// (compared with opt.Baseline unless cmp is given), then the text and the
+// HTML page of the same figures.
 func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, record []byte, err error) {
 	if r == nil {
 		return "", nil, nil, fmt.Errorf("report: no run to render")
@@ -40,8 +45,12 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 		findings = diagnoseServer(r, opt.Server, Diagnose(r))
 	}
 	opt.Findings = findings
-	record, err = marshalRecord(r, findings, cmp, opt)
+	rec, err := runRecord(r, findings, cmp, opt)
 	if err != nil {
+		return "", nil, nil, err
+	}
+	cmp = rec.Comparison
+	if record, err = encodeRecord(rec); err != nil {
 		return "", nil, nil, err
 	}
 	return RenderText(r, findings, cmp) + serverText(r, opt.Server, opt.BaselineServer), RenderHTML(r, cmp, opt), record, nil

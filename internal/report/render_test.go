@@ -22,7 +22,7 @@ func sampleReport(t *testing.T) (string, []byte, []byte) {
 	base := recordOf(t, synth{seed: 1, stages: steps(8, 16, 24, 32), hitRate: 0.5})
 	run := synth{seed: 2, stages: steps(8, 16, 24, 32), hitRate: 0.5,
 		queueMS: func(c int) float64 { return 30 * float64(max(0, c-16)) }}.collect()
-	text, doc, rec, err := Render(run, Compare(run, base), RenderOptions{
+	text, doc, rec, err := Render(run, nil, RenderOptions{Baseline: base,
 		Meta: map[string]any{"k6": "v1.8.1", "module": "dev", "seed": 7, "dataset": "synthetic:7"}})
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ func TestComparisonSaysHowTheBaselineWasMadeDifferently(t *testing.T) {
 	info.Load["default"].(map[string]any)["vus"] = 50
 	info.Clients[0].Model = "m2"
 	info.K6Version = "v1.9.0"
-	cmp := CompareWith(cur, base, info)
+	cmp := compareWith(cur, base, info)
 	want := []string{"clients.chat.model m2 vs m1", "load.default.vus 50 vs 20", "k6 v1.9.0 vs v1.8.1"}
 	if len(cmp.Differences) != len(want) {
 		t.Fatalf("differences %q, want %q", cmp.Differences, want)
@@ -51,7 +51,7 @@ func TestComparisonSaysHowTheBaselineWasMadeDifferently(t *testing.T) {
 	}
 
 	// Made alike: no warning at all.
-	same := CompareWith(cur, base, baseInfo)
+	same := compareWith(cur, base, baseInfo)
 	if len(same.Differences) != 0 || same.DifferencesLine() != "" {
 		t.Errorf("same set-up reported as different: %q", same.Differences)
 	}
@@ -60,7 +60,7 @@ func TestComparisonSaysHowTheBaselineWasMadeDifferently(t *testing.T) {
 	}
 	// A baseline without the information (older record): nothing can be said, nothing is claimed.
 	old := recordThrough(t, "old.json", baseRun, nil)
-	if d := CompareWith(cur, old, info).Differences; len(d) != 0 {
+	if d := compareWith(cur, old, info).Differences; len(d) != 0 {
 		t.Errorf("differences claimed against a record without run information: %q", d)
 	}
 	// A half of a distributed run against a whole run.
@@ -116,4 +116,12 @@ func TestClientHostKeepsNoSecret(t *testing.T) {
 			t.Errorf("ClientHost(%q) kept a secret: %q", in, got)
 		}
 	}
+}
+
+// compareWith compares a run made as info says with a baseline, as report()
+// does: through the run's record.
+func compareWith(r *Run, base *Record, info *RunInfo) *Comparison {
+	rec := NewRecord(r, nil, nil, nil)
+	rec.Run = info
+	return Compare(rec, base)
 }

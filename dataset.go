@@ -175,7 +175,7 @@ func (j *jsDataset) DrawInTest(v sobek.Value) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return itemObject(j.d.Part(dataset.Share{}).Draw(uint64(n))), nil
+	return itemObject(j.d.Part(dataset.Share{}).Draw(uint64(n))), nil // #nosec G115 -- indexArg refuses negative numbers
 }
 
 // At returns item i (modulo size).

@@ -1,17 +1,18 @@
-// llm-sim: --model sim-large=demo --model sim-small=fast --fault status=503:0.1 --fault ttft=1500:0.1 --fault stall=700@3:0.05 --fault error@2:0.03 --seed 3
+// llm-sim: --model sim-large=demo --model sim-small=fast --fault status=503:0.1 --fault ttft=1500:0.1 --fault stall=700@3:0.1 --fault error@2:0.03 --seed 3
 //
 // A run that fills every panel of the Grafana dashboard and of the web dashboard's
 // LLM tab (docs/dashboards.md): two length classes with a shared system prompt (cache
 // hits), prices (cost), an SLO (goodput), and a flaky server: first tokens that come too late (retried),
 // 503s (handed to a fallback client), pauses mid-stream (stalls), errors inside the stream;
-// and a batch of chunks embedded every few iterations (the embeddings and rerank panels).
+// a batch of chunks embedded every few iterations (the embeddings and rerank panels), and
+// calls on a schedule's due times (the dispatch-delay panel).
 //
 //   ./llm-sim --model sim-large=demo --model sim-small=fast --fault status=503:0.08 \
-//       --fault ttft=1500:0.05 --fault stall=700@3:0.05 --fault error@2:0.03 &
+//       --fault ttft=1500:0.05 --fault stall=700@3:0.1 --fault error@2:0.03 &
 //   K6_PROMETHEUS_RW_SERVER_URL=http://127.0.0.1:9090/api/v1/write \
 //   K6_PROMETHEUS_RW_TREND_STATS='p(50),p(95),p(99),avg' \
 //   ./k6 run -o experimental-prometheus-rw -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/dashboards.js
-import { Client, Dataset } from 'k6/x/llmstream';
+import { Client, Dataset, Schedule } from 'k6/x/llmstream';
 
 const base = __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1';
 
@@ -52,11 +53,18 @@ export const options = {
   },
 };
 
+// A few calls sent on an open-model schedule's due times: the dispatch-delay panel.
+const arrivals = Schedule.poisson({ rate: 4, duration: __ENV.DURATION || '20s', seed: 3 });
+
 const chunks = Dataset.chunks({ seed: 3, tokens: 64, count: 64, batch: { '1': 3, '8': 1 } });
 
 export default async function () {
   const p = prompts.next();
   await client.chat({ messages: p.messages, max_tokens: Math.min(p.maxTokens, 24) }, { item: p });
+  if (__VU === 1 && __ITER % 2 === 1) { // one VU of six, so the other panels keep their load
+    const credit = arrivals.next(); // sleeps until the credit is due; null once the schedule is over
+    if (credit !== null) await client.chat({ messages: p.messages, max_tokens: 8 }, { item: p });
+  }
   if (__ITER % 3 === 0) {
     const b = chunks.next();
     await client.embed({ input: b.inputs, encodingFormat: 'base64' }, { tags: { category: b.category } });

@@ -77,7 +77,7 @@ func (s *stream) gap() float64 {
 		return s.r.ExpFloat64() / s.rate
 	}
 	// gamma(k, θ) with mean kθ = 1/rate
-	return gammaSample(s.r, s.shape) / (s.shape * s.rate)
+	return GammaSample(s.r, s.shape) / (s.shape * s.rate)
 }
 
 // ArrivalOptions configure an arrival process.
@@ -189,11 +189,12 @@ func (a *Arrivals) Stats() ArrivalStats {
 		Segment: a.share.Segment(), Share: a.share.Fraction()}
 }
 
-// gammaSample draws from Gamma(k, 1) (Marsaglia and Tsang, 2000; for k < 1
-// the k+1 draw is scaled by U^(1/k)).
-func gammaSample(r *rand.Rand, k float64) float64 {
+// GammaSample draws from Gamma(k, 1) (Marsaglia and Tsang, 2000; for k < 1
+// the k+1 draw is scaled by U^(1/k)): the gaps of bursty arrivals, here and
+// in internal/schedule.
+func GammaSample(r *rand.Rand, k float64) float64 {
 	if k < 1 {
-		return gammaSample(r, k+1) * math.Pow(r.Float64(), 1/k)
+		return GammaSample(r, k+1) * math.Pow(r.Float64(), 1/k)
 	}
 	d := k - 1.0/3
 	c := 1 / math.Sqrt(9*d)

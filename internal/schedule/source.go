@@ -1,8 +1,9 @@
 package schedule
 
 import (
-	"math"
 	"math/rand/v2"
+
+	"github.com/llmstream/xk6-llmstream/internal/dataset"
 )
 
 // source is a schedule's credits in global order, as positions on its axis
@@ -38,7 +39,7 @@ func (s *gapSource) next() (float64, bool) {
 	if s.shape == 1 {
 		s.pos += r.ExpFloat64()
 	} else {
-		s.pos += gammaSample(r, s.shape) / s.shape
+		s.pos += dataset.GammaSample(r, s.shape) / s.shape
 	}
 	return s.pos, true
 }
@@ -81,25 +82,3 @@ func (s *offsetSource) next() (float64, bool) {
 }
 
 func (s *offsetSource) clone() source { c := *s; return &c }
-
-// gammaSample draws from Gamma(k, 1) (Marsaglia and Tsang, 2000; for k < 1
-// the k+1 draw is scaled by U^(1/k)).
-func gammaSample(r *rand.Rand, k float64) float64 {
-	if k < 1 {
-		return gammaSample(r, k+1) * math.Pow(r.Float64(), 1/k)
-	}
-	d := k - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := r.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := r.Float64()
-		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v
-		}
-	}
-}

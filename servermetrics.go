@@ -163,12 +163,19 @@ func (s *serverState) startAll() {
 	s.started = true
 	ws := append([]*serverWatch(nil), s.watches...)
 	s.mu.Unlock()
+	eachAtOnce(ws, (*serverWatch).start)
+}
+
+// eachAtOnce runs f on every watch at once and waits for all: the
+// endpoints' baselines (and final snapshots) are taken together, not one
+// scrape timeout after another.
+func eachAtOnce(ws []*serverWatch, f func(*serverWatch)) {
 	var wg sync.WaitGroup
 	for _, w := range ws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.start()
+			f(w)
 		}()
 	}
 	wg.Wait()
@@ -183,23 +190,13 @@ func (s *serverState) stopAll() {
 		return
 	}
 	ws := append([]*serverWatch(nil), s.watches...)
-	s.mu.Unlock()
-	s.mu.Lock()
 	if s.pushCancel != nil {
 		// A push blocked on a full sample channel must not hold up the
 		// final snapshots (k6 waits for the test-end event).
 		s.pushCancel()
 	}
 	s.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.scraper.Stop()
-		}()
-	}
-	wg.Wait()
+	eachAtOnce(ws, func(w *serverWatch) { w.scraper.Stop() })
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()

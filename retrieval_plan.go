@@ -66,7 +66,7 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 	p, resolve, reject := promises.New(vu)
 	ctx := vu.Context()
 	c.env.sinks.report.info.noteLoad(c.env.scope)
-	go func() {
+	c.env.workers.run(func() { // as in Chat: a goroutine that has run a call keeps its stack
 		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs()}
 		c.env.lag.Acquire()
 		start := time.Now()
@@ -84,7 +84,7 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 			return
 		}
 		resolve(result)
-	}()
+	})
 	runtime.Gosched()
 	return p, nil
 }

@@ -55,14 +55,15 @@ vet: $(PROGRESS)
 ## a second golangci-lint on the machine (an editor's) is waited for, not an error.
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT := $(CURDIR)/.cache/tools/$(GOLANGCI_LINT_VERSION)/golangci-lint
+# gosec's paths come before the lint rule: make expands a rule's prerequisites as it reads it.
+GOSEC_VERSION ?= v2.30.0
+GOSEC := $(CURDIR)/.cache/tools/gosec-$(GOSEC_VERSION)/gosec
 lint: $(GOLANGCI_LINT) $(GOSEC) $(PROGRESS)
 	@$(PROGRESS) -stage lint $(COUNTS) -hint 'golangci-lint checks every package' -- $(GOLANGCI_LINT) run --allow-serial-runners ./...
 	@$(PROGRESS) -stage gosec -hint 'gosec checks every non-test file' -- $(GOSEC) -quiet -exclude-generated ./...
 
 ## gosec: the security check of the k6 extension registry (`xk6 lint`), run as it runs it (every rule, every
 ## non-test file; a finding accepted on purpose carries `#nosec G… -- why`); part of make lint.
-GOSEC_VERSION ?= v2.30.0
-GOSEC := $(CURDIR)/.cache/tools/gosec-$(GOSEC_VERSION)/gosec
 gosec: $(GOSEC)
 	$(GOSEC) -quiet -exclude-generated ./...
 

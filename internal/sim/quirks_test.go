@@ -114,6 +114,8 @@ func TestNoCachedFieldIsUnknownCache(t *testing.T) {
 		assert.Equal(t, stream.CacheUnknown, r.Cache)
 		assert.False(t, r.Usage.CachedReported)
 	}
+	// The trace record is written as the response ends, after the client read its last byte.
+	require.Eventually(t, func() bool { return len(s.trace.records(t)) == 2 }, 5*time.Second, 5*time.Millisecond)
 	require.Positive(t, s.trace.records(t)[1].CachedTokens, "the engine did hit its cache")
 
 	// Non-streamed answers carry the same usage object.

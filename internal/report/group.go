@@ -180,6 +180,29 @@ func (g *Group) CacheHitRate() float64 {
 // add records one observation; gs is the summary of its gaps (nil without gaps).
 func (g *Group) add(o *Observation, gs *gapScratch) {
 	g.Requests++
+	g.addOutcome(o)
+	g.addCache(o)
+	g.PromptTokens += o.PromptTokens()
+	g.OutputTokens += o.OutputTokens
+	g.CachedTokens += o.CachedTokens()
+	g.addClientTrouble(o)
+	g.Cost.add(o)
+	g.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
+	g.addConnection(o)
+	if !o.OK {
+		return // partial timings of failed calls would bias every latency figure
+	}
+	g.addTTFTJudgement(o)
+	g.addLatencies(o)
+	g.addPace(o)
+	if gs != nil {
+		g.addGaps(gs)
+	}
+}
+
+// addOutcome counts a failure by its error type, and an answer whose server
+// named no finish reason.
+func (g *Group) addOutcome(o *Observation) {
 	if !o.OK {
 		g.Failures++
 		et := o.ErrorType()
@@ -192,6 +215,11 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	if o.OK && o.FinishOmitted {
 		g.FinishOmitted++
 	}
+}
+
+// addCache counts the call's prompt-cache state, and apart for the calls that
+// shared a prefix with an earlier one.
+func (g *Group) addCache(o *Observation) {
 	switch o.Cache {
 	case stream.CacheHit:
 		g.CacheHit++
@@ -209,9 +237,13 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 			g.SharedMiss++
 		}
 	}
-	g.PromptTokens += o.PromptTokens()
-	g.OutputTokens += o.OutputTokens
-	g.CachedTokens += o.CachedTokens()
+}
+
+// addClientTrouble records what the load generator did wrong, whatever the
+// answer: stalls, a late idle timer, the client's lag, and how late a
+// scheduled call was sent (a failed call was sent late as much as an
+// answered one).
+func (g *Group) addClientTrouble(o *Observation) {
 	if o.Stalls > 0 {
 		g.Stalls += uint64(o.Stalls)
 		g.StalledRequests++
@@ -224,12 +256,16 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 		g.Sketches[MetricClientLag].Add(v)
 	}
 	if !o.Due.IsZero() {
-		// Lateness is the load generator's, whatever the answer: a failed
-		// call was sent late as much as an answered one.
-		g.Sketches[MetricDispatchDelay].Add(max(float64(o.Start.Sub(o.Due))/1e6, 0))
+		g.Sketches[MetricDispatchDelay].Add(dispatchDelayMS(o))
 	}
-	g.Cost.add(o)
-	g.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
+}
+
+// dispatchDelayMS is how late a scheduled call was sent, never negative.
+func dispatchDelayMS(o *Observation) float64 { return max(float64(o.Start.Sub(o.Due))/1e6, 0) }
+
+// addConnection records the time to response headers and whether the call
+// opened a connection (with its set-up time) or reused one.
+func (g *Group) addConnection(o *Observation) {
 	if v, ok := ms(o.TTFB); ok {
 		g.Sketches[MetricTTFB].Add(v)
 	}
@@ -240,18 +276,27 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	} else if o.Connect == 0 {
 		g.ReusedConns++
 	}
-	if !o.OK {
-		return // partial timings of failed calls would bias every latency figure
+}
+
+// addTTFTJudgement counts an answered call whose TTFT could be judged, and
+// whether its first token was read late or its request sent late.
+func (g *Group) addTTFTJudgement(o *Observation) {
+	if _, known := o.TTFTCheck.Late(); !known {
+		return
 	}
-	if _, known := o.TTFTCheck.Late(); known {
-		g.TTFTJudged++
-		switch o.TTFTCheck { //nolint:exhaustive // judged calls only: on time adds nothing but the count
-		case stream.TTFTReadLate:
-			g.LateFirstReads++
-		case stream.TTFTSentLate:
-			g.LateSends++
-		}
+	g.TTFTJudged++
+	switch o.TTFTCheck { //nolint:exhaustive // judged calls only: on time adds nothing but the count
+	case stream.TTFTReadLate:
+		g.LateFirstReads++
+	case stream.TTFTSentLate:
+		g.LateSends++
 	}
+}
+
+// addLatencies records an answered call's TTFT (by cache state, with its
+// connection and network shares), its E2E, and both counted from the due
+// time of a scheduled call.
+func (g *Group) addLatencies(o *Observation) {
 	ttft, hasTTFT := ms(o.TTFT)
 	if hasTTFT {
 		g.Sketches[MetricTTFT].Add(ttft)
@@ -272,19 +317,25 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	if v, ok := ms(o.TTFTAnswer); ok {
 		g.Sketches[MetricTTFTAnswer].Add(v)
 	}
-	if !o.Due.IsZero() {
-		lateMS := max(float64(o.Start.Sub(o.Due))/1e6, 0)
-		if hasTTFT {
-			g.Sketches[MetricTTFTFromDue].Add(ttft + lateMS)
-		}
-		if v, ok := ms(o.E2E); ok {
-			g.Sketches[MetricE2EFromDue].Add(v + lateMS)
-		}
-	}
 	e2e, hasE2E := ms(o.E2E)
 	if hasE2E {
 		g.Sketches[MetricE2E].Add(e2e)
 	}
+	if !o.Due.IsZero() {
+		lateMS := dispatchDelayMS(o)
+		if hasTTFT {
+			g.Sketches[MetricTTFTFromDue].Add(ttft + lateMS)
+		}
+		if hasE2E {
+			g.Sketches[MetricE2EFromDue].Add(e2e + lateMS)
+		}
+	}
+}
+
+// addPace records an answered call's decode pace and the client's own cost:
+// time per output token, tokens/s, parse time (and its share of E2E) and the
+// event loop's lag.
+func (g *Group) addPace(o *Observation) {
 	if v, ok := ms(o.TPOT); ok {
 		g.Sketches[MetricTPOT].Add(v)
 	}
@@ -293,7 +344,7 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	}
 	if p, ok := ms(o.ClientParse); ok {
 		g.Sketches[MetricClientParse].Add(p)
-		if hasE2E && e2e > 0 {
+		if e2e, hasE2E := ms(o.E2E); hasE2E && e2e > 0 {
 			g.ParseSumMS += p
 			g.ParseE2ESumMS += e2e
 		}
@@ -302,15 +353,17 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 		v, _ := ms(o.EventLag)
 		g.Sketches[MetricEventLag].Add(v)
 	}
-	if gs != nil {
-		// Only real gaps go into the distribution: a per-call mean would pass
-		// for a gap and hide both bursts and stalls.
-		_ = g.Sketches[MetricGap].Merge(gs.fine)
-		g.LongestGapMS = max(g.LongestGapMS, gs.longest)
-		g.GapCount += gs.n
-		g.BurstGaps += gs.burstGaps
-		g.Bursts += gs.bursts
-	}
+}
+
+// addGaps merges the call's gap summary. Only real gaps go into the
+// distribution: a per-call mean would pass for a gap and hide both bursts
+// and stalls.
+func (g *Group) addGaps(gs *gapScratch) {
+	_ = g.Sketches[MetricGap].Merge(gs.fine)
+	g.LongestGapMS = max(g.LongestGapMS, gs.longest)
+	g.GapCount += gs.n
+	g.BurstGaps += gs.burstGaps
+	g.Bursts += gs.bursts
 }
 
 // networkShare is the part of TTFT spent before the server could answer: the

@@ -43,90 +43,17 @@ func Merge(records ...*Record) (*Record, error) {
 	if len(records) == 0 {
 		return nil, errors.New("report: merge: no run records given")
 	}
-	names := make([]string, len(records))
-	segs := make([]segment, len(records))
-	for i, r := range records {
-		if r == nil {
-			return nil, fmt.Errorf("report: merge: record %d is nil", i+1)
-		}
-		names[i] = r.source
-		if names[i] == "" {
-			names[i] = fmt.Sprintf("record %d", i+1)
-		}
+	names, err := recordNames(records)
+	if err != nil {
+		return nil, err
 	}
-	first := records[0]
+	if err := checkOneTest(records, names); err != nil {
+		return nil, err
+	}
+	out := newMergedRecord(records[0])
 	for i, r := range records {
-		if r.Run == nil {
-			if len(records) == 1 {
-				break
-			}
-			return nil, fmt.Errorf("report: merge: %s has no run information (written by an older version, or not by report()): "+
-				"cannot check that it is a part of the same test", names[i])
-		}
-		if r.Instances != nil {
-			return nil, fmt.Errorf("report: merge: %s is already a merged record; merge the instances' own records", names[i])
-		}
-		s, err := parseSegment(r.Run.Segment)
-		if err != nil {
+		if err := out.addInstance(names[i], r); err != nil {
 			return nil, fmt.Errorf("report: merge: %s: %w", names[i], err)
-		}
-		segs[i] = s
-		if i == 0 {
-			continue
-		}
-		if d := diffFlat(first.Run.identity(), r.Run.identity()); len(d) > 0 {
-			return nil, fmt.Errorf("report: merge: %s and %s are not records of the same test: %s", names[0], names[i], strings.Join(d, "; "))
-		}
-		// A whole-test record has no sequence; the coverage check below says it overlaps.
-		if a, b := first.Run.SegmentSequence, r.Run.SegmentSequence; a != b && first.Run.Segment != "" && r.Run.Segment != "" {
-			return nil, fmt.Errorf("report: merge: %s and %s were run with different execution segment sequences (%q vs %q)",
-				names[0], names[i], a, b)
-		}
-	}
-	if first.Run != nil {
-		if err := checkCoverage(names, segs); err != nil {
-			return nil, fmt.Errorf("report: merge: %w", err)
-		}
-	}
-
-	out := &Record{
-		Format: RecordFormat, Meta: maps.Clone(first.Meta), Start: first.Start, End: first.End,
-		Categories: map[string]*CategoryRecord{}, Findings: []Finding{}, StageNote: mergedStageNote,
-	}
-	if first.Run != nil {
-		run := *first.Run
-		run.Segment = ""
-		out.Run = &run
-	}
-	for i, r := range records {
-		if r.Start.Before(out.Start) {
-			out.Start = r.Start
-		}
-		if r.End.After(out.End) {
-			out.End = r.End
-		}
-		inst := InstanceRecord{Source: names[i], Start: r.Start, End: r.End, Findings: r.Findings}
-		if r.Run != nil {
-			inst.Segment = r.Run.Segment
-		}
-		if all := r.Categories[AllCategories]; all != nil {
-			inst.Requests = all.Requests
-		}
-		out.Instances = append(out.Instances, inst)
-		out.Excluded = mergeExclusions(out.Excluded, r.Excluded)
-		if err := mergeCategories(out.Categories, r.Categories); err != nil {
-			return nil, fmt.Errorf("report: merge: %s: %w", names[i], err)
-		}
-		for name, cl := range r.Clients {
-			if out.Clients == nil {
-				out.Clients = map[string]*ClientRecord{}
-			}
-			if out.Clients[name] == nil {
-				out.Clients[name] = &ClientRecord{Categories: map[string]*CategoryRecord{}, StageNote: mergedStageNote}
-			}
-			if err := mergeCategories(out.Clients[name].Categories, cl.Categories); err != nil {
-				return nil, fmt.Errorf("report: merge: %s: client %s: %w", names[i], name, err)
-			}
 		}
 	}
 	servers := make([][]servermetrics.View, len(records))
@@ -144,6 +71,115 @@ func Merge(records ...*Record) (*Record, error) {
 		})
 	}
 	return out, nil
+}
+
+// recordNames names each record by the file it was read from, or by its
+// place in the list, for the errors to say which one is wrong.
+func recordNames(records []*Record) ([]string, error) {
+	names := make([]string, len(records))
+	for i, r := range records {
+		if r == nil {
+			return nil, fmt.Errorf("report: merge: record %d is nil", i+1)
+		}
+		names[i] = r.source
+		if names[i] == "" {
+			names[i] = fmt.Sprintf("record %d", i+1)
+		}
+	}
+	return names, nil
+}
+
+// checkOneTest refuses records that are not the parts of one test: merged
+// already, without run information, of another test or segment sequence, or
+// whose segments overlap or leave a part of the test out. A lone record
+// without run information is its own whole.
+func checkOneTest(records []*Record, names []string) error {
+	first := records[0]
+	segs := make([]segment, len(records))
+	for i, r := range records {
+		if r.Run == nil {
+			if len(records) == 1 {
+				break
+			}
+			return fmt.Errorf("report: merge: %s has no run information (written by an older version, or not by report()): "+
+				"cannot check that it is a part of the same test", names[i])
+		}
+		if r.Instances != nil {
+			return fmt.Errorf("report: merge: %s is already a merged record; merge the instances' own records", names[i])
+		}
+		s, err := parseSegment(r.Run.Segment)
+		if err != nil {
+			return fmt.Errorf("report: merge: %s: %w", names[i], err)
+		}
+		segs[i] = s
+		if i == 0 {
+			continue
+		}
+		if d := diffFlat(first.Run.identity(), r.Run.identity()); len(d) > 0 {
+			return fmt.Errorf("report: merge: %s and %s are not records of the same test: %s", names[0], names[i], strings.Join(d, "; "))
+		}
+		// A whole-test record has no sequence; the coverage check below says it overlaps.
+		if a, b := first.Run.SegmentSequence, r.Run.SegmentSequence; a != b && first.Run.Segment != "" && r.Run.Segment != "" {
+			return fmt.Errorf("report: merge: %s and %s were run with different execution segment sequences (%q vs %q)",
+				names[0], names[i], a, b)
+		}
+	}
+	if first.Run != nil {
+		if err := checkCoverage(names, segs); err != nil {
+			return fmt.Errorf("report: merge: %w", err)
+		}
+	}
+	return nil
+}
+
+// newMergedRecord starts the whole test's record from its first part: the
+// same run information, with no segment of its own.
+func newMergedRecord(first *Record) *Record {
+	out := &Record{
+		Format: RecordFormat, Meta: maps.Clone(first.Meta), Start: first.Start, End: first.End,
+		Categories: map[string]*CategoryRecord{}, Findings: []Finding{}, StageNote: mergedStageNote,
+	}
+	if first.Run != nil {
+		run := *first.Run
+		run.Segment = ""
+		out.Run = &run
+	}
+	return out
+}
+
+// addInstance adds one part's span, exclusions and categories (the whole
+// test's and each client's) to the merged record, and lists the part.
+func (out *Record) addInstance(name string, r *Record) error {
+	if r.Start.Before(out.Start) {
+		out.Start = r.Start
+	}
+	if r.End.After(out.End) {
+		out.End = r.End
+	}
+	inst := InstanceRecord{Source: name, Start: r.Start, End: r.End, Findings: r.Findings}
+	if r.Run != nil {
+		inst.Segment = r.Run.Segment
+	}
+	if all := r.Categories[AllCategories]; all != nil {
+		inst.Requests = all.Requests
+	}
+	out.Instances = append(out.Instances, inst)
+	out.Excluded = mergeExclusions(out.Excluded, r.Excluded)
+	if err := mergeCategories(out.Categories, r.Categories); err != nil {
+		return err
+	}
+	for cname, cl := range r.Clients {
+		if out.Clients == nil {
+			out.Clients = map[string]*ClientRecord{}
+		}
+		if out.Clients[cname] == nil {
+			out.Clients[cname] = &ClientRecord{Categories: map[string]*CategoryRecord{}, StageNote: mergedStageNote}
+		}
+		if err := mergeCategories(out.Clients[cname].Categories, cl.Categories); err != nil {
+			return fmt.Errorf("client %s: %w", cname, err)
+		}
+	}
+	return nil
 }
 
 func mergeCategories(into, from map[string]*CategoryRecord) error {

@@ -88,58 +88,83 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 	if findings == nil {
 		findings = Diagnose(r)
 	}
-	title := opt.Title
-	if title == "" {
-		title = "LLM load test — where the time went"
-	}
-	all := r.Category(AllCategories)
-	esc := html.EscapeString
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", esc(title), htmlStyle)
-	fmt.Fprintf(&b, "<h1>%s</h1><p class=\"sub\">%d calls · %s · %s · models: %s</p>\n", esc(title), all.Requests,
-		esc(r.First.UTC().Format(time.RFC3339)), esc(r.Duration().Round(time.Second).String()), esc(strings.Join(nonEmpty(r.Models()), ", ")))
-	if ex := r.Excluded.Summary(); ex != "" {
-		fmt.Fprintf(&b, "<p class=\"sub\" id=\"excluded\">%s</p>\n", esc(ex))
-	}
-
-	// Summary tables: counts per category (per client and category with
-	// several clients), then each latency as mean/p50/p95/p99.
+	writeHTMLHead(&b, r, opt.Title)
 	rows := summaryRows(r)
-	fmt.Fprintf(&b, `<h2>Per %s</h2><table id="summary"><tr><th>%s</th><th>requests</th><th>failed</th><th>tok/s p50</th><th>cache hit</th><th>stalls</th><th>errors</th></tr>`,
-		esc(rowHeading(r)), esc(rowHeading(r)))
-	for _, row := range rows {
-		g := row.g
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(row.label), g.Requests,
-			fmtPct(g.FailureRate()), fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
-	}
-	b.WriteString("</table>\n")
+	writeSummaryHTML(&b, rows, rowHeading(r))
 	for _, line := range finishOmittedLines(r) {
-		fmt.Fprintf(&b, "<p class=\"sub finish-omitted\">%s</p>\n", esc(line))
+		fmt.Fprintf(&b, "<p class=\"sub finish-omitted\">%s</p>\n", html.EscapeString(line))
 	}
 	writeCostHTML(&b, rows, rowHeading(r))
 	writeLatencyHTML(&b, rows, rowHeading(r))
 	writeRoutesHTML(&b, r)
 	writePairedHTML(&b, r)
 	writeServerHTML(&b, r, opt.Server)
+	writeFindingsHTML(&b, findings)
+	if cmp != nil {
+		writeComparisonHTML(&b, cmp)
+	}
+	writeChartsHTML(&b, r)
+	if len(opt.Meta) > 0 {
+		meta, err := json.MarshalIndent(opt.Meta, "", "  ")
+		if err == nil {
+			fmt.Fprintf(&b, "<h2>Run metadata</h2><pre id=\"meta\">%s</pre>\n", html.EscapeString(string(meta)))
+		}
+	}
+	b.WriteString("</body></html>\n")
+	return b.Bytes()
+}
 
-	// Diagnosis.
+// writeHTMLHead opens the page: its style, title, the run's calls, start,
+// length and models, and what the report left out.
+func writeHTMLHead(b *bytes.Buffer, r *Run, title string) {
+	if title == "" {
+		title = "LLM load test — where the time went"
+	}
+	all := r.Category(AllCategories)
+	esc := html.EscapeString
+	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", esc(title), htmlStyle)
+	fmt.Fprintf(b, "<h1>%s</h1><p class=\"sub\">%d calls · %s · %s · models: %s</p>\n", esc(title), all.Requests,
+		esc(r.First.UTC().Format(time.RFC3339)), esc(r.Duration().Round(time.Second).String()), esc(strings.Join(nonEmpty(r.Models()), ", ")))
+	if ex := r.Excluded.Summary(); ex != "" {
+		fmt.Fprintf(b, "<p class=\"sub\" id=\"excluded\">%s</p>\n", esc(ex))
+	}
+}
+
+// writeSummaryHTML is the table of counts per category (per client and
+// category with several clients); each latency's table follows it.
+func writeSummaryHTML(b *bytes.Buffer, rows []summaryRow, heading string) {
+	esc := html.EscapeString
+	fmt.Fprintf(b, `<h2>Per %s</h2><table id="summary"><tr><th>%s</th><th>requests</th><th>failed</th><th>tok/s p50</th><th>cache hit</th><th>stalls</th><th>errors</th></tr>`,
+		esc(heading), esc(heading))
+	for _, row := range rows {
+		g := row.g
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(row.label), g.Requests,
+			fmtPct(g.FailureRate()), fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
+	}
+	b.WriteString("</table>\n")
+}
+
+// writeFindingsHTML is the diagnosis: each finding with its evidence and advice.
+func writeFindingsHTML(b *bytes.Buffer, findings []Finding) {
+	esc := html.EscapeString
 	b.WriteString(`<h2>Diagnosis</h2><div id="diagnosis">`)
 	if len(findings) == 0 {
 		b.WriteString(`<p class="ok">Nothing stands out: no rule found enough evidence.</p>`)
 	}
 	for _, f := range findings {
-		fmt.Fprintf(&b, `<div class="finding %s" data-id="%s"><code>[%s]</code> <b>%s</b><ul>`, esc(f.Severity), esc(f.ID), esc(f.ID), esc(f.Title))
+		fmt.Fprintf(b, `<div class="finding %s" data-id="%s"><code>[%s]</code> <b>%s</b><ul>`, esc(f.Severity), esc(f.ID), esc(f.ID), esc(f.Title))
 		for _, e := range f.Evidence {
-			fmt.Fprintf(&b, "<li>%s</li>", esc(e))
+			fmt.Fprintf(b, "<li>%s</li>", esc(e))
 		}
-		fmt.Fprintf(&b, `</ul><p class="advice">→ %s</p></div>`, esc(f.Advice))
+		fmt.Fprintf(b, `</ul><p class="advice">→ %s</p></div>`, esc(f.Advice))
 	}
 	b.WriteString("</div>\n")
+}
 
-	if cmp != nil {
-		writeComparisonHTML(&b, cmp)
-	}
-
-	// Charts, per client when the run had several.
+// writeChartsHTML draws the charts: the clients side by side when the run
+// had several, then each view's distributions, time series, load stages and
+// waves.
+func writeChartsHTML(b *bytes.Buffer, r *Run) {
 	if r.PerClient() {
 		b.WriteString(`<h2>Clients side by side</h2><div class="charts">`)
 		b.WriteString(clientCharts(r))
@@ -148,26 +173,17 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 	forEachView(r, func(label string, v *Run) {
 		sfx, head := "", ""
 		if label != "" {
-			sfx, head = "-"+slug(v.ClientName()), " — "+esc(label)
+			sfx, head = "-"+slug(v.ClientName()), " — "+html.EscapeString(label)
 		}
-		fmt.Fprintf(&b, `<h2>Distributions%s</h2><div class="charts">`, head)
+		fmt.Fprintf(b, `<h2>Distributions%s</h2><div class="charts">`, head)
 		b.WriteString(distributionCharts(v, v.Categories(), sfx))
-		fmt.Fprintf(&b, "</div>\n<h2>Over time%s</h2><div class=\"charts\">", head)
+		fmt.Fprintf(b, "</div>\n<h2>Over time%s</h2><div class=\"charts\">", head)
 		b.WriteString(timeCharts(v, sfx))
-		fmt.Fprintf(&b, "</div>\n<h2>Against concurrency (load stages)%s</h2><div class=\"charts\">", head)
+		fmt.Fprintf(b, "</div>\n<h2>Against concurrency (load stages)%s</h2><div class=\"charts\">", head)
 		b.WriteString(stageCharts(v, sfx))
 		b.WriteString("</div>\n")
-		writeWavesHTML(&b, v, sfx, head)
+		writeWavesHTML(b, v, sfx, head)
 	})
-
-	if len(opt.Meta) > 0 {
-		meta, err := json.MarshalIndent(opt.Meta, "", "  ")
-		if err == nil {
-			fmt.Fprintf(&b, "<h2>Run metadata</h2><pre id=\"meta\">%s</pre>\n", esc(string(meta)))
-		}
-	}
-	b.WriteString("</body></html>\n")
-	return b.Bytes()
 }
 
 // latencyCaptions name each latency table.

@@ -23,93 +23,125 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 		return ""
 	}
 	all := r.Category(AllCategories)
-	fmt.Fprintf(&b, "\n█ LLM streams — where the time went (%d calls, %s, models: %s)\n\n",
-		all.Requests, r.Duration().Round(1e9), strings.Join(nonEmpty(r.Models()), ", "))
-	if ex := r.Excluded.Summary(); ex != "" {
-		fmt.Fprintf(&b, "  %s\n\n", ex)
-	}
-	for _, f := range findings {
-		if f.ID == "all_failed" { // the headline: no figure below will say why
-			fmt.Fprintf(&b, "  %s\n\n", f.Title)
-		}
-	}
+	writeTextHeadline(&b, r, findings)
 	if all.Requests == 0 {
 		b.WriteString("  no LLM calls were recorded\n")
 		return b.String()
 	}
-	if line := all.unsampledLine(); line != "" {
-		fmt.Fprintf(&b, "  %s\n\n", line)
-	}
-	if lines := r.dispatchLines(); len(lines) > 0 {
-		for _, l := range lines {
-			fmt.Fprintf(&b, "  %s\n", l)
-		}
-		b.WriteString("\n")
-	}
+	writeTextNotes(&b, r, all)
 	rows := summaryRows(r)
 	w := 8
 	for _, row := range rows {
 		w = max(w, len(row.label))
 	}
 	w = min(w, 32)
-	fmt.Fprintf(&b, "  %-*s %9s %7s %10s %9s %7s  %s\n", w, rowHeading(r), "requests", "failed", "tok/s p50", "cache hit", "stalls", "errors")
-	for _, row := range rows {
-		g := row.g
-		fmt.Fprintf(&b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, row.label, g.Requests, fmtPct(g.FailureRate()),
-			fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, errorList(g.Errors))
-	}
+	writeSummaryText(&b, rows, rowHeading(r), w)
 	writeCostText(&b, rows, rowHeading(r), w)
 	for _, line := range finishOmittedLines(r) {
 		fmt.Fprintf(&b, "\n  %s\n", line)
 	}
-	fmt.Fprintf(&b, "\n  %-14s %-*s %9s %9s %9s %9s %8s\n", "metric", w, rowHeading(r), "mean", "p50", "p95", "p99", "n")
+	writeLatencyText(&b, rows, rowHeading(r), w)
+	writeRoutesText(&b, r)
+	forEachView(r, func(label string, v *Run) { writeStagesText(&b, label, v) })
+	writePairedText(&b, r)
+	writeFindingsText(&b, findings)
+	writeComparisonText(&b, cmp)
+	return b.String()
+}
+
+// writeTextHeadline writes the section's title line, what the report left
+// out, and the headline of a run whose calls all failed (no figure below
+// would say why).
+func writeTextHeadline(b *strings.Builder, r *Run, findings []Finding) {
+	all := r.Category(AllCategories)
+	fmt.Fprintf(b, "\n█ LLM streams — where the time went (%d calls, %s, models: %s)\n\n",
+		all.Requests, r.Duration().Round(1e9), strings.Join(nonEmpty(r.Models()), ", "))
+	if ex := r.Excluded.Summary(); ex != "" {
+		fmt.Fprintf(b, "  %s\n\n", ex)
+	}
+	for _, f := range findings {
+		if f.ID == "all_failed" {
+			fmt.Fprintf(b, "  %s\n\n", f.Title)
+		}
+	}
+}
+
+// writeTextNotes writes what a reader must know before the tables: the gap
+// sample's cap and the schedule's dispatch delay.
+func writeTextNotes(b *strings.Builder, r *Run, all *Group) {
+	if line := all.unsampledLine(); line != "" {
+		fmt.Fprintf(b, "  %s\n\n", line)
+	}
+	if lines := r.dispatchLines(); len(lines) > 0 {
+		for _, l := range lines {
+			fmt.Fprintf(b, "  %s\n", l)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeSummaryText is the table of calls, failures, pace, cache and errors per row.
+func writeSummaryText(b *strings.Builder, rows []summaryRow, heading string, w int) {
+	fmt.Fprintf(b, "  %-*s %9s %7s %10s %9s %7s  %s\n", w, heading, "requests", "failed", "tok/s p50", "cache hit", "stalls", "errors")
+	for _, row := range rows {
+		g := row.g
+		fmt.Fprintf(b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, row.label, g.Requests, fmtPct(g.FailureRate()),
+			fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, errorList(g.Errors))
+	}
+}
+
+// writeLatencyText is the table of each latency's mean and quantiles per row.
+func writeLatencyText(b *strings.Builder, rows []summaryRow, heading string, w int) {
+	fmt.Fprintf(b, "\n  %-14s %-*s %9s %9s %9s %9s %8s\n", "metric", w, heading, "mean", "p50", "p95", "p99", "n")
 	for _, m := range textMetrics {
 		for _, row := range rows {
 			s := row.g.S(m)
 			if s.Count() == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "  %-14s %-*s %9s %9s %9s %9s %8d\n", m.String(), w, row.label,
+			fmt.Fprintf(b, "  %-14s %-*s %9s %9s %9s %9s %8d\n", m.String(), w, row.label,
 				fmtMS(s.Mean()), fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99)), s.Count())
 		}
 	}
-	writeRoutesText(&b, r)
-	forEachView(r, func(label string, v *Run) {
-		if stages := v.Stages(); len(stages) > 1 {
-			fmt.Fprintf(&b, "\n  %-12s %9s %9s %9s %10s %12s  %s\n", "stage ("+stages[0].Unit()+")", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s", label)
-			for _, st := range stages {
-				fmt.Fprintf(&b, "  %-12s %9d %9s %9s %10s %12.1f\n", fmtConc(st.Concurrency), st.Calls,
-					fmtMS(q50(st.All.S(MetricTTFT))), fmtMS(st.All.S(MetricTTFT).Quantile(0.95)),
-					fmtMetric(MetricTokensPerSec, q50(st.All.S(MetricTokensPerSec))), st.OutputTokensPerSec)
-			}
+}
+
+// writeStagesText writes one view's load stages, its waves, or why it has none.
+func writeStagesText(b *strings.Builder, label string, v *Run) {
+	if stages := v.Stages(); len(stages) > 1 {
+		fmt.Fprintf(b, "\n  %-12s %9s %9s %9s %10s %12s  %s\n", "stage ("+stages[0].Unit()+")", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s", label)
+		for _, st := range stages {
+			fmt.Fprintf(b, "  %-12s %9d %9s %9s %10s %12.1f\n", fmtConc(st.Concurrency), st.Calls,
+				fmtMS(q50(st.All.S(MetricTTFT))), fmtMS(st.All.S(MetricTTFT).Quantile(0.95)),
+				fmtMetric(MetricTokensPerSec, q50(st.All.S(MetricTokensPerSec))), st.OutputTokensPerSec)
 		}
-		if waves := v.Waves(); len(waves) > 0 {
-			fmt.Fprintf(&b, "\n  waves%s (recovered: TTFT P50 back within %.0f%%, %s or one decode step of its level before the burst):\n",
-				suffix(label), 100*RecoveryMargin, fmtMS(recoveryFloorMS))
-			for _, w := range waves {
-				fmt.Fprintf(&b, "    %s\n", w.Describe(v.Timeline.Origin))
-			}
+	}
+	if waves := v.Waves(); len(waves) > 0 {
+		fmt.Fprintf(b, "\n  waves%s (recovered: TTFT P50 back within %.0f%%, %s or one decode step of its level before the burst):\n",
+			suffix(label), 100*RecoveryMargin, fmtMS(recoveryFloorMS))
+		for _, w := range waves {
+			fmt.Fprintf(b, "    %s\n", w.Describe(v.Timeline.Origin))
 		}
-		if note := v.StageNote(); note != "" {
-			fmt.Fprintf(&b, "\n  stages%s: %s\n", suffix(label), note)
-		}
-	})
-	writePairedText(&b, r)
+	}
+	if note := v.StageNote(); note != "" {
+		fmt.Fprintf(b, "\n  stages%s: %s\n", suffix(label), note)
+	}
+}
+
+// writeFindingsText writes the diagnosis: each finding with its evidence and advice.
+func writeFindingsText(b *strings.Builder, findings []Finding) {
 	b.WriteString("\n  diagnosis: ")
 	if len(findings) == 0 {
 		b.WriteString("nothing stands out (docs/guide.md says what each rule looks for)\n")
-	} else {
-		b.WriteString("\n")
-		for _, f := range findings {
-			fmt.Fprintf(&b, "  [%s] %s\n", f.ID, f.Title)
-			for _, e := range f.Evidence {
-				fmt.Fprintf(&b, "      · %s\n", e)
-			}
-			fmt.Fprintf(&b, "      → %s\n", f.Advice)
-		}
+		return
 	}
-	writeComparisonText(&b, cmp)
-	return b.String()
+	b.WriteString("\n")
+	for _, f := range findings {
+		fmt.Fprintf(b, "  [%s] %s\n", f.ID, f.Title)
+		for _, e := range f.Evidence {
+			fmt.Fprintf(b, "      · %s\n", e)
+		}
+		fmt.Fprintf(b, "      → %s\n", f.Advice)
+	}
 }
 
 func writeComparisonText(b *strings.Builder, cmp *Comparison) {

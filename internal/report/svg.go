@@ -74,22 +74,48 @@ func (c chart) svg() string {
 	fmt.Fprintf(&b, `<svg class="chart" id="%s" data-x-scale="%s" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`,
 		html.EscapeString(c.ID), scale, chartW, chartH, html.EscapeString(c.Title))
 	fmt.Fprintf(&b, `<text class="title" x="%.0f" y="%.0f">%s</text>`, padL, titleY, html.EscapeString(c.Title))
-	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
-	for _, s := range c.Series {
-		for _, p := range s.Points {
-			if !finite(p.X) || !finite(p.Y) || (c.LogX && p.X <= 0) {
-				continue
-			}
-			minX, maxX, maxY = math.Min(minX, p.X), math.Max(maxX, p.X), math.Max(maxY, p.Y)
-		}
-	}
-	if math.IsInf(minX, 0) || c.Empty != "" {
+	area, ok := c.plotArea()
+	if !ok || c.Empty != "" {
 		msg := c.Empty
 		if msg == "" {
 			msg = emptyChartMessage
 		}
 		fmt.Fprintf(&b, `<text class="empty" x="%.0f" y="%.0f">%s</text></svg>`, chartW/2, chartH/2, html.EscapeString(msg))
 		return b.String()
+	}
+	c.writeAxes(&b, area)
+	c.writeSeries(&b, area)
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// plottable says whether a point can be drawn: finite, and above zero on a log axis.
+func (c chart) plottable(p point) bool {
+	return finite(p.X) && finite(p.Y) && (!c.LogX || p.X > 0)
+}
+
+// area is where a chart's points land: the data's range, rounded up to the
+// top y tick, and the plot's place under the legend.
+type area struct {
+	minX, maxX, maxY float64
+	logX             bool
+	padT, plotH      float64
+	yTicks           []float64
+	legend           []legendItem
+}
+
+// plotArea fits the area to the plottable points; ok is false when there is none.
+func (c chart) plotArea() (a area, ok bool) {
+	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			if c.plottable(p) {
+				minX, maxX, maxY = math.Min(minX, p.X), math.Max(maxX, p.X), math.Max(maxY, p.Y)
+			}
+		}
+	}
+	if math.IsInf(minX, 0) {
+		return area{}, false
 	}
 	if maxX == minX {
 		maxX = minX + 1
@@ -100,43 +126,54 @@ func (c chart) svg() string {
 	if maxY <= 0 {
 		maxY = 1
 	}
-	items, padT := c.legend()
-	plotH := chartH - padT - padB
-	yTicks := linearTicks(0, maxY, c.WholeY)
-	maxY = yTicks[len(yTicks)-1]
-	tx := func(x float64) float64 {
-		if c.LogX {
-			return padL + plotW*(math.Log(x)-math.Log(minX))/(math.Log(maxX)-math.Log(minX))
-		}
-		return padL + plotW*(x-minX)/(maxX-minX)
+	a = area{minX: minX, maxX: maxX, logX: c.LogX}
+	a.legend, a.padT = c.legend()
+	a.plotH = chartH - a.padT - padB
+	a.yTicks = linearTicks(0, maxY, c.WholeY)
+	a.maxY = a.yTicks[len(a.yTicks)-1]
+	return a, true
+}
+
+func (a area) tx(x float64) float64 {
+	if a.logX {
+		return padL + plotW*(math.Log(x)-math.Log(a.minX))/(math.Log(a.maxX)-math.Log(a.minX))
 	}
-	ty := func(y float64) float64 { return padT + plotH*(1-y/maxY) }
-	// Axes and ticks, on round values.
-	fmt.Fprintf(&b, `<rect class="plot" x="%.0f" y="%.0f" width="%.0f" height="%.0f"/>`, padL, padT, plotW, plotH)
-	for _, y := range yTicks {
-		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/><text class="tick" data-axis="y" data-v="%g" x="%.1f" y="%.1f" text-anchor="end">%s</text>`,
-			padL, padL+plotW, ty(y), ty(y), y, padL-4, ty(y)+3, html.EscapeString(c.FmtY(y)))
+	return padL + plotW*(x-a.minX)/(a.maxX-a.minX)
+}
+
+func (a area) ty(y float64) float64 { return a.padT + a.plotH*(1-y/a.maxY) }
+
+// writeAxes draws the plot's frame, its grid and ticks on round values, and
+// the axis labels.
+func (c chart) writeAxes(b *strings.Builder, a area) {
+	fmt.Fprintf(b, `<rect class="plot" x="%.0f" y="%.0f" width="%.0f" height="%.0f"/>`, padL, a.padT, plotW, a.plotH)
+	for _, y := range a.yTicks {
+		fmt.Fprintf(b, `<line class="grid" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/><text class="tick" data-axis="y" data-v="%g" x="%.1f" y="%.1f" text-anchor="end">%s</text>`,
+			padL, padL+plotW, a.ty(y), a.ty(y), y, padL-4, a.ty(y)+3, html.EscapeString(c.FmtY(y)))
 	}
 	var xTicks []float64
 	if c.LogX {
-		xTicks = logTicks(minX, maxX)
+		xTicks = logTicks(a.minX, a.maxX)
 	} else {
-		xTicks = linearTicksWithin(minX, maxX, c.WholeX)
+		xTicks = linearTicksWithin(a.minX, a.maxX, c.WholeX)
 	}
 	for _, x := range xTicks {
-		fmt.Fprintf(&b, `<text class="tick" data-axis="x" data-v="%g" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x, tx(x), padT+plotH+14, html.EscapeString(c.FmtX(x)))
+		fmt.Fprintf(b, `<text class="tick" data-axis="x" data-v="%g" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x, a.tx(x), a.padT+a.plotH+14, html.EscapeString(c.FmtX(x)))
 	}
-	fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, padL+plotW/2, chartH-6, html.EscapeString(c.XLabel))
-	fmt.Fprintf(&b, `<text class="axis" transform="translate(12,%.1f) rotate(-90)" text-anchor="middle">%s</text>`, padT+plotH/2, html.EscapeString(c.YLabel))
-	// Series.
+	fmt.Fprintf(b, `<text class="axis" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, padL+plotW/2, chartH-6, html.EscapeString(c.XLabel))
+	fmt.Fprintf(b, `<text class="axis" transform="translate(12,%.1f) rotate(-90)" text-anchor="middle">%s</text>`, a.padT+a.plotH/2, html.EscapeString(c.YLabel))
+}
+
+// writeSeries draws each series as a line (dashed where asked), marks the
+// points of a short one, and writes its key in the legend.
+func (c chart) writeSeries(b *strings.Builder, a area) {
 	for i, s := range c.Series {
 		col := palette[i%len(palette)]
 		var pts []point
 		for _, p := range s.Points {
-			if !finite(p.X) || !finite(p.Y) || (c.LogX && p.X <= 0) {
-				continue
+			if c.plottable(p) {
+				pts = append(pts, point{a.tx(p.X), a.ty(p.Y)})
 			}
-			pts = append(pts, point{tx(p.X), ty(p.Y)})
 		}
 		dash := ""
 		if s.Dashed {
@@ -147,20 +184,18 @@ func (c chart) svg() string {
 			for j, p := range pts {
 				coords[j] = fmt.Sprintf("%.1f,%.1f", p.X, p.Y)
 			}
-			fmt.Fprintf(&b, `<polyline class="series" data-series="%s" fill="none" stroke="%s" stroke-width="1.6"%s points="%s"/>`,
+			fmt.Fprintf(b, `<polyline class="series" data-series="%s" fill="none" stroke="%s" stroke-width="1.6"%s points="%s"/>`,
 				html.EscapeString(s.Name), col, dash, strings.Join(coords, " "))
 		}
 		if len(pts) <= markerMax {
 			for _, p := range pts {
-				fmt.Fprintf(&b, `<circle class="series" cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, p.X, p.Y, col)
+				fmt.Fprintf(b, `<circle class="series" cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, p.X, p.Y, col)
 			}
 		}
-		it := items[i]
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="10" height="3" fill="%s"/><text class="legend" x="%.1f" y="%.1f">%s</text>`,
+		it := a.legend[i]
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="10" height="3" fill="%s"/><text class="legend" x="%.1f" y="%.1f">%s</text>`,
 			it.x, it.y-4, col, it.x+13, it.y, html.EscapeString(s.Name))
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
 }
 
 // niceStep is the round step (1, 2, 2.5 or 5 times a power of ten) that

@@ -107,6 +107,14 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	if !req.IgnoreEOS {
 		outTokens, reason = m.outputLength(maxTokens, textSeed)
 	}
+	tools, aerr := toolAnswer(p, r, body, textSeed, id, req.Stream) // tool calls on demand (tools.go)
+	if aerr != nil {
+		fail(aerr, OutcomeBadRequest)
+		return
+	}
+	if tools != nil {
+		outTokens, reason = tools.length(maxTokens)
+	}
 	seq, err := m.eng.submit(seqSpec{
 		PromptIDs: ids, PromptTokens: promptTokens, OutputTokens: outTokens,
 		FinishReason: reason, TextSeed: textSeed, Faults: faults,
@@ -128,7 +136,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		includeUsage: req.IncludeUsage, continuousUsage: req.ContinuousUsage, promptTokens: promptTokens,
 		outputTokens: outTokens, finishReason: reason, quirks: m.p.quirks(),
 	}
-	st := &genState{s: s, w: w, r: r, p: p, m: m, seq: seq, meta: meta, faults: faults, rec: rec, reason: reason, textSeed: textSeed}
+	st := &genState{s: s, w: w, r: r, p: p, m: m, seq: seq, meta: meta, faults: faults, rec: rec, reason: reason, textSeed: textSeed, tools: tools}
 	if req.Stream {
 		st.stream()
 	} else {
@@ -214,13 +222,19 @@ type genState struct {
 	rec      *TraceRecord
 	reason   string
 	textSeed uint64
-	counted  bool // in llm-sim's vLLM exposition already
+	tools    *toolPlan // a tool-call answer's calls (nil: text)
+	counted  bool      // in llm-sim's vLLM exposition already
 }
 
 // stream writes the answer as events, flushing each (or, in gateway mode,
 // every gateway interval).
 func (g *genState) stream() {
-	rnd := g.p.newStream(g.meta)
+	var rnd streamRenderer
+	if ts, ok := g.p.(toolStreamer); ok && g.tools != nil {
+		rnd = ts.toolStream(g.meta, g.tools)
+	} else {
+		rnd = g.p.newStream(g.meta)
+	}
 	h := g.w.Header()
 	h.Set("Content-Type", rnd.contentType())
 	h.Set("Cache-Control", "no-cache")

@@ -121,8 +121,11 @@ func (anthropic) errorBody(e *apiError) []byte {
 
 // anthropicStopReason maps the engine's finish reason.
 func anthropicStopReason(reason string) string {
-	if reason == "length" {
+	switch reason {
+	case "length":
 		return "max_tokens"
+	case toolFinish:
+		return "tool_use"
 	}
 	return "end_turn"
 }
@@ -192,6 +195,20 @@ func (a *anthropicStream) opening(out eventSink) error {
 		return nil
 	}
 	a.started = true
+	if err := a.messageStart(out); err != nil {
+		return err
+	}
+	b := a.ev.typed("content_block_start")
+	b = append(b, `,"index":0,"content_block":{"type":"text","text":""}}`...)
+	if err := out.event(a.ev.end(b), 0); err != nil {
+		return err
+	}
+	return out.event(a.ev.end(append(a.ev.typed("ping"), '}')), 0)
+}
+
+// messageStart writes message_start: the message with no content yet and
+// the input usage.
+func (a *anthropicStream) messageStart(out eventSink) error {
 	msg := anthropicMessage{
 		ID: a.m.id, Type: "message", Role: "assistant", Model: a.m.model, Content: []anthropicText{},
 		// output_tokens is a placeholder in message_start, as the real API sends.
@@ -200,15 +217,7 @@ func (a *anthropicStream) opening(out eventSink) error {
 	b := a.ev.typed("message_start")
 	b = append(b, `,"message":`...)
 	b = append(b, mustJSON(msg)...)
-	if err := out.event(a.ev.end(append(b, '}')), 0); err != nil {
-		return err
-	}
-	b = a.ev.typed("content_block_start")
-	b = append(b, `,"index":0,"content_block":{"type":"text","text":""}}`...)
-	if err := out.event(a.ev.end(b), 0); err != nil {
-		return err
-	}
-	return out.event(a.ev.end(append(a.ev.typed("ping"), '}')), 0)
+	return out.event(a.ev.end(append(b, '}')), 0)
 }
 
 func (a *anthropicStream) tokens(out eventSink, text []byte, n, _ int) error {

@@ -167,7 +167,14 @@ func geminiFinishReason(reason string) string {
 func appendGeminiResponse(b []byte, m *respMeta, text []byte, finishReason string, candidates int) []byte {
 	b = append(b, `{"candidates":[{"content":{"parts":[{"text":`...)
 	b = appendJSONString(b, text)
-	b = append(b, `}],"role":"model"}`...)
+	b = append(b, '}')
+	return appendGeminiTail(b, m, finishReason, candidates)
+}
+
+// appendGeminiTail closes a response begun with its candidate's parts: the
+// role, finishReason and usageMetadata.
+func appendGeminiTail(b []byte, m *respMeta, finishReason string, candidates int) []byte {
+	b = append(b, `],"role":"model"}`...)
 	if finishReason != "" {
 		b = append(b, `,"finishReason":"`...)
 		b = append(b, finishReason...)

@@ -59,6 +59,26 @@ func (f *Faults) add(item string) error {
 	if item == "" || item == "none" {
 		return nil
 	}
+	it, err := parseFaultItem(item)
+	if err != nil {
+		return err
+	}
+	if err := f.apply(it); err != nil {
+		return err
+	}
+	f.specs = append(f.specs, item)
+	return nil
+}
+
+// faultItem is one item of the fault list taken apart: name, name=value,
+// name@k or name=value@k.
+type faultItem struct {
+	item, name, value string
+	hasValue          bool
+	k                 int // the token count after @; -1 without one
+}
+
+func parseFaultItem(item string) (faultItem, error) {
 	name, rest, hasValue := strings.Cut(item, "=")
 	value, after := rest, ""
 	if hasValue {
@@ -66,98 +86,113 @@ func (f *Faults) add(item string) error {
 	} else {
 		name, after, _ = strings.Cut(item, "@")
 	}
-	name = strings.TrimSpace(name)
-	k := -1
+	it := faultItem{item: item, name: strings.TrimSpace(name), value: value, hasValue: hasValue, k: -1}
 	if after != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(after))
 		if err != nil || n < 0 {
-			return fmt.Errorf("fault %q: @k must be a token count >= 0", item)
+			return it, fmt.Errorf("fault %q: @k must be a token count >= 0", item)
 		}
-		k = n
+		it.k = n
 	}
-	ms := func() (time.Duration, error) {
-		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if !hasValue || err != nil || v < 0 || v > 3.6e6 {
-			return 0, fmt.Errorf("fault %q: %s needs a duration in ms (0..3600000)", item, name)
-		}
-		return time.Duration(v * float64(time.Millisecond)), nil
+	return it, nil
+}
+
+// ms is the item's value as a duration in milliseconds, up to an hour.
+func (it faultItem) ms() (time.Duration, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(it.value), 64)
+	if !it.hasValue || err != nil || v < 0 || v > 3.6e6 {
+		return 0, fmt.Errorf("fault %q: %s needs a duration in ms (0..3600000)", it.item, it.name)
 	}
-	noValue := func() error {
-		if hasValue {
-			return fmt.Errorf("fault %q: %s takes no value", item, name)
-		}
-		return nil
+	return time.Duration(v * float64(time.Millisecond)), nil
+}
+
+func (it faultItem) noValue() error {
+	if it.hasValue {
+		return fmt.Errorf("fault %q: %s takes no value", it.item, it.name)
 	}
-	noAfter := func() error {
-		if k >= 0 {
-			return fmt.Errorf("fault %q: %s takes no @k", item, name)
-		}
-		return nil
+	return nil
+}
+
+func (it faultItem) noAfter() error {
+	if it.k >= 0 {
+		return fmt.Errorf("fault %q: %s takes no @k", it.item, it.name)
 	}
-	at := func(def int) int {
-		if k < 0 {
-			return def
-		}
-		return k
+	return nil
+}
+
+// at is the item's token count, def without one.
+func (it faultItem) at(def int) int {
+	if it.k < 0 {
+		return def
 	}
-	var err error
-	switch name {
+	return it.k
+}
+
+// apply sets the fault an item names, or says what is wrong with it.
+func (f *Faults) apply(it faultItem) error {
+	switch it.name {
 	case "stall":
-		var d time.Duration
-		if d, err = ms(); err == nil {
-			f.Stalls = append(f.Stalls, Stall{After: at(1), Dur: d})
-			sort.SliceStable(f.Stalls, func(i, j int) bool { return f.Stalls[i].After < f.Stalls[j].After })
+		d, err := it.ms()
+		if err != nil {
+			return err
 		}
-	case "ttft":
-		if err = noAfter(); err == nil {
-			var d time.Duration
-			if d, err = ms(); err == nil {
-				f.TTFT += d
-			}
-		}
+		f.Stalls = append(f.Stalls, Stall{After: it.at(1), Dur: d})
+		sort.SliceStable(f.Stalls, func(i, j int) bool { return f.Stalls[i].After < f.Stalls[j].After })
 	case "disconnect", "error", "malformed":
-		if err = noValue(); err == nil {
-			switch name {
-			case "disconnect":
-				f.Disconnect = at(0)
-			case "error":
-				f.Error = at(0)
-			default:
-				f.Malformed = at(0)
-			}
+		if err := it.noValue(); err != nil {
+			return err
+		}
+		switch it.name {
+		case "disconnect":
+			f.Disconnect = it.at(0)
+		case "error":
+			f.Error = it.at(0)
+		default:
+			f.Malformed = it.at(0)
 		}
 	case "status":
-		if err = noAfter(); err == nil {
-			code, cerr := strconv.Atoi(strings.TrimSpace(value))
-			if !hasValue || cerr != nil || code < 400 || code > 599 {
-				err = fmt.Errorf("fault %q: status needs an HTTP code 400..599", item)
-			} else {
-				f.Status = code
-			}
+		if err := it.noAfter(); err != nil {
+			return err
 		}
-	case "headers_delay", "gateway":
-		if err = noAfter(); err == nil {
-			var d time.Duration
-			if d, err = ms(); err == nil {
-				if name == "gateway" {
-					f.Gateway = d
-				} else {
-					f.HeadersDelay += d
-				}
-			}
+		code, err := strconv.Atoi(strings.TrimSpace(it.value))
+		if !it.hasValue || err != nil || code < 400 || code > 599 {
+			return fmt.Errorf("fault %q: status needs an HTTP code 400..599", it.item)
 		}
+		f.Status = code
+	case "ttft", "headers_delay", "gateway":
+		return f.applyDelay(it)
 	case "html":
-		if err = noValue(); err == nil {
-			err = noAfter()
+		err := it.noValue()
+		if err == nil {
+			err = it.noAfter()
 		}
 		f.HTML = err == nil
+		return err
 	default:
-		err = fmt.Errorf("unknown fault %q (known: %s)", name, faultNames)
+		return fmt.Errorf("unknown fault %q (known: %s)", it.name, faultNames)
 	}
+	return nil
+}
+
+// applyDelay sets a fault that delays the answer, at no token count: the
+// first token's and the headers' delays add up, the gateway's interval is
+// the last one given.
+func (f *Faults) applyDelay(it faultItem) error {
+	if err := it.noAfter(); err != nil {
+		return err
+	}
+	d, err := it.ms()
 	if err != nil {
 		return err
 	}
-	f.specs = append(f.specs, item)
+	switch it.name {
+	case "ttft":
+		f.TTFT += d
+	case "gateway":
+		f.Gateway = d
+	default:
+		f.HeadersDelay += d
+	}
 	return nil
 }
 

@@ -20,74 +20,31 @@ const htmlPage = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></h
 
 // generate serves one generation request in protocol p.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id string) {
-	rec := &TraceRecord{RequestID: id, Endpoint: r.URL.Path, ArrivalNS: arrivalOf(r.Context(), time.Now()).UnixNano(), Outcome: OutcomeOK}
-	rec.Conn, rec.ConnRequest = connOf(r.Context())
-	rec.Proto = r.Proto
-	defer func() {
-		if rec.DoneNS == 0 {
-			rec.DoneNS = time.Now().UnixNano()
-		}
-		s.outcomes.add(rec.Model, rec.Outcome)
-		if s.trace != nil {
-			s.trace.write(rec)
-		}
-	}()
+	rec := newTraceRecord(r, id)
+	defer s.finishTrace(rec)
 	fail := func(e *apiError, o Outcome) {
 		rec.Status, rec.Outcome, rec.Error = e.Status, o, e.Message
 		writeJSONError(w, p, e)
 	}
-
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-			fail(&apiError{
-				Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large",
-				Message: fmt.Sprintf("request body is larger than %d bytes (llm-sim max_body_bytes)", mbe.Limit),
-			}, OutcomeBadRequest)
-			return
-		}
-		fail(badRequest("", "could not read the request body: "+err.Error()), OutcomeBadRequest)
-		return
-	}
-	req, aerr := parseRequest(p, r, body)
+	body, req, aerr := s.readGeneration(w, r, p)
 	if aerr != nil {
 		fail(aerr, OutcomeBadRequest)
 		return
 	}
 	rec.Stream = req.Stream
-	m := s.order[0]
-	if req.Model != "" {
-		var ok bool
-		if m, ok = s.models[req.Model]; !ok {
-			fail(&apiError{
-				Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model", Code: "model_not_found",
-				Message: fmt.Sprintf("The model %q does not exist (llm-sim serves: %s)", req.Model, strings.Join(s.Models(), ", ")),
-			}, OutcomeBadRequest)
-			return
-		}
+	m, aerr := s.modelOf(req)
+	if aerr != nil {
+		fail(aerr, OutcomeBadRequest)
+		return
 	}
 	rec.Model = m.name
-
 	faults, err := m.requestFaults(r)
 	if err != nil {
 		fail(badRequest(FaultHeader, err.Error()), OutcomeBadRequest)
 		return
 	}
 	rec.Fault = faults.String()
-
-	maxTokens := req.MaxTokens
-	if maxTokens == 0 {
-		maxTokens = m.p.DefaultMaxTokens
-	}
-	rec.MaxTokens = maxTokens
-	img := imageCost(body) // images cost prefill as image tokens, not as their text (image_cost.go)
-	if img.Count > 0 {
-		req.Prompt = withoutDataURLs(req.Prompt)
-	}
-	ids, promptTokens := s.promptTokens(req, m)
-	promptTokens += img.Tokens
-	rec.Images, rec.ImageBytes, rec.ImageTokens = img.Count, img.Bytes, img.Tokens
-	rec.PromptTokens = promptTokens
+	maxTokens, ids, promptTokens := s.sizePrompt(rec, req, m, body)
 
 	if faults.HeadersDelay > 0 && !s.sleep(r.Context(), faults.HeadersDelay) {
 		rec.Outcome = OutcomeCanceled
@@ -119,16 +76,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		PromptIDs: ids, PromptTokens: promptTokens, OutputTokens: outTokens,
 		FinishReason: reason, TextSeed: textSeed, Faults: faults,
 	})
-	switch {
-	case errors.Is(err, errQueueFull):
-		w.Header().Set("Retry-After", strconv.Itoa(m.p.RetryAfterSec))
-		fail(&apiError{
-			Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded",
-			Message: fmt.Sprintf("llm-sim: %s has %d requests waiting (max_queue); retry later", m.name, m.p.MaxQueue),
-		}, OutcomeQueueFull)
-		return
-	case err != nil:
-		fail(&apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Message: "llm-sim is shutting down"}, OutcomeShutdown)
+	if err != nil {
+		e, o := m.refusal(w, err)
+		fail(e, o)
 		return
 	}
 	meta := &respMeta{
@@ -142,6 +92,90 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	} else {
 		st.complete()
 	}
+}
+
+// newTraceRecord starts a request's trace record at its arrival, on its connection.
+func newTraceRecord(r *http.Request, id string) *TraceRecord {
+	rec := &TraceRecord{RequestID: id, Endpoint: r.URL.Path, ArrivalNS: arrivalOf(r.Context(), time.Now()).UnixNano(), Outcome: OutcomeOK}
+	rec.Conn, rec.ConnRequest = connOf(r.Context())
+	rec.Proto = r.Proto
+	return rec
+}
+
+// finishTrace ends a request's trace record, counts its outcome and writes it to the trace.
+func (s *Server) finishTrace(rec *TraceRecord) {
+	if rec.DoneNS == 0 {
+		rec.DoneNS = time.Now().UnixNano()
+	}
+	s.outcomes.add(rec.Model, rec.Outcome)
+	if s.trace != nil {
+		s.trace.write(rec)
+	}
+}
+
+// readGeneration reads and parses the request body, refusing one over
+// max_body_bytes.
+func (s *Server) readGeneration(w http.ResponseWriter, r *http.Request, p protocol) ([]byte, *genRequest, *apiError) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			return nil, nil, &apiError{
+				Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large",
+				Message: fmt.Sprintf("request body is larger than %d bytes (llm-sim max_body_bytes)", mbe.Limit),
+			}
+		}
+		return nil, nil, badRequest("", "could not read the request body: "+err.Error())
+	}
+	req, aerr := parseRequest(p, r, body)
+	return body, req, aerr
+}
+
+// modelOf is the model a request names, the first one when it names none.
+func (s *Server) modelOf(req *genRequest) (*model, *apiError) {
+	m := s.order[0]
+	if req.Model != "" {
+		var ok bool
+		if m, ok = s.models[req.Model]; !ok {
+			return nil, &apiError{
+				Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model", Code: "model_not_found",
+				Message: fmt.Sprintf("The model %q does not exist (llm-sim serves: %s)", req.Model, strings.Join(s.Models(), ", ")),
+			}
+		}
+	}
+	return m, nil
+}
+
+// sizePrompt settles the answer's token budget and the prompt's tokens:
+// images cost prefill as image tokens, not as their text (image_cost.go).
+// It notes both in the trace record.
+func (s *Server) sizePrompt(rec *TraceRecord, req *genRequest, m *model, body []byte) (maxTokens int, ids []uint32, promptTokens int) {
+	maxTokens = req.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = m.p.DefaultMaxTokens
+	}
+	rec.MaxTokens = maxTokens
+	img := imageCost(body)
+	if img.Count > 0 {
+		req.Prompt = withoutDataURLs(req.Prompt)
+	}
+	ids, promptTokens = s.promptTokens(req, m)
+	promptTokens += img.Tokens
+	rec.Images, rec.ImageBytes, rec.ImageTokens = img.Count, img.Bytes, img.Tokens
+	rec.PromptTokens = promptTokens
+	return maxTokens, ids, promptTokens
+}
+
+// refusal is the answer to a request the engine would not take: 429 with
+// Retry-After when its queue is full, else 503 while it shuts down.
+func (m *model) refusal(w http.ResponseWriter, err error) (*apiError, Outcome) {
+	if errors.Is(err, errQueueFull) {
+		w.Header().Set("Retry-After", strconv.Itoa(m.p.RetryAfterSec))
+		return &apiError{
+			Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded",
+			Message: fmt.Sprintf("llm-sim: %s has %d requests waiting (max_queue); retry later", m.name, m.p.MaxQueue),
+		}, OutcomeQueueFull
+	}
+	return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Message: "llm-sim is shutting down"}, OutcomeShutdown
 }
 
 // promptTokens returns the prompt's token ids (when the prefix cache needs
@@ -229,6 +263,36 @@ type genState struct {
 // stream writes the answer as events, flushing each (or, in gateway mode,
 // every gateway interval).
 func (g *genState) stream() {
+	e, gateway, err := g.openStream()
+	if err != nil {
+		g.abandon(err, 0)
+		return
+	}
+	var tick <-chan time.Time
+	if gateway > 0 {
+		t := time.NewTicker(gateway)
+		defer t.Stop()
+		tick = t.C
+	}
+	if err := e.relay(g.r.Context(), tick); err != nil {
+		g.abandon(err, e.total)
+		return
+	}
+	tl := g.m.eng.timeline(g.seq)
+	g.meta.cachedTokens, g.meta.phases = tl.CachedTokens, tl
+	g.countFinished(tl) // before the answer's end goes out, as vLLM counts it when the engine ends it
+	if err := g.endStream(e, tl); err != nil {
+		g.abandon(err, e.total)
+		return
+	}
+	g.end(tl, e.total, g.rec.Outcome)
+	g.w.Header().Set("Server-Timing", g.rec.ServerTiming(unixNano(tl.LastToken)))
+}
+
+// openStream sends the stream's headers at once (a real server does, before
+// its first token) and returns the writer of its events and the gateway's
+// flush interval (0: every event is flushed).
+func (g *genState) openStream() (*eventWriter, time.Duration, error) {
 	var rnd streamRenderer
 	if ts, ok := g.p.(toolStreamer); ok && g.tools != nil {
 		rnd = ts.toolStream(g.meta, g.tools)
@@ -248,115 +312,121 @@ func (g *genState) stream() {
 	}
 	out := &sseOut{w: g.w, rc: http.NewResponseController(g.w), rec: g.rec, traced: g.s.trace != nil, gateway: gateway > 0}
 	g.rec.HeadersNS = time.Now().UnixNano()
-	if err := out.rc.Flush(); err != nil {
-		g.abandon(err, 0)
-		return
-	}
-	var tick <-chan time.Time
-	if gateway > 0 {
-		t := time.NewTicker(gateway)
-		defer t.Stop()
-		tick = t.C
-	}
+	e := &eventWriter{g: g, rnd: rnd, out: out, malformed: g.faults.Malformed}
+	return e, gateway, out.rc.Flush()
+}
 
-	var (
-		evs       []tokenEvent
-		text      []byte
-		total     int
-		started   bool
-		final     bool
-		err       error
-		malformed = g.faults.Malformed
-	)
-	checkMalformed := func() error {
-		if malformed >= 0 && total >= malformed {
-			malformed = -1
-			g.rec.Outcome = OutcomeMalformed
-			return rnd.malformed(out)
-		}
+// eventWriter writes one streamed answer's events: the protocol's opening
+// before the first token, then the tokens as the engine makes them, and the
+// malformed fault once the answer has reached its token count.
+type eventWriter struct {
+	g         *genState
+	rnd       streamRenderer
+	out       *sseOut
+	text      []byte
+	total     int // tokens written
+	started   bool
+	malformed int // the token count at which to break the stream; -1 once done (or never)
+}
+
+// checkMalformed breaks the stream once it has reached the fault's token count.
+func (e *eventWriter) checkMalformed() error {
+	if e.malformed >= 0 && e.total >= e.malformed {
+		e.malformed = -1
+		e.g.rec.Outcome = OutcomeMalformed
+		return e.rnd.malformed(e.out)
+	}
+	return nil
+}
+
+// begin writes the protocol's opening events once, before anything else.
+func (e *eventWriter) begin() error {
+	if e.started {
 		return nil
 	}
-	begin := func() error {
-		if started {
-			return nil
-		}
-		started = true
-		if err := rnd.start(out); err != nil {
-			return err
-		}
-		return checkMalformed()
+	e.started = true
+	if err := e.rnd.start(e.out); err != nil {
+		return err
 	}
-	ctx := g.r.Context()
-	for !final && err == nil {
+	return e.checkMalformed()
+}
+
+// relay writes the tokens as the engine makes them until the sequence ends,
+// flushing on the gateway's tick, and stops when the client goes away.
+func (e *eventWriter) relay(ctx context.Context, tick <-chan time.Time) error {
+	var evs []tokenEvent
+	for final := false; !final; {
 		select {
-		case <-g.seq.ready:
+		case <-e.g.seq.ready:
 		case <-tick:
-			err = out.flush()
+			if err := e.out.flush(); err != nil {
+				return err
+			}
 			continue
 		case <-ctx.Done():
-			err = context.Cause(ctx)
-			continue
+			return context.Cause(ctx)
 		}
-		evs, final = g.seq.take(evs[:0])
+		evs, final = e.g.seq.take(evs[:0])
 		for _, ev := range evs {
-			if err = begin(); err != nil {
-				break
-			}
-			g.meta.cachedTokens = ev.Cached
-			text = appendWords(text[:0], g.textSeed, ev.From, ev.N)
-			total += ev.N
-			out.emitAt = ev.At
-			err = rnd.tokens(out, text, ev.N, total)
-			out.emitAt = time.Time{}
-			if err == nil {
-				err = checkMalformed()
-			}
-			if err != nil {
-				break
+			if err := e.tokens(ev); err != nil {
+				return err
 			}
 		}
 	}
-	if err != nil {
-		g.abandon(err, total)
-		return
-	}
+	return nil
+}
 
-	tl := g.m.eng.timeline(g.seq)
-	g.meta.cachedTokens, g.meta.phases = tl.CachedTokens, tl
-	g.countFinished(tl) // before the answer's end goes out, as vLLM counts it when the engine ends it
+// tokens writes one engine step's tokens, stamped with the time the engine
+// made them.
+func (e *eventWriter) tokens(ev tokenEvent) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	e.g.meta.cachedTokens = ev.Cached
+	e.text = appendWords(e.text[:0], e.g.textSeed, ev.From, ev.N)
+	e.total += ev.N
+	e.out.emitAt = ev.At
+	err := e.rnd.tokens(e.out, e.text, ev.N, e.total)
+	e.out.emitAt = time.Time{}
+	if err != nil {
+		return err
+	}
+	return e.checkMalformed()
+}
+
+// endStream writes how the answer ended, as the engine's timeline says: a
+// dropped connection (the handler aborts), an error or shutdown event, or
+// the finish reason; then flushes.
+func (g *genState) endStream(e *eventWriter, tl seqTimeline) error {
+	var err error
 	switch tl.Outcome {
 	case OutcomeDisconnect:
-		_ = out.flush()
-		g.end(tl, total, OutcomeDisconnect)
+		_ = e.out.flush()
+		g.end(tl, e.total, OutcomeDisconnect)
 		panic(http.ErrAbortHandler) // net/http drops the connection without ending the body
 	case OutcomeError:
-		if err = begin(); err == nil {
-			err = rnd.fail(out, &apiError{
+		if err = e.begin(); err == nil {
+			err = e.rnd.fail(e.out, &apiError{
 				Status: http.StatusInternalServerError, Type: "server_error", Code: "500",
-				Message: fmt.Sprintf("llm-sim fault: error after %d tokens", total),
-			}, total)
+				Message: fmt.Sprintf("llm-sim fault: error after %d tokens", e.total),
+			}, e.total)
 		}
 		g.rec.Outcome = OutcomeError
 	case OutcomeShutdown:
-		if err = begin(); err == nil {
-			err = rnd.fail(out, &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Message: "llm-sim is shutting down"}, total)
+		if err = e.begin(); err == nil {
+			err = e.rnd.fail(e.out, &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Message: "llm-sim is shutting down"}, e.total)
 		}
 		g.rec.Outcome = OutcomeShutdown
 	default:
-		if err = begin(); err == nil {
-			err = rnd.finish(out, g.reason, total)
+		if err = e.begin(); err == nil {
+			err = e.rnd.finish(e.out, g.reason, e.total)
 		}
 		g.rec.FinishReason = g.reason
 	}
-	if err == nil {
-		err = out.flush()
-	}
 	if err != nil {
-		g.abandon(err, total)
-		return
+		return err
 	}
-	g.end(tl, total, g.rec.Outcome)
-	g.w.Header().Set("Server-Timing", g.rec.ServerTiming(unixNano(tl.LastToken)))
+	return e.out.flush()
 }
 
 // complete waits for the whole answer and writes it as one JSON body.

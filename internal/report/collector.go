@@ -376,6 +376,8 @@ type Run struct {
 	// Dispatch is what the test offered and did not send on time (nil when
 	// the binding had nothing to say): schedules and k6's dropped iterations.
 	Dispatch *Dispatch
+	// Capacity is a capacity search's answer (nil without a search).
+	Capacity *Capacity
 	parts    map[string]*Run // each client alone, when the run had several
 	client   string          // the client of this view ("" for a whole run)
 	pairs    []PairedComparison

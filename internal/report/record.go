@@ -37,6 +37,8 @@ type Record struct {
 	Excluded *Exclusions `json:"excluded,omitempty"`
 	// Dispatch is what the test offered and did not send on time.
 	Dispatch *Dispatch `json:"dispatch,omitempty"`
+	// Capacity is a capacity search's answer (Capacity.search).
+	Capacity *Capacity `json:"capacity,omitempty"`
 	// Run is how the run was made (load shape, data, clients, versions, segment).
 	Run *RunInfo `json:"run,omitempty"`
 	// Instances lists the records a merged record was made of.
@@ -193,6 +195,7 @@ func runRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOptions) (
 	rec.Run = opt.Info
 	rec.Server = opt.Server
 	rec.Dispatch = r.Dispatch
+	rec.Capacity = r.Capacity
 	if cmp == nil {
 		cmp = Compare(rec, opt.Baseline)
 	}

@@ -1,0 +1,184 @@
+package capacity
+
+import (
+	"math"
+	"sort"
+
+	"github.com/llmstream/xk6-llmstream/internal/report"
+)
+
+// levels chooses each window's level from the verdicts so far.
+type levels struct {
+	cfg   Config
+	tried []report.CapacityWindow // every judged window, in order
+	// confirming is the level of the confirmation window running.
+	confirming float64
+}
+
+// Outcomes.
+const (
+	OutcomeFound      = "found"
+	OutcomeBelowMin   = "below_min"
+	OutcomeAboveMax   = "above_max"
+	OutcomeUnfinished = "unfinished"
+)
+
+// next takes a judged window and returns the next level and its phase, or
+// an outcome when the search is over.
+func (l *levels) next(row report.CapacityWindow) (level float64, phase, outcome string) {
+	l.tried = append(l.tried, row)
+	pass, fail, ok := l.bracket()
+	switch {
+	case !ok && fail == l.cfg.Min:
+		return 0, "", OutcomeBelowMin
+	case fail == 0: // nothing failed: keep doubling
+		if pass >= l.cfg.Max {
+			return 0, "", OutcomeAboveMax
+		}
+		return l.round(min(pass*2, l.cfg.Max)), "bracket", ""
+	case !ok: // every level tried failed, but not min itself yet: go down to min
+		return l.cfg.Min, "bracket", ""
+	}
+	if !l.narrow(pass, fail) {
+		return l.round(math.Sqrt(pass * fail)), "refine", ""
+	}
+	if row.Phase == "confirm" && row.Level == pass {
+		return 0, "", OutcomeFound
+	}
+	return pass, "confirm", ""
+}
+
+// narrow says whether the bracket meets the precision (for the closed
+// model: or the levels are adjacent whole numbers).
+func (l *levels) narrow(pass, fail float64) bool {
+	if l.cfg.Model == ModelConcurrency && fail-pass <= 1 {
+		return true
+	}
+	return (fail-pass)/pass <= l.cfg.Precision
+}
+
+func (l *levels) round(v float64) float64 {
+	if l.cfg.Model == ModelConcurrency {
+		return math.Max(math.Round(v), l.cfg.Min)
+	}
+	return v
+}
+
+// bracket reads the verdicts from the isotonic fit: the highest passing
+// level below every failing one, and the lowest failing level above it (0
+// when none failed). ok is false when no level passed.
+func (l *levels) bracket() (pass, fail float64, ok bool) {
+	fitted := isotonic(l.tried)
+	for _, p := range fitted {
+		if p.margin <= 0 {
+			pass, ok = p.level, true
+		} else if fail == 0 {
+			fail = p.level
+		}
+	}
+	if !ok {
+		return 0, fitted[0].level, false
+	}
+	// The fit is monotone, so every level above the highest pass fails.
+	fail = 0
+	for _, p := range fitted {
+		if p.level > pass && p.margin > 0 {
+			fail = p.level
+			break
+		}
+	}
+	return pass, fail, true
+}
+
+// pooled is one level's fitted margin.
+type pooled struct {
+	level, margin, weight float64
+}
+
+// isotonic is the non-decreasing least-squares fit of the windows' clipped
+// margins against their level (pool adjacent violators), one entry per
+// level tried, ascending.
+func isotonic(rows []report.CapacityWindow) []pooled {
+	byLevel := map[float64]*pooled{}
+	for _, r := range rows {
+		p := byLevel[r.Level]
+		if p == nil {
+			p = &pooled{level: r.Level}
+			byLevel[r.Level] = p
+		}
+		m := math.Max(-1, math.Min(1, r.Margin))
+		p.margin = (p.margin*p.weight + m) / (p.weight + 1)
+		p.weight++
+	}
+	pts := make([]pooled, 0, len(byLevel))
+	for _, p := range byLevel {
+		pts = append(pts, *p)
+	}
+	sort.Slice(pts, func(a, b int) bool { return pts[a].level < pts[b].level })
+	// Blocks of pooled levels: each holds its mean margin and total weight.
+	type block struct {
+		margin, weight float64
+		n              int
+	}
+	var blocks []block
+	for _, p := range pts {
+		blocks = append(blocks, block{p.margin, p.weight, 1})
+		for len(blocks) > 1 && blocks[len(blocks)-2].margin > blocks[len(blocks)-1].margin {
+			a, b := blocks[len(blocks)-2], blocks[len(blocks)-1]
+			w := a.weight + b.weight
+			blocks = append(blocks[:len(blocks)-2], block{(a.margin*a.weight + b.margin*b.weight) / w, w, a.n + b.n})
+		}
+	}
+	i := 0
+	for _, b := range blocks {
+		for k := 0; k < b.n; k++ {
+			pts[i].margin = b.margin
+			i++
+		}
+	}
+	return pts
+}
+
+// answer fills the result's verdict fields from the windows judged.
+func (l *levels) answer(c *report.Capacity) {
+	if len(l.tried) == 0 {
+		return
+	}
+	pass, fail, ok := l.bracket()
+	if ok {
+		c.Capacity, c.LastPass = ptr(pass), ptr(pass)
+		c.Recommended = ptr(l.round(pass * l.cfg.Share))
+		if l.cfg.Model == ModelConcurrency {
+			c.Recommended = ptr(math.Max(math.Floor(pass*l.cfg.Share), 1))
+		}
+	}
+	if fail > 0 {
+		c.FirstFail = ptr(fail)
+	}
+	failRow, passRow := l.last(fail), l.last(pass)
+	switch {
+	case failRow != nil:
+		c.Binding = closest(failRow.Margins)
+	case passRow != nil:
+		c.Binding = closest(passRow.Margins)
+	}
+	if failRow != nil && passRow != nil {
+		c.Boundary = "smooth"
+		if failRow.EarlyStopS != nil || failRow.Margin-passRow.Margin > 1 {
+			c.Boundary = "cliff"
+		}
+	}
+}
+
+// last is the latest window run at level (nil when none or level 0).
+func (l *levels) last(level float64) *report.CapacityWindow {
+	if level == 0 {
+		return nil
+	}
+	for i := len(l.tried) - 1; i >= 0; i-- {
+		if l.tried[i].Level == level {
+			return &l.tried[i]
+		}
+	}
+	return nil
+}

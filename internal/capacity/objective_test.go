@@ -1,0 +1,121 @@
+package capacity
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseObjectives(t *testing.T) {
+	objs, err := ParseObjectives("slo", "chat", map[string]string{
+		"ttft": "p95<2s", "tpot": "p95 < 80ms", "e2e": "p99.9<=30000", "errors": "<1%"})
+	require.NoError(t, err)
+	require.Len(t, objs, 4)
+	byFigure := map[string]Objective{}
+	for _, o := range objs {
+		require.Equal(t, "chat", o.Client)
+		byFigure[o.Figure] = o
+	}
+	require.Equal(t, Objective{Text: "ttft p95<2s", Client: "chat", Figure: "ttft", Quantile: 0.95, Limit: 2000}, byFigure["ttft"])
+	require.InDelta(t, 80, byFigure["tpot"].Limit, 1e-9)
+	require.InDelta(t, 0.999, byFigure["e2e"].Quantile, 1e-12)
+	require.InDelta(t, 30000, byFigure["e2e"].Limit, 1e-9)
+	require.InDelta(t, 0.01, byFigure["errors"].Limit, 1e-12)
+	require.Equal(t, 30*time.Second, LongestLimit(objs))
+}
+
+func TestParseObjectivesRefusesBadInput(t *testing.T) {
+	for spec, want := range map[string]string{
+		"ttft=p95":     "want a percentile and a limit",
+		"ttft=p100<2s": "unknown percentile",
+		"ttft=p0<2s":   "unknown percentile",
+		"ttft=avg<2s":  "want a percentile and a limit",
+		"ttft=p95>2s":  "want a percentile and a limit",
+		"ttft=p95<2x":  "not a duration",
+		"ttft=p95<-2s": "must be positive",
+		"itl=p95<2s":   `unknown figure "itl"`,
+		"errors=<101%": "below 100%",
+		"errors=<abc":  "not a share",
+		"errors=p95<1": "want an upper limit",
+	} {
+		k, v, _ := cut(spec)
+		_, err := ParseObjectives("Capacity.search slo", "", map[string]string{k: v})
+		require.ErrorContains(t, err, want, spec)
+		require.ErrorContains(t, err, "Capacity.search slo."+k, spec)
+	}
+	_, err := ParseObjectives("slo", "", nil)
+	require.ErrorContains(t, err, "no objective")
+}
+
+func cut(s string) (string, string, bool) {
+	for i := range s {
+		if s[i] == '=' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func TestConfigRefusesBadInput(t *testing.T) {
+	objs := []Objective{{Text: "ttft p95<2s", Figure: FigureTTFT, Quantile: 0.95, Limit: 2000}}
+	ok := Config{Model: ModelRate, Min: 1, Max: 10, Window: 20 * time.Second, Objectives: objs}
+	for name, c := range map[string]struct {
+		mod  func(*Config)
+		want string
+	}{
+		"no model":        {func(c *Config) { c.Model = "" }, "give rate: {min, max}"},
+		"inverted":        {func(c *Config) { c.Min, c.Max = 10, 1 }, "rate: the range is empty or inverted"},
+		"empty":           {func(c *Config) { c.Min, c.Max = 4, 4 }, "empty or inverted"},
+		"zero min":        {func(c *Config) { c.Min = 0 }, "min must be a positive number"},
+		"fractional conc": {func(c *Config) { c.Model, c.Min = ModelConcurrency, 1.5 }, "whole numbers"},
+		"short window":    {func(c *Config) { c.Window = time.Second }, "window must be at least 3s"},
+		"too short":       {func(c *Config) { c.Window = 4 * time.Second }, "too short for the calls"},
+		"few calls":       {func(c *Config) { c.Min = 0.1 }, "at rate.min 0.1 req/s"},
+		"precision":       {func(c *Config) { c.Precision = 2 }, "precision must be in (0, 1)"},
+		"share":           {func(c *Config) { c.Share = 1.5 }, "share must be in (0, 1]"},
+		"warmup":          {func(c *Config) { c.Warmup = 15 * time.Second }, "warmup must be between"},
+		"no slo":          {func(c *Config) { c.Objectives = nil }, "slo: no objective"},
+	} {
+		cfg := ok
+		c.mod(&cfg)
+		_, err := New(cfg)
+		require.ErrorContains(t, err, c.want, name)
+	}
+	s, err := New(ok)
+	require.NoError(t, err)
+	require.Equal(t, 4*time.Second, s.Config().Warmup)
+	require.Equal(t, 12, s.Config().MaxWindows)
+	require.Equal(t, 12*30*time.Second, s.Config().MaxDuration())
+}
+
+func TestSlopeTestNeedsARealRise(t *testing.T) {
+	var flat, noisyFlat, rising []point
+	for i := range 40 {
+		x := float64(i) / 4
+		flat = append(flat, point{x, 100, x})
+		noisyFlat = append(noisyFlat, point{x, 100 + float64(i%5) - 2, x})
+		rising = append(rising, point{x, 100 + 20*x + float64(i%5), x})
+	}
+	require.False(t, fit(flat, 0, 100).rising(0.5, 0))
+	require.False(t, fit(noisyFlat, 0, 100).rising(0.5, 0))
+	require.True(t, fit(rising, 0, 100).rising(0.5, 0))
+	require.False(t, fit(rising, 0, 100).rising(5, 0), "a rise smaller than asked for")
+	require.False(t, fit(rising[:5], 0, 100).rising(0.5, 0), "too few points")
+	require.False(t, fit(rising, 0, 1).rising(0.5, 0), "points not yet known are left out")
+}
+
+func TestIsotonicPoolsAContradiction(t *testing.T) {
+	// 4 passed, 8 failed, 6 passed narrowly, then 5 failed narrowly: 5 and
+	// 6 contradict the order and are pooled.
+	rows := rowsOf(map[float64]float64{4: -0.5, 8: 1, 6: -0.05, 5: 0.2})
+	fitted := isotonic(rows)
+	require.Len(t, fitted, 4)
+	require.InDelta(t, 0.075, fitted[1].margin, 1e-9)
+	require.InDelta(t, 0.075, fitted[2].margin, 1e-9)
+	l := levels{cfg: Config{Model: ModelRate, Min: 1, Max: 100, Precision: 0.05}, tried: rows}
+	pass, fail, ok := l.bracket()
+	require.True(t, ok)
+	require.Equal(t, 4.0, pass)
+	require.Equal(t, 5.0, fail)
+}

@@ -1,0 +1,247 @@
+package capacity
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// queueSim is a service with slots that each take service per call, FIFO:
+// its capacity is slots/service calls per second. It drives a search on a
+// fake clock, open (arrivals at the level's rate) or closed (level calls
+// in flight).
+type queueSim struct {
+	slots   int
+	service time.Duration
+	prefill time.Duration // of service, before the first token
+	tokens  int64
+	jitter  func(i int) time.Duration // extra service time of call i (noise)
+	free    []time.Time               // when each slot is next free
+	pending []*record.Call            // calls not yet finished, by End
+}
+
+func (q *queueSim) serve(i int, due time.Time) *record.Call {
+	k := 0
+	for j := range q.free {
+		if q.free[j].Before(q.free[k]) {
+			k = j
+		}
+	}
+	begin := due
+	if q.free[k].After(begin) {
+		begin = q.free[k]
+	}
+	svc := q.service
+	if q.jitter != nil {
+		svc += q.jitter(i)
+	}
+	end := begin.Add(svc)
+	q.free[k] = end
+	ttft := begin.Add(q.prefill).Sub(due)
+	return &record.Call{Result: stream.Result{OK: true, Start: due, End: end, TTFT: ttft, E2E: end.Sub(due),
+		TPOT: (svc - q.prefill) / time.Duration(q.tokens-1), OutputTokens: q.tokens}, Name: "c", Due: due}
+}
+
+// run drives s until it is done or limit passes; it returns the result's
+// capacity (NaN when none).
+func (q *queueSim) run(t *testing.T, s *Search, limit time.Duration) {
+	q.runEvery(t, s, limit, 5*time.Millisecond)
+}
+
+func (q *queueSim) runEvery(t *testing.T, s *Search, limit, tick time.Duration) {
+	t.Helper()
+	q.free = make([]time.Time, q.slots)
+	origin := time.Unix(1_000_000, 0)
+	s.Start(origin)
+	var nextArrival time.Time
+	inflight := 0
+	for now, i := origin, 0; now.Sub(origin) < limit; now = now.Add(tick) {
+		for len(q.pending) > 0 {
+			first := 0
+			for j, c := range q.pending {
+				if c.End.Before(q.pending[first].End) {
+					first = j
+				}
+			}
+			c := q.pending[first]
+			if c.End.After(now) {
+				break
+			}
+			q.pending = append(q.pending[:first], q.pending[first+1:]...)
+			inflight--
+			s.Finish(c)
+		}
+		st := s.Advance(now)
+		if st.Done {
+			return
+		}
+		if st.Draining {
+			nextArrival = time.Time{}
+			continue
+		}
+		if s.cfg.Model == ModelRate {
+			if nextArrival.IsZero() {
+				nextArrival = now
+			}
+			for !nextArrival.After(now) {
+				s.Claim(nextArrival, now.Sub(nextArrival))
+				q.pending = append(q.pending, q.serve(i, nextArrival))
+				i++
+				nextArrival = nextArrival.Add(time.Duration(float64(time.Second) / st.Level))
+			}
+			continue
+		}
+		for inflight < int(st.Level) {
+			s.Claim(now, 0)
+			c := q.serve(i, now)
+			c.Due = time.Time{}
+			q.pending = append(q.pending, c)
+			inflight++
+			i++
+		}
+	}
+	t.Fatalf("the search did not end within %v: %+v", limit, s.Result())
+}
+
+func objectives(t *testing.T, slo map[string]string) []Objective {
+	t.Helper()
+	o, err := ParseObjectives("slo", "", slo)
+	require.NoError(t, err)
+	return o
+}
+
+func TestOpenSearchFindsAQueuesCapacity(t *testing.T) {
+	// 4 slots × 0.5 s per call: 8 calls/s. Below it a call waits for no
+	// slot (constant arrivals); above it the queue grows without bound.
+	q := &queueSim{slots: 4, service: 500 * time.Millisecond, prefill: 20 * time.Millisecond, tokens: 50}
+	s, err := New(Config{Model: ModelRate, Min: 1, Max: 64, Window: 10 * time.Second,
+		Objectives: objectives(t, map[string]string{"ttft": "p95<300ms", "errors": "<1%"})})
+	require.NoError(t, err)
+	q.run(t, s, 10*time.Minute)
+	dump(t, s)
+	c := s.Result()
+	require.Equal(t, OutcomeFound, c.Outcome, String(c))
+	require.NotNil(t, c.Capacity)
+	require.InDelta(t, 8, *c.Capacity, 0.8, String(c))
+	require.LessOrEqual(t, len(c.Windows), 12)
+	require.Equal(t, "ttft p95<300ms", c.Binding)
+	require.Equal(t, "cliff", c.Boundary)
+	require.InDelta(t, 0.8**c.Capacity, *c.Recommended, 1e-9)
+	early := 0
+	for _, w := range c.Windows {
+		if w.Verdict == "fail" {
+			require.NotEmpty(t, w.Reason)
+		}
+		if w.EarlyStopS != nil {
+			early++
+			require.Less(t, *w.EarlyStopS, 10.0)
+			require.Contains(t, w.Reason, "over-saturated")
+		}
+	}
+	require.Positive(t, early, "a window far past the capacity stops early")
+	last := c.Windows[len(c.Windows)-1]
+	require.Equal(t, "confirm", last.Phase)
+	require.NotNil(t, last.Throughput)
+	require.NotNil(t, last.OutputTokensSec)
+	require.InDelta(t, 50**last.Throughput, *last.OutputTokensSec, 1e-6)
+}
+
+func TestClosedSearchFindsTheSlots(t *testing.T) {
+	// 6 slots: a seventh call in flight waits a whole service time.
+	q := &queueSim{slots: 6, service: 400 * time.Millisecond, prefill: 10 * time.Millisecond, tokens: 40}
+	s, err := New(Config{Model: ModelConcurrency, Min: 1, Max: 64, Window: 8 * time.Second,
+		Objectives: objectives(t, map[string]string{"ttft": "p95<200ms"})})
+	require.NoError(t, err)
+	q.run(t, s, 10*time.Minute)
+	dump(t, s)
+	c := s.Result()
+	require.Equal(t, OutcomeFound, c.Outcome, String(c))
+	require.Equal(t, 6.0, *c.Capacity, String(c))
+	require.Equal(t, 7.0, *c.FirstFail)
+	require.Equal(t, 4.0, *c.Recommended) // floor(0.8 × 6)
+}
+
+func TestSearchEdgesOfTheRange(t *testing.T) {
+	q := &queueSim{slots: 2, service: 500 * time.Millisecond, prefill: 10 * time.Millisecond, tokens: 10}
+	s, err := New(Config{Model: ModelRate, Min: 8, Max: 64, Window: 8 * time.Second,
+		Objectives: objectives(t, map[string]string{"ttft": "p95<300ms"})})
+	require.NoError(t, err)
+	q.run(t, s, 5*time.Minute)
+	dump(t, s)
+	c := s.Result()
+	require.Equal(t, OutcomeBelowMin, c.Outcome)
+	require.Nil(t, c.Capacity)
+	require.Contains(t, String(c), "capacity below min")
+
+	q = &queueSim{slots: 64, service: 100 * time.Millisecond, prefill: 10 * time.Millisecond, tokens: 10}
+	s, err = New(Config{Model: ModelRate, Min: 1, Max: 8, Window: 8 * time.Second,
+		Objectives: objectives(t, map[string]string{"ttft": "p95<300ms"})})
+	require.NoError(t, err)
+	q.run(t, s, 5*time.Minute)
+	c = s.Result()
+	require.Equal(t, OutcomeAboveMax, c.Outcome)
+	require.Equal(t, 8.0, *c.Capacity)
+	require.Contains(t, String(c), "capacity above max")
+	require.Len(t, c.Windows, 4) // 1, 2, 4, 8
+}
+
+func TestNoisyServiceStaysNearTheCapacity(t *testing.T) {
+	// Service times vary by ±20 % (deterministic pseudo-noise): the answer
+	// still lands within 10 % of slots / mean service.
+	q := &queueSim{slots: 8, service: 400 * time.Millisecond, prefill: 20 * time.Millisecond, tokens: 40,
+		jitter: func(i int) time.Duration {
+			return time.Duration(math.Sin(float64(i)*12.9898)*0.2*400) * time.Millisecond
+		}}
+	s, err := New(Config{Model: ModelRate, Min: 2, Max: 100, Window: 10 * time.Second,
+		Objectives: objectives(t, map[string]string{"ttft": "p95<1s", "e2e": "p99<2s"})})
+	require.NoError(t, err)
+	q.run(t, s, 10*time.Minute)
+	dump(t, s)
+	c := s.Result()
+	require.Equal(t, OutcomeFound, c.Outcome, String(c))
+	require.InDelta(t, 20, *c.Capacity, 2, String(c))
+}
+
+func TestSearchIsAFunctionOfItsEvents(t *testing.T) {
+	// Advancing every 5 ms or every 50 ms (calls' ends reported up to
+	// 50 ms late) gives the same windows: the verdicts read each event's
+	// own time, not when the search heard of it.
+	build := func() *Search {
+		s, err := New(Config{Model: ModelRate, Min: 1, Max: 64, Window: 8 * time.Second,
+			Objectives: objectives(t, map[string]string{"ttft": "p95<300ms"})})
+		require.NoError(t, err)
+		return s
+	}
+	a, b := build(), build()
+	(&queueSim{slots: 3, service: 500 * time.Millisecond, prefill: 20 * time.Millisecond, tokens: 20}).run(t, a, 10*time.Minute)
+	(&queueSim{slots: 3, service: 500 * time.Millisecond, prefill: 20 * time.Millisecond, tokens: 20}).runEvery(t, b, 10*time.Minute, 50*time.Millisecond)
+	ra, rb := a.Result(), b.Result()
+	require.Equal(t, OutcomeFound, ra.Outcome)
+	require.Equal(t, len(ra.Windows), len(rb.Windows))
+	for i := range ra.Windows {
+		require.Equal(t, ra.Windows[i].Level, rb.Windows[i].Level)
+		require.Equal(t, ra.Windows[i].Verdict, rb.Windows[i].Verdict)
+	}
+}
+
+func dump(t *testing.T, s *Search) {
+	for _, w := range s.Result().Windows {
+		t.Logf("%d %s L=%.3g %s %q calls=%d cens=%d m=%.2f [%.1f-%.1f]", w.Index, w.Phase, w.Level, w.Verdict, w.Reason, w.Calls, w.Censored, w.Margin, w.StartS, w.EndS)
+	}
+}
+
+func rowsOf(margins map[float64]float64) []report.CapacityWindow {
+	var rows []report.CapacityWindow
+	for _, l := range []float64{4, 8, 6, 5} {
+		if m, ok := margins[l]; ok {
+			rows = append(rows, report.CapacityWindow{Level: l, Margin: m})
+		}
+	}
+	return rows
+}

@@ -1,0 +1,165 @@
+package capacity
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// claim is one call the search's load started: when it was due (open
+// model) or took its slot (closed model), and its figures once it ended.
+type claim struct {
+	at   time.Time
+	done *finished // nil while in flight
+}
+
+// finished is what a window keeps of an ended call.
+type finished struct {
+	end        time.Time
+	client     string
+	ok         bool
+	ttft, tpot time.Duration // stream.Absent when not measured
+	e2e        time.Duration
+	outTokens  int64
+}
+
+// window is one window of the search while it runs.
+type window struct {
+	index   int
+	phase   string
+	level   float64
+	start   time.Time
+	warmEnd time.Time
+	end     time.Time // planned; moved by a lengthening
+	// nextCheck is the next over-saturation check on the grid.
+	nextCheck time.Time
+	// extended: lengthened once because it had not settled.
+	extended bool
+
+	claims   []*claim // in the order they were claimed
+	ttftPts  []point  // x: due/claim time, y: TTFT ms
+	queuePts []point  // x: claim time, y: calls in flight
+	latePts  []point  // x: claim time, y: the credit's lateness, ms
+	waitPts  []point  // x: read time, y: the server's waiting count
+	longest  time.Duration
+}
+
+func (w *window) x(t time.Time) float64 { return t.Sub(w.start).Seconds() }
+
+// attach matches an ended call to its claim: the latest claim at or before
+// key that is still in flight; exact: at key itself (a credit's due time).
+func (w *window) attach(key time.Time, f *finished, exact bool) bool {
+	i := sort.Search(len(w.claims), func(i int) bool { return w.claims[i].at.After(key) })
+	for i--; i >= 0; i-- {
+		c := w.claims[i]
+		if exact && !c.at.Equal(key) {
+			return false
+		}
+		if c.done == nil {
+			c.done = f
+			if c.at.After(w.warmEnd) || c.at.Equal(w.warmEnd) {
+				w.longest = max(w.longest, f.end.Sub(c.at))
+			}
+			if f.ttft >= 0 {
+				w.ttftPts = append(w.ttftPts, point{w.x(c.at), ms(f.ttft), w.x(f.end)})
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// finishedOf is the search's view of a call's record: TTFT and E2E counted
+// from the due time when a schedule sent the call (what a user arriving on
+// time waited, the generator's lateness included), from the send otherwise.
+func finishedOf(c *record.Call) (key time.Time, f *finished) {
+	key = c.Start
+	shift := time.Duration(0)
+	if !c.Due.IsZero() {
+		key = c.Due
+		shift = max(c.Start.Sub(c.Due), 0)
+	}
+	f = &finished{end: c.End, client: c.Name, ok: c.OK, ttft: stream.Absent, tpot: c.TPOT, e2e: c.E2E + shift,
+		outTokens: c.OutputTokens}
+	if c.TTFT >= 0 {
+		f.ttft = c.TTFT + shift
+	}
+	if c.E2E < 0 {
+		f.e2e = stream.Absent
+	}
+	return key, f
+}
+
+// measured is the window's measured span at judging time t: from the end of
+// the warm-up to the start of the cool-down, whose calls only the fast
+// could have finished by t.
+func (w *window) measured(t time.Time) (from, until time.Time) {
+	span := t.Sub(w.warmEnd)
+	cool := min(w.longest, span/3)
+	return w.warmEnd, t.Add(-cool)
+}
+
+// judgedCall is a measured call as the verdict sees it at time t.
+type judgedCall struct {
+	f        *finished // nil: still in flight at t
+	ageAtEnd time.Duration
+}
+
+// calls lists the measured calls at judging time t.
+func (w *window) calls(t time.Time) []judgedCall {
+	from, until := w.measured(t)
+	var out []judgedCall
+	for _, c := range w.claims {
+		if c.at.Before(from) || !c.at.Before(until) {
+			continue
+		}
+		if c.done != nil && !c.done.end.After(t) {
+			out = append(out, judgedCall{f: c.done})
+			continue
+		}
+		out = append(out, judgedCall{ageAtEnd: t.Sub(c.at)})
+	}
+	return out
+}
+
+// saturated says whether the window shows a queue growing at time t, and
+// why (open model: TTFT rising with calls in flight, credits' lateness or
+// the server's waiting count).
+func (w *window) saturated(t time.Time, open bool) (bool, string) {
+	from, until := w.x(w.warmEnd), w.x(t)
+	ttft := fit(w.ttftPts, from, until)
+	if !ttft.rising(0.5, 0) {
+		return false, ""
+	}
+	switch {
+	case open && fit(w.queuePts, from, until).rising(0.5, 2):
+		return true, "over-saturated: TTFT and calls in flight rising"
+	case open && fit(w.latePts, from, until).rising(0, 50):
+		return true, "over-saturated: TTFT rising and credits sent ever later"
+	case fit(w.waitPts, from, until).rising(0.5, 2):
+		return true, "over-saturated: TTFT and the server's waiting count rising"
+	}
+	return false, ""
+}
+
+// unsettled says whether a figure is still trending at the window's end: a
+// weaker test than saturated (a quarter of the starting value), for
+// deciding whether the window can be trusted.
+func (w *window) unsettled(t time.Time, open bool) (bool, string) {
+	from, until := w.x(w.warmEnd), w.x(t)
+	if fit(w.ttftPts, from, until).rising(0.25, 0) {
+		return true, "not settled: TTFT still rising at the window's end"
+	}
+	if open && fit(w.queuePts, from, until).rising(0.25, 2) {
+		return true, "not settled: calls in flight still rising at the window's end"
+	}
+	return false, ""
+}
+
+// finite is false for NaN and infinities.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

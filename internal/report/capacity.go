@@ -1,0 +1,139 @@
+package report
+
+// Capacity is the answer of a capacity search (internal/capacity): the
+// highest load that met every objective, how it was found, and every window
+// the search ran. It is the run record's "capacity" section; the search
+// fills it, the report renders it and a baseline comparison reads it.
+//
+// Levels are in the search's unit: requests per second for the open model
+// (model "rate"), calls in flight for the closed one ("concurrency"). A
+// figure a window could not measure is null, never 0.
+type Capacity struct {
+	Model     string  `json:"model"` // "rate" or "concurrency"
+	Unit      string  `json:"unit"`  // "req/s" or "in flight"
+	Min       float64 `json:"min"`
+	Max       float64 `json:"max"`
+	WindowS   float64 `json:"window_s"` // the planned length of a window, seconds
+	WarmupS   float64 `json:"warmup_s"` // the start of each window left out of its figures, seconds
+	Precision float64 `json:"precision"`
+	Share     float64 `json:"share"` // of the capacity, for the recommended level
+	// Method names how the levels were chosen (bracketing, then the refining
+	// rule), for readers of the record.
+	Method     string              `json:"method"`
+	Objectives []CapacityObjective `json:"objectives"`
+
+	// Outcome is "found" (the boundary is known to the precision), "below_min"
+	// (the first level already failed), "above_max" (the top passed), or
+	// "unfinished" (the test ended, or the window budget ran out, first).
+	Outcome string `json:"outcome"`
+	// Capacity is the highest level that met every objective (null when none did).
+	Capacity *float64 `json:"capacity"`
+	// LastPass and FirstFail bracket the boundary (null when not reached).
+	LastPass  *float64 `json:"last_pass"`
+	FirstFail *float64 `json:"first_fail"`
+	// Binding is the objective that failed first at the boundary (or, when
+	// none failed, the one closest to its limit), as written ("ttft p95<2s").
+	Binding string `json:"binding_objective,omitempty"`
+	// Boundary is "smooth" (the figures rise gradually through the boundary)
+	// or "cliff" (a small step in load moved them far); "" when not bracketed.
+	Boundary string `json:"boundary,omitempty"`
+	// Recommended is Share × Capacity: the level to plan production at.
+	Recommended *float64 `json:"recommended"`
+	// Segment is the execution segment this instance ran ("0:1" alone); a
+	// merged record lists every instance's answer in Instances.
+	Segment   string             `json:"segment,omitempty"`
+	Instances []CapacityInstance `json:"instances,omitempty"`
+	// Disagreement says how the instances' searches differed (merged records
+	// only; "" when they took the same decisions).
+	Disagreement string `json:"disagreement,omitempty"`
+
+	Windows []CapacityWindow `json:"windows"`
+}
+
+// CapacityObjective is one objective of the search.
+type CapacityObjective struct {
+	Text   string `json:"text"`             // as written: "ttft p95<2s"
+	Client string `json:"client,omitempty"` // the calls it judges ("": every client's)
+	Figure string `json:"figure"`           // ttft, tpot, e2e or errors
+	// Quantile is the percentile judged (0.95), 0 for errors.
+	Quantile float64 `json:"quantile,omitempty"`
+	// Limit is in milliseconds for durations, a fraction for errors.
+	Limit float64 `json:"limit"`
+}
+
+// CapacityWindow is one window of the search: its level and what it measured.
+type CapacityWindow struct {
+	Index int     `json:"index"`
+	Phase string  `json:"phase"` // "bracket", "refine" or "confirm"
+	Level float64 `json:"level"`
+	// StartS and EndS are seconds from the search's start; EarlyStopS is
+	// seconds into the window when over-saturation ended it (null: it ran
+	// its length).
+	StartS     float64  `json:"start_s"`
+	EndS       float64  `json:"end_s"`
+	EarlyStopS *float64 `json:"early_stop_s"`
+	Verdict    string   `json:"verdict"` // "pass" or "fail"
+	// Reason says why: the objectives it broke, "over-saturated: …" or
+	// "not settled: …"; for a pass, the objective closest to its limit.
+	Reason string `json:"reason"`
+	// Settled is false when a figure was still trending when the window
+	// ended (after it was lengthened once): such a window cannot pass.
+	Settled  bool `json:"settled"`
+	Extended bool `json:"extended,omitempty"` // lengthened once because it had not settled
+	// Margin is the largest of the objectives' normalised margins
+	// (observed / limit − 1): ≤ 0 passes.
+	Margin  float64          `json:"margin"`
+	Margins []CapacityMargin `json:"margins"`
+
+	Calls  int `json:"calls"`  // measured calls that finished (warm-up and cool-down left out)
+	Failed int `json:"failed"` // of them, failed
+	// Censored counts calls still in flight when the window was judged: their
+	// age so far is in E2E as a lower bound.
+	Censored int `json:"censored"`
+
+	TTFT CapacityPercentiles `json:"ttft_ms"`
+	TPOT CapacityPercentiles `json:"tpot_ms"`
+	E2E  CapacityPercentiles `json:"e2e_ms"`
+	// Throughput is measured calls finished per second of the measured span;
+	// Goodput those that met every objective's limit (and did not fail);
+	// GoodputRatio = goodput calls / all measured calls, errors included.
+	Throughput      *float64 `json:"throughput"`
+	Goodput         *float64 `json:"goodput"`
+	GoodputRatio    *float64 `json:"goodput_ratio"`
+	OutputTokensSec *float64 `json:"output_tokens_per_s"`
+
+	// Sketches are the window's distributions (ms), so a merge recomputes
+	// the percentiles of several instances instead of averaging them.
+	Sketches map[string]*Sketch `json:"sketches,omitempty"`
+}
+
+// CapacityMargin is one objective's figure in a window.
+type CapacityMargin struct {
+	Objective string   `json:"objective"`
+	Observed  *float64 `json:"observed"` // ms, or a fraction for errors; null: not measured
+	Margin    float64  `json:"margin"`   // observed / limit − 1
+}
+
+// CapacityPercentiles are a window's percentiles of one figure, ms.
+type CapacityPercentiles struct {
+	P50 *float64 `json:"p50"`
+	P90 *float64 `json:"p90"`
+	P95 *float64 `json:"p95"`
+	P99 *float64 `json:"p99"`
+}
+
+// CapacityInstance is one instance's answer in a merged record.
+type CapacityInstance struct {
+	Segment  string    `json:"segment"`
+	Outcome  string    `json:"outcome"`
+	Capacity *float64  `json:"capacity"`
+	Levels   []float64 `json:"levels"` // the windows' levels, in order
+}
+
+// SetCapacity gives the run (and each client's view of it) the search's answer.
+func (r *Run) SetCapacity(c *Capacity) {
+	r.Capacity = c
+	for _, v := range r.parts {
+		v.Capacity = c
+	}
+}

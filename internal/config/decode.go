@@ -177,6 +177,8 @@ func decodeValue(rv reflect.Value, v any, path string, f field) error {
 		}
 		rv.Set(reflect.ValueOf(v))
 	case reflect.Pointer:
+		// Decode into a copy of what it points to, so a partial option
+		// keeps the rest of the default.
 		n := reflect.New(rv.Type().Elem())
 		if !rv.IsNil() {
 			n.Elem().Set(rv.Elem())
@@ -185,6 +187,22 @@ func decodeValue(rv reflect.Value, v any, path string, f field) error {
 			return err
 		}
 		rv.Set(n)
+	case reflect.Slice:
+		return decodeList(rv, v, path, f)
+	case reflect.Map:
+		return decodeMap(rv, v, path, f)
+	case reflect.Struct:
+		return decodeStruct(rv, v, path, f)
+	default:
+		return decodeScalar(rv, v, path, f)
+	}
+	return nil
+}
+
+// decodeScalar sets a string, a boolean or a number, refusing a value of
+// another type or out of the field's range with what the option takes.
+func decodeScalar(rv reflect.Value, v any, path string, f field) error {
+	switch rv.Kind() {
 	case reflect.String:
 		if b, ok := v.(bool); ok && f.ifTrue != "" {
 			rv.SetString("")
@@ -205,38 +223,42 @@ func decodeValue(rv reflect.Value, v any, path string, f field) error {
 		}
 		rv.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, ok := wholeNumber(v)
-		switch {
-		case f.positive && (!ok || n <= 0 || rv.OverflowInt(n)):
-			return wrongType(path, v, f.want, "a positive whole number")
-		case !ok || rv.OverflowInt(n):
-			return wrongType(path, v, f.want, "a whole number")
-		}
-		rv.SetInt(n)
+		return decodeInt(rv, v, path, f)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, ok := wholeNumber(v)
-		switch {
-		case f.positive && (!ok || n <= 0 || rv.OverflowUint(uint64(n))):
-			return wrongType(path, v, f.want, "a positive whole number")
-		case !ok || n < 0 || rv.OverflowUint(uint64(n)):
-			return wrongType(path, v, f.want, "a whole number, not negative")
-		}
-		rv.SetUint(uint64(n))
+		return decodeUint(rv, v, path, f)
 	case reflect.Float32, reflect.Float64:
 		x, ok := toFloat(v)
 		if !ok || math.IsNaN(x) {
 			return wrongType(path, v, f.want, "a number")
 		}
 		rv.SetFloat(x)
-	case reflect.Slice:
-		return decodeList(rv, v, path, f)
-	case reflect.Map:
-		return decodeMap(rv, v, path, f)
-	case reflect.Struct:
-		return decodeStruct(rv, v, path, f)
 	default:
 		panic(fmt.Sprintf("config: option %s has a type the decoder does not handle: %s", path, rv.Type()))
 	}
+	return nil
+}
+
+func decodeInt(rv reflect.Value, v any, path string, f field) error {
+	n, ok := wholeNumber(v)
+	switch {
+	case f.positive && (!ok || n <= 0 || rv.OverflowInt(n)):
+		return wrongType(path, v, f.want, "a positive whole number")
+	case !ok || rv.OverflowInt(n):
+		return wrongType(path, v, f.want, "a whole number")
+	}
+	rv.SetInt(n)
+	return nil
+}
+
+func decodeUint(rv reflect.Value, v any, path string, f field) error {
+	n, ok := wholeNumber(v)
+	switch {
+	case f.positive && (!ok || n <= 0 || rv.OverflowUint(uint64(n))):
+		return wrongType(path, v, f.want, "a positive whole number")
+	case !ok || n < 0 || rv.OverflowUint(uint64(n)):
+		return wrongType(path, v, f.want, "a whole number, not negative")
+	}
+	rv.SetUint(uint64(n))
 	return nil
 }
 

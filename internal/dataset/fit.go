@@ -69,84 +69,132 @@ func (s *supply) at(i int) string {
 const freezeMargin = 64
 
 func (c *counter) fitBody(l layout, sp *supply, fixed, target int, pickFiller func() string, freeze bool) (string, error) {
-	piece := sp.at
+	bf := &bodyFit{c: c, l: l, sp: sp, frozen: -1}
 	k, est := 0, fixed // body = pieces[:k]
-	for est+c.piece(piece(k)) <= target {
-		est += c.piece(piece(k))
+	for est+c.piece(sp.at(k)) <= target {
+		est += c.piece(sp.at(k))
 		k++
 	}
-	var b strings.Builder
-	write := func(from, k int, pad []string, head bool) string {
-		b.Reset()
-		if head {
-			b.WriteString(l.head)
-		}
-		for _, p := range sp.pieces[from:k] {
-			b.WriteString(p)
-		}
-		for _, p := range pad {
-			b.WriteString(p)
-		}
-		b.WriteString(l.tail)
-		return b.String()
-	}
-	render := func(k int, pad []string) string { return write(0, k, pad, true) }
-	// Tokenizers split text into words before merging, so the count of a text
-	// cut before a " Word" is the sum of the counts of both sides. The final
-	// text is counted whole in fit, which catches any exception.
-	frozen, frozenTokens := -1, 0
 	if freeze && est-fixed > 4*freezeMargin {
-		tokens := 0
-		for j := k - 1; j > 0; j-- {
-			tokens += c.piece(sp.pieces[j])
-			if p := sp.pieces[j]; tokens >= freezeMargin && len(p) > 1 && p[0] == ' ' && isLetter(p[1]) {
-				frozen = j
-				frozenTokens = c.count(l.head + strings.Join(sp.pieces[:j], ""))
-				break
-			}
+		bf.freezeBefore(k)
+	}
+	k, n := bf.reaim(k, target)
+	k, n = bf.walk(k, n, target)
+	if n == target {
+		return bf.render(k, nil), nil
+	}
+	if text, ok := bf.pad(k, target, pickFiller); ok {
+		return text, nil
+	}
+	if n > target { // the fixed text alone is over
+		return c.cutToTokens(bf.render(0, nil), target)
+	}
+	return "", fmt.Errorf("could not fit a prompt to %d tokens with %s", target, c.tk.Name())
+}
+
+// bodyFit is one attempt at fitting a body: the text as head + pieces[:k] +
+// fillers + tail, counted whole or from a frozen start.
+type bodyFit struct {
+	c  *counter
+	l  layout
+	sp *supply
+	b  strings.Builder
+	// frozen is the first piece after the frozen start (-1: none), and
+	// frozenTokens the count of the head and the pieces before it.
+	frozen, frozenTokens int
+}
+
+// write renders pieces[from:k], the fillers and the tail, after the head
+// when asked.
+func (bf *bodyFit) write(from, k int, pad []string, head bool) string {
+	bf.b.Reset()
+	if head {
+		bf.b.WriteString(bf.l.head)
+	}
+	for _, p := range bf.sp.pieces[from:k] {
+		bf.b.WriteString(p)
+	}
+	for _, p := range pad {
+		bf.b.WriteString(p)
+	}
+	bf.b.WriteString(bf.l.tail)
+	return bf.b.String()
+}
+
+func (bf *bodyFit) render(k int, pad []string) string { return bf.write(0, k, pad, true) }
+
+// freezeBefore freezes the body at the first word start at least
+// freezeMargin tokens before piece k. Tokenizers split text into words
+// before merging, so the count of a text cut before a " Word" is the sum of
+// the counts of both sides. The final text is counted whole in fit, which
+// catches any exception.
+func (bf *bodyFit) freezeBefore(k int) {
+	tokens := 0
+	for j := k - 1; j > 0; j-- {
+		p := bf.sp.pieces[j]
+		tokens += bf.c.piece(p)
+		if tokens >= freezeMargin && len(p) > 1 && p[0] == ' ' && isLetter(p[1]) {
+			bf.frozen = j
+			bf.frozenTokens = bf.c.count(bf.l.head + strings.Join(bf.sp.pieces[:j], ""))
+			return
 		}
 	}
-	measure := func(k int, pad []string) int {
-		if frozen >= 0 && k >= frozen {
-			return frozenTokens + c.count(write(frozen, k, pad, false))
-		}
-		return c.count(render(k, pad))
+}
+
+// measure counts the text with k pieces and the fillers.
+func (bf *bodyFit) measure(k int, pad []string) int {
+	if bf.frozen >= 0 && k >= bf.frozen {
+		return bf.frozenTokens + bf.c.count(bf.write(bf.frozen, k, pad, false))
 	}
-	n := measure(k, nil)
-	// The estimate misses seam merges (about one token per paragraph in some
-	// encodings); re-aim with the estimated costs before walking piece by piece.
+	return bf.c.count(bf.render(k, pad))
+}
+
+// reaim corrects the estimate, which misses seam merges (about one token per
+// paragraph in some encodings), with the pieces' estimated costs a few
+// times before walking piece by piece. It returns k and its measured count.
+func (bf *bodyFit) reaim(k, target int) (int, int) {
+	n := bf.measure(k, nil)
 	for range 4 {
 		k2 := k
 		for diff := target - n; diff > 0; k2++ {
-			if diff -= c.piece(piece(k2)); diff < 0 {
+			if diff -= bf.c.piece(bf.sp.at(k2)); diff < 0 {
 				break
 			}
 		}
 		for diff := n - target; diff > 0 && k2 > 0; {
 			k2--
-			diff -= c.piece(sp.pieces[k2])
+			diff -= bf.c.piece(bf.sp.pieces[k2])
 		}
 		if k2 == k {
 			break
 		}
 		k = k2
-		n = measure(k, nil)
+		n = bf.measure(k, nil)
 	}
+	return k, n
+}
+
+// walk drops whole pieces while the text is over target, then adds them
+// while the next one still fits.
+func (bf *bodyFit) walk(k, n, target int) (int, int) {
 	for n > target && k > 0 {
 		k--
-		n = measure(k, nil)
+		n = bf.measure(k, nil)
 	}
 	for n < target {
-		piece(k) // make sure pieces[k] exists
-		m := measure(k+1, nil)
+		bf.sp.at(k) // make sure pieces[k] exists
+		m := bf.measure(k+1, nil)
 		if m > target {
 			break
 		}
 		k, n = k+1, m
 	}
-	if n == target {
-		return render(k, nil), nil
-	}
+	return k, n
+}
+
+// pad closes a gap smaller than a piece with single-token fillers, dropping
+// up to three of the last pieces where a seam merge leaves no room.
+func (bf *bodyFit) pad(k, target int, pickFiller func() string) (string, bool) {
 	pad := make([]string, 0, 8)
 	for range 8 {
 		pad = append(pad, pickFiller())
@@ -156,15 +204,12 @@ func (c *counter) fitBody(l layout, sp *supply, fixed, target int, pickFiller fu
 			if drop == 0 && m == 0 {
 				continue
 			}
-			if measure(k-drop, pad[:m]) == target {
-				return render(k-drop, pad[:m]), nil
+			if bf.measure(k-drop, pad[:m]) == target {
+				return bf.render(k-drop, pad[:m]), true
 			}
 		}
 	}
-	if n > target { // the fixed text alone is over
-		return c.cutToTokens(render(0, nil), target)
-	}
-	return "", fmt.Errorf("could not fit a prompt to %d tokens with %s", target, c.tk.Name())
+	return "", false
 }
 
 // cutToTokens is the last resort when even the fixed text is too long: keep

@@ -47,6 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		profile   = fs.String("profile", "demo", "profile of the default model and of --model entries without one: "+strings.Join(sim.ProfileNames(), ", "))
 		seed      = fs.Uint64("seed", def.Seed, "seed of output text, sampled output lengths and fault draws")
 		trace     = fs.String("trace", "", "write one JSON line of ground truth per generation request to `FILE`")
+		traceBody = fs.Bool("trace-bodies", false, "the --trace lines also hold each request's body and headers (credentials redacted)")
 		config    = fs.String("config", "", "read settings from a JSON (.json) or YAML `FILE`; flags given on the command line win")
 		maxBody   = fs.Int64("max-body-bytes", def.MaxBodyBytes, "largest request body accepted, in bytes (larger: 413)")
 		tokName   = fs.String("tokenizer", def.Tokenizer, "encoding that counts prompt tokens")
@@ -95,6 +96,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if set["trace"] {
 		cfg.Trace = *trace
+	}
+	if set["trace-bodies"] {
+		cfg.TraceBodies = *traceBody
 	}
 	if set["max-body-bytes"] {
 		cfg.MaxBodyBytes = *maxBody

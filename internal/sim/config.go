@@ -28,6 +28,7 @@ type ModelProfile struct {
 	DecodeBaseMs       float64 `json:"decode_base_ms" yaml:"decode_base_ms"`             // fixed cost of a decode step, ms
 	DecodePerSeqMs     float64 `json:"decode_per_seq_ms" yaml:"decode_per_seq_ms"`       // added per decoding sequence, ms
 	TokensPerStep      int     `json:"tokens_per_step" yaml:"tokens_per_step"`           // tokens each sequence gets per decode step (sent in one chunk)
+	MaxContextTokens   int     `json:"max_context_tokens" yaml:"max_context_tokens"`     // prompt + max_tokens a request may ask for; beyond it 400 context_length_exceeded. 0 = no limit
 
 	// Output.
 	DefaultMaxTokens int     `json:"default_max_tokens" yaml:"default_max_tokens"` // output tokens when a request sets no max_tokens
@@ -70,6 +71,8 @@ type Config struct {
 	Trace        string        `json:"trace,omitempty" yaml:"trace,omitempty"` // JSON-lines ground-truth file; empty = none
 	MaxBodyBytes int64         `json:"max_body_bytes" yaml:"max_body_bytes"`   // request bodies above it get 413
 	Tokenizer    string        `json:"tokenizer" yaml:"tokenizer"`             // encoding that counts prompt tokens
+
+	TraceBodies bool `json:"trace_bodies" yaml:"trace_bodies"` // the trace also holds each request's body and headers (credentials redacted)
 
 	// TraceWriter receives the trace lines too (in-process tests).
 	TraceWriter io.Writer `json:"-" yaml:"-"`
@@ -384,6 +387,7 @@ var knobList = []Knob{ //nolint:gochecknoglobals // read-only table
 	{"decode_base_ms", "fixed cost of a decode step (ms)"},
 	{"decode_per_seq_ms", "decode step cost added per decoding sequence (ms/sequence)"},
 	{"tokens_per_step", "tokens each sequence gets per decode step, sent as one chunk (tokens)"},
+	{"max_context_tokens", "prompt + max_tokens a request may ask for; beyond it 400 context_length_exceeded, 0 = no limit (tokens)"},
 	{"default_max_tokens", "output length when the request sets no max_tokens (tokens)"},
 	{"output_dist", "output length: exact (= max_tokens) | uniform | exponential (sampled, capped by max_tokens; finish_reason stop when shorter)"},
 	{"output_min_tokens", "smallest sampled output length (tokens)"},

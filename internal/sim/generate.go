@@ -27,6 +27,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		writeJSONError(w, p, e)
 	}
 	body, req, aerr := s.readGeneration(w, r, p)
+	s.traceRequest(rec, r, body)
 	if aerr != nil {
 		fail(aerr, OutcomeBadRequest)
 		return
@@ -45,6 +46,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	}
 	rec.Fault = faults.String()
 	maxTokens, ids, promptTokens := s.sizePrompt(rec, req, m, body)
+	if e := m.contextError(promptTokens, maxTokens); e != nil {
+		fail(e, OutcomeBadRequest)
+		return
+	}
 
 	if faults.HeadersDelay > 0 && !s.sleep(r.Context(), faults.HeadersDelay) {
 		rec.Outcome = OutcomeCanceled

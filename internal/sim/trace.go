@@ -61,6 +61,11 @@ type TraceRecord struct {
 	Images      int `json:"images,omitempty"`
 	ImageBytes  int `json:"image_bytes,omitempty"`
 	ImageTokens int `json:"image_tokens,omitempty"`
+
+	// Body and Headers are what the client sent, with trace_bodies
+	// (trace_bodies.go).
+	Body    json.RawMessage   `json:"body,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // ServerTiming renders the phases as a Server-Timing value (ms):

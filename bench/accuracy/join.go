@@ -112,6 +112,17 @@ const (
 //     this is what reading and timestamping the first event adds;
 //   - gap error: each client gap − the server's gap between the same two
 //     output-carrying chunks.
+//
+// Each side's figures are differences of its own stamps, never one side's
+// stamp against the other's, so the two processes' clocks need not agree.
+// llm-sim's stamps are one wall-clock reading at its start plus monotonic
+// time, and the clients' durations are on their monotonic clocks: a
+// wall-clock step (NTP) during the run moves neither. llm-sim and the k6
+// module date bytes by kernel receive stamps (the request's arrival, each
+// event's), which are wall-clock, and move them onto the monotonic clock by
+// the wall-clock time they waited in the socket; a step within that wait,
+// and only then, lands in an error, which no process reading the kernel's
+// stamps can tell from a late packet.
 func join(tracePath, clientPath string) (*errors, error) {
 	trace, err := readLines[serverRecord](tracePath, func(string) bool { return true })
 	if err != nil {

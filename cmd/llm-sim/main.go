@@ -305,7 +305,8 @@ random with --fault SPEC:P or "faults" in the config (ms: milliseconds, k: outpu
 
 Ground truth: X-Request-Id on every response (the client's, echoed, or a new
 one); a Server-Timing trailer (queue, prefill, decode, total; dur in ms); with
---trace, one JSON line per request (wall-clock Unix ns: arrival, admission,
+--trace, one JSON line per request (Unix ns: the wall clock at start plus
+monotonic time, so a clock step mid-run is in no duration; arrival, admission,
 prefill start/end, each chunk's write+flush, done; token counts; outcome).
 
 Run the load generator and the server on different machines for real tests:

@@ -4,6 +4,7 @@ package rxstamp
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -49,32 +50,35 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 func TestArrivalIsWhenTheBytesCameNotWhenTheyWereRead(t *testing.T) {
 	c, srv := pair(t)
 	waitForStamps(t, c, srv)
-	sent := time.Now()
-	if _, err := srv.Write([]byte("data: hello\n\n")); err != nil {
-		t.Fatal(err)
-	}
-	const late = 80 * time.Millisecond
-	time.Sleep(late) // the reader was not running when the bytes came
-	buf := make([]byte, 64)
-	n, err := c.Read(buf)
-	now := time.Now()
-	if err != nil || string(buf[:n]) != "data: hello\n\n" {
-		t.Fatalf("read %q, %v", buf[:n], err)
-	}
-	at := c.Arrival(now)
-	if lag := now.Sub(at); lag < late/2 {
-		t.Fatalf("arrival %s before the read's return; the bytes waited %s in the socket", lag, late)
-	}
-	if at.Before(sent.Add(-time.Millisecond)) {
-		t.Fatalf("arrival %s before the write", sent.Sub(at))
-	}
-	if at.After(now) {
-		t.Fatal("arrival after now")
-	}
-	// The monotonic reading survives: durations from it are on the same clock.
-	if d := at.Sub(sent); d < 0 || d > late/2 {
-		t.Fatalf("write to arrival %s", d)
-	}
+	measureWithoutWallStep(t, func() string {
+		sent := time.Now()
+		if _, err := srv.Write([]byte("data: hello\n\n")); err != nil {
+			t.Fatal(err)
+		}
+		const late = 80 * time.Millisecond
+		time.Sleep(late) // the reader was not running when the bytes came
+		buf := make([]byte, 64)
+		n, err := c.Read(buf)
+		now := time.Now()
+		if err != nil || string(buf[:n]) != "data: hello\n\n" {
+			t.Fatalf("read %q, %v", buf[:n], err)
+		}
+		at := c.Arrival(now)
+		if lag := now.Sub(at); lag < late/2 {
+			return fmt.Sprintf("arrival %s before the read's return; the bytes waited %s in the socket", lag, late)
+		}
+		if at.Before(sent.Add(-time.Millisecond)) {
+			return fmt.Sprintf("arrival %s before the write", sent.Sub(at))
+		}
+		if at.After(now) {
+			return "arrival after now"
+		}
+		// The monotonic reading survives: durations from it are on the same clock.
+		if d := at.Sub(sent); d < 0 || d > late/2 {
+			return fmt.Sprintf("write to arrival %s", d)
+		}
+		return ""
+	})
 }
 
 // waitForStamps exchanges bytes until the kernel stamps them: the first
@@ -188,55 +192,66 @@ func TestPrimeStampsTheFirstPacket(t *testing.T) {
 // mark in turn, and each read has its own segment's stamp. Without the hold
 // the late read takes them all under the latest stamp.
 func TestHeldLateReadKeepsSegmentsApart(t *testing.T) {
-	const step = 40 * time.Millisecond
-	segments := []string{"data: one\n\n", "data: two\n\n", "data: three\n\n"}
 	for _, held := range []bool{true, false} {
 		c, srv := pair(t)
 		waitForStamps(t, c, srv)
-		if held {
-			c.Hold()
-		}
-		sent := time.Now()
-		for i, s := range segments {
-			if i > 0 {
-				time.Sleep(step)
-			}
-			if _, err := srv.Write([]byte(s)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		time.Sleep(step) // the reader comes after all of them
-		var got []string
-		var stamps []time.Duration
-		buf := make([]byte, 64)
-		for len(strings.Join(got, "")) < len(strings.Join(segments, "")) {
-			n, err := c.Read(buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(buf[:n]))
-			stamps = append(stamps, c.Arrival(time.Now()).Sub(sent))
-			// Held, the watcher looked every millisecond: each read's
-			// bytes came in the last one before its stamp.
-			if d, ok := c.Window(); ok != held || d > step/2 {
-				t.Fatalf("held %v: read %d has a window of %s (known %v)", held, len(got), d, ok)
-			}
-		}
-		t.Logf("held %v: reads %q, stamps %v after the first write", held, got, stamps)
-		want := segments
-		if !held {
-			want = []string{strings.Join(segments, "")}
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("held %v: reads %q, want %q", held, got, want)
-		}
-		for i, d := range stamps {
-			if sentAt := time.Duration(i+len(segments)-len(stamps)) * step; d < sentAt || d > sentAt+step/2 {
-				t.Fatalf("held %v: read %d stamped %s after the first write, its last segment was written at %s", held, i, d, sentAt)
-			}
-		}
-		c.Release()
+		measureWithoutWallStep(t, func() string { return lateReadOfSegments(t, c, srv, held) })
 	}
+}
+
+// lateReadOfSegments writes three segments apart, reads them late, and says
+// what it found wrong with the reads and their stamps.
+func lateReadOfSegments(t *testing.T, c *Conn, srv net.Conn, held bool) string {
+	const step = 40 * time.Millisecond
+	segments := []string{"data: one\n\n", "data: two\n\n", "data: three\n\n"}
+	if held {
+		c.Hold()
+		defer c.Release()
+	}
+	// Each stamp is checked against when its segment was written, not
+	// when it was meant to be: a loaded machine oversleeps.
+	sent := time.Now()
+	written := make([]time.Duration, len(segments))
+	for i, s := range segments {
+		if i > 0 {
+			time.Sleep(step)
+		}
+		written[i] = time.Since(sent)
+		if _, err := srv.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(step) // the reader comes after all of them
+	var got []string
+	var stamps []time.Duration
+	buf := make([]byte, 64)
+	for len(strings.Join(got, "")) < len(strings.Join(segments, "")) {
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(buf[:n]))
+		stamps = append(stamps, c.Arrival(time.Now()).Sub(sent))
+		// Held, the watcher looked every millisecond: each read's
+		// bytes came in the last one before its stamp.
+		if d, ok := c.Window(); ok != held || d > step/2 {
+			return fmt.Sprintf("held %v: read %d has a window of %s (known %v)", held, len(got), d, ok)
+		}
+	}
+	t.Logf("held %v: reads %q, stamps %v after the first write", held, got, stamps)
+	want := segments
+	if !held {
+		want = []string{strings.Join(segments, "")}
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Sprintf("held %v: reads %q, want %q", held, got, want)
+	}
+	for i, d := range stamps {
+		if sentAt := written[i+len(segments)-len(stamps)]; d < sentAt || d > sentAt+step/2 {
+			return fmt.Sprintf("held %v: read %d stamped %s after the first write, its last segment was written at %s", held, i, d, sentAt)
+		}
+	}
+	return ""
 }
 
 // When the watcher's goroutine does not get to run (a wave of goroutines
@@ -245,72 +260,91 @@ func TestHeldLateReadKeepsSegmentsApart(t *testing.T) {
 // watcher's goroutine never runs; without the other reads its segments merge
 // under the second's stamp.
 func TestReadsLookWhenTheWatcherIsLate(t *testing.T) {
-	const step = 40 * time.Millisecond
 	for _, othersRead := range []bool{true, false} {
 		held, srv := pair(t)
 		other, otherSrv := pair(t)
 		waitForStamps(t, held, srv)
 		waitForStamps(t, other, otherSrv)
-		fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := newWatcher(fd) // never run: always late
-		before := theWatcher.Swap(w)
-		var added bool
-		if err := held.raw.Control(func(fd uintptr) { added = w.add(held, fd) }); err != nil || !added {
-			t.Fatal("the test's watcher cannot watch the connection")
-		}
-		held.watched.Store(w)
+		measureWithoutWallStep(t, func() string {
+			return readWithALateWatcher(t, [2]*Conn{held, other}, [2]net.Conn{srv, otherSrv}, othersRead)
+		})
+	}
+}
 
-		sent := time.Now()
-		write := func(c net.Conn, s string) {
-			if _, err := c.Write([]byte(s)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		write(srv, "data: one\n\n")
-		time.Sleep(step / 4)
-		if othersRead {
-			write(otherSrv, "x")
-			if _, err := other.Read(make([]byte, 8)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		time.Sleep(step - step/4)
-		write(srv, "data: two\n\n")
-		time.Sleep(step / 2) // the held connection's reader comes late
-
-		var got []string
-		var stamps []time.Duration
-		buf := make([]byte, 64)
-		for len(strings.Join(got, "")) < len("data: one\n\ndata: two\n\n") {
-			n, err := held.Read(buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(buf[:n]))
-			stamps = append(stamps, held.Arrival(time.Now()).Sub(sent))
-		}
+// readWithALateWatcher holds conns[0] in a watcher that never runs, writes
+// it two segments apart (and, othersRead, conns[1] a byte read between
+// them), reads late, and says what it found wrong with the reads and stamps.
+func readWithALateWatcher(t *testing.T, conns [2]*Conn, srvs [2]net.Conn, othersRead bool) string {
+	const step = 40 * time.Millisecond
+	held, other := conns[0], conns[1]
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWatcher(fd) // never run: always late
+	before := theWatcher.Swap(w)
+	defer func() {
 		w.remove(held)
 		held.watched.Store(nil)
 		theWatcher.Store(before)
 		_ = unix.Close(fd)
-		t.Logf("others read %v: reads %q, stamps %v after the first write", othersRead, got, stamps)
+	}()
+	var added bool
+	if err := held.raw.Control(func(fd uintptr) { added = w.add(held, fd) }); err != nil || !added {
+		t.Fatal("the test's watcher cannot watch the connection")
+	}
+	held.watched.Store(w)
 
-		want, at := []string{"data: one\n\n", "data: two\n\n"}, []time.Duration{0, step}
-		if !othersRead {
-			want, at = []string{"data: one\n\ndata: two\n\n"}, []time.Duration{step}
+	// Each stamp is checked against when its segment was written, not
+	// when it was meant to be: a loaded machine oversleeps.
+	sent := time.Now()
+	var written []time.Duration
+	write := func(c net.Conn, s string) {
+		if c == srvs[0] {
+			written = append(written, time.Since(sent))
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("others read %v: reads %q, want %q", othersRead, got, want)
-		}
-		for i, d := range stamps {
-			if d < at[i] || d > at[i]+step/4 {
-				t.Fatalf("others read %v: read %d stamped %s after the first write, its segment was written at %s", othersRead, i, d, at[i])
-			}
+		if _, err := c.Write([]byte(s)); err != nil {
+			t.Fatal(err)
 		}
 	}
+	write(srvs[0], "data: one\n\n")
+	time.Sleep(step / 4)
+	if othersRead {
+		write(srvs[1], "x")
+		if _, err := other.Read(make([]byte, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(step - step/4)
+	write(srvs[0], "data: two\n\n")
+	time.Sleep(step / 2) // the held connection's reader comes late
+
+	var got []string
+	var stamps []time.Duration
+	buf := make([]byte, 64)
+	for len(strings.Join(got, "")) < len("data: one\n\ndata: two\n\n") {
+		n, err := held.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(buf[:n]))
+		stamps = append(stamps, held.Arrival(time.Now()).Sub(sent))
+	}
+	t.Logf("others read %v: reads %q, stamps %v after the first write", othersRead, got, stamps)
+
+	want, at := []string{"data: one\n\n", "data: two\n\n"}, written
+	if !othersRead {
+		want, at = []string{"data: one\n\ndata: two\n\n"}, written[1:]
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Sprintf("others read %v: reads %q, want %q", othersRead, got, want)
+	}
+	for i, d := range stamps {
+		if d < at[i] || d > at[i]+step/4 {
+			return fmt.Sprintf("others read %v: read %d stamped %s after the first write, its segment was written at %s", othersRead, i, d, at[i])
+		}
+	}
+	return ""
 }
 
 // Holds count, and the watcher keeps a connection while any is left; a

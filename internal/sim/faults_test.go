@@ -247,8 +247,7 @@ func TestFaultGatewayBuffering(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 40, contentCount(t, evs))
 	_ = s.srv.Close()
-	recs := s.trace.records(t)
-	require.Len(t, recs, 1)
+	recs := s.trace.recordsN(t, 1)
 	r := recs[0]
 	// ~200 ms of output leaves in a few blocks, not 40 chunks: uniform blocks.
 	blocks := map[int64]bool{}
@@ -285,8 +284,7 @@ func TestConfiguredFaultsAndNone(t *testing.T) {
 	resp = s.post("/v1/chat/completions", chatBody("x", 2, ""), FaultHeader, "status=500")
 	resp.Body.Close()
 	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
-	recs := s.trace.records(t)
-	require.Len(t, recs, 3)
+	recs := s.trace.recordsN(t, 3)
 	assert.Equal(t, "status=503", recs[0].Fault)
 	assert.Empty(t, recs[1].Fault)
 }

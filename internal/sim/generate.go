@@ -101,7 +101,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 
 // newTraceRecord starts a request's trace record at its arrival, on its connection.
 func newTraceRecord(r *http.Request, id string) *TraceRecord {
-	rec := &TraceRecord{RequestID: id, Endpoint: r.URL.Path, ArrivalNS: arrivalOf(r.Context(), time.Now()).UnixNano(), Outcome: OutcomeOK}
+	rec := &TraceRecord{RequestID: id, Endpoint: r.URL.Path, ArrivalNS: unixNano(arrivalOf(r.Context(), time.Now())), Outcome: OutcomeOK}
 	rec.Conn, rec.ConnRequest = connOf(r.Context())
 	rec.Proto = r.Proto
 	return rec
@@ -110,7 +110,7 @@ func newTraceRecord(r *http.Request, id string) *TraceRecord {
 // finishTrace ends a request's trace record, counts its outcome and writes it to the trace.
 func (s *Server) finishTrace(rec *TraceRecord) {
 	if rec.DoneNS == 0 {
-		rec.DoneNS = time.Now().UnixNano()
+		rec.DoneNS = nowNS()
 	}
 	s.outcomes.add(rec.Model, rec.Outcome)
 	if s.trace != nil {
@@ -316,7 +316,7 @@ func (g *genState) openStream() (*eventWriter, time.Duration, error) {
 		gateway = ms(g.m.p.GatewayFlushMs)
 	}
 	out := &sseOut{w: g.w, rc: http.NewResponseController(g.w), rec: g.rec, traced: g.s.trace != nil, gateway: gateway > 0}
-	g.rec.HeadersNS = time.Now().UnixNano()
+	g.rec.HeadersNS = nowNS()
 	e := &eventWriter{g: g, rnd: rnd, out: out, malformed: g.faults.Malformed}
 	return e, gateway, out.rc.Flush()
 }
@@ -483,9 +483,9 @@ func (g *genState) complete() {
 	g.rec.Status = http.StatusOK
 	g.w.Header().Set("Content-Type", "application/json")
 	g.w.Header().Set("Server-Timing", g.rec.ServerTiming(unixNano(tl.LastToken)))
-	now := time.Now().UnixNano()
+	now := nowNS()
 	_, err := g.w.Write(body)
-	g.rec.HeadersNS, g.rec.DoneNS = now, time.Now().UnixNano()
+	g.rec.HeadersNS, g.rec.DoneNS = now, nowNS()
 	if err != nil {
 		g.rec.Outcome, g.rec.Error = OutcomeCanceled, err.Error()
 		return
@@ -502,7 +502,7 @@ func (g *genState) end(tl seqTimeline, total int, o Outcome) {
 	r.EnqueuedNS, r.AdmittedNS = unixNano(tl.Enqueued), unixNano(tl.Admitted)
 	r.PrefillStartNS, r.PrefillEndNS = unixNano(tl.PrefillStart), unixNano(tl.PrefillEnd)
 	r.CachedTokens, r.CompletionTokens, r.Outcome = tl.CachedTokens, total, o
-	r.DoneNS = time.Now().UnixNano()
+	r.DoneNS = nowNS()
 }
 
 // abandon ends a request whose client went away (or whose writes fail).
@@ -531,7 +531,7 @@ type sseOut struct {
 func (o *sseOut) event(b []byte, tokens int) error {
 	var now int64
 	if o.traced {
-		now = time.Now().UnixNano() // just before the bytes go: never after the client has them
+		now = nowNS() // just before the bytes go: never after the client has them
 	}
 	if o.gateway {
 		o.buf = append(o.buf, b...)
@@ -560,7 +560,7 @@ func (o *sseOut) record(now, flushed int64, tokens int) {
 	}
 	emit := now
 	if !o.emitAt.IsZero() {
-		emit = o.emitAt.UnixNano()
+		emit = unixNano(o.emitAt)
 	}
 	o.rec.ChunksNS = append(o.rec.ChunksNS, flushed)
 	o.rec.ChunkTokens = append(o.rec.ChunkTokens, tokens)
@@ -574,7 +574,7 @@ func (o *sseOut) flush() error {
 	}
 	var now int64
 	if o.traced {
-		now = time.Now().UnixNano()
+		now = nowNS()
 	}
 	_, err := o.w.Write(o.buf)
 	if err == nil {

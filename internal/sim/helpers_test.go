@@ -3,10 +3,12 @@ package sim
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -44,6 +46,25 @@ func (s *syncBuffer) records(t *testing.T) []TraceRecord {
 		out = append(out, r)
 	}
 	return out
+}
+
+// recordsN waits for n trace records and returns them: a record is written
+// as its handler returns, which may be after the client read the answer's
+// last event.
+func (s *syncBuffer) recordsN(t *testing.T, n int) []TraceRecord {
+	t.Helper()
+	var recs []TraceRecord
+	require.Eventually(t, func() bool { recs = s.records(t); return len(recs) >= n }, 10*time.Second, 2*time.Millisecond, "%d trace records", n)
+	require.Len(t, recs, n)
+	return recs
+}
+
+// byArrival sorts records by arrival: the order they are written in is the
+// order their handlers returned, which a client that read an answer's last
+// event and sent the next request on a new connection does not fix.
+func byArrival(recs []TraceRecord) []TraceRecord {
+	slices.SortStableFunc(recs, func(a, b TraceRecord) int { return cmp.Compare(a.ArrivalNS, b.ArrivalNS) })
+	return recs
 }
 
 type testSim struct {

@@ -181,18 +181,21 @@ func (r *requestMetrics) finished(model string, tl seqTimeline, arrivalNS int64,
 	defer r.mu.Unlock()
 	m := r.model(model)
 	m.reasons[reason]++
-	arrival := time.Unix(0, arrivalNS)
-	obs := func(i int, from, to time.Time) {
-		if !from.IsZero() && !to.IsZero() && !to.Before(from) {
-			m.hists[i].observe(to.Sub(from).Seconds())
+	// On the trace's stamps, so each observation is the trace's own phase
+	// duration (a wall-clock step mid-run moves neither).
+	obs := func(i int, fromNS, toNS int64) {
+		if fromNS != 0 && toNS != 0 && toNS >= fromNS {
+			m.hists[i].observe(time.Duration(toNS - fromNS).Seconds())
 		}
 	}
-	obs(0, arrival, tl.FirstToken)
-	obs(1, arrival, tl.LastToken)
-	obs(2, tl.Enqueued, tl.Admitted)
-	obs(3, tl.Admitted, tl.LastToken)
-	obs(4, tl.Admitted, tl.FirstToken)
-	obs(5, tl.FirstToken, tl.LastToken)
+	first, last := unixNano(tl.FirstToken), unixNano(tl.LastToken)
+	enqueued, admitted := unixNano(tl.Enqueued), unixNano(tl.Admitted)
+	obs(0, arrivalNS, first)
+	obs(1, arrivalNS, last)
+	obs(2, enqueued, admitted)
+	obs(3, admitted, last)
+	obs(4, admitted, first)
+	obs(5, first, last)
 }
 
 // finishedReason is vLLM's finished_reason of a request the engine ended:

@@ -58,8 +58,7 @@ func TestVLLMExpositionMatchesTheTrace(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	recs := s.trace.records(t)
-	require.Len(t, recs, 12)
+	recs := s.trace.recordsN(t, 12)
 
 	fams := scrapeFamilies(t, s)
 	for _, name := range []string{

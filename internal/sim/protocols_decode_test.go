@@ -143,8 +143,7 @@ func TestEveryWireFormatReadsBackExactly(t *testing.T) {
 			assert.Equal(t, wc.finishLength, got.FinishReason)
 			assert.LessOrEqual(t, got.TTFT, got.E2E)
 
-			rec := s.trace.records(t)
-			require.Len(t, rec, 1)
+			rec := s.trace.recordsN(t, 1)
 			assert.Equal(t, OutcomeOK, rec[0].Outcome)
 			assert.Equal(t, maxTokens, rec[0].CompletionTokens)
 			if wc.noUsage {
@@ -163,8 +162,7 @@ func TestEveryWireFormatReadsBackExactly(t *testing.T) {
 			again := readWith(t, wc.protocol, s.post(wc.path, wc.body(longPrompt, maxTokens)))
 			require.True(t, again.OK, "%+v", again.Err)
 			assert.Equal(t, got.Text, again.Text, "the same question gets the same answer")
-			rec = s.trace.records(t)
-			require.Len(t, rec, 2)
+			rec = s.trace.recordsN(t, 2)
 			require.Positive(t, rec[1].CachedTokens)
 			if wc.reportsCached {
 				require.NotNil(t, again.Usage)
@@ -186,8 +184,7 @@ func TestEveryWireFormatReportsANaturalStop(t *testing.T) {
 			s := newTestSim(t, m)
 			got := readWith(t, wc.protocol, s.post(wc.path, wc.body("stop early", 500)))
 			require.True(t, got.OK, "%+v", got.Err)
-			rec := s.trace.records(t)
-			require.Len(t, rec, 1)
+			rec := s.trace.recordsN(t, 1)
 			require.Equal(t, "stop", rec[0].FinishReason)
 			if !wc.noUsage {
 				assert.NotEqual(t, wc.finishLength, got.FinishReason)

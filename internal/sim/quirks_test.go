@@ -87,8 +87,7 @@ func TestClientReadsTheLLMDShape(t *testing.T) {
 
 	again := readChat(t, s.post("/v1/chat/completions", body), maxTokens, false)
 	require.True(t, again.OK, "%+v", again.Err)
-	rec := s.trace.records(t)
-	require.Len(t, rec, 2)
+	rec := byArrival(s.trace.recordsN(t, 2))
 	require.Positive(t, rec[1].CachedTokens)
 	assert.Equal(t, stream.CacheHit, again.Cache)
 	assert.Equal(t, int64(rec[1].CachedTokens), again.Usage.CachedTokens)
@@ -115,8 +114,7 @@ func TestNoCachedFieldIsUnknownCache(t *testing.T) {
 		assert.False(t, r.Usage.CachedReported)
 	}
 	// The trace record is written as the response ends, after the client read its last byte.
-	require.Eventually(t, func() bool { return len(s.trace.records(t)) == 2 }, 5*time.Second, 5*time.Millisecond)
-	require.Positive(t, s.trace.records(t)[1].CachedTokens, "the engine did hit its cache")
+	require.Positive(t, byArrival(s.trace.recordsN(t, 2))[1].CachedTokens, "the engine did hit its cache")
 
 	// Non-streamed answers carry the same usage object.
 	resp := s.post("/v1/chat/completions", chatBody(longPrompt, 4, ""))

@@ -57,8 +57,7 @@ func TestOllamaChatStreamsNDJSONWithDurationsFromTheEngine(t *testing.T) {
 	assert.EqualValues(t, 4, last["eval_count"])
 	assert.EqualValues(t, countTokens(t, "Why is the sky blue?"), last["prompt_eval_count"])
 
-	rec := s.trace.records(t)
-	require.Len(t, rec, 1)
+	rec := s.trace.recordsN(t, 1)
 	ns := func(k string) int64 { return int64(last[k].(float64)) }
 	assert.Equal(t, rec[0].PrefillEndNS-rec[0].PrefillStartNS, ns("prompt_eval_duration"), "prefill as the engine ran it")
 	assert.GreaterOrEqual(t, ns("prompt_eval_duration"), int64(20*time.Millisecond), "prefill_base_ms")

@@ -29,8 +29,7 @@ func TestRawEventsOpenWithGETOneTokenPerEvent(t *testing.T) {
 		assert.Equal(t, 1, countTokens(t, " "+word))
 		text.WriteString(" " + word)
 	}
-	rec := s.trace.records(t)
-	require.Len(t, rec, 1)
+	rec := s.trace.recordsN(t, 1)
 	assert.Equal(t, countTokens(t, "hello"), rec[0].PromptTokens, "the query's prompt")
 	assert.Equal(t, 5, rec[0].CompletionTokens)
 }

@@ -76,12 +76,12 @@ func (s *Server) serveRetrieval(w http.ResponseWriter, r *http.Request, rt *retr
 	s.mu.Unlock()
 	defer s.inflight.Done()
 
-	rec := &TraceRecord{RequestID: id, Endpoint: r.URL.Path, ArrivalNS: arrivalOf(r.Context(), time.Now()).UnixNano(), Outcome: OutcomeOK, Op: "embed"}
+	rec := &TraceRecord{RequestID: id, Endpoint: r.URL.Path, ArrivalNS: unixNano(arrivalOf(r.Context(), time.Now())), Outcome: OutcomeOK, Op: "embed"}
 	rec.Conn, rec.ConnRequest = connOf(r.Context())
 	rec.Proto = r.Proto
 	defer func() {
 		if rec.DoneNS == 0 {
-			rec.DoneNS = time.Now().UnixNano()
+			rec.DoneNS = nowNS()
 		}
 		s.outcomes.add(rec.Model, rec.Outcome)
 		if s.trace != nil {
@@ -223,20 +223,20 @@ func (c *retrievalCall) answer(req *retrievalRequest, m *model, tl seqTimeline, 
 	h := c.w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Server-Timing", rec.ServerTiming(unixNano(tl.PrefillEnd)))
-	rec.Status, rec.HeadersNS = http.StatusOK, time.Now().UnixNano()
+	rec.Status, rec.HeadersNS = http.StatusOK, nowNS()
 	if faults.Disconnect >= 0 {
 		// Half the answer, then the connection drops: a body cut short.
 		h.Set("Content-Length", strconv.Itoa(len(out)))
 		c.w.WriteHeader(http.StatusOK)
 		_, _ = c.w.Write(out[:len(out)/2])
 		_ = http.NewResponseController(c.w).Flush()
-		rec.Outcome, rec.DoneNS = OutcomeDisconnect, time.Now().UnixNano()
+		rec.Outcome, rec.DoneNS = OutcomeDisconnect, nowNS()
 		panic(http.ErrAbortHandler)
 	}
 	if _, err := c.w.Write(out); err != nil {
 		rec.Outcome, rec.Error = OutcomeCanceled, err.Error()
 	}
-	rec.DoneNS = time.Now().UnixNano()
+	rec.DoneNS = nowNS()
 }
 
 // runSequences runs one prefill-only sequence per entry of tokens and waits

@@ -56,8 +56,7 @@ func TestEveryEmbeddingsRouteAnswersInItsFormat(t *testing.T) {
 		assert.Equal(t, c.dim, a.Dimension, c.path)
 		assert.Equal(t, c.tokens, a.InputTokens > 0, c.path)
 	}
-	recs := s.trace.records(t)
-	require.Len(t, recs, len(cases))
+	recs := s.trace.recordsN(t, len(cases))
 	for i, r := range recs {
 		assert.Equal(t, "embed", r.Op)
 		assert.Equal(t, cases[i].inputs, r.Inputs, "one sequence per input")
@@ -179,7 +178,7 @@ func TestLatencyGrowsWithTheBatchAndConcurrentInputsShareSteps(t *testing.T) {
 	batch, _ := json.Marshal(map[string]any{"input": many})
 	s.answer("/v1/embeddings", string(one))
 	s.answer("/v1/embeddings", string(batch))
-	recs := s.trace.records(t)
+	recs := s.trace.recordsN(t, 2)
 	single, all := recs[0], recs[1]
 	prefill := func(r TraceRecord) time.Duration { return time.Duration(r.PrefillEndNS - r.PrefillStartNS) }
 	assert.GreaterOrEqual(t, prefill(single), time.Duration(float64(single.PromptTokens)*0.01*float64(time.Millisecond)))
@@ -198,7 +197,7 @@ func TestLatencyGrowsWithTheBatchAndConcurrentInputsShareSteps(t *testing.T) {
 		wg.Go(func() { s.answer("/v1/embeddings", string(one)) })
 	}
 	wg.Wait()
-	recs = s.trace.records(t)[2:]
+	recs = s.trace.recordsN(t, 5)[2:]
 	var later []TraceRecord
 	for _, r := range recs {
 		if r.PromptTokens < 1000 {
@@ -227,7 +226,7 @@ func TestImagesInAPromptCostPrefillTokens(t *testing.T) {
 		status, out := s.answer(b.path, b.body)
 		require.Equal(t, http.StatusOK, status, "%s: %s", b.path, out)
 	}
-	recs := s.trace.records(t)
+	recs := s.trace.recordsN(t, len(bodies))
 	text := recs[len(recs)-1]
 	assert.Zero(t, text.Images)
 	for _, r := range recs[:len(recs)-1] {

@@ -6,12 +6,12 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"time"
 )
 
 // TraceRecord is the ground truth of one generation request: one JSON line
-// in the --trace file. Times are wall-clock Unix nanoseconds; 0 means the
-// request never reached that phase.
+// in the --trace file. Times are Unix nanoseconds, taken on the monotonic
+// clock from one wall-clock reading at start (unixNano); 0 means the request
+// never reached that phase.
 type TraceRecord struct {
 	RequestID string `json:"request_id"`
 	Model     string `json:"model"`
@@ -90,13 +90,6 @@ func (r *TraceRecord) ServerTiming(lastTokenNS int64) string {
 	add("decode", r.PrefillEndNS, lastTokenNS)
 	add("total", r.ArrivalNS, r.DoneNS)
 	return string(b)
-}
-
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
 }
 
 // traceSink writes trace lines to a file and/or a writer, one write per line.

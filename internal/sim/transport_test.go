@@ -155,10 +155,10 @@ func TestArrivalIsTheRequestsReceiveStamp(t *testing.T) {
 		t.Skip("receive stamps are read on Linux only")
 	}
 	const late = 60 * time.Millisecond
-	var began atomic.Int64 // when the late handler began, unix ns
+	var began atomic.Int64 // when the late handler began, a trace stamp
 	url, trace := serveSim(t, Transport{}, func(sim http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			began.Store(time.Now().UnixNano())
+			began.Store(nowNS())
 			time.Sleep(late)
 			sim.ServeHTTP(w, r)
 		})

@@ -110,14 +110,17 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 // request began to go out.
 func (a *Attempt) trace(ctx context.Context, tap *Tap) context.Context {
 	call, wd := tap.call, tap.wd
+	// The handshake's start is kept as a monotonic offset from origin (+1:
+	// 0 is "not started"), so a wall-clock step mid-handshake is not in it.
+	origin := time.Now()
 	var tlsStart atomic.Int64
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		// The handshake's own time, on the transport's dialing goroutine:
 		// with the dial's, what of the connect is not this process's wait.
-		TLSHandshakeStart: func() { tlsStart.Store(time.Now().UnixNano()) },
+		TLSHandshakeStart: func() { tlsStart.Store(int64(time.Since(origin)) + 1) },
 		TLSHandshakeDone: func(tls.ConnectionState, error) {
-			if t0 := tlsStart.Swap(0); t0 != 0 {
-				call.SetUp(time.Duration(time.Now().UnixNano() - t0))
+			if s := tlsStart.Swap(0); s != 0 {
+				call.SetUp(time.Since(origin) - time.Duration(s-1))
 			}
 		},
 		GetConn: func(string) { wd.ConnectStart() },

@@ -22,6 +22,9 @@ type Comparison struct {
 	Confidence  float64         `json:"confidence"`
 	Resamples   int             `json:"resamples"`
 	Rows        []ComparisonRow `json:"rows"`
+	// Server is the servers' own figures against the baseline's
+	// (serverMetrics on both sides; server_baseline.go).
+	Server []ServerChange `json:"server,omitempty"`
 }
 
 // ComparisonRow is one figure compared. Times in ms; a positive delta is slower.
@@ -91,6 +94,7 @@ func Compare(cur, base *Record) *Comparison {
 	}
 	c := newComparison(base)
 	c.Differences = Differences(cur.Run, base.Run)
+	c.Server = compareServers(cur.Server, base.Server)
 	seed := cur.seed
 	if seed == 0 {
 		seed = recordCompareSeed

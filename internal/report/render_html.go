@@ -43,6 +43,7 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 	findings := opt.Findings
 	if findings == nil {
 		findings = diagnoseServer(r, opt.Server, Diagnose(r))
+		findings = serverChangeFinding(compareServers(opt.Server, baselineServer(opt)), findings)
 	}
 	opt.Findings = findings
 	rec, err := runRecord(r, findings, cmp, opt)
@@ -53,7 +54,16 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 	if record, err = encodeRecord(rec); err != nil {
 		return "", nil, nil, err
 	}
-	return RenderText(r, findings, cmp) + serverText(r, opt.Server, opt.BaselineServer), RenderHTML(r, cmp, opt), record, nil
+	return RenderText(r, findings, cmp) + serverText(r, opt.Server, baselineServer(opt)), RenderHTML(r, cmp, opt), record, nil
+}
+
+// baselineServer is the server view the run is compared with: the one given,
+// else the baseline record's.
+func baselineServer(opt RenderOptions) []servermetrics.View {
+	if opt.BaselineServer == nil && opt.Baseline != nil {
+		return opt.Baseline.Server
+	}
+	return opt.BaselineServer
 }
 
 const htmlStyle = `
@@ -236,6 +246,7 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
 			html.EscapeString(row.label()), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, class, row.Verdict)
 	}
 	b.WriteString("</table>\n")
+	writeServerChangesHTML(b, cmp.Server)
 }
 
 // Tick labels: the ticks sit on round values, so they print without the

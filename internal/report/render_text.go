@@ -151,6 +151,7 @@ func writeComparisonText(b *strings.Builder, cmp *Comparison) {
 	if d := cmp.DifferencesLine(); d != "" {
 		fmt.Fprintf(b, "\n  ⚠ %s\n", d)
 	}
+	writeServerChangesText(b, cmp.Server)
 	if len(cmp.Rows) == 0 {
 		b.WriteString("\n  baseline: no category in common with the baseline record\n")
 		return

@@ -237,51 +237,11 @@ func serverText(r *Run, views, baseline []servermetrics.View) string {
 		if v.Run.PrefixHitRatio != nil {
 			fmt.Fprintf(&b, "  server prefix-cache hit ratio (Δhits/Δqueries, prompt tokens): %s\n", fmtPct(*v.Run.PrefixHitRatio))
 		}
-		if line := serverVsBaseline(v, baseline); line != "" {
+		if line := serverChangesLine(v, compareServers(views, baseline)); line != "" {
 			fmt.Fprintf(&b, "  against the baseline: %s\n", line)
 		}
 	}
 	return b.String()
-}
-
-// serverVsBaseline compares a view's run figures with the baseline's view of
-// the same endpoint (or its only one): the server's means, queue and
-// throughput, each as baseline → now. Empty when the baseline has none.
-func serverVsBaseline(v servermetrics.View, baseline []servermetrics.View) string {
-	var base *servermetrics.View
-	for i := range baseline {
-		if baseline[i].Endpoint == v.Endpoint || len(baseline) == 1 {
-			base = &baseline[i]
-		}
-	}
-	if base == nil || base.Run == nil || v.Run == nil {
-		return ""
-	}
-	var parts []string
-	for _, q := range []string{servermetrics.TTFT, servermetrics.Queue, servermetrics.Prefill, servermetrics.Decode} {
-		was, now := base.Run.Histograms[q], v.Run.Histograms[q]
-		if was.Mean != nil && now.Mean != nil {
-			parts = append(parts, fmt.Sprintf("%s mean %s → %s", q, fmtMS(*was.Mean*1e3), fmtMS(*now.Mean*1e3)))
-		}
-	}
-	for _, q := range []string{servermetrics.RequestsWaiting, servermetrics.KVCacheUsage} {
-		_, was := base.Run.Gauges[q]
-		_, now := v.Run.Gauges[q]
-		if was && now {
-			parts = append(parts, fmt.Sprintf("%s p95 %s → %s", q, gaugeCell(base.Run, q, true), gaugeCell(v.Run, q, true)))
-		}
-	}
-	rate := func(w *servermetrics.Window) (float64, bool) {
-		n, ok := w.Counters[servermetrics.RequestsFinished]
-		d := w.To.Sub(w.From).Seconds()
-		return n / d, ok && d > 0
-	}
-	if was, ok := rate(base.Run); ok {
-		if now, ok := rate(v.Run); ok {
-			parts = append(parts, fmt.Sprintf("finished %.2f/s → %.2f/s", was, now))
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 // writeServerHTML is the HTML section, the same figures as the text.

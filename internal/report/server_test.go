@@ -142,7 +142,69 @@ func TestServerViewAgainstTheBaseline(t *testing.T) {
 	was := serverView(100, 1000, servermetrics.GaugeStats{Samples: 30, P95: 0}, map[string]servermetrics.HistStats{servermetrics.Queue: {Count: 100, Mean: ptr(0.1)}})
 	text, _, _, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{now}, BaselineServer: []servermetrics.View{was}})
 	require.NoError(t, err)
-	assert.Contains(t, text, "against the baseline: queue mean 100ms → 400ms; requests_waiting p95 0.0 → 3.0; finished 0.56/s → 0.56/s")
+	assert.Contains(t, text, "against the baseline: queue mean 100ms → 400ms (worse); requests_waiting p95 0.00 → 3.00 (worse); "+
+		"preemptions per request 0.00 → 0.00; finished per s 0.56/s → 0.56/s")
+}
+
+// A run record compared with a baseline record turns a server-side change
+// into a finding and into comparison rows, whatever the client's figures
+// did; the same server figures, or a change under the floors, find nothing.
+func TestServerChangeAgainstABaselineRecordIsAFinding(t *testing.T) {
+	r := synth{seed: 1, stages: []synthStage{{4, 30}}}.collect()
+	calls, prompt := runTotals(r)
+	hists := func(queue, prefill float64) map[string]servermetrics.HistStats {
+		return map[string]servermetrics.HistStats{
+			servermetrics.Queue: {Count: float64(calls), Mean: ptr(queue)}, servermetrics.Prefill: {Count: float64(calls), Mean: ptr(prefill)},
+		}
+	}
+	waiting := servermetrics.GaugeStats{Samples: 30, P95: 0}
+	baseView := serverView(float64(calls), float64(prompt), waiting, hists(0.1, 0.05))
+	_, _, raw, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{baseView}})
+	require.NoError(t, err)
+	base, err := ParseRecord("base.json", raw)
+	require.NoError(t, err)
+	require.Len(t, base.Server, 1, "the record keeps the server's view")
+
+	for _, c := range []struct {
+		name             string
+		queue, prefill   float64
+		finding, changed bool
+	}{
+		{"same", 0.1, 0.05, false, false},
+		{"under the floors", 0.105, 0.055, false, false},             // +5 ms: under 10 ms
+		{"queue grew", 0.4, 0.05, true, true},                        // +300 %
+		{"prefill improved", 0.1, 0.02, false, true},                 // better is no finding
+		{"small mean, large share", 0.1, 0.004 + 0.05, false, false}, // +8 %
+	} {
+		now := serverView(float64(calls), float64(prompt), waiting, hists(c.queue, c.prefill))
+		text, _, raw, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{now}, Baseline: base})
+		require.NoError(t, err, c.name)
+		rec, err := ParseRecord("run.json", raw)
+		require.NoError(t, err, c.name)
+		var regressed *Finding
+		for i := range rec.Findings {
+			if rec.Findings[i].ID == "server_regressed" {
+				regressed = &rec.Findings[i]
+			}
+		}
+		assert.Equal(t, c.finding, regressed != nil, "%s: %v", c.name, ids(rec.Findings))
+		require.NotNil(t, rec.Comparison, c.name)
+		assert.NotEmpty(t, rec.Comparison.Server, "%s: the record's comparison has the server's rows", c.name)
+		assert.Equal(t, c.changed, len(changedServer(rec.Comparison.Server)) > 0, "%s: %+v", c.name, rec.Comparison.Server)
+		if c.finding {
+			assert.Contains(t, regressed.Evidence[0], "queue mean 100ms → 400ms")
+			assert.Contains(t, text, "baseline, the server's own figures: 1 of ")
+			assert.Contains(t, text, "worse   http://vllm:8000/metrics: queue mean 100ms → 400ms")
+		}
+	}
+
+	// llmstream merge --baseline compares records: the same rows, from the files alone.
+	cur := *base
+	cur.Server = []servermetrics.View{serverView(float64(calls), float64(prompt), waiting, hists(0.4, 0.05))}
+	cmp := Compare(&cur, base)
+	require.NotNil(t, cmp)
+	assert.Len(t, changedServer(cmp.Server), 1)
+	assert.Contains(t, RenderRecordText(&Record{Categories: base.Categories, Comparison: cmp}), "queue mean 100ms → 400ms")
 }
 
 // An endpoint that was never read: the report says why, finds nothing, and

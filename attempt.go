@@ -34,12 +34,15 @@ type request struct {
 	redact    redactor
 	transport *transports
 	http      string // the client's HTTP version (config.HTTP…)
+	// responseHeaders sees every response's headers (nil: nothing does).
+	responseHeaders func(http.Header)
 }
 
 // try runs one attempt and returns its finished call. resume is the call of a
 // raw event stream that broke, reopened with Last-Event-ID: it keeps its clock.
 func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call) (*stream.Call, *stream.Result) {
-	at := stream.Attempt{Config: r.stream, Timeouts: r.timeouts, Resume: resume, ArrivalClock: arrivalClock}
+	at := stream.Attempt{Config: r.stream, Timeouts: r.timeouts, Resume: resume, ArrivalClock: arrivalClock,
+		ResponseHeaders: r.responseHeaders}
 	if debug := st.Options.HTTPDebug.String; debug != "" && st.Logger != nil {
 		// k6's own --http-debug dump would print the API key; ours redacts it.
 		log := st.Logger.WithField("source", "http-debug")

@@ -8,6 +8,9 @@ import (
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/promises"
+	"go.k6.io/k6/lib"
+
+	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
 // chat(): it prepares the call's plan (plan.go) on the event loop, runs it
@@ -27,10 +30,24 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 		return nil, err
 	}
 	p, resolve, reject := promises.New(vu)
-	ctx := vu.Context()
+	due := c.env.due.take() // the first call after Schedule.next() is the credit's send
+	c.launch(st, plan, due, func(out *outcome, result map[string]any, _ *record.Call) {
+		if st.Options.Throw.Bool && !out.OK() {
+			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
+			return
+		}
+		resolve(result)
+	})
+	return p, nil
+}
+
+// launch runs a prepared call off the event loop, on a reused goroutine,
+// and hands done (in that goroutine) its outcome, JS result and record.
+// due is when a schedule wanted it sent (zero: none did).
+func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, done func(*outcome, map[string]any, *record.Call)) {
+	ctx := c.env.vu.Context()
 	c.env.sinks.report.info.noteLoad(c.env.scope)
 	c.env.server.noteCall(st)
-	due := c.env.due.take() // the first call after Schedule.next() is the credit's send
 	c.env.workers.run(func() {
 		defer plan.close()
 		// The load a call met is the load when it started: read both counts now.
@@ -52,17 +69,12 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 		// and while it waits its TTFT grows (Result.SendWait). Yielding here
 		// lets them go first.
 		runtime.Gosched()
-		result := fanOut(ctx, out, st.Samples, c.env.sinks, ld)
-		if st.Options.Throw.Bool && !out.OK() {
-			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
-			return
-		}
-		resolve(result)
+		result, rec := fanOut(ctx, out, st.Samples, c.env.sinks, ld)
+		done(out, result, rec)
 	})
 	// The script's next statements can wait; the request cannot without
 	// growing its TTFT. Yield so the call's goroutine takes t0, gets its
 	// connection and hands the request to the writer before the VU's
 	// JavaScript runs on (and, in a wave, before the calls it starts next).
 	runtime.Gosched()
-	return p, nil
 }

@@ -37,6 +37,8 @@ type clientEnv struct {
 	workers *workers
 	// due is the VU's claimed schedule credit, until its call takes it.
 	due *dueSlot
+	// pace is the VU's user-centric timing (conversation_job.go).
+	pace *vuPace
 }
 
 // Client is the JS Client: one endpoint, protocol and set of defaults.

@@ -28,8 +28,9 @@ type callLoad struct {
 // llm_failed, timings) describe the user's call — answered or not, by
 // whichever route — once; llm_attempts counts every attempt by route. After
 // the VU's context is done nothing is pushed: a cancelled test stops
-// emitting at once, and a call it cut short is not a data point.
-func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer, s sinks, ld callLoad) map[string]any {
+// emitting at once, and a call it cut short is not a data point. The record
+// comes back with the result, for a conversation's job.
+func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer, s sinks, ld callLoad) (map[string]any, *record.Call) {
 	rec := callRecord(o, ld)
 	if !o.Canceled && ctx.Err() == nil {
 		judge(o, rec, s.report.regression)
@@ -37,7 +38,7 @@ func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer,
 		s.report.coll().Add(rec)
 		s.report.imageColl().Add(rec)
 	}
-	return rec.JS()
+	return rec.JS(), rec
 }
 
 // callRecord is the call's one record: the final attempt's figures, every
@@ -53,6 +54,7 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
 		GapSamples: info.gapSamples, ResultGaps: info.resultGaps,
 		RequestBytes: info.requestBytes, Images: info.images, ImageBytes: info.imageBytes, ImagePixels: info.imagePixels,
+		Turn: info.turn,
 	}
 	for i, at := range o.Attempts {
 		in := at.Route.Info

@@ -370,6 +370,8 @@ declare module "k6/x/llmstream" {
     cost: Cost | null;
     /** The request body's size in bytes (images included; 0 for a GET stream). */
     requestBytes: number;
+    /** The call's turn in a live conversation (1 for the first); `null` for a call that is not one. */
+    turn: number | null;
   }
 
   /** One endpoint; create it in the init context and share it across iterations. */
@@ -389,6 +391,103 @@ declare module "k6/x/llmstream" {
     embed(body: EmbedBody, params?: RetrievalParams): Promise<RetrievalResult>;
     /** One rerank call (not streamed): scores `documents` against `query`, best first. */
     rerank(body: RerankBody, params?: RetrievalParams): Promise<RetrievalResult>;
+    /**
+     * A live conversation: each `say()` is a chat call whose history is what the server answered
+     * on the turns before. Create it in the VU context; it lives in that VU.
+     */
+    conversation(options?: ConversationOptions): Conversation;
+  }
+
+  /** A think-time distribution: a duration is a fixed pause. */
+  export type ThinkTime =
+    | Duration
+    | { dist?: "fixed"; median: Duration }
+    | { dist: "uniform"; min: Duration; max: Duration }
+    | { dist: "lognormal"; median: Duration; sigma: number };
+
+  /** `client.conversation(options)`. */
+  export interface ConversationOptions {
+    /** The system prompt, in each protocol's own field. */
+    system?: string;
+    /** Body fields of every turn (model, temperature, max_tokens…); not the history's own fields. */
+    body?: object;
+    /** chat params of every turn (tags, headers, timeouts, onEvent…); a turn's own params merge over them. */
+    params?: Omit<CallParams, "item">;
+    /** The user's pause before each turn after the first, waited outside every call. */
+    think?: ThinkTime;
+    /** User-centric timing instead of think: `users` users together sending `rate` turns/s, each one every users/rate s. */
+    pace?: { users: number; rate: number };
+    /** Where the conversation's session key goes (at least one of header, body, cookie, routerHeader). */
+    session?: {
+      header?: string | string[];
+      body?: "user" | "prompt_cache_key" | "session_id" | string;
+      cookie?: string;
+      /** Default: a fresh random key per conversation. */
+      key?: string;
+      /** A response header whose value (from the first answer that has it) is sent back on later turns. */
+      routerHeader?: string;
+    };
+    /** Keep only the last `maxTurns` turns, or drop the oldest while over `maxTokens` (client tokenizer). */
+    history?: { maxTurns?: number; maxTokens?: number };
+    /** What an answer's reasoning becomes in the history (default "drop"). */
+    reasoning?: "drop" | "send";
+    /** openai-chat: the assistant field reasoning goes back in (default "reasoning_content"). */
+    reasoningField?: string;
+    /** The category tag of every turn and of the job's figures. */
+    category?: string;
+  }
+
+  /** `conv.say(turn, params)`: this turn's chat params, and `body` for this turn's body fields. */
+  export type SayParams = Omit<CallParams, "item"> & { body?: object };
+
+  /** One message of `conv.history()`. */
+  export interface HistoryMessage {
+    role: "user" | "assistant" | "tool";
+    text: string;
+    reasoning: string;
+    toolCalls: { id: string; name: string; arguments: string }[];
+    results: { id: string; name: string; content: string }[];
+  }
+
+  export interface Conversation {
+    /** The session key sent on every turn ("" without `session`). */
+    readonly session: string;
+    /**
+     * The user's next turn: their text, or a dataset item (its last user message; its `maxTokens`
+     * unless the body sets one). Resolves with the chat result, or `null` once the conversation is
+     * over (a turn failed, or the test is stopping): a failed turn ends it.
+     */
+    say(turn: string | DatasetItem, params?: SayParams): Promise<ChatResult | null>;
+    /** The messages as kept (after the history cap). */
+    history(): HistoryMessage[];
+    /** Ends the conversation: its job figures go to k6 once and come back. */
+    end(): JobResult;
+  }
+
+  /** A conversation's or agent job's figures (`conv.end()`). Times in ms; `null` when unknown. */
+  export interface JobResult {
+    kind: "conversation" | "agent";
+    /** False when a turn failed. */
+    ok: boolean;
+    /** Why the job ended by itself (the failed turn's error type), `null` when the script ended it. */
+    endReason: ErrorType | string | null;
+    /** First send to the last answer's end (`null` when no turn was sent). */
+    duration: number | null;
+    /** The calls' own time, retries included. */
+    modelTime: number | null;
+    /** Pauses waited between turns. */
+    thinkTime: number | null;
+    /** Tools' run time (agent jobs). */
+    toolTime: number | null;
+    /** User turns sent. */
+    turns: number;
+    /** Model calls made (a conversation's turns; an agent's steps). */
+    steps: number;
+    /** Prompt tokens the server counted over every call; `null` when a call had no count. */
+    tokensIn: number | null;
+    tokensOut: number;
+    /** Each call's TTFT in order. */
+    ttftByTurn: (number | null)[];
   }
 
   /** The embeddings wire formats `client.embed` speaks (default: the client protocol's servers'). */

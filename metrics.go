@@ -6,6 +6,7 @@ package llmstream
 
 import (
 	"fmt"
+	"sync"
 
 	"go.k6.io/k6/metrics"
 
@@ -23,6 +24,8 @@ type llmMetrics struct {
 	// (a metric both tables have is one k6 metric).
 	byRetrieval []*metrics.Metric
 	nRetrieval  int
+	// jobs are record.JobFigures' metrics, shared by every VU.
+	jobs *jobMetrics
 }
 
 // table is the figure table of a call and its metrics by row.
@@ -37,7 +40,7 @@ var metricKinds = map[record.Kind]metrics.MetricType{ //nolint:gochecknoglobals 
 	record.Trend: metrics.Trend, record.Counter: metrics.Counter, record.Rate: metrics.Rate,
 }
 
-func registerMetrics(reg *metrics.Registry) (*llmMetrics, error) {
+func registerMetrics(reg *metrics.Registry, jobs *jobMetrics) (*llmMetrics, error) {
 	m := &llmMetrics{}
 	var err error
 	if m.byFigure, m.n, err = registerTable(reg, record.Figures); err != nil {
@@ -46,6 +49,10 @@ func registerMetrics(reg *metrics.Registry) (*llmMetrics, error) {
 	if m.byRetrieval, m.nRetrieval, err = registerTable(reg, record.RetrievalFigures); err != nil {
 		return nil, err
 	}
+	if err := jobs.register(reg); err != nil {
+		return nil, err
+	}
+	m.jobs = jobs
 	return m, nil
 }
 
@@ -69,4 +76,46 @@ func registerTable(reg *metrics.Registry, table []record.Figure) ([]*metrics.Met
 		n++
 	}
 	return by, n, nil
+}
+
+// jobMetrics are the metrics of record.JobFigures, registered once per
+// registry for the whole process: a VU instance is made per VU, and what
+// each one allocates is paid a thousand times over.
+type jobMetrics struct {
+	mu  sync.Mutex
+	reg *metrics.Registry
+	by  []*metrics.Metric
+}
+
+// register registers them in reg, once.
+func (j *jobMetrics) register(reg *metrics.Registry) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.reg == reg && j.by != nil {
+		return nil
+	}
+	by := make([]*metrics.Metric, len(record.JobFigures))
+	for i, f := range record.JobFigures {
+		if f.Metric == "" {
+			continue
+		}
+		vt := metrics.Default
+		if f.Unit == record.Duration {
+			vt = metrics.Time
+		}
+		metric, err := reg.NewMetric(f.Metric, metricKinds[f.Kind], vt)
+		if err != nil {
+			return fmt.Errorf("registering %s: %w", f.Metric, err)
+		}
+		by[i] = metric
+	}
+	j.reg, j.by = reg, by
+	return nil
+}
+
+// metric is JobFigures[i]'s metric (nil when k6 gets none).
+func (j *jobMetrics) metric(i int) *metrics.Metric {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.by[i]
 }

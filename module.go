@@ -10,7 +10,9 @@
 // request.go (the HTTP request) → events.go (onEvent callbacks) → attempt.go
 // (one HTTP attempt through k6) → transport.go (the VU's transports) →
 // fanout.go (the one place a finished call fans out) → samples.go (its k6
-// samples) → metrics.go (the metric registry), then dataset.go, arrivals.go, schedule.go,
+// samples) → metrics.go (the metric registry), then conversation.go,
+// conversation_turn.go and conversation_job.go (a live conversation's
+// turns through chat's path, and its job figures), dataset.go, arrivals.go, schedule.go,
 // report.go, runinfo.go, segment.go. Retries, fallback, price, SLO and the
 // lag warnings are internal/policy's.
 package llmstream
@@ -62,6 +64,7 @@ type RootModule struct {
 	lagWarning *policy.LagWarning
 	server     serverState // the endpoints of serverMetrics options
 	workers    *workers    // the goroutines calls run on, shared by every VU
+	jobMetrics jobMetrics  // a conversation's job metrics, registered once
 
 	mu         sync.Mutex
 	transports []*transports // every VU's, to close idle connections
@@ -114,7 +117,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	if env == nil {
 		common.Throw(vu.Runtime(), errors.New("k6/x/llmstream must be imported in the init context"))
 	}
-	m, err := registerMetrics(env.Registry)
+	m, err := registerMetrics(env.Registry, &r.jobMetrics)
 	if err != nil {
 		common.Throw(vu.Runtime(), err)
 	}
@@ -130,7 +133,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	r.mu.Unlock()
 	return &ModuleInstance{vu: vu, root: r, scope: scope, due: due, clients: clientEnv{
 		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report, samplers: &r.samplers, lagWarning: r.lagWarning},
-		transports: tr, lag: r.lag, server: &r.server, workers: r.workers, due: due,
+		transports: tr, lag: r.lag, server: &r.server, workers: r.workers, due: due, pace: &vuPace{},
 	}}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
@@ -25,6 +26,7 @@ type callPlan struct {
 	primary, fallback *route
 	fallbackOn        map[stream.ErrorType]bool
 	closers           []func() // the routes' per-event queues
+	hooks             planHooks
 }
 
 // route is one way to answer the call, and outcome the finished call: the
@@ -46,10 +48,21 @@ func (p *callPlan) close() {
 	}
 }
 
+// planHooks is what a conversation adds to its turns' plans.
+type planHooks struct {
+	turn            int               // the call's turn (0: not a conversation's)
+	responseHeaders func(http.Header) // sees every response's headers (the router token)
+}
+
 // plan prepares the call's routes: this client's, and its fallback's with the
 // same body.
 func (c *Client) plan(st *lib.State, body, params sobek.Value) (*callPlan, error) {
-	plan := &callPlan{fallbackOn: c.opts.FallbackOn}
+	return c.planWith(st, body, params, planHooks{})
+}
+
+// planWith is plan with a conversation's hooks.
+func (c *Client) planWith(st *lib.State, body, params sobek.Value, hooks planHooks) (*callPlan, error) {
+	plan := &callPlan{fallbackOn: c.opts.FallbackOn, hooks: hooks}
 	primary, err := c.route(st, body, params, routePrimary, plan)
 	if err != nil {
 		return nil, err
@@ -101,6 +114,7 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 	}
 	info := c.routeInfo(st, name, req.model, params, item)
 	info.requestBytes = int64(len(req.payload))
+	info.turn, req.responseHeaders = plan.hooks.turn, plan.hooks.responseHeaders
 	req.tags = info.tags.Clone() // k6's own http_req_* samples carry the call's tags and name
 	if c.opts.Name != "" {
 		req.tags.SetTag("name", c.opts.Name)

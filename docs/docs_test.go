@@ -576,7 +576,8 @@ var c = chart{ID: "not-a-finding"}
 var metricName = regexp.MustCompile(`\bllm_[a-z0-9_]+`)
 
 // registeredMetrics are the llm_* names the module registers: the metrics
-// of internal/record's figure tables (chat's and the embed and rerank calls').
+// of internal/record's figure tables (chat's, the embed and rerank calls'
+// and a job's).
 func registeredMetrics(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
@@ -585,6 +586,11 @@ func registeredMetrics(t *testing.T) map[string]bool {
 			if f.Metric != "" {
 				out[f.Metric] = true
 			}
+		}
+	}
+	for _, f := range record.JobFigures { // a conversation's or agent job's
+		if f.Metric != "" {
+			out[f.Metric] = true
 		}
 	}
 	for _, m := range servermetrics.Metrics { // serverMetrics: registered beside the figures

@@ -36,6 +36,11 @@ func figureNames() (keys, metricNames []string) {
 			metricNames = append(metricNames, f.Metric)
 		}
 	}
+	for _, f := range record.JobFigures {
+		if f.Metric != "" {
+			metricNames = append(metricNames, f.Metric)
+		}
+	}
 	// The server's own metrics (serverMetrics) are not figures of a call, but
 	// docs/metrics.md and the dashboard hold them alike.
 	for _, m := range servermetrics.Metrics {
@@ -88,6 +93,26 @@ func TestRetrievalResultKeysMatchTypesAndDocs(t *testing.T) {
 	require.Equal(t, keys, uniqueSorted(typed), "an embed or rerank result's keys (internal/record) against index.d.ts's RetrievalResult")
 	section := between(t, readText(t, "docs/client.md"), "## The embed and rerank result\n", "## ")
 	require.Equal(t, keys, tableKeys(section), "an embed or rerank result's keys against docs/client.md's table")
+}
+
+// A job's keys (conv.end()) against index.d.ts's JobResult and
+// docs/client.md's job table.
+func TestJobKeysMatchTypesAndDocs(t *testing.T) {
+	var keys []string
+	for _, f := range record.JobFigures {
+		if f.Key != "" {
+			keys = append(keys, f.Key)
+		}
+	}
+	keys = uniqueSorted(keys)
+	var typed []string
+	member := regexp.MustCompile(`(?m)^    (\w+)\??:`)
+	for _, m := range member.FindAllStringSubmatch(between(t, readText(t, "index.d.ts"), "export interface JobResult {", "  }"), -1) {
+		typed = append(typed, m[1])
+	}
+	require.Equal(t, keys, uniqueSorted(typed), "a job's keys (internal/record) against index.d.ts's JobResult")
+	section := between(t, readText(t, "docs/client.md"), "## The job figures\n", "## ")
+	require.Equal(t, keys, tableKeys(section), "a job's keys against docs/client.md's job table")
 }
 
 func readText(t *testing.T, name string) string {

@@ -179,3 +179,56 @@ func TestJob(t *testing.T) {
 		t.Fatalf("%+v", j)
 	}
 }
+
+func TestSessionCookie(t *testing.T) {
+	s := &Session{Key: "k9", Cookie: "sid"}
+	h := http.Header{"Cookie": {"theirs=1"}}
+	s.Apply(h, map[string]any{})
+	if got := h.Get("Cookie"); got != "theirs=1; sid=k9" {
+		t.Fatalf("cookie: %q", got)
+	}
+}
+
+// Think time is never lateness: a credit due before the pause is due the
+// pause later; one due during it, at its end; one due after, unchanged.
+func TestShiftDue(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	start, end := t0.Add(time.Second), t0.Add(3*time.Second)
+	for _, c := range []struct{ due, want time.Time }{
+		{time.Time{}, time.Time{}},
+		{t0, t0.Add(2 * time.Second)},
+		{t0.Add(2 * time.Second), end},
+		{end.Add(time.Second), end.Add(time.Second)},
+	} {
+		if got := ShiftDue(c.due, start, end); !got.Equal(c.want) {
+			t.Errorf("due %v: got %v, want %v", c.due, got, c.want)
+		}
+	}
+}
+
+// U users at Q turns/s: each user every U/Q, staggered 1/Q apart, and a
+// late answer sends the next turn at once with no catch-up.
+func TestPace(t *testing.T) {
+	p := Pace{Users: 4, Rate: 2}
+	if p.Check() != nil || p.Interval() != 2*time.Second {
+		t.Fatalf("interval %s", p.Interval())
+	}
+	t0 := time.Unix(0, 0)
+	for k, want := range []time.Duration{0, 500 * time.Millisecond, time.Second, 1500 * time.Millisecond, 0} {
+		if got := p.First(t0, k).Sub(t0); got != want {
+			t.Errorf("user %d starts at %s, want %s", k, got, want)
+		}
+	}
+	if got := p.Next(t0, t0.Add(time.Second)); !got.Equal(t0.Add(2 * time.Second)) {
+		t.Errorf("on time: next at %v", got)
+	}
+	late := t0.Add(5 * time.Second)
+	if got := p.Next(t0, late); !got.Equal(late) {
+		t.Errorf("late answer: next at %v, want at once (%v)", got, late)
+	}
+	for _, bad := range []Pace{{Users: 0, Rate: 1}, {Users: 1, Rate: 0}} {
+		if bad.Check() == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -11,6 +11,7 @@ type Session struct {
 	Key         string
 	Headers     []string // header names that carry Key
 	BodyField   string   // a body field that carries Key ("user", "prompt_cache_key", "session_id")
+	Cookie      string   // a cookie name that carries Key ("" for none)
 	RouteHeader string   // the response header whose value is replayed as the same request header
 	token       string
 }
@@ -22,6 +23,13 @@ func (s *Session) Apply(h http.Header, body map[string]any) {
 	}
 	for _, name := range s.Headers {
 		h.Set(name, s.Key)
+	}
+	if s.Cookie != "" {
+		c := s.Cookie + "=" + s.Key
+		if prev := h.Get("Cookie"); prev != "" {
+			c = prev + "; " + c // the script's own cookies stay
+		}
+		h.Set("Cookie", c)
 	}
 	if s.BodyField != "" {
 		if _, set := body[s.BodyField]; !set {

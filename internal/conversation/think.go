@@ -60,3 +60,19 @@ func (t Think) Sample(r *rand.Rand) time.Duration {
 		return t.Median
 	}
 }
+
+// ShiftDue is the due time of a turn sent after a think pause from
+// thinkStart to thinkEnd, given the schedule credit's due (zero: none).
+// The pause is the user's, not the load generator's lateness: a credit
+// claimed before the pause is due the pause later, one claimed during it
+// when it ends.
+func ShiftDue(due, thinkStart, thinkEnd time.Time) time.Time {
+	switch {
+	case due.IsZero() || !due.Before(thinkEnd):
+		return due
+	case due.Before(thinkStart):
+		return due.Add(thinkEnd.Sub(thinkStart))
+	default:
+		return thinkEnd
+	}
+}

@@ -95,6 +95,10 @@ type Call struct {
 	Images                  int
 	ImageBytes, ImagePixels int64
 
+	// Turn is the call's turn in a live conversation (1 for the first), 0
+	// for a call that is not one (result.turn null).
+	Turn int
+
 	// Retrieval is the final attempt's figures of a non-streamed embed or
 	// rerank call (nil for a chat call): its figures are the table
 	// RetrievalFigures, not Figures.

@@ -185,6 +185,12 @@ var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figu
 		return float64(c.Due.UnixMicro()) / 1000
 	}),
 	jsOnly("choices", choiceList),
+	jsOnly("turn", func(c *Call) any {
+		if c.Turn == 0 {
+			return nil
+		}
+		return c.Turn
+	}),
 }
 
 // JS is the call's JS result: flat, camelCase, times in ms. Figures that

@@ -34,6 +34,9 @@ type Attempt struct {
 	// sends and every response it gets (a debug log).
 	DumpRequest  func(*http.Request)
 	DumpResponse func(*http.Response)
+	// ResponseHeaders, when set, sees every response's headers (a live
+	// conversation keeps a router's session token from them).
+	ResponseHeaders func(http.Header)
 }
 
 // Send sends the attempt's request and reads its response body to the end,
@@ -188,6 +191,9 @@ func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	call.Respond(resp, time.Now())
 	if a.DumpResponse != nil {
 		a.DumpResponse(resp)
+	}
+	if a.ResponseHeaders != nil {
+		a.ResponseHeaders(resp.Header)
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
 		return resp, nil // the client follows the redirect; the final response is read

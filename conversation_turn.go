@@ -1,0 +1,383 @@
+package llmstream
+
+// A conversation's turn: the user's pause (think time or the user-centric
+// interval), waited off the event loop; then, back on it, the call's plan
+// with the history as the server answered it, sent through the same path as
+// client.chat (plan, attempts, fan-out); then, on the loop again, its answer
+// appended to the history as it streamed.
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/common"
+	"go.k6.io/k6/lib"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/conversation"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+)
+
+// turnInput is one turn as the script gave it.
+type turnInput struct {
+	user      string
+	continued bool           // no user message: the model goes on after tool results (an agent's step)
+	item      map[string]any // the dataset item the turn came from (nil: script text)
+	body      map[string]any // this turn's body fields
+	params    map[string]any // this turn's chat params
+	onEvent   sobek.Value
+}
+
+// Say is conv.say(text | item, params): the user's next turn, a Promise of
+// its chat result (with result.turn), or of null once the conversation is
+// over (a turn failed, or the test is stopping).
+func (cv *Conversation) Say(input, params sobek.Value) (*sobek.Promise, error) {
+	in, err := cv.readTurn(input, params)
+	if err != nil {
+		return nil, err
+	}
+	return cv.turn(in)
+}
+
+// turn sends one turn; an agent's steps come here too.
+func (cv *Conversation) turn(in *turnInput) (*sobek.Promise, error) {
+	vu := cv.c.env.vu
+	st := vu.State()
+	switch {
+	case st == nil:
+		return nil, errors.New("conversation: say() can only be called in the VU context (the default function), not in init")
+	case cv.ended:
+		return nil, errors.New("conversation: say() after end()")
+	case cv.busy:
+		return nil, errors.New("conversation: say() while the previous turn is in flight: await it first")
+	}
+	p, resolve, reject := vu.Runtime().NewPromise()
+	if cv.over {
+		_ = resolve(sobek.Null())
+		return p, nil
+	}
+	cv.busy = true
+	settle := func(v any, err error) {
+		cv.busy = false
+		if err != nil {
+			_ = reject(err)
+			return
+		}
+		_ = resolve(v)
+	}
+	wait, due := cv.pause()
+	if wait <= 0 {
+		if cv.pace == nil {
+			due = cv.c.env.due.take() // no pause: a schedule credit is this turn's as it is
+		}
+		cv.send(st, in, due, settle)
+		return p, nil
+	}
+	cb, ctx := vu.RegisterCallback(), vu.Context()
+	go func() {
+		start := time.Now()
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+		end := time.Now()
+		cb(func() error {
+			if ctx.Err() != nil {
+				cv.stop("canceled")
+				settle(sobek.Null(), nil)
+				return nil
+			}
+			if cv.job != nil { // a pause before the job's first send is not the job's
+				cv.job.Think += end.Sub(start)
+			}
+			if cv.pace == nil {
+				due = conversation.ShiftDue(cv.c.env.due.take(), start, end)
+			}
+			cv.send(st, in, due, settle)
+			return nil
+		})
+	}()
+	return p, nil
+}
+
+// pause is how long the user waits before this turn and, with user-centric
+// timing, when the turn is due.
+func (cv *Conversation) pause() (time.Duration, time.Time) {
+	now := time.Now()
+	if cv.pace != nil {
+		at := cv.c.env.pace.next(cv.c.env.vu, *cv.pace, now)
+		return at.Sub(now), at
+	}
+	if cv.think == nil || cv.turns == 0 {
+		return 0, time.Time{}
+	}
+	return cv.think.Sample(cv.rng), time.Time{}
+}
+
+// send builds the turn's call on the event loop and starts it.
+func (cv *Conversation) send(st *lib.State, in *turnInput, due time.Time, settle func(any, error)) {
+	rt := cv.c.env.vu.Runtime()
+	if !in.continued {
+		cv.turns++
+		cv.hist.User(in.user)
+	}
+	body := cv.hist.Body(in.body)
+	headers := http.Header{}
+	cv.sess.Apply(headers, body)
+	params := cv.turnParams(rt, in, headers)
+	hooks := planHooks{turn: cv.turns}
+	if cv.sess != nil && cv.sess.RouteHeader != "" {
+		hooks.responseHeaders = cv.sess.Answered // in the call's goroutine; read on the loop after it ends
+	}
+	plan, err := cv.c.planWith(st, rt.ToValue(body), params, hooks)
+	if err != nil {
+		settle(nil, fmt.Errorf("conversation: turn %d: %w", cv.turns, err))
+		return
+	}
+	if cv.pace != nil {
+		cv.c.env.pace.sent(time.Now())
+		cv.c.env.due.take() // the pace, not a schedule credit, says when this turn was due
+	}
+	cb := cv.c.env.vu.RegisterCallback()
+	cv.c.launch(st, plan, due, func(out *outcome, result map[string]any, rec *record.Call) {
+		cb(func() error {
+			cv.answered(out, rec)
+			if st.Options.Throw.Bool && !out.OK() {
+				settle(nil, fmt.Errorf("llmstream: %s", out.Final().Result.Err))
+				return nil
+			}
+			settle(result, nil)
+			return nil
+		})
+	})
+}
+
+// answered adds the turn's answer to the history, as it streamed, and its
+// figures to the job. A failed turn ends the conversation: its history
+// would have a question without an answer (a history beyond the model's
+// context fails every later turn alike).
+func (cv *Conversation) answered(out *outcome, rec *record.Call) {
+	if out.Canceled {
+		cv.stop("canceled")
+		return
+	}
+	start := rec.Start
+	if len(rec.Attempts) > 0 && !rec.Attempts[0].Result.Start.IsZero() {
+		start = rec.Attempts[0].Result.Start
+	}
+	if start.IsZero() {
+		start = time.Now()
+	}
+	if cv.job == nil {
+		cv.job = &record.Job{Job: *conversation.NewJob(start), Kind: cv.kind, Category: cv.jobCategory(rec)}
+	}
+	end := rec.End
+	if end.IsZero() {
+		end = time.Now()
+	}
+	cv.job.Turns = cv.turns
+	cv.job.Call(end.Sub(start), rec.TTFT, rec.PromptTokens(), rec.OutputTokens, rec.OK)
+	cv.job.End = end
+	if !rec.OK {
+		reason := "failed"
+		if rec.Err != nil {
+			reason = string(rec.Err.Type)
+		}
+		cv.stop(reason)
+		return
+	}
+	calls := make([]conversation.ToolCall, len(rec.ToolCalls))
+	for i, t := range rec.ToolCalls {
+		calls[i] = conversation.ToolCall{ID: t.ID, Name: t.Name, Arguments: t.Arguments}
+	}
+	cv.hist.Answer(rec.Text, rec.Reasoning, calls)
+}
+
+// jobCategory is the job's category: the conversation's, else its first
+// turn's (a dataset item's).
+func (cv *Conversation) jobCategory(rec *record.Call) string {
+	if cv.category != "" {
+		return cv.category
+	}
+	return rec.Category
+}
+
+// readTurn reads say()'s arguments: the user's text or a dataset item, and
+// this turn's params (chat's, with body for this turn's body fields).
+func (cv *Conversation) readTurn(input, paramsV sobek.Value) (*turnInput, error) {
+	in := &turnInput{}
+	switch v := exportOrNil(input).(type) {
+	case string:
+		in.user = v
+	case map[string]any:
+		text, err := itemUserText(v)
+		if err != nil {
+			return nil, err
+		}
+		in.user, in.item = text, v
+	default:
+		return nil, fmt.Errorf("conversation: say(turn): turn must be the user's text or a dataset item, got %s", describeJS(input))
+	}
+	po, err := exportObject(paramsV, "say params")
+	if err != nil {
+		return nil, err
+	}
+	if po != nil {
+		if b, ok := po["body"]; ok {
+			if in.body, ok = b.(map[string]any); !ok {
+				return nil, errors.New("say params: body must be an object (this turn's body fields)")
+			}
+			delete(po, "body")
+		}
+		if _, ok := po["item"]; ok {
+			return nil, errors.New("say params: item: pass the item itself, say(item)")
+		}
+		if _, ok := po["onEvent"]; ok {
+			in.onEvent = paramsV.ToObject(cv.c.env.vu.Runtime()).Get("onEvent")
+			delete(po, "onEvent")
+		}
+	}
+	if _, err := config.ParseCall(po, cv.c.opts); err != nil { // a typo fails here, not turns later
+		return nil, fmt.Errorf("say params: %w", err)
+	}
+	in.params = po
+	for _, f := range historyFields {
+		if _, ok := in.body[f]; ok {
+			return nil, fmt.Errorf("say params: body.%s is the conversation's history", f)
+		}
+	}
+	in.body = cv.turnBody(in)
+	return in, nil
+}
+
+func exportOrNil(v sobek.Value) any {
+	if common.IsNullish(v) {
+		return nil
+	}
+	return v.Export()
+}
+
+// itemUserText is a dataset item's user turn: its last user message (a
+// synthetic or ShareGPT item carries a canned history before it, which a
+// live conversation replaces with what the server answered).
+func itemUserText(item map[string]any) (string, error) {
+	msgs, _ := item["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m, _ := msgs[i].(map[string]any)
+		if m["role"] == "user" {
+			if s, ok := m["content"].(string); ok {
+				return s, nil
+			}
+		}
+	}
+	if p, ok := item["prompt"].(string); ok && p != "" {
+		return p, nil
+	}
+	return "", errors.New("conversation: say(item): the item has no user message (a dataset item from Dataset.synthetic or Dataset.load)")
+}
+
+// maxTokensPath is where each protocol's body asks for an answer's length:
+// an item's maxTokens goes there unless the body already asks.
+var maxTokensPath = map[string][]string{ //nolint:gochecknoglobals // read-only table
+	"openai-chat":      {"max_tokens"},
+	"anthropic":        {"max_tokens"},
+	"ollama":           {"options", "num_predict"},
+	"gemini":           {"generationConfig", "maxOutputTokens"},
+	"openai-responses": {"max_output_tokens"},
+}
+
+// turnBody is the turn's base body: the conversation's fields, this turn's
+// over them, and the item's answer length where the protocol reads it.
+func (cv *Conversation) turnBody(in *turnInput) map[string]any {
+	body := make(map[string]any, len(cv.body)+len(in.body)+1)
+	for k, v := range cv.body {
+		body[k] = v
+	}
+	for k, v := range in.body {
+		body[k] = v
+	}
+	spec := cv.c.opts.Protocol
+	n, _ := in.item["maxTokens"].(int64)
+	if n <= 0 || (spec.MaxTokens != nil && spec.MaxTokens(body) > 0) {
+		return body
+	}
+	path := maxTokensPath[spec.Name]
+	m := body
+	for _, k := range path[:len(path)-1] {
+		sub, ok := m[k].(map[string]any)
+		if !ok {
+			sub = map[string]any{}
+		} else {
+			sub = copyMap(sub) // the script's object stays as it was
+		}
+		m[k] = sub
+		m = sub
+	}
+	m[path[len(path)-1]] = n
+	return body
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// turnParams are the turn's chat params as a JS object: the conversation's,
+// this turn's over them (tags and headers merged), the session's headers,
+// the turn tag and the item.
+func (cv *Conversation) turnParams(rt *sobek.Runtime, in *turnInput, session http.Header) sobek.Value {
+	merged := make(map[string]any, len(cv.params)+len(in.params)+3)
+	tags, headers := map[string]any{}, map[string]any{}
+	for _, src := range []map[string]any{cv.params, in.params} {
+		for k, v := range src {
+			switch k {
+			case "tags", "headers":
+				into := tags
+				if k == "headers" {
+					into = headers
+				}
+				if m, ok := v.(map[string]any); ok {
+					for hk, hv := range m {
+						into[hk] = hv
+					}
+					continue
+				}
+				merged[k] = v // not an object: chat's own check names it
+			default:
+				merged[k] = v
+			}
+		}
+	}
+	for k := range session {
+		headers[k] = session.Get(k)
+	}
+	tags["turn"] = strconv.Itoa(cv.turns)
+	if _, set := tags["category"]; !set && cv.category != "" {
+		tags["category"] = cv.category
+	}
+	merged["tags"], merged["headers"] = tags, headers
+	if in.item != nil {
+		merged["item"] = in.item
+	}
+	obj := rt.NewObject()
+	for k, v := range merged {
+		_ = obj.Set(k, v)
+	}
+	onEvent := in.onEvent
+	if onEvent == nil {
+		onEvent = cv.onEvent
+	}
+	if onEvent != nil {
+		_ = obj.Set("onEvent", onEvent)
+	}
+	return obj
+}

@@ -1,0 +1,130 @@
+package record
+
+// The table of a job's figures: a live conversation's or an agent job's,
+// recorded once when it ends. A job is not a call (it has turns, think time
+// and tools, and no first token of its own), so it has its own table, read
+// the same way: its JS object (conv.end()) and its k6 samples walk it, and
+// docs/figures_test.go holds it to index.d.ts, docs/client.md,
+// docs/metrics.md and the dashboard.
+
+import (
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/conversation"
+)
+
+// Job kinds, the job tag of its samples.
+const (
+	JobConversation = "conversation"
+	JobAgent        = "agent"
+)
+
+// Job is one finished conversation or agent job.
+type Job struct {
+	conversation.Job
+	Kind     string
+	Category string // the conversation's category, else its first turn's ("" = default)
+	// End is when its last answer (or tool) ended: the job's time runs from
+	// its first call's send to it, so a script that ends a conversation
+	// late does not lengthen it.
+	End time.Time
+	// EndReason is "" for a job the script ended, else why it ended by
+	// itself: the error type of the turn that failed (a history beyond the
+	// model's context is the server's 400, http_4xx).
+	EndReason string
+}
+
+// JobFigure is one figure of a job: its JS key and its llm_job_* metric.
+type JobFigure struct {
+	Key    string
+	Metric string
+	Kind   Kind
+	Unit   Unit
+
+	js      func(*Job) any
+	samples func(*Job, Emit)
+}
+
+// JS is the figure's value in the job's JS object.
+func (f *JobFigure) JS(j *Job) any { return f.js(j) }
+
+// Samples hands the figure's k6 samples of j to emit.
+func (f *JobFigure) Samples(j *Job, emit Emit) {
+	if f.samples != nil {
+		f.samples(j, emit)
+	}
+}
+
+// JobFigures is every figure of a job.
+var JobFigures = []JobFigure{ //nolint:gochecknoglobals // the read-only table of a job's figures
+	{Metric: "llm_jobs", Kind: Counter, samples: func(j *Job, e Emit) { e(j.End, 1) }},
+	{Key: "ok", Metric: "llm_job_failed", Kind: Rate, js: func(j *Job) any { return !j.Failed },
+		samples: func(j *Job, e Emit) { e(j.End, boolValue(j.Failed)) }},
+	jobTime("duration", "llm_job_duration", func(j *Job) time.Duration { return j.Duration(j.End) }),
+	jobTime("modelTime", "llm_job_model_time", func(j *Job) time.Duration { return j.Model }),
+	jobTime("thinkTime", "llm_job_think_time", func(j *Job) time.Duration { return j.Think }),
+	jobTime("toolTime", "llm_job_tool_time", func(j *Job) time.Duration { return j.Tool }),
+	jobCount("turns", "llm_job_turns", func(j *Job) int64 { return int64(j.Turns) }),
+	jobCount("steps", "llm_job_steps", func(j *Job) int64 { return int64(j.Steps) }),
+	{Key: "tokensIn", Metric: "llm_job_tokens_in", Kind: Trend, js: func(j *Job) any {
+		if !j.InKnown {
+			return nil
+		}
+		return j.TokensIn
+	}, samples: func(j *Job, e Emit) {
+		if j.InKnown {
+			e(j.End, float64(j.TokensIn))
+		}
+	}},
+	jobCount("tokensOut", "llm_job_tokens_out", func(j *Job) int64 { return j.TokensOut }),
+
+	{Key: "kind", js: func(j *Job) any { return j.Kind }},
+	{Key: "endReason", js: func(j *Job) any {
+		if j.EndReason == "" {
+			return nil
+		}
+		return j.EndReason
+	}},
+	{Key: "ttftByTurn", js: func(j *Job) any {
+		out := make([]any, len(j.TTFTs))
+		for i, d := range j.TTFTs {
+			out[i] = ms(d)
+		}
+		return out
+	}},
+}
+
+// JS is the job's JS object (conv.end()): times in ms, unknown figures null.
+func (j *Job) JS() map[string]any {
+	m := make(map[string]any, len(JobFigures))
+	for i := range JobFigures {
+		if f := &JobFigures[i]; f.Key != "" {
+			m[f.Key] = f.js(j)
+		}
+	}
+	return m
+}
+
+// jobTime is a job's duration figure (a job that has not started has none).
+func jobTime(key, metric string, get func(*Job) time.Duration) JobFigure {
+	return JobFigure{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
+		js: func(j *Job) any {
+			if j.Start.IsZero() {
+				return nil
+			}
+			return msValue(get(j))
+		},
+		samples: func(j *Job, e Emit) {
+			if !j.Start.IsZero() {
+				e(j.End, msValue(get(j)))
+			}
+		}}
+}
+
+// jobCount is a per-job count: a Trend, so thresholds and the report read
+// its distribution over jobs (p(95) turns), not a sum.
+func jobCount(key, metric string, get func(*Job) int64) JobFigure {
+	return JobFigure{Key: key, Metric: metric, Kind: Trend,
+		js:      func(j *Job) any { return get(j) },
+		samples: func(j *Job, e Emit) { e(j.End, float64(get(j))) }}
+}

@@ -96,7 +96,7 @@ func newClient(env clientEnv, v sobek.Value) (*Client, error) {
 	}
 	if opts.ServerMetrics != nil {
 		if err := env.server.add(*opts.ServerMetrics, opts.Name); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("Client options: %w", err)
 		}
 	}
 	env.sinks.report.info.registerClient(opts)

@@ -58,7 +58,7 @@ func (ds datasetFactory) synthetic(opts sobek.Value) (*jsDataset, error) {
 	}
 	key := storeKey("synthetic", o)
 	d, err := dataset.Shared(ds.store, key, func() (*dataset.Dataset, error) {
-		if err := ds.readImages(&o.Images, "images"); err != nil { // once per process, not per VU
+		if err := readImages(ds.vu, &o.Images, "images"); err != nil { // once per process, not per VU
 			return nil, err
 		}
 		d, err := dataset.Synthetic(o)
@@ -98,7 +98,7 @@ func (ds datasetFactory) load(path string, opts sobek.Value) (*jsDataset, error)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		if err := ds.readImages(&o.Images, "images"); err != nil {
+		if err := readImages(ds.vu, &o.Images, "images"); err != nil {
 			return nil, err
 		}
 		d, err := dataset.Load(data, path, o)

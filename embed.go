@@ -9,7 +9,6 @@ package llmstream
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
@@ -110,27 +109,4 @@ func embedInputs(v any) (inputs []string, single bool, err error) {
 	default:
 		return nil, false, fmt.Errorf("embed body: input must be a string or an array of strings, got %T", v)
 	}
-}
-
-// embedAPI is the embeddings API a client uses: the call's api, else the one
-// its protocol's servers serve.
-func embedAPI(name, protocol string) (*embed.API, error) {
-	if name == "" {
-		n, ok := embed.ForProtocol(protocol)
-		if !ok {
-			return nil, fmt.Errorf("protocol %q has no embeddings endpoint: give the call's api (%s) or use another client",
-				protocol, strings.Join(embed.Names(), ", "))
-		}
-		name = n
-	}
-	return embed.Lookup(name) //nolint:wrapcheck // names the API and the known ones
-}
-
-// rerankAPI is the rerank API a call uses: its api, else the /v1/rerank
-// shape vLLM, Cohere and Jina share.
-func rerankAPI(name string) (*embed.RerankAPI, error) {
-	if name == "" {
-		name = "cohere"
-	}
-	return embed.LookupRerank(name) //nolint:wrapcheck // names the API and the known ones
 }

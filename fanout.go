@@ -48,7 +48,7 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 	info := a.Route.Info
 	rec := &record.Call{
 		Result: *a.Result, Attempts: make([]record.Attempt, len(o.Attempts)),
-		Name: info.label, Route: info.route, Model: info.model, Category: info.category,
+		Name: info.label, Route: info.routeName, Model: info.model, Category: info.category,
 		ItemID: info.itemID, SharedPrefix: info.sharedPrefix, Phase: info.phase, TestStart: info.testStart,
 		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Rate: info.rate, Due: ld.due,
 		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
@@ -58,7 +58,7 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 	}
 	for i, at := range o.Attempts {
 		in := at.Route.Info
-		rec.Attempts[i] = record.Attempt{Route: in.route, Name: in.label, Result: at.Result, Reconnects: at.Reconnects}
+		rec.Attempts[i] = record.Attempt{Route: in.routeName, Name: in.label, Result: at.Result, Reconnects: at.Reconnects}
 	}
 	rec.Scenario, _ = info.tags.Tags.Get("scenario")
 	b := o.Price()

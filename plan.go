@@ -146,7 +146,7 @@ func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Cal
 		tags.SetTag(k, v)
 	}
 	info := &routeInfo{
-		route: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
+		routeName: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
 		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, gapSampler: c.gapSampler, slo: c.opts.SLO, resultGaps: params.ResultGaps,
 		systemTags: st.Options.SystemTags,
 	}

@@ -54,7 +54,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 	if m, ok := body["model"].(string); ok && m != "" {
 		req.Model = m
 	}
-	if err := attachItemImages(spec.Name, body, item); err != nil { // dataset_retrieval.go
+	if err := attachItemImages(spec.Name, body, item); err != nil { // dataset_images.go
 		return nil, fmt.Errorf("chat(body, {item}): %w", err)
 	}
 	req.PromptOnly = protocol.PromptOnly(body)

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -226,4 +227,27 @@ func fanOutRetrieval(ctx context.Context, o *outcome, figures map[*stream.Result
 		s.report.retrievalColl().Add(rec)
 	}
 	return rec.JS()
+}
+
+// embedAPI is the embeddings API a client uses: the call's api, else the one
+// its protocol's servers serve.
+func embedAPI(name, protocol string) (*embed.API, error) {
+	if name == "" {
+		n, ok := embed.ForProtocol(protocol)
+		if !ok {
+			return nil, fmt.Errorf("protocol %q has no embeddings endpoint: give the call's api (%s) or use another client",
+				protocol, strings.Join(embed.Names(), ", "))
+		}
+		name = n
+	}
+	return embed.Lookup(name) //nolint:wrapcheck // names the API and the known ones
+}
+
+// rerankAPI is the rerank API a call uses: its api, else the /v1/rerank
+// shape vLLM, Cohere and Jina share.
+func rerankAPI(name string) (*embed.RerankAPI, error) {
+	if name == "" {
+		name = "cohere"
+	}
+	return embed.LookupRerank(name) //nolint:wrapcheck // names the API and the known ones
 }

@@ -24,7 +24,7 @@ const (
 // routeInfo is what a route's samples, result and observation say about it,
 // and the client settings that shape them.
 type routeInfo struct {
-	route        string // routePrimary or routeFallback
+	routeName    string // routePrimary or routeFallback
 	label        string // the client's name, else its base URL: the name tag and servedBy
 	protocol     string
 	model        string

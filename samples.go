@@ -90,7 +90,7 @@ func attemptTags(a *attempt, n int) (*metrics.TagSet, map[string]string) {
 		tm.SetTag("model", info.model)
 	}
 	if info.tagRoute {
-		tm.SetTag("route", info.route)
+		tm.SetTag("route", info.routeName)
 	}
 	if r.RequestID != "" {
 		tm.SetMetadata("request_id", r.RequestID)

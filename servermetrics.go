@@ -37,12 +37,12 @@ type serverState struct {
 	events    bool        // k6 delivers test start and end
 	noted     atomic.Bool // noteCall has nothing left to do
 
-	mu      sync.Mutex
-	watches []*serverWatch
-	byURL   map[string]*serverWatch
-	started bool // the test has started: a watch added now starts at once
-	stopped bool
-	samples chan<- metrics.SampleContainer
+	mu        sync.Mutex
+	watches   []*serverWatch
+	byURL     map[string]*serverWatch
+	started   bool // the test has started: a watch added now starts at once
+	stopped   bool
+	sampleOut chan<- metrics.SampleContainer
 	// pushCtx ends when the watches stop: a VU's own context is no use, as
 	// k6 cancels it when the VU's iteration or scenario ends.
 	pushCtx    context.Context
@@ -123,13 +123,13 @@ func (s *serverState) init(vu modules.VU) error {
 
 // add is a client's serverMetrics option: the endpoint's watch, made by the
 // first client that names it. The same url with other options is an error
-// (one endpoint is read one way).
+// (one endpoint is read one way); newClient puts the option's name on it.
 func (s *serverState) add(o config.ServerMetrics, clientName string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w := s.byURL[o.URL]; w != nil {
 		if !reflect.DeepEqual(w.opts, o) {
-			return fmt.Errorf("Client options: serverMetrics %s is named again with other options: give every client naming it the same ones",
+			return fmt.Errorf("serverMetrics %s is named again with other options: give every client naming it the same ones",
 				w.scraper.Endpoint())
 		}
 		return nil
@@ -141,7 +141,7 @@ func (s *serverState) add(o config.ServerMetrics, clientName string) error {
 		OnScrape: func(x servermetrics.Sample) { s.push(w, x) },
 	})
 	if err != nil {
-		return fmt.Errorf("Client options: %w", err)
+		return err //nolint:wrapcheck // the caller names the option
 	}
 	w.scraper = sc
 	if s.byURL == nil {
@@ -212,8 +212,8 @@ func (s *serverState) noteCall(st *lib.State) {
 		return
 	}
 	s.mu.Lock()
-	if s.samples == nil {
-		s.samples = st.Samples
+	if s.sampleOut == nil {
+		s.sampleOut = st.Samples
 		s.pushCtx, s.pushCancel = context.WithCancel(context.Background())
 		if s.tags != nil {
 			// The test's own tags (--tag testid=…, options.tags) belong on
@@ -239,7 +239,7 @@ func (s *serverState) noteCall(st *lib.State) {
 // the client's name, at the scrape's midpoint.
 func (s *serverState) push(w *serverWatch, x servermetrics.Sample) {
 	s.mu.Lock()
-	out, ctx, stopped := s.samples, s.pushCtx, s.stopped
+	out, ctx, stopped := s.sampleOut, s.pushCtx, s.stopped
 	ms, tags := s.metrics, s.tags
 	s.mu.Unlock()
 	if out == nil || stopped || ms == nil || ctx.Err() != nil {
@@ -249,17 +249,17 @@ func (s *serverState) push(w *serverWatch, x servermetrics.Sample) {
 	if w.client != "" {
 		tags = tags.With("name", w.client)
 	}
-	batch := make(metrics.Samples, 0, len(ms))
+	scraped := make(metrics.Samples, 0, len(ms))
 	for i, m := range servermetrics.Metrics {
 		v, ok := m.Value(x)
 		if !ok {
 			continue
 		}
-		batch = append(batch, metrics.Sample{
+		scraped = append(scraped, metrics.Sample{
 			TimeSeries: metrics.TimeSeries{Metric: ms[i], Tags: tags}, Time: x.At, Value: v,
 		})
 	}
-	metrics.PushIfNotDone(ctx, out, batch)
+	metrics.PushIfNotDone(ctx, out, scraped)
 }
 
 func (s *serverState) warn(msg string) {

@@ -3,6 +3,7 @@ package llmstream
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -113,5 +114,46 @@ func TestRetrievalRetriesAndErrorClasses(t *testing.T) {
 		_, err := vu.rt.RunOnEventLoop(code)
 		require.ErrorContains(t, err, want, code)
 	}
+	vu.closeIdle()
+}
+
+// TestRetrievalTakesTheScheduleDueTime: the first call after
+// Schedule.next() is the credit's send, whether it is an embed, a rerank or
+// a chat call. An embed that takes it carries the dispatch delay and its
+// duration counted from the due time, and no TTFT from it (it has no first
+// token); the call after it has no due time, so its lateness is not a stale
+// credit's.
+func TestRetrievalTakesTheScheduleDueTime(t *testing.T) {
+	base, _ := startSim(t, "fast")
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'sim'});
+		const sched = llm.Schedule.constant({rate: 50, duration: '1m'});`, base))
+	vu.run(`sched.next()`)            // the first credit, due at the schedule's start
+	time.Sleep(30 * time.Millisecond) // sent late on purpose
+	emb := vu.call("embed", `{input: ['a', 'b']}`)
+	require.Equal(t, true, emb["ok"], "%v", emb["error"])
+	require.NotNil(t, emb["dueAt"], "the embed took the credit's due time")
+	delay, ok := emb["dispatchDelay"].(float64)
+	require.True(t, ok, "dispatchDelay: %v", emb["dispatchDelay"])
+	require.GreaterOrEqual(t, delay, 25.0, "sent 30 ms after its due time")
+	fromDue, ok := emb["e2eFromDue"].(float64)
+	require.True(t, ok, "e2eFromDue: %v", emb["e2eFromDue"])
+	require.InDelta(t, delay+emb["duration"].(float64), fromDue, 0.01, "the whole answer counted from the due time")
+	require.NotContains(t, emb, "ttftFromDue", "a non-streamed call has no first token to count from the due time")
+
+	after := vu.chat(`{messages: [{role: 'user', content: 'hi'}], max_tokens: 2}`)
+	require.Equal(t, true, after["ok"], "%v", after["error"])
+	require.Nil(t, after["dueAt"], "the credit went with the embed: the chat after it has no due time")
+	require.Nil(t, after["dispatchDelay"])
+	rr := vu.call("rerank", `{query: 'q', documents: ['a']}`)
+	require.Nil(t, rr["dueAt"])
+	require.Nil(t, rr["dispatchDelay"], "unknown, never 0")
+	require.Nil(t, rr["e2eFromDue"])
+
+	got := vu.drain()
+	require.Len(t, got["llm_dispatch_delay"], 1)
+	op, _ := got["llm_dispatch_delay"][0].Tags.Get("op")
+	require.Equal(t, "embed", op, "the one due call was the embed")
+	require.Len(t, got["llm_e2e_from_due"], 1)
+	require.Empty(t, got["llm_ttft_from_due"])
 	vu.closeIdle()
 }

@@ -355,7 +355,7 @@ declare module "k6/x/llmstream" {
      */
     sendWait: number | null;
     /**
-     * When the call's schedule credit was due, ms since the epoch: the first `chat()` after
+     * When the call's schedule credit was due, ms since the epoch: the first call (`chat`, `embed`, `rerank`) after
      * `Schedule.next()` is that credit's send. `null` for calls no schedule asked for (closed-model
      * loops, a conversation's later turns).
      */
@@ -574,6 +574,12 @@ declare module "k6/x/llmstream" {
     duration: number | null;
     /** The client's time reading the answer, after `duration` (never part of it). */
     clientParseTime: number | null;
+    /** When the call's schedule credit was due, ms since the epoch: the first call after `Schedule.next()` is its send (`null` otherwise). */
+    dueAt: number | null;
+    /** Send − due, ms: how late this load generator sent the call (`null` without `dueAt`). */
+    dispatchDelay: number | null;
+    /** End − due, ms: `duration` of a user who arrived on schedule (`null` without `dueAt`; no TTFT from it: no first token). */
+    e2eFromDue: number | null;
     requestBytes: number;
     /** `null` when no response came. */
     responseBytes: number | null;

@@ -40,6 +40,29 @@ var metricKinds = map[record.Kind]metrics.MetricType{ //nolint:gochecknoglobals 
 	record.Trend: metrics.Trend, record.Counter: metrics.Counter, record.Rate: metrics.Rate,
 }
 
+// metricTables is the process's llmMetrics, made once per k6 registry (a
+// test run has one) and shared by every VU: the metrics are the same ones,
+// and a copy per VU would cost each VU a slice per figure table.
+type metricTables struct {
+	mu  sync.Mutex
+	reg *metrics.Registry
+	m   *llmMetrics
+}
+
+func (t *metricTables) get(reg *metrics.Registry, jobs *jobMetrics) (*llmMetrics, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m != nil && t.reg == reg {
+		return t.m, nil
+	}
+	m, err := registerMetrics(reg, jobs)
+	if err != nil {
+		return nil, err
+	}
+	t.reg, t.m = reg, m
+	return m, nil
+}
+
 func registerMetrics(reg *metrics.Registry, jobs *jobMetrics) (*llmMetrics, error) {
 	m := &llmMetrics{}
 	var err error

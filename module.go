@@ -62,9 +62,10 @@ type RootModule struct {
 	// watched while calls are in flight: one watcher for every VU.
 	lag        *selfwatch.Watcher
 	lagWarning *policy.LagWarning
-	server     serverState // the endpoints of serverMetrics options
-	workers    *workers    // the goroutines calls run on, shared by every VU
-	jobMetrics jobMetrics  // a conversation's job metrics, registered once
+	server     serverState  // the endpoints of serverMetrics options
+	workers    *workers     // the goroutines calls run on, shared by every VU
+	jobMetrics jobMetrics   // a conversation's job metrics, registered once
+	metrics    metricTables // the llm_* metrics by figure, shared by every VU
 
 	mu         sync.Mutex
 	transports []*transports // every VU's, to close idle connections
@@ -117,7 +118,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	if env == nil {
 		common.Throw(vu.Runtime(), errors.New("k6/x/llmstream must be imported in the init context"))
 	}
-	m, err := registerMetrics(env.Registry, &r.jobMetrics)
+	m, err := r.metrics.get(env.Registry, &r.jobMetrics)
 	if err != nil {
 		common.Throw(vu.Runtime(), err)
 	}

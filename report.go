@@ -151,6 +151,7 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 	rs := rp.state
 	run := rs.coll().Snapshot()
 	run.SetDispatch(dispatchAccount(rp.vu.Runtime(), rp.schedules, data))
+	run.SetSections(rs.retrievalColl().Groups(), rs.imageColl().Groups())
 	if o.MinStage > 0 {
 		run.SetMinStage(o.MinStage)
 	}
@@ -179,12 +180,6 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 		return nil, err
 	}
 	out := map[string]any{}
-	if rt := report.RetrievalText(rs.retrievalColl().Groups()); rt != "" {
-		text += "\n" + rt
-	}
-	if it := report.ImageText(rs.imageColl().Groups()); it != "" {
-		text += "\n" + it
-	}
 	if o.Stdout {
 		out["stdout"] = k6Text + "\n" + text + "\n"
 	}

@@ -67,8 +67,10 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 	p, resolve, reject := promises.New(vu)
 	ctx := vu.Context()
 	c.env.sinks.report.info.noteLoad(c.env.scope)
+	c.env.server.noteCall(st)
+	due := c.env.due.take()    // as in Chat: the first call after Schedule.next() is the credit's send
 	c.env.workers.run(func() { // as in Chat: a goroutine that has run a call keeps its stack
-		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs()}
+		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs(), due: due}
 		c.env.lag.Acquire()
 		start := time.Now()
 		out := policy.Run(ctx, plan.primary, plan.fallback, plan.fallbackOn)

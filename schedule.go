@@ -25,7 +25,7 @@ import (
 // options, in the shared store; each VU holds a view of it.
 
 // dueSlot is one VU's claimed credit until its call takes it: the first
-// chat() after next() is the credit's send; later calls of the iteration
+// call after next() (chat, embed or rerank) is the credit's send; later calls of the iteration
 // (a conversation's next turns) have no due time.
 type dueSlot struct{ at time.Time }
 
@@ -271,7 +271,7 @@ const overPoll = 100 * time.Millisecond
 
 // Next waits until this instance's next credit is due and returns it, or
 // null when the schedule is over or the test is stopping. The VU's next
-// chat() is the credit's send: its result and samples carry the due time.
+// call (chat, embed or rerank) is the credit's send: its result and samples carry the due time.
 func (j *jsSchedule) Next() (map[string]any, error) {
 	if j.vu.State() == nil {
 		return nil, errors.New("Schedule next() can only be called in the VU context (the default function), not in init")

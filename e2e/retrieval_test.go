@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -96,4 +97,73 @@ func TestRetrievalCallsAndImagePrompts(t *testing.T) {
 	require.Contains(t, out, "embed ")
 	require.Contains(t, out, "rerank ")
 	require.Contains(t, out, "TTFT by images in the prompt")
+}
+
+// ragScheduleScript is a RAG-shaped open-model test: each credit of the
+// schedule opens with an embed, then a rerank and a chat.
+const ragScheduleScript = `
+import { Client, Schedule, report } from 'k6/x/llmstream';
+import { check } from 'k6';
+
+const client = new Client({ baseURL: __ENV.SIM_URL + '/v1', model: 'sim' });
+const sched = Schedule.constant({ rate: 20, duration: '2s' });
+
+export const options = {
+  scenarios: { rag: { executor: 'constant-vus', vus: 4, duration: '3s', gracefulStop: '0s' } },
+  thresholds: { checks: ['rate==1'], 'llm_requests{op:embed}': ['count>=30'] },
+};
+
+export default async function () {
+  if (sched.next() === null) return;
+  const e = await client.embed({ input: ['what is the refund policy'] });
+  const r = await client.rerank({ query: 'refund', documents: ['a', 'b', 'c'] });
+  const c = await client.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  check(e, { 'the embed took the due time': (x) => x.ok && x.dueAt !== null && x.dispatchDelay !== null && x.e2eFromDue >= x.duration });
+  check(r, { 'the rerank after it has none': (x) => x.ok && x.dueAt === null && x.dispatchDelay === null });
+  check(c, { 'nor the chat': (x) => x.ok && x.dueAt === null && x.ttftFromDue === null });
+}
+
+export function handleSummary(data) {
+  return report(data, { json: __ENV.LLM_RECORD });
+}
+`
+
+// TestScheduledEmbedTakesTheDueTime: under a schedule, the embed that
+// opens each iteration is the credit's send; the calls after it have no due
+// time, and the run record's embed section carries the due-time figures.
+func TestScheduledEmbedTakesTheDueTime(t *testing.T) {
+	sim := startSim(t, "--model", "sim=fast", "--seed", "1")
+	dir := t.TempDir()
+	script, record := filepath.Join(dir, "rag.js"), filepath.Join(dir, "record.json")
+	require.NoError(t, os.WriteFile(script, []byte(ragScheduleScript), 0o600))
+	code, out := runK6(t, script, map[string]string{"SIM_URL": sim, "LLM_RECORD": record})
+	require.Equal(t, 0, code, out)
+	raw, err := os.ReadFile(record) //nolint:gosec // the test's own temp file
+	require.NoError(t, err)
+	var rec struct {
+		Categories map[string]struct {
+			Metrics map[string]struct {
+				Count uint64 `json:"count"`
+			} `json:"metrics"`
+		} `json:"categories"`
+		Retrieval []struct {
+			Op      string `json:"op"`
+			Calls   uint64 `json:"calls"`
+			Metrics map[string]struct {
+				Count uint64  `json:"count"`
+				P99   float64 `json:"p99"`
+			} `json:"metrics"`
+		} `json:"retrieval"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &rec))
+	byOp := map[string]int{}
+	for i, g := range rec.Retrieval {
+		byOp[g.Op] = i
+	}
+	emb, rr := rec.Retrieval[byOp["embed"]], rec.Retrieval[byOp["rerank"]]
+	t.Logf("%d embeds, dispatch delay p99 %.1f ms", emb.Calls, emb.Metrics["dispatch_delay"].P99)
+	require.Equal(t, emb.Calls, emb.Metrics["dispatch_delay"].Count, "every embed opened an iteration: each has a due time")
+	require.Equal(t, emb.Calls, emb.Metrics["e2e_from_due"].Count)
+	require.NotContains(t, rr.Metrics, "dispatch_delay", "the rerank after the embed has no due time")
+	require.Zero(t, rec.Categories["all"].Metrics["dispatch_delay"].Count, "nor the chat: no stale credit")
 }

@@ -144,6 +144,29 @@ func (c *Call) Reconnects() int {
 	return n
 }
 
+// DispatchDelay is send − due: how late this load generator sent a call a
+// schedule asked for (never below 0: a send a hair before its due time is
+// on time). Absent for a call without a due time.
+func (c *Call) DispatchDelay() time.Duration {
+	if c.Due.IsZero() || c.Start.IsZero() {
+		return stream.Absent
+	}
+	return max(c.Start.Sub(c.Due), 0)
+}
+
+// FromDue is the moment d after the call's send counted from its due time
+// instead: what a user who arrived on schedule waited, the load
+// generator's lateness included. Absent without a due time or when d was
+// not measured (a call without a first token has no TTFT from the due
+// time either).
+func (c *Call) FromDue(d time.Duration) time.Duration {
+	late := c.DispatchDelay()
+	if late < 0 || d < 0 {
+		return stream.Absent
+	}
+	return late + d
+}
+
 // TTFTLate is whether this process made the TTFT late (stream.TTFTCheck:
 // its first token read with the next one, or its request sent late); a
 // failed call is not judged.

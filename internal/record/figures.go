@@ -221,18 +221,11 @@ func sinceStart(key, metric string, get func(*Call) time.Duration) Figure {
 		}}
 }
 
-// fromDue is a moment of the call (the send plus since(c), when measured)
-// counted from the call's due time instead of its send: what a user who
-// arrived on schedule waited, the load generator's lateness included. None
-// for calls without a due time.
+// fromDue is a moment of the call (since(c) after the send, when measured)
+// counted from the call's due time instead (Call.FromDue), sampled at that
+// moment. None for calls without a due time.
 func fromDue(key, metric string, since func(*Call) time.Duration) Figure {
-	get := func(c *Call) time.Duration {
-		d := since(c)
-		if c.Due.IsZero() || d < 0 {
-			return stream.Absent
-		}
-		return max(c.Start.Add(d).Sub(c.Due), 0)
-	}
+	get := func(c *Call) time.Duration { return c.FromDue(since(c)) }
 	return Figure{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
 		js: func(c *Call) any { return ms(get(c)) },
 		samples: func(c *Call, e Emit) {

@@ -33,6 +33,12 @@ var RetrievalFigures = []Figure{ //nolint:gochecknoglobals // the read-only tabl
 				e(c.End, msValue(d))
 			}
 		}},
+	// Due-time figures, for a call a schedule asked for: the lateness is the
+	// load generator's whatever the call, and the whole answer counted from
+	// the due time is its E2E from it. A non-streamed call has no first
+	// token, so no ttftFromDue either.
+	shared("dispatchDelay"),
+	fromDue("e2eFromDue", "llm_e2e_from_due", func(c *Call) time.Duration { return c.Retrieval.Duration }),
 	jsOnly("ttfb", func(c *Call) any { return ms(c.TTFB) }),
 	shared("clientParseTime"),
 	{Key: "batchSize", Metric: "llm_batch_size", Kind: Trend,
@@ -84,6 +90,7 @@ var RetrievalFigures = []Figure{ //nolint:gochecknoglobals // the read-only tabl
 	shared("requestId"),
 	shared("serverTimings"),
 	shared("proto"),
+	shared("dueAt"),
 }
 
 // Table is the call's table of figures: RetrievalFigures for an embed or

@@ -378,9 +378,14 @@ type Run struct {
 	Dispatch *Dispatch
 	// Capacity is a capacity search's answer (nil without a search).
 	Capacity *Capacity
-	parts    map[string]*Run // each client alone, when the run had several
-	client   string          // the client of this view ("" for a whole run)
-	pairs    []PairedComparison
+	// Retrieval and Images are the sections beside the chat figures
+	// (sections.go): the embed and rerank calls, and TTFT by the prompt's
+	// images. Nil until the binding sets them.
+	Retrieval []*RetrievalGroup
+	Images    []*ImageGroup
+	parts     map[string]*Run // each client alone, when the run had several
+	client    string          // the client of this view ("" for a whole run)
+	pairs     []PairedComparison
 }
 
 // SetMinStage changes how long a load level must hold to be a stage (the

@@ -80,7 +80,7 @@ func ruleGeneratorBehind(r *Run) []Finding {
 	all := r.Category(AllCategories)
 	var ev []string
 	vals := map[string]float64{}
-	if d := all.S(MetricDispatchDelay); d.Count() >= dispatchMinSamples {
+	if d := r.dispatchDelays(); d.Count() >= dispatchMinSamples {
 		p99, bound := d.Quantile(0.99), DispatchBoundMS(q50(all.S(MetricTTFT)))
 		if p99 > bound {
 			ev = append(ev, fmt.Sprintf("calls went out late: dispatch delay (send − due) P99 %s, P50 %s, above the bound of %s "+
@@ -112,6 +112,17 @@ func ruleGeneratorBehind(r *Run) []Finding {
 			"llm_ttft_from_due and llm_e2e_from_due for what was waited.",
 		Values: vals,
 	}}
+}
+
+// dispatchDelays is the dispatch delay of every call a schedule asked for:
+// the chat calls' and the embed and rerank calls' (lateness is the load
+// generator's, whatever the call).
+func (r *Run) dispatchDelays() *Sketch {
+	d := r.Category(AllCategories).S(MetricDispatchDelay).Clone()
+	for _, g := range r.Retrieval {
+		_ = d.Merge(g.DispatchDelay) // same accuracy: both are FineAlpha
+	}
+	return d
 }
 
 // dispatchLines are the report's headline lines about what was not sent on

@@ -255,13 +255,12 @@ func (g *Group) addClientTrouble(o *Observation) {
 		v, _ := ms(o.ClientLag)
 		g.Sketches[MetricClientLag].Add(v)
 	}
-	if !o.Due.IsZero() {
-		g.Sketches[MetricDispatchDelay].Add(dispatchDelayMS(o))
+	if v, ok := ms(o.DispatchDelay()); ok {
+		// Lateness is the load generator's, whatever the answer: a failed
+		// call was sent late as much as an answered one.
+		g.Sketches[MetricDispatchDelay].Add(v)
 	}
 }
-
-// dispatchDelayMS is how late a scheduled call was sent, never negative.
-func dispatchDelayMS(o *Observation) float64 { return max(float64(o.Start.Sub(o.Due))/1e6, 0) }
 
 // addConnection records the time to response headers and whether the call
 // opened a connection (with its set-up time) or reused one.
@@ -321,14 +320,11 @@ func (g *Group) addLatencies(o *Observation) {
 	if hasE2E {
 		g.Sketches[MetricE2E].Add(e2e)
 	}
-	if !o.Due.IsZero() {
-		lateMS := dispatchDelayMS(o)
-		if hasTTFT {
-			g.Sketches[MetricTTFTFromDue].Add(ttft + lateMS)
-		}
-		if hasE2E {
-			g.Sketches[MetricE2EFromDue].Add(e2e + lateMS)
-		}
+	if v, ok := ms(o.FromDue(o.TTFT)); ok {
+		g.Sketches[MetricTTFTFromDue].Add(v)
+	}
+	if v, ok := ms(o.FromDue(o.E2E)); ok {
+		g.Sketches[MetricE2EFromDue].Add(v)
 	}
 }
 

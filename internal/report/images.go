@@ -111,6 +111,22 @@ func (c *ImageCollector) Groups() []*ImageGroup {
 	return out
 }
 
+// imageColumns are the section's columns, in the text and the HTML.
+var imageColumns = []string{"images", "size", "calls", "TTFT p50", "TTFT p95", "image KB"} //nolint:gochecknoglobals // read-only table
+
+// cells are the group's row of the section.
+func (g *ImageGroup) cells() []string {
+	count, size, kb := "none", "-", "-"
+	if g.Images > 0 {
+		count, size = fmt.Sprint(g.Images), g.Size
+		if g.Images == 5 {
+			count = "5+"
+		}
+		kb = fmt.Sprintf("%.0f", float64(g.Bytes)/float64(g.Calls)/1024)
+	}
+	return []string{count, size, fmt.Sprint(g.Calls), fmtMS(g.TTFT.Quantile(0.5)), fmtMS(g.TTFT.Quantile(0.95)), kb}
+}
+
 // ImageText is the section's text: "" when no prompt had images.
 func ImageText(groups []*ImageGroup) string {
 	if len(groups) == 0 {
@@ -118,18 +134,10 @@ func ImageText(groups []*ImageGroup) string {
 	}
 	var b strings.Builder
 	b.WriteString("TTFT by images in the prompt (answered chat calls; image tokens cost prefill)\n")
-	fmt.Fprintf(&b, "  %-7s %-9s %7s %10s %10s %12s\n", "images", "size", "calls", "TTFT p50", "TTFT p95", "image KB")
+	widths := []int{-7, -9, 7, 10, 10, 12}
+	writeCells(&b, widths, imageColumns)
 	for _, g := range groups {
-		count, size, kb := "none", "-", "-"
-		if g.Images > 0 {
-			count, size = fmt.Sprint(g.Images), g.Size
-			if g.Images == 5 {
-				count = "5+"
-			}
-			kb = fmt.Sprintf("%.0f", float64(g.Bytes)/float64(g.Calls)/1024)
-		}
-		fmt.Fprintf(&b, "  %-7s %-9s %7d %10s %10s %12s\n", count, size, g.Calls,
-			fmtMS(g.TTFT.Quantile(0.5)), fmtMS(g.TTFT.Quantile(0.95)), kb)
+		writeCells(&b, widths, g.cells())
 	}
 	return b.String()
 }

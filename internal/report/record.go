@@ -39,6 +39,10 @@ type Record struct {
 	Dispatch *Dispatch `json:"dispatch,omitempty"`
 	// Capacity is a capacity search's answer (Capacity.search).
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Retrieval is the embed and rerank calls' section; Images is the chat
+	// calls' TTFT by the images in their prompts (sections.go).
+	Retrieval []RetrievalRecord `json:"retrieval,omitempty"`
+	Images    []ImageRecord     `json:"images,omitempty"`
 	// Run is how the run was made (load shape, data, clients, versions, segment).
 	Run *RunInfo `json:"run,omitempty"`
 	// Instances lists the records a merged record was made of.
@@ -196,6 +200,7 @@ func runRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOptions) (
 	rec.Server = opt.Server
 	rec.Dispatch = r.Dispatch
 	rec.Capacity = r.Capacity
+	rec.Retrieval, rec.Images = retrievalRecords(r.Retrieval), imageRecords(r.Images)
 	if cmp == nil {
 		cmp = Compare(rec, opt.Baseline)
 	}

@@ -54,7 +54,7 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 	if record, err = encodeRecord(rec); err != nil {
 		return "", nil, nil, err
 	}
-	return RenderText(r, findings, cmp) + serverText(r, opt.Server, baselineServer(opt)), RenderHTML(r, cmp, opt), record, nil
+	return RenderText(r, findings, cmp) + serverText(r, opt.Server, baselineServer(opt)) + sectionsText(r), RenderHTML(r, cmp, opt), record, nil
 }
 
 // baselineServer is the server view the run is compared with: the one given,
@@ -109,6 +109,7 @@ func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
 	writeRoutesHTML(&b, r)
 	writePairedHTML(&b, r)
 	writeServerHTML(&b, r, opt.Server)
+	writeSectionsHTML(&b, r)
 	writeFindingsHTML(&b, findings)
 	if cmp != nil {
 		writeComparisonHTML(&b, cmp)

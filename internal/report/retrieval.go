@@ -37,12 +37,16 @@ type RetrievalGroup struct {
 	ByRate                bool
 	Calls, Failed         uint64
 	Duration, TTFB, Parse *Sketch // ms, answered calls
-	Items, InputTokens    int64   // answered calls' batch items and input tokens (known counts only)
-	TokensKnown           uint64  // answered calls whose input tokens were counted
-	RequestBytes          int64
-	first, last           time.Time
-	levelSum              float64
-	errors                map[string]uint64
+	// DispatchDelay (every call) and E2EFromDue (answered calls: the whole
+	// answer counted from the due time) are the due-time figures of the
+	// calls a schedule asked for; empty for closed-model calls.
+	DispatchDelay, E2EFromDue *Sketch
+	Items, InputTokens        int64  // answered calls' batch items and input tokens (known counts only)
+	TokensKnown               uint64 // answered calls whose input tokens were counted
+	RequestBytes              int64
+	first, last               time.Time
+	levelSum                  float64
+	errors                    map[string]uint64
 }
 
 // NewRetrievalCollector makes an empty collector leaving out what opt says.
@@ -65,7 +69,8 @@ func (c *RetrievalCollector) Add(o *Observation) {
 	g := c.groups[key]
 	if g == nil {
 		g = &RetrievalGroup{Op: r.Op, Category: key.Category, ByRate: o.Rate > 0, errors: map[string]uint64{},
-			Duration: NewSketch(FineAlpha), TTFB: NewSketch(FineAlpha), Parse: NewSketch(FineAlpha)}
+			Duration: NewSketch(FineAlpha), TTFB: NewSketch(FineAlpha), Parse: NewSketch(FineAlpha),
+			DispatchDelay: NewSketch(FineAlpha), E2EFromDue: NewSketch(FineAlpha)}
 		c.groups[key] = g
 	}
 	g.Calls++
@@ -77,6 +82,9 @@ func (c *RetrievalCollector) Add(o *Observation) {
 		g.last = o.End
 	}
 	g.RequestBytes += r.RequestBytes
+	if v, ok := ms(o.DispatchDelay()); ok { // late whatever the answer
+		g.DispatchDelay.Add(v)
+	}
 	if !o.OK {
 		g.Failed++
 		if o.Err != nil {
@@ -89,6 +97,9 @@ func (c *RetrievalCollector) Add(o *Observation) {
 	}
 	if v, ok := ms(r.TTFB); ok {
 		g.TTFB.Add(v)
+	}
+	if v, ok := ms(o.FromDue(r.Duration)); ok {
+		g.E2EFromDue.Add(v)
 	}
 	if v, ok := ms(r.Parse); ok {
 		g.Parse.Add(v)
@@ -144,34 +155,55 @@ func (g *RetrievalGroup) ErrorTypes() string {
 	return strings.Join(parts, " ")
 }
 
+// retrievalColumns are the section's columns, in the text and the HTML.
+var retrievalColumns = []string{ //nolint:gochecknoglobals // read-only table
+	"op", "category", "load", "calls", "failed", "dur p50", "dur p95", "TTFB p95", "parse p50", "batch", "in tok/s",
+	"late p99", "dur from due p95"}
+
+// cells are the group's row of the section: "-" for what was not measured.
+func (g *RetrievalGroup) cells() []string {
+	load := fmt.Sprintf("%.0f VUs", g.Level)
+	if g.ByRate {
+		load = fmt.Sprintf("%.3g/s", g.Level)
+	}
+	batch, tps := "-", "-"
+	if ok := g.Calls - g.Failed; ok > 0 {
+		batch = fmt.Sprintf("%.1f", float64(g.Items)/float64(ok))
+	}
+	if v := g.InputTokensPerSec(); v > 0 {
+		tps = fmt.Sprintf("%.0f", v)
+	}
+	return []string{g.Op, g.Category, load, fmt.Sprint(g.Calls), fmt.Sprint(g.Failed),
+		fmtMS(g.Duration.Quantile(0.5)), fmtMS(g.Duration.Quantile(0.95)), fmtMS(g.TTFB.Quantile(0.95)),
+		fmtMS(g.Parse.Quantile(0.5)), batch, tps, fmtMS(g.DispatchDelay.Quantile(0.99)), fmtMS(g.E2EFromDue.Quantile(0.95))}
+}
+
 // RetrievalText is the section's text: "" without such calls. A failed
 // call counts in calls and failed only; the timings are the answered ones'.
+// The due-time columns are "-" for calls no schedule asked for.
 func RetrievalText(groups []*RetrievalGroup) string {
 	if len(groups) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("Embeddings and rerank (non-streamed: no TTFT or gaps)\n")
-	fmt.Fprintf(&b, "  %-7s %-16s %7s %6s %6s %9s %9s %9s %8s %8s %11s\n",
-		"op", "category", "load", "calls", "failed", "dur p50", "dur p95", "TTFB p95", "parse", "batch", "in tok/s")
+	widths := []int{-7, -16, 7, 6, 6, 9, 9, 9, 9, 8, 9, 9, 16}
+	writeCells(&b, widths, retrievalColumns)
 	for _, g := range groups {
-		load := fmt.Sprintf("%.0f VUs", g.Level)
-		if g.ByRate {
-			load = fmt.Sprintf("%.3g/s", g.Level)
-		}
-		batch, tps := "-", "-"
-		if ok := g.Calls - g.Failed; ok > 0 {
-			batch = fmt.Sprintf("%.1f", float64(g.Items)/float64(ok))
-		}
-		if v := g.InputTokensPerSec(); v > 0 {
-			tps = fmt.Sprintf("%.0f", v)
-		}
-		fmt.Fprintf(&b, "  %-7s %-16s %7s %6d %6d %9s %9s %9s %8s %8s %11s\n", g.Op, g.Category, load, g.Calls, g.Failed,
-			fmtMS(g.Duration.Quantile(0.5)), fmtMS(g.Duration.Quantile(0.95)), fmtMS(g.TTFB.Quantile(0.95)),
-			fmtMS(g.Parse.Quantile(0.5)), batch, tps)
+		writeCells(&b, widths, g.cells())
 		if errs := g.ErrorTypes(); errs != "" {
 			fmt.Fprintf(&b, "          failures: %s\n", errs)
 		}
 	}
 	return b.String()
+}
+
+// writeCells writes one row of a text table: each cell in its width
+// (negative: left-aligned), two spaces in.
+func writeCells(b *strings.Builder, widths []int, cells []string) {
+	b.WriteString(" ")
+	for i, c := range cells {
+		fmt.Fprintf(b, " %*s", widths[i], c)
+	}
+	b.WriteString("\n")
 }

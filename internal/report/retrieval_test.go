@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -73,4 +74,64 @@ func TestImageSectionSplitsTTFTByCountAndSize(t *testing.T) {
 	text := ImageText(groups)
 	require.Contains(t, text, "5+")
 	require.Contains(t, text, "none")
+}
+
+// TestSectionsReachEveryFormatAndTheFinding: embed calls a schedule sent
+// late carry their dispatch delay and duration from the due time into the
+// section, feed the generator_behind rule like chat calls would, and the
+// embed and image sections are in the text, the HTML and the run record.
+func TestSectionsReachEveryFormatAndTheFinding(t *testing.T) {
+	rc := NewRetrievalCollector(Options{})
+	for i := range 30 {
+		start := t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		o := retrievalCall(embed.OpEmbed, "", true, start, 50*time.Millisecond, 4, 64)
+		o.Due = start.Add(-200 * time.Millisecond)
+		rc.Add(o)
+	}
+	ic := NewImageCollector(Options{})
+	ic.Add(&Observation{Result: stream.Result{OK: true, TTFT: 300 * time.Millisecond}, Images: 2, ImagePixels: 2 << 20, ImageBytes: 4096})
+	ic.Add(&Observation{Result: stream.Result{OK: true, TTFT: 100 * time.Millisecond}})
+
+	run := runOf(call(t0, "", 100)) // one chat call, no due time
+	run.SetSections(rc.Groups(), ic.Groups())
+	g := run.Retrieval[0]
+	require.InEpsilon(t, 200, g.DispatchDelay.Quantile(0.5), 0.02)
+	require.InEpsilon(t, 250, g.E2EFromDue.Quantile(0.5), 0.02, "the whole answer from the due time")
+	text, htmlDoc, raw, err := Render(run, nil, RenderOptions{})
+	require.NoError(t, err)
+	require.Contains(t, text, "Embeddings and rerank")
+	require.Contains(t, text, "TTFT by images in the prompt")
+	require.Contains(t, text, "generator_behind", "late embeds are late sends: the rule sees them")
+	require.Contains(t, string(htmlDoc), `<table id="retrieval">`)
+	require.Contains(t, string(htmlDoc), `<table id="images">`)
+	var rec struct {
+		Retrieval []struct {
+			Op      string `json:"op"`
+			Calls   uint64 `json:"calls"`
+			Metrics map[string]struct {
+				P50 float64 `json:"p50"`
+			} `json:"metrics"`
+		} `json:"retrieval"`
+		Images []struct {
+			Images int `json:"images"`
+			TTFT   struct {
+				P50 float64 `json:"p50"`
+			} `json:"ttft"`
+		} `json:"images"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &rec))
+	require.Len(t, rec.Retrieval, 1)
+	require.EqualValues(t, 30, rec.Retrieval[0].Calls)
+	require.InEpsilon(t, 200, rec.Retrieval[0].Metrics["dispatch_delay"].P50, 0.02)
+	require.InEpsilon(t, 250, rec.Retrieval[0].Metrics["e2e_from_due"].P50, 0.02)
+	require.Len(t, rec.Images, 2)
+	require.InEpsilon(t, 300, rec.Images[1].TTFT.P50, 0.02)
+	_, err = ParseRecord("run.json", raw)
+	require.NoError(t, err, "a record with the sections still loads as a baseline")
+
+	// Closed-model embeds: no due time, none invented.
+	closed := NewRetrievalCollector(Options{})
+	closed.Add(retrievalCall(embed.OpEmbed, "", true, t0, 50*time.Millisecond, 1, 8))
+	require.Zero(t, closed.Groups()[0].DispatchDelay.Count())
+	require.Contains(t, RetrievalText(closed.Groups()), " - ")
 }

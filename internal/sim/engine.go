@@ -283,7 +283,35 @@ func (e *engine) loop() {
 // plan starts a step at now. It returns the step's duration, or, when there
 // is nothing to run, how long to sleep (-1: until woken).
 func (e *engine) plan(now time.Time) (dur, wait time.Duration, step bool) {
-	// Drop canceled requests; end those whose last token came before a stall.
+	e.settle(now)
+	// Admit, first come first served.
+	for len(e.running) < e.p.MaxNumSeqs && len(e.waiting) > 0 {
+		s := e.waiting[0]
+		e.waiting[0] = nil
+		e.waiting = e.waiting[1:]
+		e.admit(s, now)
+	}
+	prefilling, prefillTokens, decoding, wait := e.batch(now)
+	if prefilling == 0 && decoding == 0 {
+		return 0, wait, false
+	}
+	var cost float64 // ms
+	if prefilling > 0 {
+		cost += e.p.PrefillBaseMs + e.p.PrefillPerTokenMs*float64(prefillTokens)
+	}
+	if decoding > 0 {
+		cost += e.p.DecodeBaseMs + e.p.DecodePerSeqMs*float64(decoding)
+	}
+	dur = ms(cost)
+	e.stats.steps++
+	e.stats.prefillTokens += int64(prefillTokens)
+	return dur, 0, true
+}
+
+// settle drops canceled requests, waiting or running, and ends the pauses
+// that are over: one after the prefill emits the token the prefill made, one
+// after the last token ends the answer.
+func (e *engine) settle(now time.Time) {
 	w := e.waiting[:0]
 	for _, s := range e.waiting {
 		if s.canceled {
@@ -300,8 +328,6 @@ func (e *engine) plan(now time.Time) (dur, wait time.Duration, step bool) {
 		case s.canceled:
 			e.finish(s, now, OutcomeCanceled)
 		case s.state == stDecode && !now.Before(s.pausedUntil):
-			// A pause after the prefill (ttft, stall@0) ends with the token the
-			// prefill made; a pause after the last token ends the answer.
 			if s.gen == 0 {
 				e.emit(s, now)
 			} else if s.gen >= s.spec.OutputTokens {
@@ -314,20 +340,16 @@ func (e *engine) plan(now time.Time) (dur, wait time.Duration, step bool) {
 	}
 	clear(e.running[len(r):])
 	e.running = r
+}
 
-	// Admit, first come first served.
-	for len(e.running) < e.p.MaxNumSeqs && len(e.waiting) > 0 {
-		s := e.waiting[0]
-		e.waiting[0] = nil
-		e.waiting = e.waiting[1:]
-		e.admit(s, now)
-	}
-
+// batch picks the step's work among the running sequences: prefill chunks
+// within the chunk budget, in admission order, and every decoding sequence
+// that is not paused. wait is the shortest pause left (-1: none).
+func (e *engine) batch(now time.Time) (prefilling, prefillTokens, decoding int, wait time.Duration) {
 	budget := math.MaxInt
 	if e.p.PrefillChunkTokens > 0 {
 		budget = e.p.PrefillChunkTokens
 	}
-	var prefilling, prefillTokens, decoding int
 	wait = -1
 	for _, s := range e.running {
 		switch s.state {
@@ -354,20 +376,7 @@ func (e *engine) plan(now time.Time) (dur, wait time.Duration, step bool) {
 			decoding++
 		}
 	}
-	if prefilling == 0 && decoding == 0 {
-		return 0, wait, false
-	}
-	var cost float64 // ms
-	if prefilling > 0 {
-		cost += e.p.PrefillBaseMs + e.p.PrefillPerTokenMs*float64(prefillTokens)
-	}
-	if decoding > 0 {
-		cost += e.p.DecodeBaseMs + e.p.DecodePerSeqMs*float64(decoding)
-	}
-	dur = ms(cost)
-	e.stats.steps++
-	e.stats.prefillTokens += int64(prefillTokens)
-	return dur, 0, true
+	return prefilling, prefillTokens, decoding, wait
 }
 
 func (e *engine) admit(s *Seq, now time.Time) {

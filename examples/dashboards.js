@@ -4,8 +4,9 @@
 // LLM tab (docs/dashboards.md): two length classes with a shared system prompt (cache
 // hits), prices (cost), an SLO (goodput), and a flaky server: first tokens that come too late (retried),
 // 503s (handed to a fallback client), pauses mid-stream (stalls), errors inside the stream;
-// a batch of chunks embedded every few iterations (the embeddings and rerank panels), and
-// calls on a schedule's due times (the dispatch-delay panel).
+// a batch of chunks embedded every few iterations (the embeddings and rerank panels),
+// calls on a schedule's due times (the dispatch-delay panel), and short live
+// conversations (the conversations and agents panels).
 //
 //   ./llm-sim --model sim-large=demo --model sim-small=fast --fault status=503:0.08 \
 //       --fault ttft=1500:0.05 --fault stall=700@3:0.1 --fault error@2:0.03 &
@@ -64,6 +65,14 @@ export default async function () {
   if (__VU === 1 && __ITER % 2 === 1) { // one VU of six, so the other panels keep their load
     const credit = arrivals.next(); // sleeps until the credit is due; null once the schedule is over
     if (credit !== null) await client.chat({ messages: p.messages, max_tokens: 8 }, { item: p });
+  }
+  if (__VU === 2 && __ITER % 2 === 0) { // a short live conversation: the job panels
+    const conv = client.conversation({ body: { max_tokens: 8 }, think: '100ms', session: { header: 'X-Session-Affinity' } });
+    for (const q of ['Why is the sky blue?', 'And at sunset?', 'Thanks!']) {
+      const r = await conv.say(q);
+      if (r === null || !r.ok) break;
+    }
+    conv.end();
   }
   if (__ITER % 3 === 0) {
     const b = chunks.next();

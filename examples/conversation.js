@@ -31,6 +31,7 @@ export const options = {
   },
 };
 
+// #region conversation
 export default async function () {
   const conv = client.conversation({
     system: 'You are a concise assistant.',
@@ -52,3 +53,4 @@ export default async function () {
   } while (item.conversation === id);
   conv.end(); // the job figures: llm_job_duration, llm_job_model_time, llm_job_think_time…
 }
+// #endregion

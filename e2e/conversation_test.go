@@ -152,7 +152,7 @@ func TestConversationAgainstLLMSim(t *testing.T) {
 
 	data, err := os.ReadFile(tracePath) //nolint:gosec // the test's own file
 	require.NoError(t, err)
-	sessions := map[string]string{} // session → protocol
+	sessions := map[string]string{}  // session → protocol
 	answers := map[string][]string{} // session → its answers in turn order
 	for _, l := range turns {
 		a := answers[l.Session]

@@ -32,7 +32,8 @@ type Agent struct {
 	tools    *agentTools
 	opts     agent.Options
 	convOpts map[string]any
-	decl     any // the tools as the protocol's request declares them
+	decl     any             // the tools as the protocol's request declares them
+	warned   map[string]bool // finding kinds already logged (once per agent)
 }
 
 // Agent is client.agent(options).
@@ -75,7 +76,7 @@ func (c *Client) Agent(v sobek.Value) (*Agent, error) {
 			conv[k] = obj.Get(k).Export()
 		}
 	}
-	a := &Agent{c: c, tools: ts, opts: o, convOpts: conv, decl: decl}
+	a := &Agent{c: c, tools: ts, opts: o, convOpts: conv, decl: decl, warned: map[string]bool{}}
 	if _, err := a.conversation(); err != nil { // the conversation options too
 		return nil, err
 	}
@@ -243,6 +244,7 @@ func (j *agentJob) finish() {
 	out["rounds"] = int64(j.eng.Rounds())
 	findings := make([]any, 0, len(j.eng.Findings()))
 	for _, f := range j.eng.Findings() {
+		j.a.warnOnce(f)
 		findings = append(findings, map[string]any{"kind": f.Kind, "step": int64(f.Step), "tool": f.Tool, "arguments": f.Arguments, "message": f.Message})
 	}
 	out["findings"] = findings
@@ -258,4 +260,17 @@ func (j *agentJob) finish() {
 		out["error"] = e
 	}
 	j.resolve(out)
+}
+
+// warnOnce logs the first finding of each kind: a model that calls tools it
+// was not given is worth knowing about while the test runs, and once is
+// enough (every job's findings are in its result).
+func (a *Agent) warnOnce(f agent.Finding) {
+	if a.warned[f.Kind] {
+		return
+	}
+	a.warned[f.Kind] = true
+	if st := a.c.env.vu.State(); st != nil {
+		st.Logger.Warnf("llmstream agent: the model made a bad tool call (%s, step %d): %s; the model was told, and job.findings lists every one", f.Kind, f.Step, f.Message)
+	}
 }

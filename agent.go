@@ -112,7 +112,7 @@ func (a *Agent) conversation() (*Conversation, error) {
 	}
 	body["tools"] = a.decl
 	o["body"] = body
-	cv, err := a.c.Conversation(a.c.env.vu.Runtime().ToValue(o))
+	cv, err := a.c.newConversation(a.c.env.vu.Runtime().ToValue(o))
 	if err != nil {
 		return nil, fmt.Errorf("agent options: %w", err)
 	}

@@ -97,6 +97,12 @@ func (c *Client) Conversation(opts sobek.Value) (*Conversation, error) {
 		// One made in init would be every iteration's: its history would grow for the whole test.
 		return nil, errors.New("conversation() must be called in the VU context (the default function): one conversation per iteration")
 	}
+	return c.newConversation(opts)
+}
+
+// newConversation reads the options and makes the conversation; an agent
+// calls it in init too, to check its options before the test starts.
+func (c *Client) newConversation(opts sobek.Value) (*Conversation, error) {
 	var o conversationOptions
 	if err := decodeOptions(opts, "conversation options", &o); err != nil {
 		return nil, err

@@ -396,6 +396,76 @@ declare module "k6/x/llmstream" {
      * on the turns before. Create it in the VU context; it lives in that VU.
      */
     conversation(options?: ConversationOptions): Conversation;
+    /**
+     * An agent: each `run(task)` is one job, a live conversation (job kind `agent`) that loops
+     * model → tool calls → tool results → model until the model answers without calling a tool,
+     * a tool fails or `maxSteps` is reached. Create it in the init context or the VU's.
+     */
+    agent(options: AgentOptions): Agent;
+  }
+
+  /** `client.agent(options)`: a conversation's options (no `think` or `pace`) and the tools. */
+  export type AgentOptions = Omit<ConversationOptions, "think" | "pace"> & AgentLoopOptions;
+
+  /** What `client.agent` takes besides a conversation's options. */
+  export interface AgentLoopOptions {
+    /** The tools the model may call, by name. */
+    tools: Record<string, AgentToolFunction | AgentTool>;
+    /** Model calls at most in one job (default 10): a model still calling tools at the last one fails the job (`step_limit`). */
+    maxSteps?: number;
+    /** A call of an unknown tool or with arguments that are not a JSON object: `report` (default: a finding, and the model is told) or `fail` (`bad_tool_call`). */
+    badCalls?: "report" | "fail";
+  }
+
+  /** A tool as a function: the call's parsed arguments and the call; a non-string result goes back as JSON. A throw or a rejection fails the job. */
+  export type AgentToolFunction = (
+    args: Record<string, any>,
+    call: { id: string; name: string; arguments: string },
+  ) => unknown | Promise<unknown>;
+
+  /** A tool with its declaration, or a canned result. */
+  export interface AgentTool {
+    /** The function that runs the tool (or `result`). */
+    run?: AgentToolFunction;
+    /** A canned result (or `run`): returned after `latency`. */
+    result?: unknown;
+    /** How long the canned result takes (default 0). */
+    latency?: Duration;
+    /** Sent to the model with the tool's name. */
+    description?: string;
+    /** The JSON schema of the arguments, sent to the model (default: any object). */
+    parameters?: Record<string, unknown>;
+  }
+
+  export interface Agent {
+    /** One job: the task is the user's text or a dataset item. Resolves with its figures. */
+    run(task: string | DatasetItem): Promise<AgentJob>;
+  }
+
+  /** `agent.run()`'s result: the job figures, the answer, the bad calls and the error. */
+  export type AgentJob = JobResult & AgentJobFields;
+
+  export interface AgentJobFields {
+    /** The final answer's text; `null` when the job failed. */
+    text: string | null;
+    /** Tool rounds run (steps that asked for tools). */
+    rounds: number;
+    /** Calls the model got wrong; the job went on. */
+    findings: AgentFinding[];
+    /** Why the job failed: a tool's error, the step limit, a bad call (`badCalls: 'fail'`) or a model call's error type; `null` when it did not. */
+    error: { type: "tool_error" | "step_limit" | "bad_tool_call" | ErrorType; message: string; tool: string | null } | null;
+  }
+
+  /** A call the model got wrong. */
+  export interface AgentFinding {
+    kind: "unknown_tool" | "malformed_arguments";
+    /** The model call (1-based) that made it. */
+    step: number;
+    tool: string;
+    /** The arguments as the model sent them. */
+    arguments: string;
+    /** What the model was told. */
+    message: string;
   }
 
   /** A think-time distribution: a duration is a fixed pause. */

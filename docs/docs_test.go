@@ -634,6 +634,7 @@ var optionPages = map[string]string{ //nolint:gochecknoglobals // test table
 	"ScheduleOptions": "schedule.md", "TraceOptions": "schedule.md", "Credit": "schedule.md",
 	"ScheduleStats": "schedule.md", "TraceInfo": "schedule.md",
 	"ServerMetricsOptions": "client.md",
+	"AgentLoopOptions":     "client.md", "AgentTool": "client.md", "AgentJobFields": "client.md", "AgentFinding": "client.md",
 }
 
 var (

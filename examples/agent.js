@@ -57,7 +57,7 @@ export default async function () {
   const job = await agent.run('Plan two days in Lisbon next week.');
   check(job, {
     'job done': (j) => j.ok && j.text !== null,
-    'tools were called': (j) => j.rounds >= 1 && j.toolTime > 0,
+    'tools were called': (j) => j.rounds >= 1 && (j.toolTime ?? 0) > 0,
     'no bad tool calls': (j) => j.findings.length === 0,
   });
   if (!job.ok) console.error(JSON.stringify(job.error));

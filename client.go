@@ -37,7 +37,7 @@ type clientEnv struct {
 	workers *workers
 	// due is the VU's claimed schedule credit, until its call takes it.
 	due *dueSlot
-	// pace is the VU's user-centric timing (conversation_job.go).
+	// pace is the VU's user-centric timing (pace.go).
 	pace *vuPace
 }
 

@@ -6,9 +6,7 @@ package llmstream
 
 import (
 	"errors"
-	"time"
 
-	"go.k6.io/k6/js/modules"
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/metrics"
 
@@ -112,28 +110,3 @@ func (cv *Conversation) History() []any {
 	}
 	return out
 }
-
-// vuPace is a VU's user-centric timing: the VU is one user, whose turns go
-// out an interval apart across its conversations.
-type vuPace struct {
-	last time.Time // the user's last send (zero before its first)
-}
-
-// next is when the user's next turn is due.
-func (p *vuPace) next(vu modules.VU, pace conversation.Pace, now time.Time) time.Time {
-	if !p.last.IsZero() {
-		return pace.Next(p.last, now)
-	}
-	anchor := now
-	if es := lib.GetExecutionState(vu.Context()); es != nil && es.HasStarted() {
-		anchor = now.Add(-es.GetCurrentTestRunDuration())
-	}
-	user := 0
-	if st := vu.State(); st != nil && st.VUIDGlobal > 0 {
-		user = int(st.VUIDGlobal - 1) //nolint:gosec // a VU number fits
-	}
-	return pace.First(anchor, user)
-}
-
-// sent notes a turn's send.
-func (p *vuPace) sent(at time.Time) { p.last = at }

@@ -72,7 +72,7 @@ func registerMetrics(reg *metrics.Registry, jobs *jobMetrics) (*llmMetrics, erro
 	if m.byRetrieval, m.nRetrieval, err = registerTable(reg, record.RetrievalFigures); err != nil {
 		return nil, err
 	}
-	if err := jobs.register(reg); err != nil {
+	if err := jobs.registerOnce(reg); err != nil {
 		return nil, err
 	}
 	m.jobs = jobs
@@ -110,8 +110,8 @@ type jobMetrics struct {
 	by  []*metrics.Metric
 }
 
-// register registers them in reg, once.
-func (j *jobMetrics) register(reg *metrics.Registry) error {
+// registerOnce registers them in reg, once.
+func (j *jobMetrics) registerOnce(reg *metrics.Registry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.reg == reg && j.by != nil {

@@ -9,6 +9,7 @@ package llmstream
 // reads, and the final one becomes the call record's Retrieval.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -152,53 +153,20 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *config.Call, path string) (
 	x *embed.Exchange, model, apiName string, finish func(*embed.Attempt) *embed.Result, err error,
 ) {
+	w, err := c.wire(op)
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	if path == "" {
+		path = w.path
+	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept-Encoding", "identity") // as chat: the body's size and time are the server's
 	if ua := st.Options.UserAgent; ua.Valid && ua.String != "" {
 		h.Set("User-Agent", ua.String)
 	}
-	var body []byte
-	switch {
-	case op.embed != nil:
-		req := *op.embed
-		if req.Model == "" {
-			req.Model = c.opts.Model
-		}
-		api, aerr := embedAPI(op.apiName, c.opts.Protocol.Name)
-		if aerr != nil {
-			return nil, "", "", nil, aerr
-		}
-		if body, err = api.Body(&req); err != nil {
-			return nil, "", "", nil, err //nolint:wrapcheck // names the option
-		}
-		if path == "" {
-			path = api.Path(&req)
-		}
-		api.Headers(h, c.opts.APIKey)
-		model, apiName = req.Model, api.Name
-		finish = func(a *embed.Attempt) *embed.Result { return embed.FinishEmbed(a, api, &req, op.keep, c.count) }
-	case op.rerank != nil:
-		req := *op.rerank
-		if req.Model == "" {
-			req.Model = c.opts.Model
-		}
-		api, aerr := rerankAPI(op.apiName)
-		if aerr != nil {
-			return nil, "", "", nil, aerr
-		}
-		if body, err = api.Body(&req); err != nil {
-			return nil, "", "", nil, err //nolint:wrapcheck // names the option
-		}
-		if path == "" {
-			path = api.Path(&req)
-		}
-		api.Headers(h, c.opts.APIKey)
-		model, apiName = req.Model, api.Name
-		finish = func(a *embed.Attempt) *embed.Result { return embed.FinishRerank(a, api, &req, c.count) }
-	default:
-		return nil, "", "", nil, errors.New("neither embed nor rerank") // unreachable: Embed and Rerank set one
-	}
+	w.headers(h, c.opts.APIKey)
 	for k, v := range c.opts.Headers {
 		h.Set(k, v)
 	}
@@ -207,10 +175,56 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 	}
 	x = &embed.Exchange{
 		Transport: c.env.transports.get(st.Transport, st.Dialer, c.opts.HTTP),
-		URL:       protocol.JoinURL(c.opts.BaseURL, path), Header: h, Body: body,
+		URL:       protocol.JoinURL(c.opts.BaseURL, path), Header: h, Body: w.body,
 		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.redact.clean,
 	}
-	return x, model, apiName, finish, nil
+	return x, w.model, w.api, w.finish, nil
+}
+
+// retrievalWire is the call in one API's wire format: an embed and a rerank
+// differ only in their request type and how their answer is read.
+type retrievalWire struct {
+	body             []byte
+	path, model, api string
+	headers          func(h http.Header, apiKey string)
+	finish           func(*embed.Attempt) *embed.Result
+}
+
+// wire renders the call's request (with the client's model when
+// the call names none) in the API this client speaks, or the call's api.
+func (c *Client) wire(op *retrievalOp) (*retrievalWire, error) {
+	var (
+		w   retrievalWire
+		err error
+	)
+	switch {
+	case op.embed != nil:
+		req := *op.embed
+		req.Model = cmp.Or(req.Model, c.opts.Model)
+		api, aerr := embedAPI(op.apiName, c.opts.Protocol.Name)
+		if aerr != nil {
+			return nil, aerr
+		}
+		w = retrievalWire{path: api.Path(&req), model: req.Model, api: api.Name, headers: api.Headers,
+			finish: func(a *embed.Attempt) *embed.Result { return embed.FinishEmbed(a, api, &req, op.keep, c.count) }}
+		w.body, err = api.Body(&req)
+	case op.rerank != nil:
+		req := *op.rerank
+		req.Model = cmp.Or(req.Model, c.opts.Model)
+		api, aerr := rerankAPI(op.apiName)
+		if aerr != nil {
+			return nil, aerr
+		}
+		w = retrievalWire{path: api.Path(&req), model: req.Model, api: api.Name, headers: api.Headers,
+			finish: func(a *embed.Attempt) *embed.Result { return embed.FinishRerank(a, api, &req, c.count) }}
+		w.body, err = api.Body(&req)
+	default:
+		return nil, errors.New("neither embed nor rerank") // unreachable: Embed and Rerank set one
+	}
+	if err != nil {
+		return nil, err //nolint:wrapcheck // names the option
+	}
+	return &w, nil
 }
 
 // fanOutRetrieval is fanOut for an embed or rerank call: its record is a

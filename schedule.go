@@ -389,8 +389,13 @@ func dispatchAccount(rt *sobek.Runtime, list *scheduleList, data sobek.Value) *r
 		}
 		d.Schedules = append(d.Schedules, ss)
 	}
-	if n, ok := k6Dropped(rt, data); ok && n > 0 {
+	if n, ok := summaryValue(rt, data, "dropped_iterations", "count"); ok && n > 0 {
 		d.K6Dropped = &n
+		vusMax, _ := summaryValue(rt, data, "vus_max", "max")
+		iterations, _ := summaryValue(rt, data, "iterations", "count")
+		iterMS, _ := summaryValue(rt, data, "iteration_duration", "avg")
+		runMS, _ := summaryState(rt, data, "testRunDurationMs")
+		d.K6Shortfall = report.NewVUShortfall(vusMax, iterations, n, runMS/1000, iterMS/1000)
 	}
 	if len(d.Schedules) == 0 && d.K6Dropped == nil {
 		return nil
@@ -398,12 +403,22 @@ func dispatchAccount(rt *sobek.Runtime, list *scheduleList, data sobek.Value) *r
 	return d
 }
 
-// k6Dropped reads data.metrics.dropped_iterations.values.count, walking the
-// JS object (handleSummary's data holds Go values that Export does not turn
-// into plain maps).
-func k6Dropped(rt *sobek.Runtime, data sobek.Value) (float64, bool) {
+// summaryValue reads data.metrics[metric].values[stat] of handleSummary's
+// data (false when k6 has no such metric).
+func summaryValue(rt *sobek.Runtime, data sobek.Value, metric, stat string) (float64, bool) {
+	return summaryPath(rt, data, "metrics", metric, "values", stat)
+}
+
+// summaryState reads data.state[key] (testRunDurationMs).
+func summaryState(rt *sobek.Runtime, data sobek.Value, key string) (float64, bool) {
+	return summaryPath(rt, data, "state", key)
+}
+
+// summaryPath walks the JS object (handleSummary's data holds Go values
+// that Export does not turn into plain maps).
+func summaryPath(rt *sobek.Runtime, data sobek.Value, path ...string) (float64, bool) {
 	v := data
-	for _, key := range []string{"metrics", "dropped_iterations", "values", "count"} {
+	for _, key := range path {
 		if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
 			return 0, false
 		}

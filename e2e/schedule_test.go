@@ -33,7 +33,11 @@ type scheduleRecord struct {
 		Schedules []struct {
 			Claimed, Late, Dropped uint64
 		} `json:"schedules"`
-		K6Dropped *float64 `json:"k6_dropped_iterations"`
+		K6Dropped   *float64 `json:"k6_dropped_iterations"`
+		K6Shortfall *struct {
+			VUsMax    float64 `json:"vus_max"`
+			NeededVUs float64 `json:"needed_vus"`
+		} `json:"k6_vu_shortfall"`
 	} `json:"dispatch"`
 }
 
@@ -104,6 +108,11 @@ func TestScheduleLatenessIsMeasuredNotHidden(t *testing.T) {
 	require.NotNil(t, car.Dispatch.K6Dropped, "k6's dropped_iterations reach the record")
 	t.Logf("constant-arrival-rate with 2 VUs: k6 dropped %.0f iterations", *car.Dispatch.K6Dropped)
 	require.Positive(t, *car.Dispatch.K6Dropped)
+	require.NotNil(t, car.Dispatch.K6Shortfall, "the VU shortfall reaches the record")
+	t.Logf("k6 had %.0f VUs, the offered load needed about %.0f", car.Dispatch.K6Shortfall.VUsMax, car.Dispatch.K6Shortfall.NeededVUs)
+	require.InDelta(t, 2, car.Dispatch.K6Shortfall.VUsMax, 0)
+	require.Greater(t, car.Dispatch.K6Shortfall.NeededVUs, 2.0, "20/s of ~1 s calls need far more than 2 VUs")
+	require.Contains(t, out, "VUs at most")
 	require.True(t, car.finding("generator_behind"), out)
 	require.Zero(t, car.Categories["all"].Metrics["dispatch_delay"].Count, "k6's executor gives no due time: none is invented")
 }

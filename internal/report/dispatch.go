@@ -16,6 +16,31 @@ type Dispatch struct {
 	// K6Dropped is k6's dropped_iterations count; nil when k6 reported none
 	// (no arrival-rate executor, or none dropped).
 	K6Dropped *float64 `json:"k6_dropped_iterations,omitempty"`
+	// K6Shortfall is what the dropping executor lacked, when k6 dropped
+	// iterations and its summary had the figures (nil otherwise).
+	K6Shortfall *VUShortfall `json:"k6_vu_shortfall,omitempty"`
+}
+
+// VUShortfall compares the VUs k6 had with those the offered load needed:
+// by Little's law, the iterations offered per second (run and dropped) times
+// how long one took is how many VUs were busy at once had none been
+// missing.
+type VUShortfall struct {
+	VUsMax       float64 `json:"vus_max"`      // k6's vus_max: the most VUs it ran
+	OfferedRate  float64 `json:"offered_rate"` // iterations/s offered: run and dropped, over the run
+	IterationSec float64 `json:"iteration_s"`  // the mean iteration's duration
+	NeededVUs    float64 `json:"needed_vus"`   // OfferedRate × IterationSec
+}
+
+// NewVUShortfall is the shortfall of a run of seconds that ran iterations
+// and dropped dropped, with vusMax VUs at most and a mean iteration of
+// iterSec: nil when a figure is missing.
+func NewVUShortfall(vusMax, iterations, dropped, seconds, iterSec float64) *VUShortfall {
+	if vusMax <= 0 || seconds <= 0 || iterSec <= 0 || dropped <= 0 {
+		return nil
+	}
+	rate := (iterations + dropped) / seconds
+	return &VUShortfall{VUsMax: vusMax, OfferedRate: rate, IterationSec: iterSec, NeededVUs: math.Ceil(rate * iterSec)}
 }
 
 // ScheduleStats is one schedule's account.
@@ -99,6 +124,11 @@ func ruleGeneratorBehind(r *Run) []Finding {
 		ev = append(ev, fmt.Sprintf("k6 dropped %.0f iterations of an arrival-rate executor (no free VU at their tick): those "+
 			"requests were never sent and are absent from every percentile", iterations))
 		vals["k6_dropped_iterations"] = iterations
+		if f := r.Dispatch.K6Shortfall; f != nil {
+			ev = append(ev, fmt.Sprintf("k6 had %.0f VUs at most; the offered %.3g iterations/s × %s per iteration needed about %.0f",
+				f.VUsMax, f.OfferedRate, fmtMS(1000*f.IterationSec), f.NeededVUs))
+			vals["k6_vus_max"], vals["k6_needed_vus"] = f.VUsMax, f.NeededVUs
+		}
 	}
 	if len(ev) == 0 {
 		return nil
@@ -151,6 +181,11 @@ func (r *Run) dispatchLines() []string {
 			parts = append(parts, fmt.Sprintf("%.0f k6 dropped_iterations", iterations))
 		}
 		out = append(out, "percentiles omit "+strings.Join(parts, " and ")+": sends the test owed and never made")
+	}
+	if f := d.K6Shortfall; f != nil {
+		out = append(out, fmt.Sprintf("k6's arrival-rate executor had %.0f VUs at most; %.3g iterations/s offered × %s each "+
+			"needs about %.0f (raise preAllocatedVUs/maxVUs, or use a Schedule, which sends late instead of dropping)",
+			f.VUsMax, f.OfferedRate, fmtMS(1000*f.IterationSec), f.NeededVUs))
 	}
 	return out
 }

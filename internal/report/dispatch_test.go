@@ -88,3 +88,27 @@ func TestGeneratorBehind(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestK6ShortfallIsShown: k6 dropped iterations because it had too few VUs;
+// the headline and the finding say how many it had and about how many the
+// offered load needed (Little's law), and nothing is made up without the
+// figures.
+func TestK6ShortfallIsShown(t *testing.T) {
+	// 60 run + 540 dropped over 3 s: 200 iterations/s offered, 1 s each.
+	f := NewVUShortfall(2, 60, 540, 3, 1)
+	require.NotNil(t, f)
+	require.InDelta(t, 200, f.OfferedRate, 1e-9)
+	require.InDelta(t, 200, f.NeededVUs, 0)
+	require.Nil(t, NewVUShortfall(0, 60, 540, 3, 1), "no vus_max: unknown")
+	require.Nil(t, NewVUShortfall(2, 60, 0, 3, 1), "nothing dropped: no shortfall")
+
+	r := runOf(call(t0, "", 100))
+	r.SetDispatch(&Dispatch{K6Dropped: ptr(540.0), K6Shortfall: f})
+	fs := Diagnose(r)
+	text := RenderText(r, fs, nil)
+	require.Contains(t, text, "had 2 VUs at most")
+	require.Contains(t, text, "needs about 200")
+	i := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == "generator_behind" })
+	require.GreaterOrEqual(t, i, 0)
+	require.InDelta(t, 200, fs[i].Values["k6_needed_vus"], 0)
+}

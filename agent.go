@@ -175,6 +175,9 @@ func (j *agentJob) answered() {
 		return
 	}
 	calls, err := j.eng.Answered(lastCalls(j.cv.hist))
+	if j.cv.job != nil { // before anything records the job
+		j.cv.job.BadToolCalls = len(j.eng.Findings())
+	}
 	if err != nil {
 		j.fail(err)
 		return

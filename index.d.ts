@@ -553,6 +553,8 @@ declare module "k6/x/llmstream" {
     turns: number;
     /** Model calls made (a conversation's turns; an agent's steps). */
     steps: number;
+    /** An agent's calls of an unknown tool or with malformed arguments; `null` for a conversation. */
+    badToolCalls: number | null;
     /** Prompt tokens the server counted over every call; `null` when a call had no count. */
     tokensIn: number | null;
     tokensOut: number;

@@ -43,6 +43,7 @@ for (const p of Object.keys(clients)) {
   thresholds['llm_jobs{protocol:' + p + ',job:agent}'] = ['count==5'];
   thresholds['llm_job_failed{protocol:' + p + ',job:agent}'] = ['rate==0.6'];
   thresholds['llm_job_steps{protocol:' + p + ',job:agent}'] = ['max==3'];
+  thresholds['llm_job_bad_tool_calls{protocol:' + p + ',job:agent}'] = ['max==1', 'avg==0.2'];
   thresholds['llm_job_tool_time{protocol:' + p + ',job:agent}'] = ['max>=' + 2 * TOOL_MS];
   thresholds['checks{protocol:' + p + '}'] = ['rate==1'];
 }
@@ -70,7 +71,7 @@ export default async function () {
       'two rounds: tool time': (j) => j.toolTime >= 2 * TOOL_MS && j.toolTime < j.duration,
       'two rounds: model time': (j) => j.modelTime > 0 && j.modelTime + j.toolTime <= j.duration + 1,
       'two rounds: text': (j) => typeof j.text === 'string' && j.text.length > 0,
-      'two rounds: no findings': (j) => j.findings.length === 0,
+      'two rounds: no findings': (j) => j.findings.length === 0 && j.badToolCalls === 0,
     }, tags);
     if (!ok.ok) console.error(p + ': ' + JSON.stringify(ok));
 
@@ -101,7 +102,7 @@ export default async function () {
       tools: { weather: { result: 'sunny', latency: '20ms' }, clock: { result: 'noon' } },
     }).run('anything');
     check(unknown, {
-      'unknown tool: reported, not a crash': (j) => j.ok && j.findings.length === 1,
+      'unknown tool: reported, not a crash': (j) => j.ok && j.findings.length === 1 && j.badToolCalls === 1,
       'unknown tool: named': (j) => j.findings[0].kind === 'unknown_tool' && j.findings[0].tool === 'llm_sim_unknown_tool',
     }, tags);
   }

@@ -32,6 +32,10 @@ type Job struct {
 	// itself: the error type of the turn that failed (a history beyond the
 	// model's context is the server's 400, http_4xx).
 	EndReason string
+	// BadToolCalls are an agent's calls of a tool it was not given or with
+	// arguments that are not a JSON object (the model was told; the job
+	// went on).
+	BadToolCalls int
 }
 
 // JobFigure is one figure of a job: its JS key and its llm_job_* metric.
@@ -66,6 +70,17 @@ var JobFigures = []JobFigure{ //nolint:gochecknoglobals // the read-only table o
 	jobTime("toolTime", "llm_job_tool_time", func(j *Job) time.Duration { return j.Tool }),
 	jobCount("turns", "llm_job_turns", func(j *Job) int64 { return int64(j.Turns) }),
 	jobCount("steps", "llm_job_steps", func(j *Job) int64 { return int64(j.Steps) }),
+	// An agent's only: a conversation has no tools to call wrongly.
+	{Key: "badToolCalls", Metric: "llm_job_bad_tool_calls", Kind: Trend, js: func(j *Job) any {
+		if j.Kind != JobAgent {
+			return nil
+		}
+		return int64(j.BadToolCalls)
+	}, samples: func(j *Job, e Emit) {
+		if j.Kind == JobAgent {
+			e(j.End, float64(j.BadToolCalls))
+		}
+	}},
 	{Key: "tokensIn", Metric: "llm_job_tokens_in", Kind: Trend, js: func(j *Job) any {
 		if !j.InKnown {
 			return nil

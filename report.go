@@ -205,7 +205,7 @@ func (rp reporter) serverViews(run *report.Run) []servermetrics.View {
 			spans = append(spans, servermetrics.Span{Name: report.ServerStageName(st), From: st.First, To: st.Last})
 		}
 	}
-	return rp.server.views(spans)
+	return rp.server.views(spans, run.Excluded.IncludedFrom)
 }
 
 // runMeta is the record's metadata: versions and what the script adds.

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	"go.k6.io/k6/js/modules"
@@ -271,9 +272,10 @@ func (s *serverState) warn(msg string) {
 	}
 }
 
-// views are the endpoints' server views, each with a window per stage; a
+// views are the endpoints' server views, each with a window per stage and,
+// when the report leaves a warm-up out, one from its end (measuredFrom); a
 // test that ended without k6's test-end event is stopped here first.
-func (s *serverState) views(stages []servermetrics.Span) []servermetrics.View {
+func (s *serverState) views(stages []servermetrics.Span, measuredFrom time.Time) []servermetrics.View {
 	s.mu.Lock()
 	ws := append([]*serverWatch(nil), s.watches...)
 	s.mu.Unlock()
@@ -284,6 +286,7 @@ func (s *serverState) views(stages []servermetrics.Span) []servermetrics.View {
 	out := make([]servermetrics.View, 0, len(ws))
 	for _, w := range ws {
 		v := w.scraper.View(stages)
+		v.Measured = w.scraper.After("after warm-up", measuredFrom)
 		v.Client = w.client
 		out = append(out, v)
 	}

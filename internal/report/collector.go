@@ -333,7 +333,7 @@ func (c *Collector) Snapshot() *Run {
 	if c.clients != nil {
 		r.parts = map[string]*Run{}
 		for name, p := range c.clients {
-			v := &Run{opt: c.opt, groups: map[groupKey]*Group{}, Excluded: r.Excluded, client: name}
+			v := &Run{opt: c.opt, groups: map[groupKey]*Group{}, Excluded: c.exclude.clientSnapshot(name), client: name}
 			for k, g := range r.groups {
 				if k.Client == name {
 					v.groups[k] = g

@@ -70,10 +70,13 @@ type excluder struct {
 	tagKeys   []string  // rules.Tags' names, sorted once (the reason names the first match)
 	origin    time.Time // test start, once known
 	counts    map[string]uint64
+	// byClient is counts per client (Observation.Name): a client's server
+	// counted its own left-out calls, not the other clients'.
+	byClient map[string]map[string]uint64
 }
 
 func newExcluder(e Exclude) *excluder {
-	x := &excluder{rules: e, scenarios: map[string]bool{}, counts: map[string]uint64{}}
+	x := &excluder{rules: e, scenarios: map[string]bool{}, counts: map[string]uint64{}, byClient: map[string]map[string]uint64{}}
 	for _, s := range e.Scenarios {
 		x.scenarios[s] = true
 	}
@@ -117,20 +120,35 @@ func (x *excluder) leaveOut(o *Observation) bool {
 	r := x.reason(o)
 	if r != "" {
 		x.counts[r]++
+		if x.byClient[o.Name] == nil {
+			x.byClient[o.Name] = map[string]uint64{}
+		}
+		x.byClient[o.Name][r]++
 	}
 	return r != ""
 }
 
-func (x *excluder) snapshot() Exclusions {
+func (x *excluder) snapshot() Exclusions { return x.snapshotOf(x.counts) }
+
+// clientSnapshot is the rules with one client's counts.
+func (x *excluder) clientSnapshot(name string) Exclusions {
+	counts := x.byClient[name]
+	if counts == nil {
+		counts = map[string]uint64{}
+	}
+	return x.snapshotOf(counts)
+}
+
+func (x *excluder) snapshotOf(counts map[string]uint64) Exclusions {
 	e := Exclusions{Scenarios: x.rules.Scenarios, Tags: maps.Clone(x.rules.Tags), SetupKept: x.rules.KeepSetup,
-		ByReason: maps.Clone(x.counts)}
+		ByReason: maps.Clone(counts)}
 	if x.rules.Warmup > 0 {
 		e.Warmup = x.rules.Warmup.String()
 		if !x.origin.IsZero() {
 			e.IncludedFrom = x.origin.Add(x.rules.Warmup)
 		}
 	}
-	for _, n := range x.counts {
+	for _, n := range counts {
 		e.Calls += n
 	}
 	return e

@@ -36,6 +36,22 @@ const (
 	countMismatchMin   = 2
 )
 
+// clientWindow is the server window the client's figures cover: the run
+// after the warm-up when the report left one out, else the run.
+func clientWindow(v servermetrics.View) *servermetrics.Window {
+	if v.Measured != nil {
+		return v.Measured
+	}
+	return v.Run
+}
+
+func clientWindowName(v servermetrics.View) string {
+	if v.Measured != nil {
+		return "after warm-up"
+	}
+	return "run"
+}
+
 // ServerStageName names a load stage in the server view's windows.
 func ServerStageName(st *Stage) string { return fmtConc(st.Concurrency) + " " + st.Unit() }
 
@@ -130,6 +146,11 @@ type serverRow struct {
 func serverRows(r *Run, v servermetrics.View) []serverRow {
 	run := serverRun(r, v)
 	rows := []serverRow{{label: "run", w: v.Run, g: run.Category(AllCategories)}}
+	if v.Measured != nil {
+		// The run's server figures count the warm-up's calls, the client's
+		// leave them out: the client's TTFT goes beside the window after it.
+		rows = []serverRow{{label: "run", w: v.Run}, {label: "after warm-up", w: v.Measured, g: run.Category(AllCategories)}}
+	}
 	stages := run.Stages()
 	for i := range v.Stages {
 		w := &v.Stages[i]
@@ -222,10 +243,14 @@ func serverText(r *Run, views, baseline []servermetrics.View) string {
 			}
 			b.WriteString("\n")
 		}
-		b.WriteString("  (means in ms; waiting and running are requests, sampled at each scrape; – the server does not tell)\n")
+		legend := "  (means in ms; waiting and running are requests, sampled at each scrape; – the server does not tell"
+		if v.Measured != nil {
+			legend += "; the run counts the warm-up's calls, the client's TTFT leaves them out"
+		}
+		b.WriteString(legend + ")\n")
 		run := serverRun(r, v)
-		if sp, ok := splitTTFT(run.Category(AllCategories), v.Run); ok {
-			fmt.Fprintf(&b, "\n  TTFT split (run): %s\n", sp)
+		if sp, ok := splitTTFT(run.Category(AllCategories), clientWindow(v)); ok {
+			fmt.Fprintf(&b, "\n  TTFT split (%s): %s\n", clientWindowName(v), sp)
 		} else {
 			b.WriteString("\n  TTFT split: the server exposes no TTFT histogram; the client's own inference (diagnosis) stands\n")
 		}
@@ -275,8 +300,8 @@ func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
 			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</table></div>\n")
-		if sp, ok := splitTTFT(serverRun(r, v).Category(AllCategories), v.Run); ok {
-			fmt.Fprintf(b, "<p>TTFT split (run): %s</p>\n", esc(sp.String()))
+		if sp, ok := splitTTFT(serverRun(r, v).Category(AllCategories), clientWindow(v)); ok {
+			fmt.Fprintf(b, "<p>TTFT split (%s): %s</p>\n", clientWindowName(v), esc(sp.String()))
 		}
 	}
 	b.WriteString("</div>\n")

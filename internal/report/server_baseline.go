@@ -76,7 +76,13 @@ func compareServers(cur, base []servermetrics.View) []ServerChange {
 		if b == nil || b.Run == nil || v.Run == nil {
 			continue
 		}
-		for _, ch := range compareWindows(b.Run, v.Run) {
+		// Both after their warm-ups when both had one: the calls each
+		// client's own comparison rows cover.
+		was, now := b.Run, v.Run
+		if b.Measured != nil && v.Measured != nil {
+			was, now = b.Measured, v.Measured
+		}
+		for _, ch := range compareWindows(was, now) {
 			ch.Endpoint, ch.Client = v.Endpoint, v.Client
 			out = append(out, ch)
 		}

@@ -247,3 +247,58 @@ func TestFmtEstimateNamesItsBucket(t *testing.T) {
 	assert.True(t, strings.HasPrefix(fmtEstimate(servermetrics.Estimate{Value: 0.15, Lo: 0, Hi: &first}), "≤ 300ms"))
 	assert.Equal(t, "> 2560.0s (last bucket)", fmtEstimate(servermetrics.Estimate{Value: 2560, Lo: 2560}))
 }
+
+// Two clients, each on its own server, with a warm-up left out of the
+// report: each server counted its own client's calls, warm-up included, and
+// no more, so nothing is out of count; a server that also counted another
+// tenant's requests is.
+func TestTwoClientsOnTwoServersWithAWarmup(t *testing.T) {
+	testStart := t0
+	c := NewCollector(Options{Exclude: Exclude{Warmup: 5 * time.Second}})
+	calls := map[string]float64{}
+	for i := range 200 {
+		name := []string{"a", "b"}[i%2]
+		o := call(testStart.Add(time.Duration(i)*100*time.Millisecond), "", 100)
+		o.Name, o.TestStart = name, testStart
+		c.Add(o)
+		calls[name]++
+	}
+	run := c.Snapshot()
+	require.True(t, run.PerClient())
+	require.EqualValues(t, 50, run.Excluded.Calls, "5 s of warm-up at 10 calls/s")
+	assert.EqualValues(t, 25, run.Client("a").Excluded.Calls, "a's own left-out calls")
+	view := func(client string, finished float64) servermetrics.View {
+		v := serverView(finished, 0, servermetrics.GaugeStats{Samples: 20}, nil)
+		v.Endpoint, v.Client = "http://"+client+":8000/metrics", client
+		return v
+	}
+	fs := diagnoseServer(run, []servermetrics.View{view("a", calls["a"]), view("b", calls["b"])}, nil)
+	assert.Empty(t, ids(fs), "each server counted its own client's calls")
+
+	fs = diagnoseServer(run, []servermetrics.View{view("a", calls["a"]), view("b", calls["b"]+20)}, nil)
+	require.Equal(t, []string{"server_count_mismatch"}, ids(fs))
+	assert.Equal(t, "b", fs[0].Client)
+	assert.Contains(t, fs[0].Evidence[0], "the server finished 120 requests, the client made 100 calls, 25 of them left out of the report (+20)")
+}
+
+// With a warm-up left out, the server's run window still counts the
+// warm-up's calls (the counts compare with every call sent), but the TTFT
+// split and the client's TTFT column sit beside the window after it: the
+// client's figures leave the warm-up out.
+func TestWarmupSplitsTheTTFTAfterIt(t *testing.T) {
+	r := synth{seed: 1, stages: []synthStage{{12, 90}}}.collect()
+	calls, prompt := runTotals(r)
+	clientTTFT := r.Category(AllCategories).S(MetricTTFT).Mean() / 1e3
+	ttft := func(mean float64) map[string]servermetrics.HistStats {
+		return map[string]servermetrics.HistStats{servermetrics.TTFT: {Count: float64(calls), Mean: ptr(mean)}}
+	}
+	v := serverView(float64(calls), float64(prompt), servermetrics.GaugeStats{Samples: 90}, ttft(clientTTFT/2)) // a cold start's slow calls in it
+	after := *serverView(float64(calls), float64(prompt), servermetrics.GaugeStats{Samples: 80}, ttft(clientTTFT-0.012)).Run
+	after.Name = "after warm-up"
+	v.Measured = &after
+	text, _, _, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{v}})
+	require.NoError(t, err)
+	assert.Contains(t, text, "TTFT split (after warm-up): client TTFT mean")
+	assert.Contains(t, text, "outside the server 12.0ms")
+	assert.Regexp(t, `\n  run +\d+ .* –\n  after warm-up `, text, "the client's TTFT beside the window after the warm-up only")
+}

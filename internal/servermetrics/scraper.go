@@ -315,13 +315,31 @@ type View struct {
 	Sources map[string]string `json:"sources,omitempty"`
 	Skipped []string          `json:"skipped,omitempty"`
 	Run     *Window           `json:"run,omitempty"`
-	Stages  []Window          `json:"stages,omitempty"`
+	// Measured is the run after the report's warm-up (the scrape nearest its
+	// end to the final snapshot): the calls the client's figures cover, while
+	// Run counts the warm-up's too. Nil without a warm-up.
+	Measured *Window  `json:"measured,omitempty"`
+	Stages   []Window `json:"stages,omitempty"`
 }
 
 // LatencyStats is how long scrapes took, in milliseconds.
 type LatencyStats struct {
 	MeanMS float64 `json:"mean_ms"`
 	MaxMS  float64 `json:"max_ms"`
+}
+
+// After is the window from the scrape at or before from to the last one
+// (View.Measured); nil before any scrape or when from is zero.
+func (s *Scraper) After(name string, from time.Time) *Window {
+	if from.IsZero() {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.hist.window(name, from, time.Time{}); ok {
+		return &w
+	}
+	return nil
 }
 
 // View computes the run's and the stages' windows from what was scraped so

@@ -247,3 +247,24 @@ func TestMergeCountsAServerOnce(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.InDelta(t, 100, got[0].Run.Counters[RequestsFinished], 1e-9, "the widest window, not 197")
 }
+
+// After is the window from the scrape nearest a warm-up's end to the final
+// snapshot: only what moved after it.
+func TestAfterIsTheWindowFromAWarmupsEnd(t *testing.T) {
+	ep := newEndpoint(t, fixture(t, "vllm_baseline.txt"))
+	s, err := New(Config{URL: ep.url(), Interval: time.Hour})
+	require.NoError(t, err)
+	s.Start()
+	time.Sleep(5 * time.Millisecond)
+	warmupEnd := time.Now()
+	ep.set(fixture(t, "vllm_final.txt"), 200, "")
+	s.Stop()
+	assert.Nil(t, s.After("after warm-up", time.Time{}), "no warm-up, no window")
+	w := s.After("after warm-up", warmupEnd)
+	require.NotNil(t, w)
+	assert.Equal(t, "after warm-up", w.Name)
+	assert.InDelta(t, 6, w.Counters[RequestsFinished], 1e-9, "from the baseline, the scrape before the warm-up's end")
+	w = s.After("after warm-up", time.Now())
+	require.NotNil(t, w)
+	assert.InDelta(t, 0, w.Counters[RequestsFinished], 1e-9, "from the final snapshot: nothing after it")
+}

@@ -87,18 +87,28 @@ func registerTable(reg *metrics.Registry, table []record.Figure) ([]*metrics.Met
 		if f.Metric == "" {
 			continue
 		}
-		vt := metrics.Default
-		if f.Unit == record.Duration {
-			vt = metrics.Time
-		}
-		metric, err := reg.NewMetric(f.Metric, metricKinds[f.Kind], vt)
+		metric, err := figureMetric(reg, f.Metric, f.Kind, f.Unit)
 		if err != nil {
-			return nil, 0, fmt.Errorf("registering %s: %w", f.Metric, err)
+			return nil, 0, err
 		}
 		by[i] = metric
 		n++
 	}
 	return by, n, nil
+}
+
+// figureMetric registers one figure's metric; a duration is a time metric,
+// so k6 formats it (and its thresholds) as a time.
+func figureMetric(reg *metrics.Registry, name string, kind record.Kind, unit record.Unit) (*metrics.Metric, error) {
+	vt := metrics.Default
+	if unit == record.Duration {
+		vt = metrics.Time
+	}
+	metric, err := reg.NewMetric(name, metricKinds[kind], vt)
+	if err != nil {
+		return nil, fmt.Errorf("registering %s: %w", name, err)
+	}
+	return metric, nil
 }
 
 // jobMetrics are the metrics of record.JobFigures, registered once per
@@ -122,13 +132,9 @@ func (j *jobMetrics) registerOnce(reg *metrics.Registry) error {
 		if f.Metric == "" {
 			continue
 		}
-		vt := metrics.Default
-		if f.Unit == record.Duration {
-			vt = metrics.Time
-		}
-		metric, err := reg.NewMetric(f.Metric, metricKinds[f.Kind], vt)
+		metric, err := figureMetric(reg, f.Metric, f.Kind, f.Unit)
 		if err != nil {
-			return fmt.Errorf("registering %s: %w", f.Metric, err)
+			return err
 		}
 		by[i] = metric
 	}

@@ -5,8 +5,8 @@
 // hits), prices (cost), an SLO (goodput), and a flaky server: first tokens that come too late (retried),
 // 503s (handed to a fallback client), pauses mid-stream (stalls), errors inside the stream;
 // a batch of chunks embedded every few iterations (the embeddings and rerank panels),
-// calls on a schedule's due times (the dispatch-delay panel), and short live
-// conversations (the conversations and agents panels).
+// calls on a schedule's due times (the dispatch-delay panel), short live conversations
+// and agent jobs (the conversations and agents panels).
 //
 //   ./llm-sim --model sim-large=demo --model sim-small=fast --fault status=503:0.08 \
 //       --fault ttft=1500:0.05 --fault stall=700@3:0.1 --fault error@2:0.03 &
@@ -57,6 +57,14 @@ export const options = {
 // A few calls sent on an open-model schedule's due times: the dispatch-delay panel.
 const arrivals = Schedule.poisson({ rate: 4, duration: __ENV.DURATION || '20s', seed: 3 });
 
+// A short agent job whose model calls one tool it has and one it was not given: the job
+// panels' tool time and bad tool calls.
+const agent = client.agent({
+  body: { max_tokens: 24 },
+  params: { headers: { 'X-Sim-Tool-Calls': '2', 'X-Sim-Tool-Fault': 'unknown_tool' } },
+  tools: { weather: { result: 'sunny', latency: '50ms' } },
+});
+
 const chunks = Dataset.chunks({ seed: 3, tokens: 64, count: 64, batch: { '1': 3, '8': 1 } });
 
 export default async function () {
@@ -74,6 +82,7 @@ export default async function () {
     }
     conv.end();
   }
+  if (__VU === 3 && __ITER % 2 === 0) await agent.run('What is the weather in Oslo?');
   if (__ITER % 3 === 0) {
     const b = chunks.next();
     await client.embed({ input: b.inputs, encodingFormat: 'base64' }, { tags: { category: b.category } });

@@ -50,7 +50,11 @@ func (cv *Conversation) stop(reason string) {
 	if st == nil {
 		return
 	}
+	if vu.Context().Err() != nil {
+		return
+	}
 	metrics.PushIfNotDone(vu.Context(), st.Samples, cv.c.env.sinks.metrics.jobSamples(cv.job, cv.jobTags(st)))
+	cv.c.env.sinks.report.convColl().AddJob(cv.job)
 }
 
 // jobTags are the job samples' tags: the VU's, the client's, the

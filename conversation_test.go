@@ -109,6 +109,15 @@ func TestConversationHistoryAsStreamed(t *testing.T) {
 		turnTags = append(turnTags, v)
 	}
 	require.Equal(t, []string{"1", "2", "3"}, turnTags)
+
+	turnGroups, jobGroups := vu.root.report.convColl().Groups()
+	var answered uint64
+	for _, g := range turnGroups {
+		answered += g.Calls
+	}
+	require.Equal(t, uint64(3), answered, "the report's TTFT by turn has every answered turn")
+	require.Len(t, jobGroups, 1)
+	require.Equal(t, uint64(1), jobGroups[0].Jobs)
 	vu.closeIdle()
 }
 

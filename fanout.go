@@ -37,6 +37,9 @@ func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer,
 		metrics.PushIfNotDone(ctx, out, s.metrics.samples(o, rec))
 		s.report.coll().Add(rec)
 		s.report.imageColl().Add(rec)
+		if rec.Turn > 0 {
+			s.report.convColl().Add(rec)
+		}
 	}
 	return rec.JS(), rec
 }

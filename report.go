@@ -46,6 +46,7 @@ type reportState struct {
 	retrievalOnce sync.Once
 	retrieval     *report.RetrievalCollector
 	images        *report.ImageCollector
+	conversations *report.ConversationCollector
 }
 
 // retrievalColl is the collector of embed and rerank calls, made with the
@@ -56,8 +57,15 @@ func (s *reportState) retrievalColl() *report.RetrievalCollector {
 		defer s.optsMu.Unlock()
 		s.retrieval = report.NewRetrievalCollector(s.opts)
 		s.images = report.NewImageCollector(s.opts)
+		s.conversations = report.NewConversationCollector(s.opts)
 	})
 	return s.retrieval
+}
+
+// convColl is the collector of conversation turns' TTFT and jobs.
+func (s *reportState) convColl() *report.ConversationCollector {
+	s.retrievalColl()
+	return s.conversations
 }
 
 // imageColl is the collector of chat calls' TTFT by image count and size.
@@ -152,6 +160,7 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 	run := rs.coll().Snapshot()
 	run.SetDispatch(dispatchAccount(rp.vu.Runtime(), rp.schedules, data))
 	run.SetSections(rs.retrievalColl().Groups(), rs.imageColl().Groups())
+	run.SetConversations(rs.convColl().Groups())
 	if o.MinStage > 0 {
 		run.SetMinStage(o.MinStage)
 	}

@@ -383,9 +383,13 @@ type Run struct {
 	// images. Nil until the binding sets them.
 	Retrieval []*RetrievalGroup
 	Images    []*ImageGroup
-	parts     map[string]*Run // each client alone, when the run had several
-	client    string          // the client of this view ("" for a whole run)
-	pairs     []PairedComparison
+	// Turns and Jobs are the live conversations' section
+	// (conversations.go): TTFT by turn and the jobs' figures.
+	Turns  []*TurnGroup
+	Jobs   []*JobGroup
+	parts  map[string]*Run // each client alone, when the run had several
+	client string          // the client of this view ("" for a whole run)
+	pairs  []PairedComparison
 }
 
 // SetMinStage changes how long a load level must hold to be a stage (the

@@ -43,6 +43,9 @@ type Record struct {
 	// calls' TTFT by the images in their prompts (sections.go).
 	Retrieval []RetrievalRecord `json:"retrieval,omitempty"`
 	Images    []ImageRecord     `json:"images,omitempty"`
+	// Conversations is the live conversations' section: TTFT by turn and
+	// the jobs (conversations.go).
+	Conversations *ConversationRecord `json:"conversations,omitempty"`
 	// Run is how the run was made (load shape, data, clients, versions, segment).
 	Run *RunInfo `json:"run,omitempty"`
 	// Instances lists the records a merged record was made of.
@@ -201,6 +204,7 @@ func runRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOptions) (
 	rec.Dispatch = r.Dispatch
 	rec.Capacity = r.Capacity
 	rec.Retrieval, rec.Images = retrievalRecords(r.Retrieval), imageRecords(r.Images)
+	rec.Conversations = conversationRecord(r.Turns, r.Jobs)
 	if cmp == nil {
 		cmp = Compare(rec, opt.Baseline)
 	}

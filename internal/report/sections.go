@@ -86,7 +86,7 @@ func imageRecords(groups []*ImageGroup) []ImageRecord {
 // sectionsText is the sections' text, after the chat figures.
 func sectionsText(r *Run) string {
 	out := ""
-	for _, s := range []string{RetrievalText(r.Retrieval), ImageText(r.Images)} {
+	for _, s := range []string{RetrievalText(r.Retrieval), ImageText(r.Images), ConversationText(r.Turns, r.Jobs)} {
 		if s != "" {
 			out += "\n" + s
 		}
@@ -113,6 +113,7 @@ func writeSectionsHTML(b *bytes.Buffer, r *Run) {
 		}
 		writeTableHTML(b, "images", imageColumns, rows)
 	}
+	writeConversationsHTML(b, r)
 }
 
 func writeTableHTML(b *bytes.Buffer, id string, head []string, rows [][]string) {

@@ -70,6 +70,7 @@ func Merge(records ...*Record) (*Record, error) {
 			return nil
 		})
 	}
+	out.Findings = append(out.Findings, mergedCountFindings(out)...)
 	return out, nil
 }
 

@@ -74,6 +74,12 @@ func RenderRecordText(rec *Record) string {
 		}
 	}
 	writeComparisonText(&b, rec.Comparison)
+	for _, f := range rec.Findings { // what only the whole test can show (mergedCountFindings)
+		fmt.Fprintf(&b, "\n  [%s] %s\n", f.ID, f.Title)
+		for _, e := range f.Evidence {
+			fmt.Fprintf(&b, "      · %s\n", e)
+		}
+	}
 	b.WriteString("\n  instances:\n")
 	for _, in := range rec.Instances {
 		fmt.Fprintf(&b, "    %-10s %8d calls  %s  findings: %s\n", segmentName(in.Segment), in.Requests, in.Source, findingIDs(in.Findings))
@@ -111,6 +117,13 @@ func RenderRecordHTML(rec *Record, title string) []byte {
 		html.EscapeString(instancesSummary(rec)), all.Requests, runLength(rec))
 	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
 		fmt.Fprintf(&b, "<p class=\"sub\">%s</p>\n", html.EscapeString(ex.Summary()))
+	}
+	for _, f := range rec.Findings {
+		fmt.Fprintf(&b, "<div class=\"finding\"><b>%s</b> %s", html.EscapeString(f.ID), html.EscapeString(f.Title))
+		for _, e := range f.Evidence {
+			fmt.Fprintf(&b, "<br>· %s", html.EscapeString(e))
+		}
+		b.WriteString("</div>\n")
 	}
 	cats := sortedCategories(rec)
 	b.WriteString(`<h2>Categories</h2><table id="categories"><tr><th>category</th><th>requests</th><th>failed</th><th>tok/s p50</th><th>cache hit</th><th>stalls</th><th>errors</th></tr>` + "\n")

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -301,4 +302,45 @@ func TestWarmupSplitsTheTTFTAfterIt(t *testing.T) {
 	assert.Contains(t, text, "TTFT split (after warm-up): client TTFT mean")
 	assert.Contains(t, text, "outside the server 12.0ms")
 	assert.Regexp(t, `\n  run +\d+ .* –\n  after warm-up `, text, "the client's TTFT beside the window after the warm-up only")
+}
+
+// Two k6 instances, each one execution segment, scrape one server: each
+// sees the other's calls in the server's count, so neither raises
+// server_count_mismatch on its own; the merged record holds the server's
+// count against the whole test's calls, and raises it only when they differ.
+func TestSegmentsLeaveTheCountToTheMerge(t *testing.T) {
+	var recs []*Record
+	var total uint64
+	for i, seg := range []string{"0:1/2", "1/2:1"} {
+		r := synth{seed: uint64(i + 1), stages: []synthStage{{4, 30}}}.collect()
+		calls, _ := runTotals(r)
+		total += calls
+		info := &RunInfo{Segment: seg, SegmentSequence: "0,1/2,1"}
+		require.True(t, PartialSegment(info))
+		v := serverView(0, 0, servermetrics.GaugeStats{Samples: 30}, nil)
+		recs = append(recs, &Record{Server: []servermetrics.View{v}, Run: info})
+		_, _, raw, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{v}, Info: info})
+		require.NoError(t, err)
+		rec, err := ParseRecord(seg, raw)
+		require.NoError(t, err)
+		assert.NotContains(t, ids(rec.Findings), "server_count_mismatch", seg)
+		recs[i] = rec
+	}
+	assert.False(t, PartialSegment(&RunInfo{Segment: "0:1"}))
+	assert.False(t, PartialSegment(nil))
+	for _, c := range []struct {
+		finished float64
+		finding  bool
+	}{{float64(total), false}, {float64(total) + 10, true}} {
+		for _, rec := range recs {
+			rec.Server[0].Run.Counters[servermetrics.RequestsFinished] = c.finished
+		}
+		merged, err := Merge(recs...)
+		require.NoError(t, err)
+		assert.Equal(t, c.finding, slices.Contains(ids(merged.Findings), "server_count_mismatch"), "server finished %.0f of %d calls", c.finished, total)
+		if c.finding {
+			assert.Contains(t, RenderRecordText(merged), "[server_count_mismatch]")
+			assert.Contains(t, string(RenderRecordHTML(merged, "t")), "server_count_mismatch")
+		}
+	}
 }

@@ -62,6 +62,25 @@ type result struct {
 }
 
 func main() {
+	s := settingsFromFlags()
+	results, failures := s.runAll()
+	if !s.brief {
+		printTables(os.Stdout, s, results)
+	}
+	if s.check && s.counts != "" {
+		if f, err := os.OpenFile(s.counts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			_, _ = fmt.Fprintf(f, "passed %d failed %d skipped 0\n", len(results)-failures, failures)
+			_ = f.Close()
+		}
+	}
+	if failures > 0 {
+		fatal(fmt.Errorf("%d of %d check(s) failed", failures, len(results)))
+	}
+}
+
+// settingsFromFlags reads the command line, refusing an unknown shape or
+// client and options that cannot go together.
+func settingsFromFlags() settings {
 	var s settings
 	levels := flag.String("levels", "1,50,200,500,1000", "concurrent streams, comma-separated")
 	shapes := flag.String("shapes", "staggered,uniform", "answer shapes: staggered (lengths uniform in [-min-tokens, -max-tokens]) and/or uniform (all -max-tokens)")
@@ -119,8 +138,13 @@ func main() {
 			fatal(fmt.Errorf("-bare: the bareclient binary is needed for client bare"))
 		}
 	}
-	var results []result
-	failures := 0
+	return s
+}
+
+// runAll runs (or, with -rejoin, joins again) every client at every level
+// of every shape, -runs times, interleaved, printing each run's line or
+// verdict; failures counts the runs whose checks failed.
+func (s settings) runAll() (results []result, failures int) {
 	run := s.run
 	if s.rejoin {
 		run = s.joinAgain
@@ -155,18 +179,7 @@ func main() {
 			}
 		}
 	}
-	if !s.brief {
-		printTables(os.Stdout, s, results)
-	}
-	if s.check && s.counts != "" {
-		if f, err := os.OpenFile(s.counts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-			_, _ = fmt.Fprintf(f, "passed %d failed %d skipped 0\n", len(results)-failures, failures)
-			_ = f.Close()
-		}
-	}
-	if failures > 0 {
-		fatal(fmt.Errorf("%d of %d check(s) failed", failures, len(results)))
-	}
+	return results, failures
 }
 
 // verdict prints one line for a run under -check -brief: ok or FAIL, what was
@@ -307,62 +320,12 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 			sim.Stop()
 		}
 	}()
-	var cmd *exec.Cmd
-	switch client {
-	case "bare":
-		// #nosec G204 -- the benchmark starts its own binaries with its own flags
-		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-accuracy", "-vus", fmt.Sprint(streams),
-			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-seed-per-request", "-requests-out", lines)
-		cmd.Args = append(cmd.Args, "-conn-streams", fmt.Sprint(s.streamsPerVU), "-start-spread", s.startSpread.String())
-		if s.http == "2" {
-			cmd.Args = append(cmd.Args, "-http", "2")
-		}
-		if s.tls {
-			cmd.Args = append(cmd.Args, "-tls-insecure")
-		}
-	default:
-		httpVersion := s.http
-		if s.tls {
-			httpVersion = "1.1" // as the floor: k6 would otherwise take HTTP/2 by ALPN
-		}
-		// #nosec G204 -- the benchmark starts its own binaries with its own flags
-		cmd = exec.Command(s.k6Bins[client], "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--no-thresholds",
-			"--log-format", "raw", "--console-output", lines,
-			"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("STREAMS=", streams),
-			"-e", fmt.Sprint("STREAMS_PER_VU=", s.streamsPerVU), "-e", fmt.Sprint("DURATION_MS=", s.duration.Milliseconds()),
-			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "LLM_HTTP="+httpVersion,
-			"-e", fmt.Sprint("START_SPREAD_MS=", s.startSpread.Milliseconds()), "bench/accuracy.js")
-		if s.tls {
-			runFlags(cmd, "--insecure-skip-tls-verify")
-		}
-	}
+	cmd := s.clientCommand(client, streams, sim.BaseURL, lines)
 	var profiled chan error
 	if client != "bare" && streams == s.profileAt {
-		port, err := harness.FreePort()
-		if err != nil {
+		if profiled, err = s.profile(cmd, name); err != nil {
 			return r, err
 		}
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		runFlags(cmd, "--address", addr, "--profiling-enabled")
-		profiled = make(chan error, 1)
-		go func() {
-			from := s.profileFrom
-			if from == 0 {
-				from = s.duration / 3
-			}
-			time.Sleep(from)
-			base := "http://" + addr + "/debug/pprof/"
-			secs := fmt.Sprintf("?seconds=%d", max(1, int(s.profileFor.Seconds())))
-			err := harness.Fetch(context.Background(), base+"trace"+secs, filepath.Join(s.out, "k6-"+name+".trace"))
-			if err == nil {
-				// A trace as long as the run leaves no time for the profile:
-				// the trace is what was asked for first.
-				if perr := harness.Fetch(context.Background(), base+"profile"+secs, filepath.Join(s.out, "k6-"+name+"-cpu.pprof")); perr != nil {
-					fmt.Fprintf(os.Stderr, "accuracy: %s: no CPU profile of k6 (it ended first?): %v\n", name, perr)
-				}
-			}
-			profiled <- err
-		}()
 	}
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
@@ -392,6 +355,74 @@ func (s settings) run(shape, client string, streams, run int) (result, error) {
 	// The metrics scrape above is one connection of its own.
 	r.connections--
 	return r, s.saveRun(name, r)
+}
+
+// clientCommand is the command of one client's run against baseURL: the
+// floor (bareclient) or a k6 binary running bench/accuracy.js, each writing
+// its answers' lines to lines.
+func (s settings) clientCommand(client string, streams int, baseURL, lines string) *exec.Cmd {
+	var cmd *exec.Cmd
+	switch client {
+	case "bare":
+		// #nosec G204 -- the benchmark starts its own binaries with its own flags
+		cmd = exec.Command(s.bare, "-url", baseURL, "-model", "sim-accuracy", "-vus", fmt.Sprint(streams),
+			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens), "-finish-open", "-seed-per-request", "-requests-out", lines)
+		cmd.Args = append(cmd.Args, "-conn-streams", fmt.Sprint(s.streamsPerVU), "-start-spread", s.startSpread.String())
+		if s.http == "2" {
+			cmd.Args = append(cmd.Args, "-http", "2")
+		}
+		if s.tls {
+			cmd.Args = append(cmd.Args, "-tls-insecure")
+		}
+	default:
+		httpVersion := s.http
+		if s.tls {
+			httpVersion = "1.1" // as the floor: k6 would otherwise take HTTP/2 by ALPN
+		}
+		// #nosec G204 -- the benchmark starts its own binaries with its own flags
+		cmd = exec.Command(s.k6Bins[client], "run", "-q", "--no-usage-report", "--summary-mode=disabled", "--no-thresholds",
+			"--log-format", "raw", "--console-output", lines,
+			"-e", "LLM_BASE_URL="+baseURL, "-e", fmt.Sprint("STREAMS=", streams),
+			"-e", fmt.Sprint("STREAMS_PER_VU=", s.streamsPerVU), "-e", fmt.Sprint("DURATION_MS=", s.duration.Milliseconds()),
+			"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "LLM_HTTP="+httpVersion,
+			"-e", fmt.Sprint("START_SPREAD_MS=", s.startSpread.Milliseconds()), "bench/accuracy.js")
+		if s.tls {
+			runFlags(cmd, "--insecure-skip-tls-verify")
+		}
+	}
+	return cmd
+}
+
+// profile asks k6 (cmd, not started yet) to serve its profiles, and takes an
+// execution trace and then a CPU profile of it -profile-from into the run;
+// the channel says whether the trace was taken.
+func (s settings) profile(cmd *exec.Cmd, name string) (chan error, error) {
+	port, err := harness.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	runFlags(cmd, "--address", addr, "--profiling-enabled")
+	profiled := make(chan error, 1)
+	go func() {
+		from := s.profileFrom
+		if from == 0 {
+			from = s.duration / 3
+		}
+		time.Sleep(from)
+		base := "http://" + addr + "/debug/pprof/"
+		secs := fmt.Sprintf("?seconds=%d", max(1, int(s.profileFor.Seconds())))
+		err := harness.Fetch(context.Background(), base+"trace"+secs, filepath.Join(s.out, "k6-"+name+".trace"))
+		if err == nil {
+			// A trace as long as the run leaves no time for the profile:
+			// the trace is what was asked for first.
+			if perr := harness.Fetch(context.Background(), base+"profile"+secs, filepath.Join(s.out, "k6-"+name+"-cpu.pprof")); perr != nil {
+				fmt.Fprintf(os.Stderr, "accuracy: %s: no CPU profile of k6 (it ended first?): %v\n", name, perr)
+			}
+		}
+		profiled <- err
+	}()
+	return profiled, nil
 }
 
 // runFlags puts flags right after "k6 run", before the script and its -e

@@ -170,6 +170,9 @@ func (r *Run) dispatchLines() []string {
 		if s.Trace != "" {
 			out = append(out, "  "+s.Trace)
 		}
+		if s.PrefixReuse != nil {
+			out = append(out, "  "+r.seenReuse(*s.PrefixReuse))
+		}
 	}
 	credits, iterations := d.dropped()
 	if credits > 0 || iterations > 0 {
@@ -188,4 +191,17 @@ func (r *Run) dispatchLines() []string {
 			f.VUsMax, f.OfferedRate, fmtMS(1000*f.IterationSec), f.NeededVUs))
 	}
 	return out
+}
+
+// seenReuse sets the reuse a trace predicts beside what the servers'
+// usage said was cached: the share of the prompt tokens, when any answer
+// said whether it hit the cache.
+func (r *Run) seenReuse(predicted float64) string {
+	all := r.Category(AllCategories)
+	if all.PromptTokens == 0 || all.CacheHit+all.CacheMiss == 0 {
+		return fmt.Sprintf("prefix reuse: the trace predicts %.1f%%; the server reported no cached tokens to compare "+
+			"(llm_server_* from serverMetrics may)", 100*predicted)
+	}
+	return fmt.Sprintf("prefix reuse: the trace predicts %.1f%%; the servers' usage reported %.1f%% of prompt tokens cached",
+		100*predicted, 100*float64(all.CachedTokens)/float64(all.PromptTokens))
 }

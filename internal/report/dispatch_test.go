@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // scheduled is a call a schedule asked for, sent lateMS after it was due.
@@ -111,4 +114,24 @@ func TestK6ShortfallIsShown(t *testing.T) {
 	i := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == "generator_behind" })
 	require.GreaterOrEqual(t, i, 0)
 	require.InDelta(t, 200, fs[i].Values["k6_needed_vus"], 0)
+}
+
+// TestTraceReuseBesideWhatWasSeen: the reuse a trace predicts is printed
+// next to the cached share of prompt tokens the servers reported, or says
+// there is nothing to compare.
+func TestTraceReuseBesideWhatWasSeen(t *testing.T) {
+	reuse := 0.5
+	d := &Dispatch{Schedules: []ScheduleStats{{Name: "t.jsonl", Kind: "trace", Claimed: 2, Trace: "trace t.jsonl", PrefixReuse: &reuse}}}
+	hit, miss := call(t0, "", 100), call(t0.Add(time.Second), "", 100)
+	hit.Usage = &protocol.Usage{PromptTokens: 1000, CachedTokens: 800, CachedReported: true}
+	hit.Cache = stream.CacheHit
+	miss.Usage = &protocol.Usage{PromptTokens: 1000, CachedReported: true}
+	miss.Cache = stream.CacheMiss
+	r := runOf(hit, miss)
+	r.SetDispatch(d)
+	require.Contains(t, RenderText(r, nil, nil), "the trace predicts 50.0%; the servers' usage reported 40.0% of prompt tokens cached")
+
+	r = runOf(call(t0, "", 100))
+	r.SetDispatch(d)
+	require.Contains(t, RenderText(r, nil, nil), "the server reported no cached tokens to compare")
 }

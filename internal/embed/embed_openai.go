@@ -37,7 +37,21 @@ func parseOpenAI(body []byte, keep bool) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := root.Get("data")
+	// One pass over the top level: each root.Get would rescan the body,
+	// skipping every vector's text again (the answer is mostly vectors). A
+	// repeated key keeps its first value, as Get would.
+	var data, model, usage gjson.Result
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Str == "data" && !data.Exists():
+			data = v
+		case k.Str == "model" && !model.Exists():
+			model = v
+		case k.Str == "usage" && !usage.Exists():
+			usage = v
+		}
+		return true
+	})
 	if !data.IsArray() {
 		return nil, fmt.Errorf("the answer has no data array")
 	}
@@ -58,11 +72,13 @@ func parseOpenAI(body []byte, keep bool) (*Answer, error) {
 		return nil, err
 	}
 	a := vs.answer()
-	a.Model = str(root, "model")
+	if model.Type == gjson.String {
+		a.Model = model.Str
+	}
 	// prompt_tokens is the inputs' count; total_tokens equals it for
 	// embeddings, and is all some compatible servers send.
-	if a.InputTokens = nonNeg(root, "usage.prompt_tokens"); a.InputTokens == 0 {
-		a.InputTokens = nonNeg(root, "usage.total_tokens")
+	if a.InputTokens = nonNeg(usage, "prompt_tokens"); a.InputTokens == 0 {
+		a.InputTokens = nonNeg(usage, "total_tokens")
 	}
 	return a, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -173,5 +174,71 @@ func TestConversationStoppedWhileThinking(t *testing.T) {
 	require.True(t, sobek.IsNull(rt.Get("second")), "say() resolves null once the test is stopping")
 	require.Len(t, tracedRequests(t, trace, 1), 1, "no request after the stop")
 	require.Empty(t, vu.drain()["llm_jobs"], "a job the stop cut short is not a data point")
+	vu.closeIdle()
+}
+
+// Turns from a dataset: say(item) sends the item's last user message (not
+// its canned history), asks for its maxTokens where the protocol reads it
+// unless the body does, and tags the turn with the item's category.
+func TestConversationFromDatasetItems(t *testing.T) {
+	base, trace := startSimBodies(t, nil)
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'sim'});
+		const set = llm.Dataset.synthetic({seed: 2, mix: {short: 1}, turns: {min: 2, max: 2},
+			categories: {short: {maxTokens: 5}}});`, base))
+	vu.run(`(async () => {
+		const conv = client.conversation();
+		const first = set.at(0), second = set.at(1);
+		globalThis.items = [first, second];
+		await conv.say(first);
+		await conv.say(second, {body: {max_tokens: 3}});
+		globalThis.job = conv.end();
+	})()`)
+	rt := vu.rt.VU.Runtime()
+	items := rt.Get("items").Export().([]any)
+	lastUser := func(it any) string {
+		msgs := it.(map[string]any)["messages"].([]any)
+		return msgs[len(msgs)-1].(map[string]any)["content"].(string)
+	}
+	reqs := tracedRequests(t, trace, 2)
+	m0 := reqs[0].Body["messages"].([]any)
+	require.Len(t, m0, 1)
+	require.Equal(t, lastUser(items[0]), m0[0].(map[string]any)["content"])
+	require.InDelta(t, 5, reqs[0].Body["max_tokens"], 0, "the item's maxTokens")
+	m1 := reqs[1].Body["messages"].([]any)
+	require.Len(t, m1, 3, "the live history, not the item's canned one")
+	require.Equal(t, lastUser(items[1]), m1[2].(map[string]any)["content"])
+	require.InDelta(t, 3, reqs[1].Body["max_tokens"], 0, "the turn's body wins over the item")
+	got := vu.drain()
+	cat, _ := got["llm_ttft"][0].Tags.Get("category")
+	require.Equal(t, "short", cat)
+	jobCat, _ := got["llm_jobs"][0].Tags.Get("category")
+	require.Equal(t, "short", jobCat, "the job's category is its first turn's")
+	vu.closeIdle()
+}
+
+// An item's maxTokens goes where each protocol reads it, nested fields of
+// the script's body kept.
+func TestConversationItemMaxTokensPerProtocol(t *testing.T) {
+	base, trace := startSimBodies(t, nil)
+	root := strings.TrimSuffix(base, "/v1")
+	vu := newTestVU(t, fmt.Sprintf(`const g = new llm.Client({baseURL: %q, protocol: 'gemini', model: 'sim'});
+		const o = new llm.Client({baseURL: %q, protocol: 'ollama', model: 'sim'});
+		const item = {id: 'x', messages: [{role: 'user', content: 'hi'}], maxTokens: 4};`, root+"/v1beta", root))
+	vu.run(`(async () => {
+		await g.conversation({body: {generationConfig: {temperature: 0.5}}}).say(item);
+		await o.conversation().say(item);
+	})()`)
+	reqs := tracedRequests(t, trace, 2)
+	var gen, opts map[string]any
+	for _, r := range reqs {
+		if c, ok := r.Body["generationConfig"].(map[string]any); ok {
+			gen = c
+		}
+		if c, ok := r.Body["options"].(map[string]any); ok {
+			opts = c
+		}
+	}
+	require.Equal(t, map[string]any{"temperature": 0.5, "maxOutputTokens": 4.0}, gen)
+	require.Equal(t, map[string]any{"num_predict": 4.0}, opts)
 	vu.closeIdle()
 }

@@ -153,6 +153,7 @@ type agentJob struct {
 	resolve func(any)
 	reject  func(error)
 	err     *agent.Error
+	calls   []any // each tool call run: {step, id, name, time, ok}
 }
 
 // step sends one model call and handles its answer on the event loop.
@@ -190,6 +191,7 @@ func (j *agentJob) answered() {
 	j.a.c.runToolRound(ctx, j.a.tools, calls, func(out []agent.Outcome, took time.Duration) {
 		j.cv.job.Tool += took
 		j.cv.job.End = time.Now()
+		j.noteCalls(calls, out)
 		if ctx.Err() != nil {
 			j.cv.stop("canceled")
 			j.finish()
@@ -205,6 +207,20 @@ func (j *agentJob) answered() {
 		next.body = j.cv.turnBody(next)
 		j.step(next)
 	})
+}
+
+// noteCalls keeps each run call's own time for the job's result (a bad
+// call ran nothing and has none).
+func (j *agentJob) noteCalls(calls []agent.Call, out []agent.Outcome) {
+	for i, c := range calls {
+		if c.Tool == nil || i >= len(out) {
+			continue
+		}
+		j.calls = append(j.calls, map[string]any{
+			"step": int64(j.eng.Steps()), "id": c.ID, "name": c.Name,
+			"time": float64(out[i].Took) / float64(time.Millisecond), "ok": out[i].Err == nil,
+		})
+	}
 }
 
 // lastCalls are the tool calls of the history's last answer.
@@ -245,6 +261,7 @@ func (j *agentJob) finish() {
 		}
 	}
 	out["rounds"] = int64(j.eng.Rounds())
+	out["toolCalls"] = append([]any{}, j.calls...)
 	findings := make([]any, 0, len(j.eng.Findings()))
 	for _, f := range j.eng.Findings() {
 		j.a.warnOnce(f)

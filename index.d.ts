@@ -450,6 +450,8 @@ declare module "k6/x/llmstream" {
     text: string | null;
     /** Tool rounds run (steps that asked for tools). */
     rounds: number;
+    /** Each tool call that ran: the step that asked for it, its own time (ms) and whether it returned. */
+    toolCalls: { step: number; id: string; name: string; time: number; ok: boolean }[];
     /** Calls the model got wrong; the job went on. */
     findings: AgentFinding[];
     /** Why the job failed: a tool's error, the step limit, a bad call (`badCalls: 'fail'`) or a model call's error type; `null` when it did not. */

@@ -40,6 +40,7 @@ func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer,
 		if rec.Turn > 0 {
 			s.report.convColl().Add(rec)
 		}
+		s.searches.finish(rec)
 	}
 	return rec.JS(), rec
 }

@@ -1093,6 +1093,126 @@ declare module "k6/x/llmstream" {
     trace(path: string, options?: TraceOptions): Schedule;
   };
 
+  // ---- Capacity ----
+
+  /** Objectives of a capacity search, as k6 thresholds read: `'p95<2s'`, `'p99<30000'` (ms), errors `'<1%'`. */
+  export interface CapacitySLO {
+    ttft?: string;
+    tpot?: string;
+    e2e?: string;
+    errors?: string;
+  }
+
+  /** Options of `Capacity.search`: `rate` (open model) or `concurrency` (closed model), and the objectives. */
+  export interface CapacityOptions {
+    /** The objectives every call counts toward (only `client`'s calls when given). */
+    slo?: CapacitySLO;
+    client?: Client;
+    /** Objectives per client: each judges only that client's calls. */
+    clients?: { client: Client; slo: CapacitySLO }[];
+    /** Open model: requests per second of the whole test, searched between min and max. */
+    rate?: { min: number; max: number };
+    /** Closed model: calls in flight (whole numbers), searched between min and max. */
+    concurrency?: { min: number; max: number };
+    /** A window's planned length (default `'20s'`, at least `'3s'` and twice the longest limit after the warm-up). */
+    window?: Duration;
+    /** The start of each window left out of its figures (default a fifth of the window). */
+    warmup?: Duration;
+    /** Refining stops when the bracket is this narrow relative to its low end (default 0.05). */
+    precision?: number;
+    /** The share of the capacity recommended for production (default 0.8). */
+    share?: number;
+    /** The search's budget of windows (default 12). */
+    maxWindows?: number;
+    /** Open model: `'poisson'` (default) or `'constant'` arrivals, and their seed. */
+    arrivals?: 'poisson' | 'constant';
+    seed?: number;
+  }
+
+  /** What `next()` returns: the VU's turn at the search's current level. */
+  export interface CapacityTurn {
+    level: number;
+    window: number;
+    /** Open model: the credit taken (as `Schedule.next()`'s). */
+    seq?: number;
+    dueAt?: number;
+    lag?: number;
+  }
+
+  /** A window's percentiles of one figure, ms (`null`: not measured). */
+  export interface CapacityPercentiles {
+    p50: number | null;
+    p90: number | null;
+    p95: number | null;
+    p99: number | null;
+  }
+
+  /** One window of the search (docs/capacity.md). */
+  export interface CapacityWindow {
+    index: number;
+    phase: 'bracket' | 'refine' | 'confirm';
+    level: number;
+    start_s: number;
+    end_s: number;
+    /** Seconds into the window when over-saturation ended it; `null` when it ran its length. */
+    early_stop_s: number | null;
+    verdict: 'pass' | 'fail';
+    reason: string;
+    settled: boolean;
+    extended?: boolean;
+    margin: number;
+    margins: { objective: string; observed: number | null; margin: number }[];
+    calls: number;
+    failed: number;
+    censored: number;
+    ttft_ms: CapacityPercentiles;
+    tpot_ms: CapacityPercentiles;
+    e2e_ms: CapacityPercentiles;
+    throughput: number | null;
+    goodput: number | null;
+    goodput_ratio: number | null;
+    output_tokens_per_s: number | null;
+  }
+
+  /** The search's answer: the run record's `capacity` section. */
+  export interface CapacityResult {
+    model: 'rate' | 'concurrency';
+    unit: string;
+    min: number;
+    max: number;
+    window_s: number;
+    warmup_s: number;
+    precision: number;
+    share: number;
+    method: string;
+    objectives: { text: string; client?: string; figure: string; quantile?: number; limit: number }[];
+    outcome: 'found' | 'below_min' | 'above_max' | 'unfinished';
+    capacity: number | null;
+    last_pass: number | null;
+    first_fail: number | null;
+    binding_objective?: string;
+    boundary?: 'smooth' | 'cliff';
+    recommended: number | null;
+    segment?: string;
+    windows: CapacityWindow[];
+  }
+
+  /** A capacity search driving an ordinary k6 scenario (a constant-vus pool). */
+  export interface CapacitySearch {
+    /** Waits for this VU's turn at the current level; `null` once the answer is known (after holding the VU to the scenario's end). */
+    next(): CapacityTurn | null;
+    /** The answer so far. */
+    result(): CapacityResult;
+    /** The longest the search can take (`'360s'`): the scenario's duration. */
+    maxDuration(): string;
+    model(): 'rate' | 'concurrency';
+  }
+
+  export const Capacity: {
+    /** Builds the search (init context); `llm_capacity` (a Gauge) carries its answer. */
+    search(options: CapacityOptions): CapacitySearch;
+  };
+
   // ---- Report ----
 
   /** `report(data, options)`. */

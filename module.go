@@ -58,6 +58,7 @@ type RootModule struct {
 	segment   segmentState // the share of a split test this instance runs
 	samplers  gapSamplers  // llm_inter_token_gap samplers of gapSamples 'sampled'
 	schedules scheduleList // every Schedule of the process, for the report
+	searches  searchList   // every capacity search of the process
 	// lag is the process's own lag (scheduler latency, timer lateness),
 	// watched while calls are in flight: one watcher for every VU.
 	lag        *selfwatch.Watcher
@@ -133,7 +134,8 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	r.transports = append(r.transports, tr)
 	r.mu.Unlock()
 	return &ModuleInstance{vu: vu, root: r, scope: scope, due: due, clients: clientEnv{
-		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report, samplers: &r.samplers, lagWarning: r.lagWarning},
+		vu: vu, active: &r.active, scope: scope, sinks: sinks{metrics: m, report: r.report, samplers: &r.samplers, lagWarning: r.lagWarning,
+			searches: &r.searches},
 		transports: tr, lag: r.lag, server: &r.server, workers: r.workers, due: due, pace: &vuPace{},
 	}}
 }
@@ -155,7 +157,8 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 	ar := arrivalsFactory{store: mi.root.datasets, scope: mi.scope}
 	sc := scheduleFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, due: mi.due, list: &mi.root.schedules}
 	rep := reporter{vu: mi.vu, state: mi.root.report, scope: mi.scope, module: ImportPath, version: Version, server: &mi.root.server,
-		schedules: &mi.root.schedules}
+		schedules: &mi.root.schedules, searches: &mi.root.searches}
+	cp := capacityFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, due: mi.due, list: &mi.root.searches}
 	return modules.Exports{Named: map[string]any{
 		"Client":       mi.newClient,
 		"version":      Version,
@@ -166,6 +169,7 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 		"Arrivals":     map[string]any{"poisson": ar.poisson, "bursty": ar.bursty},
 		"Schedule": map[string]any{"constant": sc.constant, "poisson": sc.poisson, "gamma": sc.gamma,
 			"trace": sc.trace},
+		"Capacity": map[string]any{"search": cp.search},
 	}}
 }
 

@@ -118,6 +118,8 @@ type reporter struct {
 	server  *serverState // the serverMetrics endpoints, for the server's view
 	// schedules are the process's Schedules, whose account the report gives.
 	schedules *scheduleList
+	// searches are the process's capacity searches, whose answer the report gives.
+	searches *searchList
 }
 
 // loadBaseline is the JS `loadBaseline(path)`: in the init context it reads a
@@ -161,6 +163,7 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 	run.SetDispatch(dispatchAccount(rp.vu.Runtime(), rp.schedules, data))
 	run.SetSections(rs.retrievalColl().Groups(), rs.imageColl().Groups())
 	run.SetConversations(rs.convColl().Groups())
+	run.SetCapacity(rp.searches.account())
 	if o.MinStage > 0 {
 		run.SetMinStage(o.MinStage)
 	}

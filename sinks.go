@@ -17,6 +17,7 @@ type sinks struct {
 	report     *reportState
 	samplers   *gapSamplers
 	lagWarning *policy.LagWarning
+	searches   *searchList // capacity searches, fed every finished call
 }
 
 // gapSamplers are the process-wide samplers of gapSamples 'sampled', one per

@@ -33,7 +33,7 @@
 // figures: the queue of the previous level drains or fills there. Its calls
 // are placed by the time they were due (open model) or claimed their slot
 // (closed model). At the window's end the calls sent in its last stretch
-// (as long as the longest call finished so far, at most a third of the
+// (twice as long as the longest call finished so far, at most a third of the
 // measured span) are left out too, since only their fast ones could have
 // finished; every measured call still in flight is counted in E2E with its
 // age as a lower bound (the slow tail is never dropped, which would flatter

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 // every VU claims and finishes calls, and a ticker advances it.
 type Search struct {
 	cfg Config
+	// ttftLimit is the tightest TTFT objective's limit, ms (0: none).
+	ttftLimit float64
 
 	mu       sync.Mutex
 	started  bool
@@ -28,8 +31,7 @@ type Search struct {
 	// it left in flight have ended, so the next window does not start on
 	// its backlog.
 	drain *drain
-	// calm is how many calls were in flight when the last passing window
-	// ended: the backlog a drain waits for.
+	// calm is the backlog a drain waits for (calmOf the last passing window).
 	calm int
 }
 
@@ -50,7 +52,13 @@ func New(cfg Config) (*Search, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Search{cfg: c, levels: levels{cfg: c}}, nil
+	s := &Search{cfg: c, levels: levels{cfg: c}}
+	for _, o := range c.Objectives {
+		if o.Figure == FigureTTFT && (s.ttftLimit == 0 || o.Limit < s.ttftLimit) {
+			s.ttftLimit = o.Limit
+		}
+	}
+	return s, nil
 }
 
 // Config is the search's configuration with its defaults filled.
@@ -146,13 +154,14 @@ func (s *Search) drained(now time.Time) {
 // endWindow is a window reaching its planned end: lengthened once by half
 // when it has not settled, judged otherwise.
 func (s *Search) endWindow(w *window, t time.Time) {
-	if !w.extended {
-		un, _ := w.unsettled(t, s.cfg.Model == ModelRate)
-		if un || len(w.calls(t)) < minCalls {
-			w.extended = true
-			w.end = w.end.Add(s.cfg.Window / 2)
-			return
-		}
+	un, _ := w.unsettled(t, s.cfg.Model == ModelRate, s.ttftLimit)
+	few := len(w.calls(t)) < minCalls
+	// Once for a trend, twice for too few calls (a slow level's first
+	// windows): each time by half the window.
+	if (un && w.extensions == 0) || (few && w.extensions < 2) {
+		w.extensions++
+		w.end = w.end.Add(s.cfg.Window / 2)
+		return
 	}
 	s.close(w, t, "")
 }
@@ -171,9 +180,9 @@ func (s *Search) close(w *window, t time.Time, early string) {
 		return
 	}
 	if row.Verdict == "pass" {
-		s.calm = s.inflight
+		s.calm = calmOf(w)
 	}
-	if row.Verdict == "fail" && (row.EarlyStopS != nil || row.Censored > 0) && s.inflight > s.calm {
+	if row.Verdict == "fail" && s.inflight > s.calm {
 		s.drain = &drain{since: t, level: next, phase: phase}
 		return
 	}
@@ -194,6 +203,19 @@ func (s *Search) step() Step {
 		st.Level, st.Draining, st.Window = 0, true, len(s.rows)
 	}
 	return st
+}
+
+// calmOf is the backlog a drain waits for after a failing window: the
+// calls a passing window kept in flight on average, plus one.
+func calmOf(w *window) int {
+	if len(w.queuePts) == 0 {
+		return 1
+	}
+	var sum float64
+	for _, p := range w.queuePts {
+		sum += p.y
+	}
+	return int(math.Ceil(sum/float64(len(w.queuePts)))) + 1
 }
 
 func maxTime(a, b time.Time) time.Time {

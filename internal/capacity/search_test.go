@@ -140,7 +140,7 @@ func TestOpenSearchFindsAQueuesCapacity(t *testing.T) {
 		}
 		if w.EarlyStopS != nil {
 			early++
-			require.Less(t, *w.EarlyStopS, 10.0)
+			require.Less(t, *w.EarlyStopS, 15.0) // within the window, lengthened or not
 			require.Contains(t, w.Reason, "over-saturated")
 		}
 	}

@@ -116,7 +116,7 @@ func (s *Search) judge(w *window, t time.Time, early string) report.CapacityWind
 		}
 	}
 	row := report.CapacityWindow{Index: w.index, Phase: w.phase, Level: w.level, StartS: s.sec(w.start), EndS: s.sec(t),
-		Extended: w.extended, Settled: true, Calls: all.calls, Failed: all.failed, Censored: all.censored,
+		Extended: w.extensions > 0, Settled: true, Calls: all.calls, Failed: all.failed, Censored: all.censored,
 		TTFT: percentiles(all.ttft), TPOT: percentiles(all.tpot), E2E: percentiles(all.e2e),
 		Sketches: map[string]*report.Sketch{"ttft": all.ttft, "tpot": all.tpot, "e2e": all.e2e}}
 	from, until := w.measured(t)
@@ -150,9 +150,11 @@ func (s *Search) score(row *report.CapacityWindow, all *figureSketches, per map[
 		} else if o.Figure == FigureE2E && fs.censored > 0 {
 			m.Margin = 1
 		}
-		// A percentile whose rank falls among the calls still running is
-		// not known to be met: they are slower than every call that ended.
-		if n := fs.calls + fs.censored; o.Quantile > 0 && n > 0 && float64(fs.censored) > (1-o.Quantile)*float64(n) {
+		// A TTFT or TPOT percentile whose rank falls among the calls still
+		// running is not known to be met: they are slower than every call
+		// that ended. (E2E has their ages, as lower bounds, in its sketch.)
+		n := fs.calls + fs.censored
+		if o.Figure != FigureE2E && o.Quantile > 0 && n > 0 && float64(fs.censored) > (1-o.Quantile)*float64(n) {
 			m.Margin = max(m.Margin, 1)
 		}
 		row.Margins = append(row.Margins, m)
@@ -181,7 +183,7 @@ func (s *Search) verdict(row *report.CapacityWindow, w *window, t time.Time, ear
 	case len(broken) > 0:
 		row.Verdict, row.Reason = "fail", "broke "+strings.Join(broken, ", ")
 	default:
-		if un, why := w.unsettled(t, s.cfg.Model == ModelRate); un {
+		if un, why := w.unsettled(t, s.cfg.Model == ModelRate, s.ttftLimit); un {
 			row.Verdict, row.Reason, row.Settled = "fail", why, false
 			row.Margin = max(row.Margin, 0.01)
 			return

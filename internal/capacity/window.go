@@ -36,8 +36,9 @@ type window struct {
 	end     time.Time // planned; moved by a lengthening
 	// nextCheck is the next over-saturation check on the grid.
 	nextCheck time.Time
-	// extended: lengthened once because it had not settled.
-	extended bool
+	// extensions counts its lengthenings (it had not settled, or had too
+	// few calls).
+	extensions int
 
 	claims   []*claim // in the order they were claimed
 	ttftPts  []point  // x: due/claim time, y: TTFT ms
@@ -97,10 +98,11 @@ func finishedOf(c *record.Call) (key time.Time, f *finished) {
 
 // measured is the window's measured span at judging time t: from the end of
 // the warm-up to the start of the cool-down, whose calls only the fast
-// could have finished by t.
+// could have finished by t. The cool-down is twice the longest call seen,
+// so a measured call still running at t is slower than any that ended.
 func (w *window) measured(t time.Time) (from, until time.Time) {
 	span := t.Sub(w.warmEnd)
-	cool := min(w.longest, span/3)
+	cool := min(2*w.longest, span/3)
 	return w.warmEnd, t.Add(-cool)
 }
 
@@ -147,12 +149,15 @@ func (w *window) saturated(t time.Time, open bool) (bool, string) {
 	return false, ""
 }
 
-// unsettled says whether a figure is still trending at the window's end: a
-// weaker test than saturated (a quarter of the starting value), for
-// deciding whether the window can be trusted.
-func (w *window) unsettled(t time.Time, open bool) (bool, string) {
+// unsettled says whether a figure is still trending at the window's end
+// in a way that matters to its verdict: TTFT rising significantly and, one
+// more window on, past limit (the tightest TTFT objective; without one, up
+// by a quarter), or calls in flight still climbing (open model).
+func (w *window) unsettled(t time.Time, open bool, limit float64) (bool, string) {
 	from, until := w.x(w.warmEnd), w.x(t)
-	if fit(w.ttftPts, from, until).rising(0.25, 0) {
+	tr := fit(w.ttftPts, from, until)
+	ahead := tr.base + tr.slope*(until-from+w.length().Seconds())
+	if tr.rising(0.25, 0) && (limit == 0 || ahead > limit) {
 		return true, "not settled: TTFT still rising at the window's end"
 	}
 	if open && fit(w.queuePts, from, until).rising(0.25, 2) {
@@ -160,6 +165,9 @@ func (w *window) unsettled(t time.Time, open bool) (bool, string) {
 	}
 	return false, ""
 }
+
+// length is the window's planned length.
+func (w *window) length() time.Duration { return w.end.Sub(w.start) }
 
 // finite is false for NaN and infinities.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -79,7 +79,7 @@ type CapacityWindow struct {
 	// Settled is false when a figure was still trending when the window
 	// ended (after it was lengthened once): such a window cannot pass.
 	Settled  bool `json:"settled"`
-	Extended bool `json:"extended,omitempty"` // lengthened once because it had not settled
+	Extended bool `json:"extended,omitempty"` // lengthened because it had not settled or had too few calls
 	// Margin is the largest of the objectives' normalised margins
 	// (observed / limit − 1): ≤ 0 passes.
 	Margin  float64          `json:"margin"`

@@ -1,0 +1,534 @@
+package llmstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/modules"
+	"go.k6.io/k6/lib"
+	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/internal/capacity"
+	"github.com/llmstream/xk6-llmstream/internal/dataset"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/schedule"
+)
+
+// Capacity: the JS surface of internal/capacity. Capacity.search(options)
+// builds one search per process (in the shared store); a VU's next() waits
+// for its turn at the search's current level (a schedule credit for the
+// open model, a concurrency slot for the closed one) and tags the VU's
+// samples with the window. Every finished call reaches the search from its
+// record (fanout.go).
+
+// searchList is every search of the process, for the calls' records and
+// the report.
+type searchList struct {
+	mu   sync.Mutex
+	list []*sharedSearch
+}
+
+func (l *searchList) add(s *sharedSearch) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = append(l.list, s)
+}
+
+func (l *searchList) all() []*sharedSearch {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*sharedSearch(nil), l.list...)
+}
+
+// finish gives a finished call to every search.
+func (l *searchList) finish(rec *record.Call) {
+	if l == nil {
+		return
+	}
+	for _, s := range l.all() {
+		s.search.Finish(rec)
+	}
+}
+
+// account is the first search's answer, for the report (nil without one).
+func (l *searchList) account() *report.Capacity {
+	if l == nil {
+		return nil
+	}
+	all := l.all()
+	if len(all) == 0 {
+		return nil
+	}
+	return all[0].search.Result()
+}
+
+type capacityFactory struct {
+	vu    modules.VU
+	store *dataset.Store
+	scope vuScope
+	due   *dueSlot
+	list  *searchList
+}
+
+type searchRange struct {
+	Min float64 `opt:"min"`
+	Max float64 `opt:"max"`
+}
+
+type searchOptions struct {
+	SLO         map[string]string `opt:"slo"`
+	Rate        *searchRange      `opt:"rate"`
+	Concurrency *searchRange      `opt:"concurrency"`
+	Window      time.Duration     `opt:"window"`
+	Warmup      time.Duration     `opt:"warmup"`
+	Precision   float64           `opt:"precision"`
+	Share       float64           `opt:"share"`
+	MaxWindows  int               `opt:"maxWindows"`
+	Arrivals    string            `opt:"arrivals"` // "poisson" (default) or "constant"
+	Seed        uint64            `opt:"seed"`
+	Client      any               `opt:"client" json:"-"`
+	Clients     []any             `opt:"clients" json:"-"`
+}
+
+const defaultSearchWindow = 20 * time.Second
+
+// search is Capacity.search(options), in the init context.
+func (cf capacityFactory) search(opts sobek.Value) (*jsSearch, error) {
+	env := cf.vu.InitEnv()
+	if env == nil {
+		return nil, errors.New("Capacity.search must be called in the init context (outside the default function)")
+	}
+	var o searchOptions
+	if err := decodeOptions(opts, "Capacity.search options", &o); err != nil {
+		return nil, err
+	}
+	cfg, err := searchConfig(o)
+	if err != nil {
+		return nil, fmt.Errorf("Capacity.search: %w", err)
+	}
+	gauge, err := env.Registry.NewMetric("llm_capacity", metrics.Gauge)
+	if err != nil {
+		return nil, fmt.Errorf("Capacity.search: llm_capacity: %w", err)
+	}
+	key := storeKey("capacity", o, cfg.Objectives)
+	sh, err := dataset.Shared(cf.store, key, func() (*sharedSearch, error) {
+		return newSharedSearch(cfg, o, gauge, cf.list)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("Capacity.search: %w", err)
+	}
+	return &jsSearch{sh: sh, vu: cf.vu, scope: cf.scope, due: cf.due}, nil
+}
+
+// searchConfig turns the options into the engine's configuration.
+func searchConfig(o searchOptions) (capacity.Config, error) {
+	cfg := capacity.Config{Window: o.Window, Warmup: o.Warmup, Precision: o.Precision, Share: o.Share, MaxWindows: o.MaxWindows}
+	if cfg.Window == 0 {
+		cfg.Window = defaultSearchWindow
+	}
+	switch {
+	case o.Rate != nil && o.Concurrency != nil:
+		return cfg, errors.New("give rate (open model) or concurrency (closed model), not both")
+	case o.Rate != nil:
+		cfg.Model, cfg.Min, cfg.Max = capacity.ModelRate, o.Rate.Min, o.Rate.Max
+	case o.Concurrency != nil:
+		cfg.Model, cfg.Min, cfg.Max = capacity.ModelConcurrency, o.Concurrency.Min, o.Concurrency.Max
+	}
+	if o.Arrivals != "" && o.Arrivals != "poisson" && o.Arrivals != "constant" {
+		return cfg, fmt.Errorf("arrivals must be 'poisson' or 'constant', got %q", o.Arrivals)
+	}
+	if o.Arrivals != "" && cfg.Model != capacity.ModelRate {
+		return cfg, errors.New("arrivals is for the open model (rate: {min, max})")
+	}
+	objs, err := searchObjectives(o)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Objectives = objs
+	return cfg, nil
+}
+
+// searchObjectives reads slo (with client: the calls of that client only)
+// and clients: [{client, slo}], objectives per client.
+func searchObjectives(o searchOptions) ([]capacity.Objective, error) {
+	var objs []capacity.Objective
+	if o.SLO != nil {
+		label, err := clientLabel(o.Client, "client")
+		if err != nil {
+			return nil, err
+		}
+		objs, err = capacity.ParseObjectives("slo", label, o.SLO)
+		if err != nil {
+			return nil, err //nolint:wrapcheck // names the option
+		}
+	} else if o.Client != nil {
+		return nil, errors.New("client goes with slo: the objectives its calls are judged by")
+	}
+	for i, c := range o.Clients {
+		where := "clients[" + strconv.Itoa(i) + "]"
+		m, ok := c.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s must be an object {client, slo}", where)
+		}
+		label, err := clientLabel(m["client"], where+".client")
+		if err != nil {
+			return nil, err
+		}
+		if label == "" {
+			return nil, fmt.Errorf("%s.client is required (a Client)", where)
+		}
+		slo := map[string]string{}
+		raw, _ := m["slo"].(map[string]any)
+		for k, v := range raw {
+			s, ok := v.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s.slo.%s must be a string such as 'p95<2s'", where, k)
+			}
+			slo[k] = s
+		}
+		more, err := capacity.ParseObjectives(where+".slo", label, slo)
+		if err != nil {
+			return nil, err //nolint:wrapcheck // names the option
+		}
+		objs = append(objs, more...)
+	}
+	return objs, nil
+}
+
+// clientLabel is a Client's name (its base URL when it has none), the label
+// its calls' records carry.
+func clientLabel(v any, where string) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	c, ok := v.(*Client)
+	if !ok {
+		return "", fmt.Errorf("%s must be a Client (new Client({...}))", where)
+	}
+	return c.name(), nil
+}
+
+// sharedSearch is one search of the process and the load it drives.
+type sharedSearch struct {
+	search *capacity.Search
+	cfg    capacity.Config
+	gauge  *metrics.Metric
+	whole  *schedule.Schedule // the open model's credits
+	gate   *searchGate        // the closed model's slots
+
+	startOnce sync.Once
+	startErr  error
+	sched     *schedule.Schedule // this instance's part of whole
+	share     dataset.Share
+	done      context.Context //nolint:containedctx // ends when the answer is known, to wake the waiting VUs
+	finish    context.CancelFunc
+	applied   atomic.Int64 // the window whose level was applied, +1
+	pushed    atomic.Int64 // the windows judged when llm_capacity was last pushed
+	logged    atomic.Bool
+}
+
+// searchHorizon is how long the open model's schedule runs: past any search.
+const searchHorizon = 10 * 24 * time.Hour
+
+func newSharedSearch(cfg capacity.Config, o searchOptions, gauge *metrics.Metric, list *searchList) (*sharedSearch, error) {
+	s, err := capacity.New(cfg)
+	if err != nil {
+		return nil, err //nolint:wrapcheck // names the option
+	}
+	sh := &sharedSearch{search: s, cfg: s.Config(), gauge: gauge}
+	sh.done, sh.finish = context.WithCancel(context.Background())
+	if cfg.Model == capacity.ModelRate {
+		so := schedule.Options{Rate: cfg.Min, Duration: searchHorizon}
+		if o.Arrivals == "constant" {
+			sh.whole, err = schedule.Constant(so)
+		} else {
+			sh.whole, err = schedule.Poisson(so, o.Seed)
+		}
+		if err != nil {
+			return nil, err //nolint:wrapcheck // names the option
+		}
+	} else {
+		sh.gate = newSearchGate()
+	}
+	list.add(sh)
+	return sh, nil
+}
+
+// start begins the search on the test's clock, once per process: windows
+// count from the test's start, the same on every instance.
+func (sh *sharedSearch) start(vu modules.VU, scope vuScope) error {
+	sh.startOnce.Do(func() {
+		share, _, err := scope.executionShare()
+		if err != nil {
+			sh.startErr = err
+			return
+		}
+		sh.share = share
+		sh.search.SetSegment(share.Segment())
+		if sh.whole != nil {
+			sh.sched = sh.whole.Part(share)
+		}
+		origin := time.Now()
+		if es := lib.GetExecutionState(vu.Context()); es != nil && es.HasStarted() {
+			origin = origin.Add(-es.GetCurrentTestRunDuration())
+		}
+		sh.search.Start(origin)
+		go sh.tick(vu.Context())
+	})
+	return sh.startErr
+}
+
+// tickEvery is how often the search is advanced between calls.
+const tickEvery = 100 * time.Millisecond
+
+// tick advances the search and applies its level until the answer is
+// known or the test ends.
+func (sh *sharedSearch) tick(ctx context.Context) {
+	t := time.NewTicker(tickEvery)
+	defer t.Stop()
+	for {
+		if st := sh.advance(); st.Done {
+			return
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		case <-sh.done.Done():
+			return
+		}
+	}
+}
+
+// drainRate is the rate the schedule runs at while a drain holds the load:
+// the next credit falls due hours later (well inside searchHorizon, which a
+// slower rate would push it past, ending the schedule).
+const drainRate = 1e-4
+
+// advance moves the search to now and applies its level.
+func (sh *sharedSearch) advance() capacity.Step {
+	st := sh.search.Advance(time.Now())
+	if st.Done {
+		sh.finish()
+		return st
+	}
+	key := int64(st.Window)*2 + 1
+	if st.Draining {
+		key++
+	}
+	if sh.applied.Swap(key) == key {
+		return st
+	}
+	level := st.Level
+	if sh.sched != nil {
+		if st.Draining {
+			level = drainRate
+		}
+		_, _ = sh.sched.SetRate(level, 0) // a positive rate: cannot fail
+	} else {
+		sh.gate.resize(int(sh.share.Count(uint64(level)))) // #nosec G115 -- a level of at least 1
+	}
+	return st
+}
+
+// searchGate is the closed model's concurrency: at most size VUs of this
+// instance hold a slot.
+type searchGate struct {
+	mu      sync.Mutex
+	size    int
+	held    int
+	changed chan struct{} // closed when a slot frees or the size changes
+}
+
+func newSearchGate() *searchGate { return &searchGate{changed: make(chan struct{})} }
+
+func (g *searchGate) signal() {
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+func (g *searchGate) resize(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.size = n
+	g.signal()
+}
+
+// acquire waits for a slot; false when ctx ended first.
+func (g *searchGate) acquire(ctx context.Context) bool {
+	for {
+		g.mu.Lock()
+		if g.held < g.size {
+			g.held++
+			g.mu.Unlock()
+			return true
+		}
+		ch := g.changed
+		g.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (g *searchGate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.held--
+	g.signal()
+}
+
+// jsSearch is what scripts hold: next() waits for the VU's turn at the
+// current level, result() is the answer so far.
+type jsSearch struct {
+	sh    *sharedSearch
+	vu    modules.VU
+	scope vuScope
+	due   *dueSlot
+	held  bool // this VU holds a concurrency slot (released at its next next())
+}
+
+// MaxDuration is the longest the search can take ('360s'): the scenario's
+// duration.
+func (j *jsSearch) MaxDuration() string {
+	return strconv.Itoa(int(j.sh.cfg.MaxDuration().Seconds())) + "s"
+}
+
+// Model is "rate" or "concurrency".
+func (j *jsSearch) Model() string { return j.sh.cfg.Model }
+
+// Next waits for this VU's turn at the search's current level and returns
+// it ({level, window, phase…}), or null once the answer is known (after
+// holding the VU until the test ends) or the test is stopping.
+func (j *jsSearch) Next() (map[string]any, error) {
+	st := j.vu.State()
+	if st == nil {
+		return nil, errors.New("Capacity search next() can only be called in the VU context (the default function), not in init")
+	}
+	if err := j.sh.start(j.vu, j.scope); err != nil {
+		return nil, fmt.Errorf("capacity search next(): %w", err)
+	}
+	if j.held {
+		j.held = false
+		j.sh.gate.release()
+	}
+	ctx, cancel := context.WithCancel(j.vu.Context())
+	defer cancel()
+	stop := context.AfterFunc(j.sh.done, cancel)
+	defer stop()
+	for {
+		step := j.sh.advance()
+		j.push(st)
+		if step.Done || ctx.Err() != nil {
+			<-j.vu.Context().Done() // the answer is known: idle until the scenario ends
+			return nil, nil         //nolint:nilnil // null: the search is over
+		}
+		if step.Draining {
+			sleepCtx(ctx, tickEvery)
+			continue
+		}
+		turn, ok := j.turn(ctx)
+		if !ok {
+			continue // the level changed or the search ended while waiting
+		}
+		step = j.sh.advance() // the window the turn was taken in
+		tagWindow(st, step)
+		turn["level"], turn["window"] = step.Level, step.Window
+		return turn, nil
+	}
+}
+
+// turn waits for a credit (open model) or a slot (closed model) and tells
+// the search it was taken.
+func (j *jsSearch) turn(ctx context.Context) (map[string]any, bool) {
+	if s := j.sh.sched; s != nil {
+		c, err := s.Next(ctx)
+		if errors.Is(err, schedule.ErrOver) {
+			sleepCtx(ctx, tickEvery) // past the horizon: nothing more to send
+		}
+		if err != nil {
+			return nil, false
+		}
+		j.sh.search.Claim(c.Due, c.Lag)
+		j.due.at = c.Due
+		return map[string]any{"seq": c.Seq, "dueAt": float64(c.Due.UnixMicro()) / 1000,
+			"lag": float64(c.Lag) / float64(time.Millisecond)}, true
+	}
+	wait, cancel := context.WithTimeout(ctx, tickEvery)
+	defer cancel()
+	if !j.sh.gate.acquire(wait) {
+		return nil, false
+	}
+	j.held = true
+	j.sh.search.Claim(time.Now(), 0)
+	return map[string]any{}, true
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// tagWindow tags the VU's next samples with the search's level and window,
+// so thresholds and outputs see the staircase.
+func tagWindow(st *lib.State, step capacity.Step) {
+	st.Tags.Modify(func(tm *metrics.TagsAndMeta) {
+		tm.SetTag("llm_level", strconv.FormatFloat(step.Level, 'g', 4, 64))
+		tm.SetTag("llm_window", strconv.Itoa(step.Window))
+	})
+}
+
+// push sends llm_capacity whenever a window was judged since the last push
+// (the answer so far, so a test cut short still leaves one), and logs the
+// answer once it is known.
+func (j *jsSearch) push(st *lib.State) {
+	judged := int64(j.sh.search.Advance(time.Now()).Judged)
+	last := j.sh.pushed.Load()
+	if judged <= last || !j.sh.pushed.CompareAndSwap(last, judged) {
+		return
+	}
+	c := j.sh.search.Result()
+	v := 0.0 // below min: less than the range's bottom
+	if c.Capacity != nil {
+		v = *c.Capacity
+	}
+	metrics.PushIfNotDone(j.vu.Context(), st.Samples, metrics.Sample{
+		TimeSeries: metrics.TimeSeries{Metric: j.sh.gauge, Tags: st.Tags.GetCurrentValues().Tags},
+		Time:       time.Now(), Value: v,
+	})
+	if c.Outcome != capacity.OutcomeUnfinished && j.sh.logged.CompareAndSwap(false, true) && st.Logger != nil {
+		st.Logger.Infof("llmstream: %s", capacity.String(c))
+	}
+}
+
+// Result is the answer so far: the run record's capacity section, without
+// the windows' sketches.
+func (j *jsSearch) Result() (any, error) {
+	c := j.sh.search.Result()
+	for i := range c.Windows {
+		c.Windows[i].Sketches = nil
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("capacity search result(): %w", err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("capacity search result(): %w", err)
+	}
+	return out, nil
+}

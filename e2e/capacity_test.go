@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// llm-sim as examples/capacity.js sets it up (its `// llm-sim:` line): 8
+// slots (max_num_seqs), answers of exactly 20 tokens (output_dist exact,
+// max_tokens 20), one token per 20 ms decode step whatever the batch
+// (decode_per_seq_ms 0), and a free prefill that rides in a decode step. A
+// call holds its slot for 20 steps:
+//
+//	service = tokens × decode_base_ms = 20 × 20 ms = 0.4 s
+//	open:   capacity = slots / service = 8 / 0.4 s = 20 req/s
+//	closed: capacity = slots = 8 calls in flight (a ninth waits for a slot,
+//	        a whole service time, far past the TTFT objective)
+const (
+	simSlots      = 8
+	simTokens     = 20
+	simDecodeSec  = 0.020
+	simService    = simTokens * simDecodeSec
+	capacityRate  = simSlots / simService
+	capacityConc  = simSlots
+	capacityError = 0.10 // the answer must be within 10 % of the computed capacity
+	maxWindows    = 12   // the search's budget (about 10 windows is the goal)
+)
+
+type capacityRecord struct {
+	Capacity struct {
+		Model     string   `json:"model"`
+		Outcome   string   `json:"outcome"`
+		Capacity  *float64 `json:"capacity"`
+		FirstFail *float64 `json:"first_fail"`
+		Binding   string   `json:"binding_objective"`
+		Segment   string   `json:"segment"`
+		Windows   []struct {
+			Level      float64  `json:"level"`
+			Verdict    string   `json:"verdict"`
+			Reason     string   `json:"reason"`
+			EarlyStopS *float64 `json:"early_stop_s"`
+			StartS     float64  `json:"start_s"`
+			EndS       float64  `json:"end_s"`
+		} `json:"windows"`
+	} `json:"capacity"`
+}
+
+func (r capacityRecord) levels() []float64 {
+	var out []float64
+	for _, w := range r.Capacity.Windows {
+		out = append(out, w.Level)
+	}
+	return out
+}
+
+// runCapacity runs examples/capacity.js with env, on the execution segments
+// given (none: alone), all at once, and returns each instance's record.
+func runCapacity(t *testing.T, url string, env map[string]string, segments ...string) []capacityRecord {
+	t.Helper()
+	if len(segments) == 0 {
+		segments = []string{""}
+	}
+	recs := make([]capacityRecord, len(segments))
+	var wg sync.WaitGroup
+	for i, seg := range segments {
+		wg.Go(func() {
+			dir := t.TempDir()
+			e := map[string]string{"LLM_BASE_URL": url + "/v1", "LLM_REPORT_DIR": dir}
+			for k, v := range env {
+				e[k] = v
+			}
+			var extra []string
+			if seg != "" {
+				extra = []string{"--execution-segment", seg, "--execution-segment-sequence", "0,1/2,1"}
+			}
+			code, out := runK6(t, filepath.Join("examples", "capacity.js"), e, extra...)
+			if code != 0 {
+				t.Errorf("segment %q: k6 exited with %d\n%s", seg, code, out)
+				return
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, "capacity.json")) //nolint:gosec // the test's own temp file
+			if err != nil {
+				t.Errorf("segment %q: no run record: %v", seg, err)
+				return
+			}
+			if err := json.Unmarshal(raw, &recs[i]); err != nil {
+				t.Errorf("segment %q: run record: %v", seg, err)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	return recs
+}
+
+// checkCapacity holds an answer to the capacity computed from llm-sim's
+// settings.
+func checkCapacity(t *testing.T, r capacityRecord, want float64) {
+	t.Helper()
+	c := r.Capacity
+	require.Equal(t, "found", c.Outcome, "levels %v", r.levels())
+	require.NotNil(t, c.Capacity)
+	require.InDelta(t, want, *c.Capacity, capacityError*want, "levels %v", r.levels())
+	require.LessOrEqual(t, len(c.Windows), maxWindows)
+	require.NotEmpty(t, c.Binding)
+}
+
+// TestCapacitySearch finds llm-sim's capacity with the open model (constant
+// arrivals, so the boundary is the service rate itself) and the closed one,
+// each in one ordinary k6 run of 3 s windows. Windows far past the capacity
+// end early as over-saturated, and their time is in the record.
+func TestCapacitySearch(t *testing.T) {
+	args := simArgs(t, filepath.Join(repoRoot(t), "examples", "capacity.js"))
+	t.Run("open", func(t *testing.T) {
+		t.Parallel()
+		url := startSim(t, args...)
+		r := runCapacity(t, url, map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18"})[0]
+		checkCapacity(t, r, capacityRate)
+		early := 0
+		for _, w := range r.Capacity.Windows {
+			if w.EarlyStopS != nil {
+				early++
+				require.Less(t, *w.EarlyStopS, 3*1.5, "an early stop is inside its window")
+				require.InDelta(t, w.EndS-w.StartS, *w.EarlyStopS, 0.01)
+				require.Contains(t, w.Reason, "over-saturated")
+				require.Greater(t, w.Level, capacityRate, "only a window past the capacity is over-saturated")
+			}
+		}
+		require.Positive(t, early, "levels %v", r.levels())
+	})
+	t.Run("closed", func(t *testing.T) {
+		t.Parallel()
+		url := startSim(t, args...)
+		r := runCapacity(t, url, map[string]string{"MODEL": "concurrency", "TTFT": "p95<150ms", "MIN_CAPACITY": "7"})[0]
+		checkCapacity(t, r, capacityConc)
+	})
+}
+
+// TestCapacitySearchOnSegments runs the open-model search on two k6
+// instances (execution segments 0:1/2 and 1/2:1) at once against one
+// llm-sim: each runs half of every level's arrivals and decides from its
+// own half, and both reach the answer one instance reaches.
+func TestCapacitySearchOnSegments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two k6 instances for a minute each: the long variant (make e2e)")
+	}
+	url := startSim(t, simArgs(t, filepath.Join(repoRoot(t), "examples", "capacity.js"))...)
+	// Each instance sees half the calls: a longer window and a higher min keep
+	// enough of them in every window.
+	env := map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18", "WINDOW": "4s", "MIN": "6"}
+	recs := runCapacity(t, url, env, "0:1/2", "1/2:1")
+	for _, r := range recs {
+		checkCapacity(t, r, capacityRate)
+	}
+	require.Equal(t, "0:1/2", recs[0].Capacity.Segment)
+	require.Equal(t, "1/2:1", recs[1].Capacity.Segment)
+	require.InDelta(t, *recs[0].Capacity.Capacity, *recs[1].Capacity.Capacity, capacityError*capacityRate,
+		"levels %v and %v", recs[0].levels(), recs[1].levels())
+}

@@ -76,71 +76,106 @@ type timing struct {
 
 func msSince(a, b time.Time) float64 { return float64(b.Sub(a)) / float64(time.Millisecond) }
 
+// options are the command line's.
+type options struct {
+	url, model, requestsOut, httpVersion    string
+	vus, maxTokens, connStreams             int
+	duration, startSpread                   time.Duration
+	finishOpen, seedPerRequest, tlsInsecure bool
+}
+
 func main() {
-	url := flag.String("url", "http://127.0.0.1:8000/v1", "base URL of an OpenAI-compatible server")
-	model := flag.String("model", "sim-fast", "model to ask for")
-	vus := flag.Int("vus", 50, "concurrent streams (goroutines)")
-	duration := flag.Duration("duration", 30*time.Second, "how long to run; answers still open at the end are not counted")
-	maxTokens := flag.Int("max-tokens", 1000, "max_tokens of every request")
-	requestsOut := flag.String("requests-out", "", "write one JSON line per answer (request id, ttfb, ttft, gaps in ms) to `FILE`")
-	finishOpen := flag.Bool("finish-open", false, "at the end of -duration start no new answer but let the open ones finish (counted); default: cut them")
-	seedPerRequest := flag.Bool("seed-per-request", false, "give every request its own seed, so a server that draws answer lengths from the request (llm-sim) varies them; "+
+	o := parseOptions()
+	c, timings, elapsed := o.run()
+	if o.requestsOut != "" {
+		if err := writeTimings(o.requestsOut, timings); err != nil {
+			fmt.Fprintln(os.Stderr, "bareclient:", err)
+			os.Exit(1)
+		}
+	}
+	s := summary{
+		Client: "bare", VUs: o.vus, DurationSec: elapsed.Seconds(),
+		Requests: c.requests.Load(), Failed: c.failed.Load(), OutputTokens: c.tokens.Load(), Events: c.events.Load(),
+	}
+	s.TokensPerSec = float64(s.OutputTokens) / s.DurationSec
+	_ = json.NewEncoder(os.Stdout).Encode(s)
+}
+
+// parseOptions reads the command line; a wrong -http or -conn-streams exits 2.
+func parseOptions() options {
+	var o options
+	flag.StringVar(&o.url, "url", "http://127.0.0.1:8000/v1", "base URL of an OpenAI-compatible server")
+	flag.StringVar(&o.model, "model", "sim-fast", "model to ask for")
+	flag.IntVar(&o.vus, "vus", 50, "concurrent streams (goroutines)")
+	flag.DurationVar(&o.duration, "duration", 30*time.Second, "how long to run; answers still open at the end are not counted")
+	flag.IntVar(&o.maxTokens, "max-tokens", 1000, "max_tokens of every request")
+	flag.StringVar(&o.requestsOut, "requests-out", "", "write one JSON line per answer (request id, ttfb, ttft, gaps in ms) to `FILE`")
+	flag.BoolVar(&o.finishOpen, "finish-open", false, "at the end of -duration start no new answer but let the open ones finish (counted); default: cut them")
+	flag.BoolVar(&o.seedPerRequest, "seed-per-request", false, "give every request its own seed, so a server that draws answer lengths from the request (llm-sim) varies them; "+
 		"default: one body for all requests, and llm-sim gives every answer the same length")
-	httpVersion := flag.String("http", "1.1", "protocol: 1.1, or 2 (HTTP/2 without TLS, h2c)")
-	connStreams := flag.Int("conn-streams", 10, "goroutines grouped as a k6 VU's streams: with -http 2 they share one connection, with -start-spread they start together")
-	tlsInsecure := flag.Bool("tls-insecure", false, "for an https -url: skip verifying the server's certificate (llm-sim --tls makes a self-signed one); HTTP/1.1 only")
-	startSpread := flag.Duration("start-spread", 0, "start the groups of -conn-streams goroutines spread over this long, as make accuracy's START_SPREAD spreads k6's VUs; default: all at once")
+	flag.StringVar(&o.httpVersion, "http", "1.1", "protocol: 1.1, or 2 (HTTP/2 without TLS, h2c)")
+	flag.IntVar(&o.connStreams, "conn-streams", 10, "goroutines grouped as a k6 VU's streams: with -http 2 they share one connection, with -start-spread they start together")
+	flag.BoolVar(&o.tlsInsecure, "tls-insecure", false, "for an https -url: skip verifying the server's certificate (llm-sim --tls makes a self-signed one); HTTP/1.1 only")
+	flag.DurationVar(&o.startSpread, "start-spread", 0, "start the groups of -conn-streams goroutines spread over this long, as make accuracy's START_SPREAD spreads k6's VUs; default: all at once")
 	flag.Parse()
-	if *httpVersion != "1.1" && *httpVersion != "2" {
-		fmt.Fprintf(os.Stderr, "bareclient: -http %q: want 1.1 or 2\n", *httpVersion)
+	if o.httpVersion != "1.1" && o.httpVersion != "2" {
+		fmt.Fprintf(os.Stderr, "bareclient: -http %q: want 1.1 or 2\n", o.httpVersion)
 		os.Exit(2)
 	}
-	if *connStreams < 1 {
-		fmt.Fprintf(os.Stderr, "bareclient: -conn-streams %d: want at least 1\n", *connStreams)
+	if o.connStreams < 1 {
+		fmt.Fprintf(os.Stderr, "bareclient: -conn-streams %d: want at least 1\n", o.connStreams)
 		os.Exit(2)
 	}
+	return o
+}
 
-	body := func(seed int64) []byte {
-		b := map[string]any{
-			"model":          *model,
-			"messages":       []map[string]string{{"role": "user", "content": "Write a long story."}},
-			"max_tokens":     *maxTokens,
-			"stream":         true,
-			"stream_options": map[string]any{"include_usage": true},
-		}
-		if *seedPerRequest {
-			b["seed"] = seed
-		}
-		p, err := json.Marshal(b)
-		if err != nil {
-			panic(err)
-		}
-		return p
+// body is the request of every call; with -seed-per-request each carries
+// its own seed.
+func (o options) body(seed int64) []byte {
+	b := map[string]any{
+		"model":          o.model,
+		"messages":       []map[string]string{{"role": "user", "content": "Write a long story."}},
+		"max_tokens":     o.maxTokens,
+		"stream":         true,
+		"stream_options": map[string]any{"include_usage": true},
 	}
-	payload := body(0)
-	clients := newClients(*vus, *httpVersion, *connStreams, *tlsInsecure)
+	if o.seedPerRequest {
+		b["seed"] = seed
+	}
+	p, err := json.Marshal(b)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
 
-	ctx, cancel := context.WithTimeout(context.Background(), *duration)
+// run loops -vus goroutines of calls for -duration, each group of
+// -conn-streams started as k6's VU of the same number would be, and returns
+// the counts, every answer's timing (with -requests-out) and how long it took.
+func (o options) run() (*counters, [][]timing, time.Duration) {
+	payload := o.body(0)
+	clients := newClients(o.vus, o.httpVersion, o.connStreams, o.tlsInsecure)
+	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
 	defer cancel()
 	reqCtx := ctx // what cuts the answers open at the end
-	if *finishOpen {
+	if o.finishOpen {
 		reqCtx = context.Background()
 	}
 	var c counters
 	var wg sync.WaitGroup
-	timings := make([][]timing, *vus)
+	timings := make([][]timing, o.vus)
 	start := time.Now()
-	groups := (*vus + *connStreams - 1) / *connStreams
-	for i := range *vus {
+	groups := (o.vus + o.connStreams - 1) / o.connStreams
+	for i := range o.vus {
 		wg.Go(func() {
 			// Group g of n starts g/n of -start-spread late, as k6's VU g+1 does.
-			time.Sleep(time.Duration(i / *connStreams) * *startSpread / time.Duration(groups))
+			time.Sleep(time.Duration(i/o.connStreams) * o.startSpread / time.Duration(groups))
 			for n := int64(0); ctx.Err() == nil; n++ {
 				p := payload
-				if *seedPerRequest {
-					p = body(int64(i+1)*1_000_000 + n) // as bench/accuracy.js numbers its calls
+				if o.seedPerRequest {
+					p = o.body(int64(i+1)*1_000_000 + n) // as bench/accuracy.js numbers its calls
 				}
-				t := stream(reqCtx, clients[i], *url+"/chat/completions", p, &c, *requestsOut != "")
+				t := stream(reqCtx, clients[i], o.url+"/chat/completions", p, &c, o.requestsOut != "")
 				if t != nil {
 					timings[i] = append(timings[i], *t)
 				}
@@ -148,20 +183,7 @@ func main() {
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	if *requestsOut != "" {
-		if err := writeTimings(*requestsOut, timings); err != nil {
-			fmt.Fprintln(os.Stderr, "bareclient:", err)
-			os.Exit(1)
-		}
-	}
-
-	s := summary{
-		Client: "bare", VUs: *vus, DurationSec: elapsed.Seconds(),
-		Requests: c.requests.Load(), Failed: c.failed.Load(), OutputTokens: c.tokens.Load(), Events: c.events.Load(),
-	}
-	s.TokensPerSec = float64(s.OutputTokens) / s.DurationSec
-	_ = json.NewEncoder(os.Stdout).Encode(s)
+	return &c, timings, time.Since(start)
 }
 
 // newClients gives each goroutine its client. Over HTTP/1.1 they share one

@@ -26,7 +26,7 @@ func (p *vuPace) next(vu modules.VU, pace conversation.Pace, now time.Time) time
 	}
 	user := 0
 	if st := vu.State(); st != nil && st.VUIDGlobal > 0 {
-		user = int(st.VUIDGlobal - 1) //nolint:gosec // a VU number fits
+		user = int(st.VUIDGlobal - 1) // #nosec G115 -- a VU number fits an int
 	}
 	return pace.First(anchor, user)
 }

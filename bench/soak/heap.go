@@ -1,14 +1,17 @@
 package main
 
 import (
+	"regexp"
+
 	"github.com/google/pprof/profile"
 )
 
 // trendSinkAdd is where k6 keeps every Trend sample for its end-of-test
-// summary and thresholds (go.k6.io/k6/metrics.TrendSink: a []float64 that
-// only grows). The module cannot change that sink, so the soak measures it
-// apart from everything else.
-const trendSinkAdd = "go.k6.io/k6/metrics.(*TrendSink).Add"
+// summary and thresholds (metrics.TrendSink: a []float64 that only grows).
+// The module cannot change that sink, so the soak measures it apart from
+// everything else. Either k6 major: the soak measures a v2 build
+// (go.k6.io/k6/v2/metrics) as it does the module's own v1 build.
+var trendSinkAdd = regexp.MustCompile(`^go\.k6\.io/k6(/v[0-9]+)?/metrics\.\(\*TrendSink\)\.Add$`)
 
 // heapSplit is k6's live heap (inuse_space after a forced collection), in
 // bytes: all of it, and the part allocated under trendSinkAdd.
@@ -34,10 +37,10 @@ func splitHeap(p *profile.Profile, idx int) heapSplit {
 	return h
 }
 
-func inStack(s *profile.Sample, function string) bool {
+func inStack(s *profile.Sample, function *regexp.Regexp) bool {
 	for _, loc := range s.Location {
 		for _, l := range loc.Line {
-			if l.Function != nil && l.Function.Name == function {
+			if l.Function != nil && function.MatchString(l.Function.Name) {
 				return true
 			}
 		}

@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 3s
 export CGO_ENABLED ?= 0
 
-.PHONY: all k6 llm-sim build llmstream setup test unit e2e k6v2 fuzz-short vet lint types bench bench-calls accuracy accuracy-short memory soak soak-short demo clean
+.PHONY: all k6 llm-sim build llmstream setup test unit e2e k6v2 xk6-lint fuzz-short vet lint types bench bench-calls accuracy accuracy-short memory soak soak-short demo clean
 
 # progress runs a long step and says what it waits for when it goes quiet (go test: a
 # line per package, test or example as it finishes); TEST_COUNTS, set by scripts/test.sh,
@@ -70,14 +70,34 @@ gosec: $(GOSEC)
 $(GOSEC):
 	env GOBIN=$(dir $(GOSEC)) $(GO) install github.com/securego/gosec/v2/cmd/gosec@$(GOSEC_VERSION)
 
+## xk6-lint: the k6 extension registry's grading, `xk6 lint --preset strict` (k6 v1.8.1 for its build and smoke
+## checks), with xk6, gosec and govulncheck installed from the Go module proxy into .cache/tools (XK6=… takes an
+## xk6 built elsewhere). Not in make test: `vulnerability` needs the Go vulnerability database (vuln.go.dev),
+## `versions` a release tag; XK6_LINT_FLAGS='--disable vulnerability,versions' checks the rest offline (docs/lint.md).
+XK6_VERSION ?= v1.4.11
+GOVULNCHECK_VERSION ?= v1.9.0
+XK6 ?= $(CURDIR)/.cache/tools/xk6-$(XK6_VERSION)/xk6
+GOVULNCHECK := $(CURDIR)/.cache/tools/govulncheck-$(GOVULNCHECK_VERSION)/govulncheck
+XK6_LINT_FLAGS ?=
+xk6-lint: $(XK6) $(GOSEC) $(GOVULNCHECK)
+	PATH="$(dir $(GOSEC)):$(dir $(GOVULNCHECK)):$$PATH" $(XK6) lint --preset strict -k v1.8.1 $(XK6_LINT_FLAGS) .
+
+$(CURDIR)/.cache/tools/xk6-$(XK6_VERSION)/xk6:
+	env GOBIN=$(dir $@) $(GO) install go.k6.io/xk6@$(XK6_VERSION)
+
+$(GOVULNCHECK):
+	env GOBIN=$(dir $@) $(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
+
 $(GOLANGCI_LINT): | $(PROGRESS)
 	@echo "lint: installing golangci-lint $(GOLANGCI_LINT_VERSION) into .cache/tools: go install compiles it from source, about 5 minutes on an empty Go cache (once)"
 	@$(PROGRESS) -stage lint-install -hint 'compiling golangci-lint from source (about 5 minutes on an empty Go cache, once)' -- \
 	  env GOBIN=$(dir $(GOLANGCI_LINT)) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
-## types: index.d.ts and every example type-checked by TypeScript (checkJs); needs node and npm.
+## types: index.d.ts and every example type-checked by TypeScript (checkJs), against k6 v1.8's types (@types/k6 1.x)
+## and k6 v2's (@types/k6 2.x, tsconfig.k6v2.json); needs node and npm.
 types: node_modules/.package-lock.json $(PROGRESS)
 	@$(PROGRESS) -stage types $(COUNTS) -- ./node_modules/.bin/tsc -p tsconfig.json
+	@$(PROGRESS) -stage types-k6v2 $(COUNTS) -- ./node_modules/.bin/tsc -p tsconfig.k6v2.json
 
 node_modules/.package-lock.json: package.json package-lock.json | $(PROGRESS)
 	@$(PROGRESS) -stage npm -hint 'npm ci installs TypeScript into node_modules' -- npm ci --no-audit --no-fund

@@ -10,12 +10,11 @@ import (
 // A heap profile with one stack through TrendSink.Add (inlined into the
 // ingester, as Go lists inlined calls) and two others: the Trend store is the
 // one, everything else the rest; for k6 v1 and for v2, whose packages are under
-// go.k6.io/k6/v2 (the path is put together: scripts/k6v2.sh rewrites quoted
-// k6 import paths).
+// go.k6.io/k6/v2 (raw strings: the port's rewrite in scripts/k6v2.sh changes
+// quoted k6 import paths, and these are function names, not imports).
 func TestSplitHeapFindsTheTrendStore(t *testing.T) {
 	t.Parallel()
-	for _, major := range []string{"", "/v2"} {
-		k6 := "go.k6.io/k6" + major
+	for _, k6 := range []string{`go.k6.io/k6`, `go.k6.io/k6/v2`} {
 		fn := func(id uint64, name string) *profile.Function { return &profile.Function{ID: id, Name: name} }
 		add, ingest := fn(1, k6+"/metrics.(*TrendSink).Add"), fn(2, k6+"/internal/metrics/engine.(*outputIngester).flushMetrics")
 		stream, goja := fn(3, "github.com/llmstream/xk6-llmstream/internal/stream.(*Reader).Next"), fn(4, "github.com/grafana/sobek.(*Runtime).New")

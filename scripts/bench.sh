@@ -7,8 +7,10 @@
 #   3. a CPU profile of k6 during a loopback run, split by who spends the CPU
 #   4. calls (not in the default parts): the per-call cost, the loopback run with
 #      4-token answers (calls/s and client CPU per call, k6 vs the bare client):
-#      BENCH_PARTS=calls ./scripts/bench.sh, or make bench-calls; K6_BASE (another
-#      k6 build, e.g. an earlier commit's) runs beside them as base-event
+#      BENCH_PARTS=calls ./scripts/bench.sh, or make bench-calls
+# K6_BASE (another k6 build: an earlier commit's, or the k6 v2 build of make k6v2
+# with K6V2_OUT) runs beside ./k6 in the same rounds, as base-request and base-event
+# in the loopback part and base-event in calls
 # Knobs (environment): BENCH_PARTS ("go loopback"; the loopback part includes the
 # profile unless PROFILE_SECONDS=0), BENCHTIME (2s), COUNT (3), ROUNDS (3),
 # DURATION (30s), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20), OUT (temp dir),
@@ -35,6 +37,7 @@ if [[ " $parts " == *" loopback "* ]]; then
   go build -trimpath -o "$out/loopback" ./bench/loopback
   "$out/loopback" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
     -rounds "${ROUNDS:-3}" -duration "${DURATION:-30s}" -vus "${VUS:-50}" -max-tokens "${MAX_TOKENS:-1000}" \
+    -clients "bare,k6-request,k6-event${K6_BASE:+,base-request,base-event}" -k6-base "${K6_BASE:-}" \
     -profile-seconds "${PROFILE_SECONDS:-20}"
 fi
 

@@ -137,79 +137,97 @@ func join(tracePath, clientPath string) (*errors, error) {
 		return nil, err
 	}
 	e := &errors{calls: len(calls)}
-	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
 	for _, c := range calls {
-		if c.Lag != nil {
-			e.lag = append(e.lag, *c.Lag)
-		}
-		if c.Send != nil && *c.Send >= halfStepMS {
-			e.sentLate++
-		}
-		if c.Late != nil {
-			e.ttftJudged++
-			if *c.Late {
-				e.ttftLateN++
-			}
-		}
+		e.addClientFacts(c)
 		if !c.OK || c.TTFT == nil || c.TTFB == nil {
 			e.failed++
 			continue
 		}
-		s, ok := byID[c.ID]
-		if !ok || s.FirstTokenNS == 0 {
-			continue
-		}
-		e.joined++
-		if e.joined == 1 || s.Completion < e.minTokens {
-			e.minTokens = s.Completion
-		}
-		e.maxTokens = max(e.maxTokens, s.Completion)
-		ttftErr := *c.TTFT - ms(s.FirstTokenNS-s.ArrivalNS)
-		e.ttft = append(e.ttft, ttftErr)
-		readErr := (*c.TTFT - *c.TTFB) - ms(s.FirstTokenNS-s.HeadersNS)
-		out := s.outputChunks()
-		if c.Late != nil {
-			if len(out) > 1 && ms(out[1]-out[0]) < burstMS {
-				e.bursts++
-				if *c.Late {
-					e.burstsLate++
-				}
-			}
-			if !*c.Late && readErr >= halfStepMS {
-				e.missedLate++
-			}
-			if !*c.Late && ttftErr >= halfStepMS {
-				e.missedTTFT++
-			}
-			if *c.Late {
-				e.ttftLate = append(e.ttftLate, ttftErr)
-			}
-		}
-		if ttftErr >= halfStepMS {
-			e.over++
-		}
-		e.read = append(e.read, readErr)
-		if s.ConnRequest == 1 {
-			e.newConn++
-			e.ttftNewConn = append(e.ttftNewConn, ttftErr)
-		} else {
-			e.ttftReused = append(e.ttftReused, ttftErr)
-		}
-		if c.Send != nil {
-			e.unsent = append(e.unsent, ttftErr-*c.Send)
-		}
-		if c.Gaps == nil {
-			continue // the k6 script asks for the gaps of one call in four
-		}
-		if len(out) != len(c.Gaps)+1 {
-			e.gapCountMismatch++
-			continue
-		}
-		for i, g := range c.Gaps {
-			e.gap = append(e.gap, g-ms(out[i+1]-out[i]))
+		if s, ok := byID[c.ID]; ok && s.FirstTokenNS != 0 {
+			e.addJoined(c, s)
 		}
 	}
 	return e, nil
+}
+
+func nsToMS(ns int64) float64 { return float64(ns) / 1e6 }
+
+// addClientFacts counts what the client says of its own call, joined or
+// not: the module's lag, a late send, and whether its TTFT was judged late.
+func (e *errors) addClientFacts(c clientRecord) {
+	if c.Lag != nil {
+		e.lag = append(e.lag, *c.Lag)
+	}
+	if c.Send != nil && *c.Send >= halfStepMS {
+		e.sentLate++
+	}
+	if c.Late != nil {
+		e.ttftJudged++
+		if *c.Late {
+			e.ttftLateN++
+		}
+	}
+}
+
+// addJoined adds an answered call joined with its trace line: its TTFT and
+// read-side errors, by connection, and its gap errors.
+func (e *errors) addJoined(c clientRecord, s *serverRecord) {
+	e.joined++
+	if e.joined == 1 || s.Completion < e.minTokens {
+		e.minTokens = s.Completion
+	}
+	e.maxTokens = max(e.maxTokens, s.Completion)
+	ttftErr := *c.TTFT - nsToMS(s.FirstTokenNS-s.ArrivalNS)
+	e.ttft = append(e.ttft, ttftErr)
+	readErr := (*c.TTFT - *c.TTFB) - nsToMS(s.FirstTokenNS-s.HeadersNS)
+	out := s.outputChunks()
+	if c.Late != nil {
+		e.addJudgement(*c.Late, out, ttftErr, readErr)
+	}
+	if ttftErr >= halfStepMS {
+		e.over++
+	}
+	e.read = append(e.read, readErr)
+	if s.ConnRequest == 1 {
+		e.newConn++
+		e.ttftNewConn = append(e.ttftNewConn, ttftErr)
+	} else {
+		e.ttftReused = append(e.ttftReused, ttftErr)
+	}
+	if c.Send != nil {
+		e.unsent = append(e.unsent, ttftErr-*c.Send)
+	}
+	if c.Gaps == nil {
+		return // the k6 script asks for the gaps of one call in four
+	}
+	if len(out) != len(c.Gaps)+1 {
+		e.gapCountMismatch++
+		return
+	}
+	for i, g := range c.Gaps {
+		e.gap = append(e.gap, g-nsToMS(out[i+1]-out[i]))
+	}
+}
+
+// addJudgement holds the module's own verdict (late: its first token was
+// read late) against the trace: first tokens sent in a burst, and late reads
+// or TTFTs the verdict missed.
+func (e *errors) addJudgement(late bool, out []int64, ttftErr, readErr float64) {
+	if len(out) > 1 && nsToMS(out[1]-out[0]) < burstMS {
+		e.bursts++
+		if late {
+			e.burstsLate++
+		}
+	}
+	if !late && readErr >= halfStepMS {
+		e.missedLate++
+	}
+	if !late && ttftErr >= halfStepMS {
+		e.missedTTFT++
+	}
+	if late {
+		e.ttftLate = append(e.ttftLate, ttftErr)
+	}
 }
 
 // outputChunks are the write times of the chunks that carried output.

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/llmstream/xk6-llmstream/internal/asplanned"
 )
 
 // pair is a loopback TCP connection: the client side wrapped, the server's plain.
@@ -390,24 +392,40 @@ func TestHoldsCountAndCloseLeaves(t *testing.T) {
 // look that missed the first of two segments leaves it open as wide as the
 // time between them, and a connection nobody watches has none.
 func TestWindowIsTheTimeSinceTheLookBefore(t *testing.T) {
-	const step = 40 * time.Millisecond
 	c, srv := pair(t)
 	waitForStamps(t, c, srv)
 	if _, ok := c.Window(); ok {
 		t.Fatal("a connection nobody watches has a window")
 	}
+	measureAsPlanned(t, func() (string, string) {
+		c, srv := pair(t) // a fresh one: a failed attempt may leave bytes unread
+		waitForStamps(t, c, srv)
+		return windowsOfLooks(t, c, srv)
+	})
+}
+
+// windowsOfLooks looks and writes on c as the watcher and a server would, and
+// says how the test's own looks and writes strayed from the plan (a write
+// right after the look before it; the segments meant to share one look a
+// step apart, not more) and what it found wrong with the reads' windows.
+func windowsOfLooks(t *testing.T, c *Conn, srv net.Conn) (offPlan, failure string) {
+	const step = 40 * time.Millisecond
 	w := newWatcher(-1) // no epoll set: the test says when it looks
 	c.watched.Store(w)
 	defer c.watched.Store(nil)
+	var plan asplanned.Plan
+	var looked time.Time
 	look := func() {
-		at := time.Now().UnixNano()
+		looked = time.Now()
 		w.peekHead(c, w.lookDone.Load())
-		w.lookDone.Store(at)
+		w.lookDone.Store(looked.UnixNano())
 	}
-	write := func(s string) {
+	// write sends s; promptly: its bytes come at most slack after the look before.
+	write := func(s string, slack time.Duration) {
 		if _, err := srv.Write([]byte(s)); err != nil {
 			t.Fatal(err)
 		}
+		plan.Within(fmt.Sprintf("writing %q after the look before", s), time.Since(looked), 0, slack)
 		time.Sleep(2 * time.Millisecond) // on the loopback, there
 	}
 	read := func() (string, time.Duration) {
@@ -422,33 +440,34 @@ func TestWindowIsTheTimeSinceTheLookBefore(t *testing.T) {
 		}
 		return string(buf[:n]), d
 	}
+	var found []string
 	expect := func(what, want string, lo, hi time.Duration) {
-		t.Helper()
 		got, d := read()
 		t.Logf("%s: read %q, window %s", what, got, d)
 		if got != want || d < lo || d > hi {
-			t.Fatalf("%s: read %q with a window of %s, want %q within [%s, %s]", what, got, d, want, lo, hi)
+			found = append(found, fmt.Sprintf("%s: read %q with a window of %s, want %q within [%s, %s]", what, got, d, want, lo, hi))
 		}
 	}
-
+	onTime := step / 8 // half the bound the windows are held to
 	look()
-	write("one ")
+	write("one ", onTime)
 	look()
 	time.Sleep(step)
 	look()
-	write("two ")
+	write("two ", onTime)
 	look()
 	expect("marked, looked on time", "one ", 0, step/4)
 	expect("marked, looked on time", "two ", 0, step/4)
 
 	look()
-	write("three ")
+	write("three ", onTime)
 	expect("read before the watcher looked", "three ", 0, step/4)
 
 	look()
-	write("four ")
+	write("four ", onTime)
 	time.Sleep(step)
-	write("five ")
+	write("five ", step+step/2) // a step apart: the bound is two
 	look()
 	expect("one look for two segments", "four five ", step*3/4, step*2)
+	return plan.Strays(), strings.Join(found, "; ")
 }

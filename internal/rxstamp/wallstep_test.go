@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/asplanned"
 )
 
 // Kernel receive stamps are on the wall clock (CLOCK_REALTIME), and a test
@@ -38,6 +40,22 @@ func wallStep(from time.Time) time.Duration {
 func measureWithoutWallStep(t *testing.T, measure func() (failure string)) {
 	t.Helper()
 	retryAcrossSteps(t, wallStep, measure)
+}
+
+// measureAsPlanned runs measure, which sets its scenario up and returns how
+// its own actors strayed from the plan and what it found wrong, and takes it
+// again (at most asplanned.Attempts times) when they strayed or the wall
+// clock was stepped while it ran, whatever it found.
+func measureAsPlanned(t *testing.T, measure func() (offPlan, failure string)) {
+	t.Helper()
+	asplanned.Retry(t, asplanned.Attempts, func() (string, string) {
+		from := time.Now()
+		offPlan, failure := measure()
+		if step := wallStep(from); step.Abs() > stepTolerance {
+			offPlan = strings.TrimPrefix(offPlan+fmt.Sprintf("; the wall clock was stepped %s", step), "; ")
+		}
+		return offPlan, failure
+	})
 }
 
 // judge is the part of testing.T retryAcrossSteps uses.

@@ -28,7 +28,7 @@ const tgi = new llm.Client({baseURL: 'http://127.0.0.1:1', protocol: 'tgi'});`)
 		`client.agent({tools: {f: () => 1}, badCalls: 'ignore'})`:    "badCalls must be 'report' or 'fail'",
 		`client.agent({tools: {f: () => 1}, think: '1s'})`:           "think: an agent's steps follow each other",
 		`client.agent({tools: {f: () => 1}, body: {tools: []}})`:     "body.tools is declared from tools",
-		`client.agent({tools: {f: () => 1}, sytem: 'x'})`:            "sytem",
+		`client.agent({tools: {f: () => 1}, systemPrompt: 'x'})`:     "systemPrompt",
 		`tgi.agent({tools: {f: () => 1}})`:                           "protocol tgi has no tool calls",
 	} {
 		_, err := vu.rt.VU.Runtime().RunString(code)

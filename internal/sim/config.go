@@ -50,6 +50,11 @@ type ModelProfile struct {
 	OmitFinishReason  bool   `json:"omit_finish_reason" yaml:"omit_finish_reason"`   // no chunk names a finish (llm-d's simulator)
 	CachedTokensField string `json:"cached_tokens_field" yaml:"cached_tokens_field"` // prompt_tokens_details | prompt_tokens_detail | none
 
+	// ToolCalls answers a streamed request that declares tools, and carries
+	// no X-Sim-Tool-Calls, with tool calls: the header's syntax ("2,1";
+	// tools.go). Empty: tool calls only when a request asks.
+	ToolCalls string `json:"tool_calls,omitempty" yaml:"tool_calls,omitempty"`
+
 	// Faults maps a fault (X-Sim-Fault syntax, e.g. "stall=2000@5") to the
 	// probability that a request gets it.
 	Faults map[string]float64 `json:"faults,omitempty" yaml:"faults,omitempty"`
@@ -231,6 +236,11 @@ func (p *ModelProfile) Validate() error {
 	if err := checkCachedField(p.CachedTokensField); err != nil {
 		check(false, "%v", err)
 	}
+	if p.ToolCalls != "" {
+		if _, err := parseToolRounds(p.ToolCalls); err != nil {
+			check(false, "tool_calls: %v", err)
+		}
+	}
 	for spec, prob := range p.Faults {
 		if _, err := ParseFaults(spec); err != nil {
 			check(false, "faults: %v", err)
@@ -399,6 +409,7 @@ var knobList = []Knob{ //nolint:gochecknoglobals // read-only table
 	{"retry_after_s", "Retry-After sent with the 429 of a full queue (s)"},
 	{"omit_finish_reason", "OpenAI routes: no chunk names a finish, as llm-d's inference simulator streams (bool)"},
 	{"cached_tokens_field", "OpenAI routes: usage's cached-token object, prompt_tokens_details | prompt_tokens_detail (llm-d's simulator) | none"},
+	{"tool_calls", "tool calls per round for a streamed request that declares tools and sends no X-Sim-Tool-Calls (calls, e.g. 2,1; empty = only when asked)"},
 }
 
 func knobIndex() map[string]int {

@@ -69,7 +69,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	if !req.IgnoreEOS {
 		outTokens, reason = m.outputLength(maxTokens, textSeed)
 	}
-	tools, aerr := toolAnswer(p, r, body, textSeed, id, req.Stream) // tool calls on demand (tools.go)
+	tools, aerr := toolAnswer(p, r, body, textSeed, id, req.Stream, m.p.ToolCalls) // tool calls on demand (tools.go)
 	if aerr != nil {
 		fail(aerr, OutcomeBadRequest)
 		return

@@ -97,14 +97,11 @@ func parseToolRequest(h http.Header) (*toolRequest, error) {
 		}
 		return nil, nil //nolint:nilnil // no tool calls asked for
 	}
-	tr := &toolRequest{}
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 64 {
-			return nil, fmt.Errorf("%s must list calls per round as integers 1..64 (e.g. \"2,1\"), got %q", ToolCallsHeader, v)
-		}
-		tr.perRound = append(tr.perRound, n)
+	rounds, err := parseToolRounds(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s %w", ToolCallsHeader, err)
 	}
+	tr := &toolRequest{perRound: rounds}
 	switch f := strings.TrimSpace(h.Get(ToolFaultHeader)); f {
 	case "", "unknown_tool", "malformed_arguments":
 		tr.fault = f
@@ -114,29 +111,56 @@ func parseToolRequest(h http.Header) (*toolRequest, error) {
 	return tr, nil
 }
 
+// parseToolRounds reads calls per round: "2,1".
+func parseToolRounds(v string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 64 {
+			return nil, fmt.Errorf("must list calls per round as integers 1..64 (e.g. \"2,1\"), got %q", v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 // toolAnswer is the plan of a request's tool-call answer, or nil when it is
 // answered with text (no tool calls asked for, or every round done).
-func toolAnswer(p protocol, r *http.Request, body []byte, seed uint64, id string, stream bool) (*toolPlan, *apiError) {
+// A model's tool_calls default is a default, not a request: a request it
+// cannot apply to (not streamed, no tools, a protocol without tools) is
+// answered with text rather than refused.
+func toolAnswer(p protocol, r *http.Request, body []byte, seed uint64, id string, stream bool, byDefault string) (*toolPlan, *apiError) {
 	tr, err := parseToolRequest(r.Header)
 	if err != nil {
 		return nil, badRequest(ToolCallsHeader, err.Error())
 	}
-	if tr == nil {
-		return nil, nil
+	asked := tr != nil
+	if !asked {
+		if byDefault == "" {
+			return nil, nil
+		}
+		rounds, _ := parseToolRounds(byDefault) // checked with the config
+		tr = &toolRequest{perRound: rounds}
+	}
+	refuse := func(param, msg string) (*toolPlan, *apiError) {
+		if !asked {
+			return nil, nil
+		}
+		return nil, badRequest(param, msg)
 	}
 	if !stream {
-		return nil, badRequest(ToolCallsHeader, "llm-sim answers with tool calls in streamed requests only")
+		return refuse(ToolCallsHeader, "llm-sim answers with tool calls in streamed requests only")
 	}
 	reader, ok := p.(toolRequestReader)
 	if _, streams := p.(toolStreamer); !ok || !streams {
-		return nil, badRequest(ToolCallsHeader, "llm-sim answers with tool calls in openai-chat, openai-responses, anthropic, gemini and ollama chat, not in "+p.name())
+		return refuse(ToolCallsHeader, "llm-sim answers with tool calls in openai-chat, openai-responses, anthropic, gemini and ollama chat, not in "+p.name())
 	}
 	th, aerr := reader.toolHistory(body)
 	if aerr != nil {
-		return nil, aerr
+		return refuse(aerr.Param, aerr.Message)
 	}
 	if len(th.tools) == 0 {
-		return nil, badRequest("tools", ToolCallsHeader+" asks for tool calls but the request declares no tools")
+		return refuse("tools", ToolCallsHeader+" asks for tool calls but the request declares no tools")
 	}
 	if th.rounds >= len(tr.perRound) {
 		return nil, nil

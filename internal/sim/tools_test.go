@@ -195,3 +195,31 @@ func TestToolRequestsRefused(t *testing.T) {
 		assert.True(t, strings.Contains(string(b), c.want), "%s %v: %s", c.path, c.header, b)
 	}
 }
+
+// A model's tool_calls answers requests that declare tools without the
+// header; a request it cannot apply to gets text, not a 400.
+func TestToolCallsByDefault(t *testing.T) {
+	m := fastModel("m")
+	m.ToolCalls = "1"
+	s := newTestSim(t, m)
+	c := toolCases()[0]
+	h, _ := conversation.New(conversation.Options{Protocol: c.protocol})
+	h.User("q")
+	r := s.toolTurn(c, h)
+	require.Len(t, r.ToolCalls, 1)
+	h.Answer("", "", callsOf(r))
+	h.Results(resultsFor(callsOf(r)))
+	assert.Empty(t, s.toolTurn(c, h).ToolCalls, "one round, then text")
+	assert.Len(t, s.toolTurn(c, h, ToolCallsHeader, "1,2").ToolCalls, 2, "the header wins")
+	for _, body := range []string{chatBody("q", 10, `"stream":true`), chatBody("q", 10, `"tools":[{"type":"function","function":{"name":"f"}}]`)} {
+		resp := s.post("/v1/chat/completions", body)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, body)
+	}
+	bad := fastModel("b")
+	bad.ToolCalls = "two"
+	cfg := DefaultConfig()
+	cfg.Models = []ModelConfig{bad}
+	assert.ErrorContains(t, cfg.Validate(), "tool_calls")
+}

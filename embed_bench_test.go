@@ -20,7 +20,9 @@ import (
 // (net/http, the body read whole and decoded with encoding/json, as a
 // hand-written load generator would) against the same in-process server,
 // at batch 1 and 32, float and base64, 1024 dimensions. calls/s is
-// 1e9 / ns/op; the ratio of the two clients in one run is the figure.
+// 1e9 / ns/op; the ratio of the two clients in one run is the figure. On a
+// shared machine wall time swings with the neighbours: scripts/embed-cpu.sh
+// runs each case in its own process and reports CPU per call instead.
 //
 //	go test -run '^$' -bench EmbedCall -benchmem .
 func BenchmarkEmbedCall(b *testing.B) {

@@ -25,6 +25,9 @@ type Comparison struct {
 	// Server is the servers' own figures against the baseline's
 	// (serverMetrics on both sides; server_baseline.go).
 	Server []ServerChange `json:"server,omitempty"`
+	// Capacity is the capacity search's answer against the baseline's
+	// (both runs searched; capacity_baseline.go).
+	Capacity *CapacityChange `json:"capacity,omitempty"`
 }
 
 // ComparisonRow is one figure compared. Times in ms; a positive delta is slower.
@@ -95,6 +98,7 @@ func Compare(cur, base *Record) *Comparison {
 	c := newComparison(base)
 	c.Differences = Differences(cur.Run, base.Run)
 	c.Server = compareServers(cur.Server, base.Server)
+	c.Capacity = compareCapacity(cur.Capacity, base.Capacity)
 	seed := cur.seed
 	if seed == 0 {
 		seed = recordCompareSeed

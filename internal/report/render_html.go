@@ -49,6 +49,9 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 			findings = slices.DeleteFunc(findings, func(f Finding) bool { return f.ID == "server_count_mismatch" })
 		}
 		findings = serverChangeFinding(compareServers(opt.Server, baselineServer(opt)), findings)
+		if opt.Baseline != nil {
+			findings = capacityChangeFinding(compareCapacity(r.Capacity, opt.Baseline.Capacity), findings)
+		}
 	}
 	opt.Findings = findings
 	rec, err := runRecord(r, findings, cmp, opt)
@@ -253,6 +256,7 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
 	}
 	b.WriteString("</table>\n")
 	writeServerChangesHTML(b, cmp.Server)
+	writeCapacityChangeHTML(b, cmp.Capacity)
 }
 
 // Tick labels: the ticks sit on round values, so they print without the

@@ -152,6 +152,7 @@ func writeComparisonText(b *strings.Builder, cmp *Comparison) {
 		fmt.Fprintf(b, "\n  ⚠ %s\n", d)
 	}
 	writeServerChangesText(b, cmp.Server)
+	writeCapacityChangeText(b, cmp.Capacity)
 	if len(cmp.Rows) == 0 {
 		b.WriteString("\n  baseline: no category in common with the baseline record\n")
 		return

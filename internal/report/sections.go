@@ -86,7 +86,7 @@ func imageRecords(groups []*ImageGroup) []ImageRecord {
 // sectionsText is the sections' text, after the chat figures.
 func sectionsText(r *Run) string {
 	out := ""
-	for _, s := range []string{RetrievalText(r.Retrieval), ImageText(r.Images), ConversationText(r.Turns, r.Jobs)} {
+	for _, s := range []string{CapacityText(r.Capacity), RetrievalText(r.Retrieval), ImageText(r.Images), ConversationText(r.Turns, r.Jobs)} {
 		if s != "" {
 			out += "\n" + s
 		}
@@ -96,6 +96,7 @@ func sectionsText(r *Run) string {
 
 // writeSectionsHTML writes the sections as tables with the text's columns.
 func writeSectionsHTML(b *bytes.Buffer, r *Run) {
+	writeCapacityHTML(b, r.Capacity)
 	if len(r.Retrieval) > 0 {
 		b.WriteString(`<h2>Embeddings and rerank</h2><p class="sub">Non-streamed calls: no TTFT or gaps. ` +
 			`Timings are the answered calls'; late p99 and dur from due count from the schedule's due time.</p>`)

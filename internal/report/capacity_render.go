@@ -1,0 +1,227 @@
+package report
+
+// The capacity search's section of the text and HTML reports: the answer in
+// one line, then every window the search ran, so a reader sees the staircase
+// that led to it and why each level passed or failed.
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"html"
+	"slices"
+	"strings"
+)
+
+// capacityAnswer is the section's headline: the level found (or why none
+// was), the bracket, the objective that bound it and the level to plan at.
+func capacityAnswer(c *Capacity) string {
+	switch c.Outcome {
+	case "below_min":
+		return fmt.Sprintf("capacity below min: the lowest level, %s %s, already failed", fmtLevel(c.Min), c.Unit) + capacityBinding(c)
+	case "above_max":
+		return fmt.Sprintf("capacity above max: the highest level, %s %s, passed every objective", fmtLevel(c.Max), c.Unit) + capacityPlan(c)
+	case "unfinished":
+		s := "capacity search unfinished: the test ended before the boundary was found to the precision"
+		if c.Capacity != nil {
+			s += fmt.Sprintf("; highest pass so far %s %s", fmtLevel(*c.Capacity), c.Unit)
+		}
+		if c.FirstFail != nil {
+			s += fmt.Sprintf(", first fail %s", fmtLevel(*c.FirstFail))
+		}
+		return s + capacityBinding(c)
+	}
+	s := "capacity " + fmtOptLevel(c.Capacity) + " " + c.Unit
+	if c.FirstFail != nil {
+		s += fmt.Sprintf(" (first fail %s, precision %s)", fmtLevel(*c.FirstFail), fmtPct(c.Precision))
+	}
+	if c.Boundary != "" {
+		s += ", a " + c.Boundary + " boundary"
+	}
+	return s + capacityBinding(c) + capacityPlan(c)
+}
+
+func capacityBinding(c *Capacity) string {
+	if c.Binding == "" {
+		return ""
+	}
+	return "; bound by " + c.Binding
+}
+
+func capacityPlan(c *Capacity) string {
+	if c.Recommended == nil {
+		return ""
+	}
+	return fmt.Sprintf("; plan production at %s %s (%s of it)", fmtLevel(*c.Recommended), c.Unit, fmtPct(c.Share))
+}
+
+// fmtLevel prints a level with the digits a search's precision gives it.
+func fmtLevel(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func fmtOptLevel(v *float64) string {
+	if v == nil {
+		return "unknown"
+	}
+	return fmtLevel(*v)
+}
+
+// fmtOptMS prints a window's percentile; "—" when it was not measured.
+func fmtOptMS(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmtMS(*v)
+}
+
+func fmtOptNum(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f", *v)
+}
+
+var capacityColumns = []string{"#", "phase", "level", "verdict", "calls", "ttft p95", "tpot p95", "e2e p99", //nolint:gochecknoglobals // column heads
+	"goodput/s", "out tok/s", "stopped", "why"}
+
+// cells is one window's row, in capacityColumns' order.
+func (w CapacityWindow) cells() []string {
+	stopped := ""
+	if w.EarlyStopS != nil {
+		stopped = fmt.Sprintf("at %.0fs", *w.EarlyStopS)
+	}
+	calls := fmt.Sprintf("%d", w.Calls)
+	if w.Failed > 0 {
+		calls += fmt.Sprintf(" (%d failed)", w.Failed)
+	}
+	return []string{fmt.Sprintf("%d", w.Index), w.Phase, fmtLevel(w.Level), w.Verdict, calls, fmtOptMS(w.TTFT.P95),
+		fmtOptMS(w.TPOT.P95), fmtOptMS(w.E2E.P99), fmtOptNum(w.Goodput), fmtOptNum(w.OutputTokensSec), stopped, w.Reason}
+}
+
+// CapacityText is the text report's capacity section ("" without a search).
+func CapacityText(c *Capacity) string {
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	objectives := make([]string, len(c.Objectives))
+	for i, o := range c.Objectives {
+		objectives[i] = o.Text
+		if o.Client != "" {
+			objectives[i] = o.Client + ": " + o.Text
+		}
+	}
+	fmt.Fprintf(&b, "capacity search (%s model, %s–%s %s, windows of %.0fs after %.0fs warm-up; %s)\n",
+		c.Model, fmtLevel(c.Min), fmtLevel(c.Max), c.Unit, c.WindowS, c.WarmupS, strings.Join(objectives, ", "))
+	fmt.Fprintf(&b, "  %s\n", capacityAnswer(c))
+	if c.Disagreement != "" {
+		fmt.Fprintf(&b, "  instances disagreed: %s\n", c.Disagreement)
+	}
+	rows := make([][]string, len(c.Windows))
+	for i, w := range c.Windows {
+		rows[i] = w.cells()
+	}
+	writeAlignedText(&b, capacityColumns, rows)
+	return b.String()
+}
+
+// writeAlignedText writes a table of text cells in columns as wide as
+// their widest cell; the last column is left ragged.
+func writeAlignedText(b *strings.Builder, head []string, rows [][]string) {
+	width := make([]int, len(head))
+	for _, row := range append([][]string{head}, rows...) {
+		for i, c := range row {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, row := range append([][]string{head}, rows...) {
+		b.WriteString("  ")
+		for i, c := range row {
+			if i == len(row)-1 {
+				b.WriteString(c)
+				break
+			}
+			fmt.Fprintf(b, "%-*s  ", width[i], c)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeCapacityHTML writes the section: the answer, level against TTFT p95
+// and against throughput with the capacity marked, and the windows' table.
+func writeCapacityHTML(b *bytes.Buffer, c *Capacity) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(b, `<h2>Capacity at the objectives</h2><p class="sub" id="capacity-answer">%s</p>`, html.EscapeString(capacityAnswer(c)))
+	if c.Disagreement != "" {
+		fmt.Fprintf(b, `<p class="sub">Instances disagreed: %s</p>`, html.EscapeString(c.Disagreement))
+	}
+	b.WriteString(`<div class="charts">`)
+	for _, ch := range capacityCharts(c) {
+		b.WriteString(ch.svg())
+	}
+	b.WriteString(`</div>`)
+	rows := make([][]string, len(c.Windows))
+	for i, w := range c.Windows {
+		rows[i] = w.cells()
+	}
+	writeTableHTML(b, "capacity", capacityColumns, rows)
+}
+
+// capacityCharts plots each window's level against its TTFT p95 and its
+// throughput, passing and failing windows apart, with the capacity found
+// drawn as a dashed vertical line (the boundary's low side).
+func capacityCharts(c *Capacity) []chart {
+	var passTTFT, failTTFT, tokens, goodput []point
+	maxTTFT, maxRate := 0.0, 0.0
+	for _, w := range c.Windows {
+		if p := w.TTFT.P95; p != nil {
+			if w.Verdict == "pass" {
+				passTTFT = append(passTTFT, point{w.Level, *p})
+			} else {
+				failTTFT = append(failTTFT, point{w.Level, *p})
+			}
+			maxTTFT = max(maxTTFT, *p)
+		}
+		if v := w.OutputTokensSec; v != nil {
+			tokens = append(tokens, point{w.Level, *v})
+			maxRate = max(maxRate, *v)
+		}
+		if v := w.Goodput; v != nil {
+			goodput = append(goodput, point{w.Level, *v})
+		}
+	}
+	sortPoints(passTTFT, failTTFT, tokens, goodput)
+	levelTick := func(v float64) string { return fmtLevel(v) }
+	ttft := chart{ID: "capacity-ttft", Title: "TTFT p95 by level (each window)", XLabel: "level (" + c.Unit + ")", YLabel: "TTFT p95",
+		FmtX: levelTick, FmtY: msTick, WholeX: c.Model == "concurrency",
+		Series: []series{{Name: "passed", Points: passTTFT}, {Name: "failed", Points: failTTFT}}}
+	rate := chart{ID: "capacity-throughput", Title: "Output tokens/s by level (each window)", XLabel: "level (" + c.Unit + ")", YLabel: "tokens/s",
+		FmtX: levelTick, FmtY: numTick, WholeX: c.Model == "concurrency", Series: []series{{Name: "output tokens/s", Points: tokens}}}
+	if c.Capacity != nil {
+		ttft.Series = append(ttft.Series, capacityMark(*c.Capacity, maxTTFT))
+		rate.Series = append(rate.Series, capacityMark(*c.Capacity, maxRate))
+	}
+	return []chart{ttft, rate}
+}
+
+func capacityMark(level, top float64) series {
+	return series{Name: "capacity " + fmtLevel(level), Dashed: true, Points: []point{{level, 0}, {level, top}}}
+}
+
+// sortPoints orders each series by level: the search visits levels out of
+// order, and a line is drawn through its points in turn.
+func sortPoints(all ...[]point) {
+	for _, ps := range all {
+		slices.SortStableFunc(ps, func(a, b point) int { return cmp.Compare(a.X, b.X) })
+	}
+}

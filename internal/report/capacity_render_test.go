@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-
 // searched is a found capacity of c req/s: windows at 1, 2, 4 passing, 8
 // failing early, then c confirmed.
 func searched(c float64, objectives ...string) *Capacity {

@@ -117,23 +117,46 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 		}
 	}()
 
-	// Wait until llm-sim runs every stream (each lasts -tokens seconds).
+	if err := waitAllRunning(sim.BaseURL, streams, tokens, exited, func() error { return waitErr }, k6Log.Name()); err != nil {
+		return l, err
+	}
+	time.Sleep(2 * time.Second)
+	if l.heapMB, l.rssMB, l.goroutines, err = readMedians(addr, cmd.Process.Pid); err != nil {
+		return l, err
+	}
+	// The heap profile of the last sample, for `go tool pprof -sample_index=inuse_space`.
+	if err := harness.Fetch(context.Background(), "http://"+addr+"/debug/pprof/heap", filepath.Join(out, fmt.Sprintf("memory-%d-heap.pprof", streams))); err != nil {
+		return l, err
+	}
+	if running, err := harness.SimMetric(context.Background(), sim.BaseURL, "llmsim_requests_running"); err != nil || int(running) < streams {
+		return l, fmt.Errorf("streams ended during the measurement (%.0f of %d open): raise -tokens", running, streams)
+	}
+	return l, nil
+}
+
+// waitAllRunning waits until llm-sim runs every stream (each lasts -tokens
+// seconds), for at most half of that; exited closes when k6 has ended first.
+func waitAllRunning(baseURL string, streams, tokens int, exited <-chan struct{}, waitErr func() error, k6Log string) error {
 	deadline := time.Now().Add(time.Duration(tokens) * time.Second / 2)
 	for {
-		running, err := harness.SimMetric(context.Background(), sim.BaseURL, "llmsim_requests_running")
+		running, err := harness.SimMetric(context.Background(), baseURL, "llmsim_requests_running")
 		if err == nil && int(running) >= streams {
-			break
+			return nil
 		}
 		select {
 		case <-exited:
-			return l, fmt.Errorf("k6 ended before all streams were open: %v (see %s)", waitErr, k6Log.Name())
+			return fmt.Errorf("k6 ended before all streams were open: %v (see %s)", waitErr(), k6Log)
 		case <-time.After(250 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return l, fmt.Errorf("only %.0f of %d streams open after %ds", running, streams, tokens/2)
+			return fmt.Errorf("only %.0f of %d streams open after %ds", running, streams, tokens/2)
 		}
 	}
-	time.Sleep(2 * time.Second)
+}
+
+// readMedians reads k6's live heap (after a forced collection), RSS and
+// goroutines five times, a second apart, and keeps each one's median.
+func readMedians(addr string, pid int) (heapMB, rssMB float64, goroutines int, err error) {
 	var heaps, rsss []float64
 	var gs []int
 	for range 5 {
@@ -141,25 +164,17 @@ func measure(k6, simBin, out string, streams, perVU, tokens int) (level, error) 
 		rt, err := harness.ReadK6Runtime(ctx, addr, true)
 		cancel()
 		if err != nil {
-			return l, err
+			return 0, 0, 0, err
 		}
-		rss, err := harness.RSSMB(cmd.Process.Pid)
+		rss, err := harness.RSSMB(pid)
 		if err != nil {
-			return l, err
+			return 0, 0, 0, err
 		}
 		heaps, rsss, gs = append(heaps, float64(rt.HeapAlloc)/(1<<20)), append(rsss, rss), append(gs, rt.Goroutines)
 		time.Sleep(time.Second)
 	}
-	// The heap profile of the last sample, for `go tool pprof -sample_index=inuse_space`.
-	if err := harness.Fetch(context.Background(), "http://"+addr+"/debug/pprof/heap", filepath.Join(out, fmt.Sprintf("memory-%d-heap.pprof", streams))); err != nil {
-		return l, err
-	}
 	slices.Sort(heaps)
 	slices.Sort(rsss)
 	slices.Sort(gs)
-	l.heapMB, l.rssMB, l.goroutines = heaps[2], rsss[2], gs[2]
-	if running, err := harness.SimMetric(context.Background(), sim.BaseURL, "llmsim_requests_running"); err != nil || int(running) < streams {
-		return l, fmt.Errorf("streams ended during the measurement (%.0f of %d open): raise -tokens", running, streams)
-	}
-	return l, nil
+	return heaps[2], rsss[2], gs[2], nil
 }

@@ -44,6 +44,7 @@ var typeProbes = []struct{ iface, call string }{ //nolint:gochecknoglobals // te
 var typeProbesLate = []struct{ iface, call string }{ //nolint:gochecknoglobals // test table
 	{"CallParams", "await client.chat({ messages: [] }, O)"},
 	{"ReportOptions", "report(data, O)"},
+	{"ConversationOptions", "client.conversation(O)"},
 }
 
 // lenientDecoders still ignore unknown names; the probe logs them instead of
@@ -97,6 +98,10 @@ func probeScript(t *testing.T, decl map[string][]string) string {
 	for _, k := range append(decl["CallParams"], "__undeclared") {
 		fmt.Fprintf(&b, "  late.push(await probeAsync(%q, %q, async () => { const O = { %s: undefined }; %s; }));\n",
 			"CallParams", k, k, typeProbesLate[0].call)
+	}
+	for _, k := range append(decl["ConversationOptions"], "__undeclared") {
+		fmt.Fprintf(&b, "  late.push(probe(%q, %q, () => { const O = { %s: undefined }; %s; }));\n",
+			"ConversationOptions", k, k, typeProbesLate[2].call)
 	}
 	b.WriteString("  console.log('PROBE ' + JSON.stringify(late));\n}\n")
 	b.WriteString("export function handleSummary(data) {\n  const late = [];\n")

@@ -18,6 +18,7 @@ const client = new Client({
 const closed = __ENV.MODEL === 'concurrency';
 const range = { min: Number(__ENV.MIN || (closed ? 1 : 4)), max: Number(__ENV.MAX || 64) };
 
+// #region search
 const search = Capacity.search({
   slo: { ttft: __ENV.TTFT || 'p95<250ms', e2e: 'p99<1s', errors: '<1%' },
   ...(closed ? { concurrency: range } : { rate: range, arrivals: __ENV.ARRIVALS === 'constant' ? 'constant' : 'poisson', seed: 1 }),
@@ -43,6 +44,7 @@ export default async function () {
   if (turn === null) return; // the answer is known (or the test is stopping)
   await client.chat({ messages: [{ role: 'user', content: 'Count to twenty.' }], max_tokens: 20 });
 }
+// #endregion
 
 export function handleSummary(data) {
   const r = search.result(); // the run record's capacity section

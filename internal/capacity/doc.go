@@ -53,9 +53,10 @@
 // read. Nothing compares TTFT with a fixed floor, so a fast model's
 // overload is caught as well as a slow one's. A closed model's queue is
 // bounded by its concurrency, so there TTFT alone cannot stop a window; a
-// figure still trending at the end lengthens the window once by half, and
-// a window still not settled then fails ("not settled"): it is never
-// trusted as a pass.
+// figure still trending at the end (TTFT on its way past its limit) lengthens
+// the window once by half, and a window still not settled then fails ("not
+// settled"): it is never trusted as a pass. Too few calls lengthen it up to
+// twice.
 //
 // # Several k6 instances
 //
@@ -68,8 +69,8 @@
 // that measure alike take the same decisions and stay on the same windows.
 // The limit: a share sees fewer calls, so near the boundary two instances
 // can read one window differently; then their staircases part. This is not
-// hidden: each instance's record carries its levels, and merging the
-// records compares them and says where they parted (report.MergeCapacity).
+// hidden: each instance's record carries its own windows and levels, so
+// the difference shows when the records are compared.
 // Give each instance enough calls per window (a longer window) to make that
 // rare.
 package capacity

@@ -114,7 +114,7 @@ func (cf capacityFactory) search(opts sobek.Value) (*jsSearch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: %w", err)
 	}
-	gauge, err := env.Registry.NewMetric("llm_capacity", metrics.Gauge)
+	gauge, err := env.Registry.NewMetric(capacity.Metric, metrics.Gauge)
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: llm_capacity: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/capacity"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
@@ -596,6 +597,7 @@ func registeredMetrics(t *testing.T) map[string]bool {
 	for _, m := range servermetrics.Metrics { // serverMetrics: registered beside the figures
 		out[m.Name] = true
 	}
+	out[capacity.Metric] = true // Capacity.search's answer
 	return out
 }
 

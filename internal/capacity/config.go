@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// Metric is the k6 metric (a Gauge) the binding pushes the answer to.
+const Metric = "llm_capacity"
+
 // Models of load.
 const (
 	ModelRate        = "rate"        // open: arrivals per second

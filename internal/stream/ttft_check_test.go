@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/asplanned"
 )
 
 // A first gap of zero is a late read when the server sent the rest apart and
@@ -80,35 +82,48 @@ func TestSendWaitIsFromT0ToTheRequestGoingOut(t *testing.T) {
 		// goroutine's wait for a CPU, this process's
 		{"HTTP/1.1, sent 12 ms late on a new connection, its dial 1 ms", 1, 12 * time.Millisecond, 12 * time.Millisecond, TTFTSentLate, time.Millisecond},
 	} {
-		call := openAICall(t)
-		t0 := time.Now()
-		call.Begin(t0)
-		if strings.Contains(c.name, "new connection") {
-			wd := NewWatchdog(Timeouts{}, func(error) {})
-			wd.ConnectStart()
-			time.Sleep(3 * time.Millisecond)
-			wd.ConnectDone(false)
-			call.SetWatchdog(wd)
-			defer wd.Stop()
-		}
-		setUp := c.dial // the connect, unless the dial reported its own time
-		if setUp > 0 {
-			call.SetUp(setUp)
-		}
-		if c.sent > 0 {
-			call.Sent(t0.Add(c.sent))
-			call.Sent(t0.Add(time.Hour)) // a redirect's request: the first counts
-		}
-		r := readChunks(t, call, c.proto, 20*time.Millisecond, tokenEvent(0), tokenEvent(1), tokenEvent(2), tokenEvent(3)+finishEvents)
-		require.True(t, r.OK, "%s: %v", c.name, r.Err)
-		if c.wait != Absent {
-			if setUp == 0 {
-				setUp = r.Connect // the set-up the call's watchdog measured
+		asplanned.Retry(t, asplanned.Attempts, func() (string, string) {
+			var plan asplanned.Plan
+			call := openAICall(t)
+			t0 := time.Now()
+			call.Begin(t0)
+			if strings.Contains(c.name, "new connection") {
+				wd := NewWatchdog(Timeouts{}, func(error) {})
+				wd.ConnectStart()
+				// a connect much over its few ms leaves too little
+				// of a 40 ms send wait to be late
+				plan.Sleep("the connect", 3*time.Millisecond, 20*time.Millisecond)
+				wd.ConnectDone(false)
+				call.SetWatchdog(wd)
+				defer wd.Stop()
 			}
-			c.wait = max(c.wait-setUp, 0)
-		}
-		require.Equal(t, c.wait, r.SendWait, c.name)
-		require.Equal(t, c.check, r.TTFTCheck, "%s: gaps %v", c.name, r.Gaps.Durations())
+			setUp := c.dial // the connect, unless the dial reported its own time
+			if setUp > 0 {
+				call.SetUp(setUp)
+			}
+			if c.sent > 0 {
+				call.Sent(t0.Add(c.sent))
+				call.Sent(t0.Add(time.Hour)) // a redirect's request: the first counts
+			}
+			// The verdict rests on the step the pauses make: the body's
+			// clock leaves their oversleeping out.
+			body := &chunkedBody{reads: []string{tokenEvent(0), tokenEvent(1), tokenEvent(2), tokenEvent(3) + finishEvents}, pause: 20 * time.Millisecond, plan: &plan}
+			call.SetArrivalClock(body)
+			r := readChunksOf(t, call, c.proto, body)
+			require.True(t, r.OK, "%s: %v", c.name, r.Err)
+			wait := c.wait
+			if wait != Absent {
+				if setUp == 0 {
+					setUp = r.Connect // the set-up the call's watchdog measured
+				}
+				wait = max(wait-setUp, 0)
+			}
+			require.Equal(t, wait, r.SendWait, c.name)
+			if r.TTFTCheck != c.check {
+				return plan.Strays(), fmt.Sprintf("%s: %v, want %v; gaps %v", c.name, r.TTFTCheck, c.check, r.Gaps.Durations())
+			}
+			return plan.Strays(), ""
+		})
 	}
 }
 
@@ -123,16 +138,34 @@ const finishEvents = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop
 // the reads given, pause apart, and finishes it.
 func readChunks(t *testing.T, call *Call, proto int, pause time.Duration, reads ...string) *Result {
 	t.Helper()
+	return readChunksOf(t, call, proto, &chunkedBody{reads: reads, pause: pause})
+}
+
+// readChunksOf is readChunks of a body the caller made (one that is also the
+// call's clock).
+func readChunksOf(t *testing.T, call *Call, proto int, body *chunkedBody) *Result {
+	t.Helper()
 	call.Respond(&http.Response{StatusCode: 200, ProtoMajor: proto, Header: http.Header{"Content-Type": {"text/event-stream"}}}, time.Now())
-	require.NoError(t, call.Read(&chunkedBody{reads: reads, pause: pause}))
+	require.NoError(t, call.Read(body))
 	return call.Finish()
 }
 
 // chunkedBody hands a stream to the reader in the reads given, pausing
 // between them: the first read holds what a late reader finds waiting.
+//
+// As the call's clock (Arrival) it runs as if every pause had lasted what was
+// planned: real time less what its sleeps overslept. A test whose verdict
+// rests on the decode step the pauses make is then not at the mercy of a
+// loaded machine's oversleeping (a pause of 20 ms that took 50 makes a 15 ms
+// send wait on time). What is left is the reader's own time between reads;
+// given a plan, the body notes in it a reader that took more than a
+// twentieth of a pause between two reads.
 type chunkedBody struct {
-	reads []string
-	pause time.Duration
+	reads     []string
+	pause     time.Duration
+	overslept time.Duration   // by the pauses so far
+	returned  time.Time       // when the latest read returned
+	plan      *asplanned.Plan // nil: the reader's time is not noted
 }
 
 func (b *chunkedBody) Read(p []byte) (int, error) {
@@ -142,18 +175,36 @@ func (b *chunkedBody) Read(p []byte) (int, error) {
 	if len(b.reads[0]) > len(p) {
 		panic("test read larger than the reader's buffer")
 	}
+	if took := time.Since(b.returned); b.plan != nil && !b.returned.IsZero() && took > b.pause/20 {
+		b.plan.Offf("the reader took %s between two reads", took)
+	}
 	n := copy(p, b.reads[0])
 	b.reads = b.reads[1:]
 	if len(b.reads) > 0 {
+		from := time.Now()
 		time.Sleep(b.pause)
+		b.overslept += time.Since(from) - b.pause
 	}
+	b.returned = time.Now()
 	return n, nil
 }
 
-// windowHolder is a held clock whose reads all came within window.
-type windowHolder struct{ window time.Duration }
+// Arrival is now as if every pause so far had lasted what was planned.
+func (b *chunkedBody) Arrival(now time.Time) time.Time { return now.Add(-b.overslept) }
 
-func (windowHolder) Arrival(now time.Time) time.Time { return now }
+// windowHolder is a held clock whose reads all came within window; its
+// arrivals are clock's, or now.
+type windowHolder struct {
+	window time.Duration
+	clock  ArrivalClock
+}
+
+func (h windowHolder) Arrival(now time.Time) time.Time {
+	if h.clock == nil {
+		return now
+	}
+	return h.clock.Arrival(now)
+}
 func (windowHolder) Hold()                           {}
 func (windowHolder) Release()                        {}
 func (h windowHolder) Window() (time.Duration, bool) { return h.window, true }
@@ -173,12 +224,22 @@ func TestAReadsWindowClearsAFirstTokenReadWithTheNext(t *testing.T) {
 		{"HTTP/1.1, both came within 30 ms", 1, 30 * time.Millisecond, TTFTReadLate},
 		{"HTTP/2, the connection's latest read came within 1 ms", 2, time.Millisecond, TTFTReadLate},
 	} {
-		call := openAICall(t)
-		call.SetArrivalClock(windowHolder{c.window})
-		call.Begin(time.Now())
-		r := readChunks(t, call, c.proto, 20*time.Millisecond, tokenEvent(0)+tokenEvent(1), tokenEvent(2), tokenEvent(3)+finishEvents)
-		require.True(t, r.OK, "%s: %v", c.name, r.Err)
-		require.Equal(t, c.want, r.TTFTCheck, "%s: gaps %v", c.name, r.Gaps.Durations())
+		// The body's clock leaves the pauses' oversleeping out: one
+		// overslept past twice the wide window would make even that
+		// under half the step.
+		asplanned.Retry(t, asplanned.Attempts, func() (string, string) {
+			var plan asplanned.Plan
+			call := openAICall(t)
+			body := &chunkedBody{reads: []string{tokenEvent(0) + tokenEvent(1), tokenEvent(2), tokenEvent(3) + finishEvents}, pause: 20 * time.Millisecond, plan: &plan}
+			call.SetArrivalClock(windowHolder{c.window, body})
+			call.Begin(time.Now())
+			r := readChunksOf(t, call, c.proto, body)
+			require.True(t, r.OK, "%s: %v", c.name, r.Err)
+			if r.TTFTCheck != c.want {
+				return plan.Strays(), fmt.Sprintf("%s: %v, want %v; gaps %v", c.name, r.TTFTCheck, c.want, r.Gaps.Durations())
+			}
+			return plan.Strays(), ""
+		})
 	}
 }
 

@@ -105,20 +105,8 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 		return err
 	}
 	defer simLog.Close()
-	args := []string{"--model", "sim-soak=fast", "--seed", "1", "--set", fmt.Sprint("decode_base_ms=", decodeMs)}
-	var faults []string
-	for _, f := range faultKinds {
-		if faultRate <= 0 {
-			break
-		}
-		spec := fmt.Sprintf("%s:%g", f, faultRate/float64(len(faultKinds)))
-		faults = append(faults, spec)
-		args = append(args, "--fault", spec)
-	}
 	tracePath := filepath.Join(out, "llm-sim-trace.jsonl")
-	if trace {
-		args = append(args, "--trace", tracePath)
-	}
+	args, faults := simArgs(faultRate, decodeMs, trace, tracePath)
 	sim, err := harness.StartSim(simBin, simLog, args...)
 	if err != nil {
 		return err
@@ -160,13 +148,9 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 	if runErr != nil {
 		return fmt.Errorf("k6: %w", runErr)
 	}
-	b, err := os.ReadFile(summaryPath) // #nosec G304 -- a file in the benchmark's output directory
+	s, err := readSummary(summaryPath)
 	if err != nil {
 		return err
-	}
-	var s summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("summary %q: %w", b, err)
 	}
 	fmt.Printf("\nk6: %.0f answers in %.0fs, %.0f failed (%.2f%%), %.0f output tokens; errors %v\n",
 		s.Requests, s.DurationSec, s.Failed, 100*s.Failed/max(s.Requests, 1), s.OutputTokens, s.Errors)
@@ -180,6 +164,37 @@ func soak(k6, simBin, out, gapSamples string, duration, every time.Duration, vus
 		return j.slope(samples, s)
 	}
 	return judge(samples)
+}
+
+// simArgs are llm-sim's flags: the soak's model, the faults (faultRate
+// shared among faultKinds, listed for the header) and the trace when asked.
+func simArgs(faultRate, decodeMs float64, trace bool, tracePath string) (args, faults []string) {
+	args = []string{"--model", "sim-soak=fast", "--seed", "1", "--set", fmt.Sprint("decode_base_ms=", decodeMs)}
+	for _, f := range faultKinds {
+		if faultRate <= 0 {
+			break
+		}
+		spec := fmt.Sprintf("%s:%g", f, faultRate/float64(len(faultKinds)))
+		faults = append(faults, spec)
+		args = append(args, "--fault", spec)
+	}
+	if trace {
+		args = append(args, "--trace", tracePath)
+	}
+	return args, faults
+}
+
+// readSummary reads what soak.js wrote of k6's summary at the end.
+func readSummary(path string) (summary, error) {
+	var s summary
+	b, err := os.ReadFile(path) // #nosec G304 -- a file in the benchmark's output directory
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("summary %q: %w", b, err)
+	}
+	return s, nil
 }
 
 // judgement is how the run is judged: by slopes after warm-up when maxGrowth

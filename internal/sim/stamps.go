@@ -11,7 +11,7 @@ import "time"
 // the monotonic clock, by the step. The monotonic clock is slewed as the wall
 // clock is, so the two drift apart only by steps: the stamps stay Unix times,
 // off from the wall clock by the steps taken since the process started.
-var traceEpoch = time.Now()
+var traceEpoch = time.Now() //nolint:gochecknoglobals // one epoch for the process: every stamp must share it
 
 // unixNano is t as a trace stamp: Unix nanoseconds on the epoch's timeline;
 // 0 for the zero time. A time without a monotonic reading (FakeClock's, or

@@ -11,8 +11,6 @@ import (
 type levels struct {
 	cfg   Config
 	tried []report.CapacityWindow // every judged window, in order
-	// confirming is the level of the confirmation window running.
-	confirming float64
 }
 
 // Outcomes.

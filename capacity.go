@@ -396,6 +396,7 @@ type jsSearch struct {
 	scope vuScope
 	due   *dueSlot
 	held  bool // this VU holds a concurrency slot (released at its next next())
+	ended bool // this VU was told the search is over (its later next() calls hold)
 }
 
 // MaxDuration is the longest the search can take ('360s'): the scenario's
@@ -408,8 +409,12 @@ func (j *jsSearch) MaxDuration() string {
 func (j *jsSearch) Model() string { return j.sh.cfg.Model }
 
 // Next waits for this VU's turn at the search's current level and returns
-// it ({level, window, phase…}), or null once the answer is known (after
-// holding the VU until the test ends) or the test is stopping.
+// it ({level, window, phase…}), or null once the answer is known or the
+// scenario's time is up. The first null comes at once, so a VU running its
+// turns in a loop (one iteration per VU) returns and the scenario ends with
+// the search; a VU calling next() again after its null (a constant-vus
+// pool's next iteration) is held until the scenario's time is up instead of
+// spinning.
 func (j *jsSearch) Next() (map[string]any, error) {
 	st := j.vu.State()
 	if st == nil {
@@ -429,9 +434,9 @@ func (j *jsSearch) Next() (map[string]any, error) {
 	for {
 		step := j.sh.advance()
 		j.push(st)
-		if step.Done || ctx.Err() != nil {
-			<-j.vu.Context().Done() // the answer is known: idle until the scenario ends
-			return nil, nil         //nolint:nilnil // null: the search is over
+		if step.Done || ctx.Err() != nil || scenarioOver(j.vu.Context()) {
+			j.over()
+			return nil, nil //nolint:nilnil // null: the search is over
 		}
 		if step.Draining {
 			sleepCtx(ctx, tickEvery)
@@ -446,6 +451,32 @@ func (j *jsSearch) Next() (map[string]any, error) {
 		turn["level"], turn["window"] = step.Level, step.Window
 		return turn, nil
 	}
+}
+
+// over returns at once the first time this VU learns the search is over,
+// and later holds it until the scenario's time is up.
+func (j *jsSearch) over() {
+	if !j.ended {
+		j.ended = true
+		return
+	}
+	ctx := j.vu.Context()
+	for ctx.Err() == nil && !scenarioOver(ctx) {
+		sleepCtx(ctx, tickEvery)
+	}
+}
+
+// scenarioOver tells whether the VU's scenario is past its regular time
+// (duration or maxDuration): k6 reports its progress as complete then, and
+// starts no more iterations; the graceful stop only lets calls in flight
+// end.
+func scenarioOver(ctx context.Context) bool {
+	ss := lib.GetScenarioState(ctx)
+	if ss == nil || ss.ProgressFn == nil {
+		return false
+	}
+	p, _ := ss.ProgressFn()
+	return p >= 1
 }
 
 // turn waits for a credit (open model) or a slot (closed model) and tells

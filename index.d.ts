@@ -1197,13 +1197,13 @@ declare module "k6/x/llmstream" {
     windows: CapacityWindow[];
   }
 
-  /** A capacity search driving an ordinary k6 scenario (a constant-vus pool). */
+  /** A capacity search driving an ordinary k6 scenario (a per-vu-iterations loop of turns, or a constant-vus pool). */
   export interface CapacitySearch {
-    /** Waits for this VU's turn at the current level; `null` once the answer is known (after holding the VU to the scenario's end). */
+    /** Waits for this VU's turn at the current level; `null` once the answer is known or the scenario's time is up (at once the first time; a later call holds the VU until the scenario's time is up). */
     next(): CapacityTurn | null;
     /** The answer so far. */
     result(): CapacityResult;
-    /** The longest the search can take (`'360s'`): the scenario's duration. */
+    /** The longest the search can take (`'360s'`): the scenario's duration or maxDuration. */
     maxDuration(): string;
     model(): 'rate' | 'concurrency';
   }

@@ -114,8 +114,12 @@ func checkCapacity(t *testing.T, r capacityRecord, want float64) {
 
 // TestCapacitySearch finds llm-sim's capacity with the open model (constant
 // arrivals, so the boundary is the service rate itself) and the closed one,
-// each in one ordinary k6 run of 3 s windows. Windows far past the capacity
-// end early as over-saturated, and their time is in the record.
+// each in one ordinary k6 run of 3 s windows, and with the open model on two
+// k6 instances at once (execution segments 0:1/2 and 1/2:1) against one
+// llm-sim: each runs half of every level's arrivals and decides from its own
+// half, and both reach the answer one instance reaches. Windows far past the
+// capacity end early as over-saturated, and their time is in the record. The
+// three run at once: each scenario ends as soon as its answer is known.
 func TestCapacitySearch(t *testing.T) {
 	args := simArgs(t, filepath.Join(repoRoot(t), "examples", "capacity.js"))
 	t.Run("open", func(t *testing.T) {
@@ -123,17 +127,7 @@ func TestCapacitySearch(t *testing.T) {
 		url := startSim(t, args...)
 		r := runCapacity(t, url, map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18"})[0]
 		checkCapacity(t, r, capacityRate)
-		early := 0
-		for _, w := range r.Capacity.Windows {
-			if w.EarlyStopS != nil {
-				early++
-				require.Less(t, *w.EarlyStopS, 3*1.5, "an early stop is inside its window")
-				require.InDelta(t, w.EndS-w.StartS, *w.EarlyStopS, 0.01)
-				require.Contains(t, w.Reason, "over-saturated")
-				require.Greater(t, w.Level, capacityRate, "only a window past the capacity is over-saturated")
-			}
-		}
-		require.Positive(t, early, "levels %v", r.levels())
+		checkEarlyStops(t, r, 3)
 	})
 	t.Run("closed", func(t *testing.T) {
 		t.Parallel()
@@ -141,26 +135,36 @@ func TestCapacitySearch(t *testing.T) {
 		r := runCapacity(t, url, map[string]string{"MODEL": "concurrency", "TTFT": "p95<150ms", "MIN_CAPACITY": "7"})[0]
 		checkCapacity(t, r, capacityConc)
 	})
+	t.Run("segments", func(t *testing.T) {
+		t.Parallel()
+		url := startSim(t, args...)
+		// Each instance sees half the calls: a longer window and a higher min
+		// keep enough of them in every window.
+		env := map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18", "WINDOW": "4s", "MIN": "12"}
+		recs := runCapacity(t, url, env, "0:1/2", "1/2:1")
+		for _, r := range recs {
+			checkCapacity(t, r, capacityRate)
+		}
+		require.Equal(t, "0:1/2", recs[0].Capacity.Segment)
+		require.Equal(t, "1/2:1", recs[1].Capacity.Segment)
+		require.InDelta(t, *recs[0].Capacity.Capacity, *recs[1].Capacity.Capacity, capacityError*capacityRate,
+			"levels %v and %v", recs[0].levels(), recs[1].levels())
+	})
 }
 
-// TestCapacitySearchOnSegments runs the open-model search on two k6
-// instances (execution segments 0:1/2 and 1/2:1) at once against one
-// llm-sim: each runs half of every level's arrivals and decides from its
-// own half, and both reach the answer one instance reaches.
-func TestCapacitySearchOnSegments(t *testing.T) {
-	if testing.Short() {
-		t.Skip("two k6 instances for a minute each: the long variant (make e2e)")
+// checkEarlyStops holds that some window of an open-model search ended early
+// as over-saturated, and only windows past the capacity did.
+func checkEarlyStops(t *testing.T, r capacityRecord, windowS float64) {
+	t.Helper()
+	early := 0
+	for _, w := range r.Capacity.Windows {
+		if w.EarlyStopS != nil {
+			early++
+			require.Less(t, *w.EarlyStopS, windowS*1.5, "an early stop is inside its window")
+			require.InDelta(t, w.EndS-w.StartS, *w.EarlyStopS, 0.01)
+			require.Contains(t, w.Reason, "over-saturated")
+			require.Greater(t, w.Level, capacityRate, "only a window past the capacity is over-saturated")
+		}
 	}
-	url := startSim(t, simArgs(t, filepath.Join(repoRoot(t), "examples", "capacity.js"))...)
-	// Each instance sees half the calls: a longer window and a higher min keep
-	// enough of them in every window.
-	env := map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18", "WINDOW": "4s", "MIN": "6"}
-	recs := runCapacity(t, url, env, "0:1/2", "1/2:1")
-	for _, r := range recs {
-		checkCapacity(t, r, capacityRate)
-	}
-	require.Equal(t, "0:1/2", recs[0].Capacity.Segment)
-	require.Equal(t, "1/2:1", recs[1].Capacity.Segment)
-	require.InDelta(t, *recs[0].Capacity.Capacity, *recs[1].Capacity.Capacity, capacityError*capacityRate,
-		"levels %v and %v", recs[0].levels(), recs[1].levels())
+	require.Positive(t, early, "levels %v", r.levels())
 }

@@ -30,8 +30,9 @@ const search = Capacity.search({
 export const options = {
   scenarios: {
     // The pool: at least as many VUs as calls the top of the range keeps in
-    // flight (rate × E2E for the open model, max for the closed one).
-    search: { executor: 'constant-vus', vus: 64, duration: __ENV.DURATION || search.maxDuration() },
+    // flight (rate × E2E for the open model, max for the closed one). Each VU
+    // runs one iteration, a loop of turns: the scenario ends with the search.
+    search: { executor: 'per-vu-iterations', vus: 64, iterations: 1, maxDuration: __ENV.DURATION || search.maxDuration() },
   },
   thresholds: {
     // The answer so far, pushed after every window: CI gates on it.
@@ -40,9 +41,11 @@ export const options = {
 };
 
 export default async function () {
-  const turn = search.next(); // waits for a credit (open) or a slot (closed) at the current level
-  if (turn === null) return; // the answer is known (or the test is stopping)
-  await client.chat({ messages: [{ role: 'user', content: 'Count to twenty.' }], max_tokens: 20 });
+  // next() waits for a credit (open) or a slot (closed) at the current level,
+  // and is null once the answer is known (or the scenario's time is up).
+  for (let turn = search.next(); turn !== null; turn = search.next()) {
+    await client.chat({ messages: [{ role: 'user', content: 'Count to twenty.' }], max_tokens: 20 });
+  }
 }
 // #endregion
 

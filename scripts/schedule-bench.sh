@@ -31,7 +31,7 @@ for _ in $(seq 50); do curl -fs "http://127.0.0.1:$sim_port/metrics" >/dev/null 
 run() { # mode rate summary.json [extra k6 flags...]
   local mode=$1 rate=$2 json=$3
   shift 3
-  "$k6" run -q --no-usage-report "$@" -e MODE="$mode" -e RATE="$rate" -e DURATION="${DURATION:-15s}" \
+  /usr/bin/time -f '%U %S' -o "${json%.json}.cpu" "$k6" run -q --no-usage-report "$@" -e MODE="$mode" -e RATE="$rate" -e DURATION="${DURATION:-15s}" \
     -e VUS="${VUS:-100}" -e LLM_BASE_URL="$base" -e SUMMARY_JSON="$json" bench/schedule.js >"${json%.json}.log" 2>&1
 }
 
@@ -50,20 +50,22 @@ if [[ " $parts " == *" dispatch "* ]]; then
   echo
   echo "${DURATION:-15s} per run, ${VUS:-100} VUs, llm-sim fast (zero delays), 4-token answers; load average during the runs: $(printf '%s\n' "${loads[@]}" | sort -n | sed -n '1p;$p' | paste -sd- )"
   echo
-  echo "| req/s | dispatcher | sent | dropped | start delay p50 / p99 / max ms | same, Date.now() clock p50 / p99 ms | E2E p50 ms |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| req/s | dispatcher | sent | dropped | start delay p50 / p99 / max ms | same, Date.now() clock p50 / p99 ms | E2E p50 ms | k6 CPU s |"
+  echo "|---|---|---|---|---|---|---|---|"
   for rate in ${RATES:-100 500 1000}; do
     for mode in schedule k6; do
-      jq -r --arg mode "$mode" '
+      jq -r --arg mode "$mode" --arg cpu "$(awk '{printf "%.1f", $1 + $2}' "$out/dispatch-$mode-$rate.cpu")" '
         def f: if . == null then "—" else (. * 10 | round / 10 | tostring) end;
         (if $mode == "schedule" then .dispatch else .startJs end) as $d
         | [ (.rate | tostring),
             (if $mode == "schedule" then "Schedule.constant (send − due)" else "constant-arrival-rate (start − planned tick)" end),
             (.calls | tostring),
             (if $mode == "schedule" then .schedule.dropped else .k6Dropped end | tostring),
-            "\($d["p(50)"] | f) / \($d["p(99)"] | f) / \($d.max | f)",
-            "\(.startJs["p(50)"] | f) / \(.startJs["p(99)"] | f)",
-            (.e2e["p(50)"] | f) ]
+            (if $mode == "k6" and .k6Dropped > 0 then "unknown: a dropped tick takes no index"
+             else "\($d["p(50)"] | f) / \($d["p(99)"] | f) / \($d.max | f)" end),
+            (if $mode == "k6" and .k6Dropped > 0 then "unknown"
+             else "\(.startJs["p(50)"] | f) / \(.startJs["p(99)"] | f)" end),
+            (.e2e["p(50)"] | f), $cpu ]
         | "| " + join(" | ") + " |"' "$out/dispatch-$mode-$rate.json"
     done
   done

@@ -54,6 +54,7 @@ type Schedule struct {
 
 	claimed uint64
 	late    uint64
+	dropped uint64 // credits Abandon handed over as dropped
 	maxLag  time.Duration
 	sumLag  time.Duration
 
@@ -311,7 +312,8 @@ type Stats struct {
 	MaxLag  time.Duration // the latest a credit was claimed
 	MeanLag time.Duration
 	// Dropped counts credits that were due (before the test stopped) but
-	// never claimed: sends the test owed and never made.
+	// never claimed: sends the test owed and never made, whether Abandon
+	// handed them over or not.
 	Dropped uint64
 	Over    bool          // every credit was handed out
 	Elapsed time.Duration // from the first claim to the end counted
@@ -328,13 +330,23 @@ func (s *Schedule) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Stats{Kind: s.kind, Claimed: s.claimed, Late: s.late, MaxLag: s.maxLag, Over: s.over,
-		Segment: s.share.Segment(), Share: s.share.Fraction()}
+		Segment: s.share.Segment(), Share: s.share.Fraction(), Dropped: s.dropped}
 	if s.claimed > 0 {
 		st.MeanLag = s.sumLag / time.Duration(s.claimed) // #nosec G115 -- a count of claims
 	}
 	if !s.started {
 		return st
 	}
+	until := s.until()
+	st.Elapsed = until
+	st.Dropped += s.droppedUntil(until)
+	return st
+}
+
+// until is the offset up to which unclaimed credits count as dropped: when
+// the test began to stop (now while it runs), within the duration (s.mu
+// held, s.started).
+func (s *Schedule) until() time.Duration {
 	end := s.now()
 	if !s.stopped.IsZero() && s.stopped.Before(end) {
 		end = s.stopped
@@ -343,9 +355,35 @@ func (s *Schedule) Stats() Stats {
 	if s.duration > 0 {
 		until = min(until, s.duration)
 	}
-	st.Elapsed = until
-	st.Dropped = s.droppedUntil(until)
-	return st
+	return until
+}
+
+// Abandon is for a test that is stopping: it marks now as the stop (unless
+// an earlier one was) and hands over every credit of this instance that was
+// due before it and never claimed, each once whichever VU asks (the source
+// moves past them), so their failures are emitted exactly once. They stay
+// in Stats' Dropped; credits due after the stop are not dropped.
+func (s *Schedule) Abandon() []Credit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		return nil // nothing was due yet
+	}
+	if s.stopped.IsZero() {
+		s.stopped = s.now()
+	}
+	until := s.until()
+	var out []Credit
+	for len(out) < maxDroppedCount && s.peek() {
+		off := s.warp.offset(s.pending.pos)
+		if off >= until {
+			break
+		}
+		out = append(out, Credit{Seq: s.pending.seq, Offset: off, Due: s.origin.Add(off)})
+		s.peeked = false
+	}
+	s.dropped += uint64(len(out))
+	return out
 }
 
 // droppedUntil counts this instance's unclaimed credits due before until,

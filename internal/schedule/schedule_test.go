@@ -228,3 +228,60 @@ func TestBadOptions(t *testing.T) {
 	_, err = Gamma(Options{Rate: 1, Duration: time.Second}, 0, 1)
 	require.ErrorContains(t, err, "cv")
 }
+
+// Abandon hands every owed credit over once, across VUs, and only this
+// instance's; the count of dropped credits does not change by it.
+func TestAbandonHandsEachDroppedCreditOverOnce(t *testing.T) {
+	whole, err := Constant(Options{Rate: 1000, Duration: 100 * time.Millisecond})
+	require.NoError(t, err)
+	s := whole.Part(share(t, 1, 2))
+	require.Nil(t, s.Abandon(), "before the first claim nothing is owed")
+	for range 5 {
+		_, err := s.Next(context.Background())
+		require.NoError(t, err)
+	}
+	time.Sleep(150 * time.Millisecond)
+	before := s.Stats().Dropped
+	require.Equal(t, uint64(45), before, "this instance's 50 credits, 5 claimed")
+	var mu sync.Mutex
+	var got []Credit
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			cs := s.Abandon()
+			mu.Lock()
+			got = append(got, cs...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	require.Len(t, got, 45, "each dropped credit once, whichever VU asked")
+	for _, c := range got {
+		require.Equal(t, uint64(1), c.Seq%2, "only this instance's share")
+		require.Less(t, c.Offset, 100*time.Millisecond)
+		require.False(t, c.Due.IsZero())
+	}
+	require.Equal(t, before, s.Stats().Dropped, "handed over, still dropped")
+	_, err = s.Next(context.Background())
+	require.ErrorIs(t, err, ErrOver)
+}
+
+// A credit that is merely late is not dropped: Abandon at the stop takes
+// only what is due before it, and a late claim before it is a claim.
+func TestAbandonLeavesCreditsDueAfterTheStop(t *testing.T) {
+	s, err := Constant(Options{Rate: 100, Duration: time.Hour})
+	require.NoError(t, err)
+	_, err = s.Next(context.Background())
+	require.NoError(t, err)
+	time.Sleep(55 * time.Millisecond)
+	c, err := s.Next(context.Background())
+	require.NoError(t, err)
+	require.Positive(t, c.Lag, "late, and claimed")
+	got := s.Abandon()
+	require.NotEmpty(t, got)
+	require.Less(t, len(got), 10, "credits due in the next hour are not owed")
+	require.Equal(t, uint64(len(got)), s.Stats().Dropped)
+	time.Sleep(30 * time.Millisecond)
+	require.Empty(t, s.Abandon(), "the stop is when the first Abandon came")
+	require.Equal(t, uint64(len(got)), s.Stats().Dropped)
+}

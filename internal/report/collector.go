@@ -376,6 +376,9 @@ type Run struct {
 	// Dispatch is what the test offered and did not send on time (nil when
 	// the binding had nothing to say): schedules and k6's dropped iterations.
 	Dispatch *Dispatch
+	// droppedCredits are the schedules' credits never sent, counted as
+	// failed calls (SetDispatch); 0 in a client's view of several.
+	droppedCredits uint64
 	// Capacity is a capacity search's answer (nil without a search).
 	Capacity *Capacity
 	// Retrieval and Images are the sections beside the chat figures
@@ -444,7 +447,9 @@ func (r *Run) distinct(field func(groupKey) string) []string {
 	return sortedKeys(set)
 }
 
-// Category merges every model and stage of one category; AllCategories merges everything.
+// Category merges every model and stage of one category; AllCategories
+// merges everything. The schedules' dropped credits count as failed calls
+// where they belong (droppedIn).
 func (r *Run) Category(name string) *Group {
 	g := newGroup()
 	for k, v := range r.groups {
@@ -452,6 +457,7 @@ func (r *Run) Category(name string) *Group {
 			g.merge(v)
 		}
 	}
+	g.addDropped(r.droppedIn(name))
 	return g
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // Dispatch is what the test offered and did not send on time: the
@@ -60,12 +62,41 @@ type ScheduleStats struct {
 }
 
 // SetDispatch gives the run (and each client's view of it) its dispatch
-// account.
+// account. The schedules' dropped credits become failed calls of the run
+// (error type dropped): a credit is no client's until a call takes it, so
+// they count in a client's or a category's figures only when the run had
+// that one alone, and in the whole run's always.
 func (r *Run) SetDispatch(d *Dispatch) {
 	r.Dispatch = d
+	credits, _ := d.dropped()
+	r.droppedCredits = credits
 	for _, v := range r.parts {
 		v.Dispatch = d
 	}
+}
+
+// droppedIn is how many dropped credits count in category cat's figures.
+func (r *Run) droppedIn(cat string) uint64 {
+	if r.droppedCredits == 0 {
+		return 0
+	}
+	if cat == AllCategories {
+		return r.droppedCredits
+	}
+	if cats := r.Categories(); len(cats) == 1 && cats[0] == cat {
+		return r.droppedCredits
+	}
+	return 0
+}
+
+// addDropped counts n dropped credits as failed calls.
+func (g *Group) addDropped(n uint64) {
+	if n == 0 {
+		return
+	}
+	g.Requests += n
+	g.Failures += n
+	g.Errors[string(stream.ErrDropped)] += n
 }
 
 // dropped is every send the test owed and never made: schedule credits and
@@ -116,8 +147,8 @@ func ruleGeneratorBehind(r *Run) []Finding {
 	}
 	credits, iterations := r.Dispatch.dropped()
 	if credits > 0 {
-		ev = append(ev, fmt.Sprintf("%d schedule credits were due but never sent before the test stopped: counted as dropped, "+
-			"absent from every percentile", credits))
+		ev = append(ev, fmt.Sprintf("%d schedule credits were due but never sent before the test stopped: counted as failed "+
+			"calls (error type dropped), absent from every percentile", credits))
 		vals["dropped_credits"] = float64(credits)
 	}
 	if iterations > 0 {
@@ -183,7 +214,11 @@ func (r *Run) dispatchLines() []string {
 		if iterations > 0 {
 			parts = append(parts, fmt.Sprintf("%.0f k6 dropped_iterations", iterations))
 		}
-		out = append(out, "percentiles omit "+strings.Join(parts, " and ")+": sends the test owed and never made")
+		line := "percentiles omit " + strings.Join(parts, " and ") + ": sends the test owed and never made"
+		if credits > 0 {
+			line += "; the credits count as failed calls (error type dropped)"
+		}
+		out = append(out, line)
 	}
 	if f := d.K6Shortfall; f != nil {
 		out = append(out, fmt.Sprintf("k6's arrival-rate executor had %.0f VUs at most; %.3g iterations/s offered × %s each "+

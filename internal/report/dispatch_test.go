@@ -135,3 +135,52 @@ func TestTraceReuseBesideWhatWasSeen(t *testing.T) {
 	r.SetDispatch(d)
 	require.Contains(t, RenderText(r, nil, nil), "the server reported no cached tokens to compare")
 }
+
+// TestDroppedCreditsAreFailedCalls: a credit due but never sent is a failed
+// call of error type dropped in the run's failure counts (its category's
+// when the run had one, no client's when it had several), in the text and
+// in the record.
+func TestDroppedCreditsAreFailedCalls(t *testing.T) {
+	d := &Dispatch{Schedules: []ScheduleStats{{Name: "constant", Kind: "constant", Claimed: 40, Dropped: 10}}}
+	var obs []*Observation
+	for i := range 40 {
+		obs = append(obs, scheduled(i, 2))
+	}
+	r := runOf(obs...)
+	require.Zero(t, r.Category(AllCategories).Failures, "before the account: only the calls")
+	r.SetDispatch(d)
+	all := r.Category(AllCategories)
+	require.Equal(t, uint64(50), all.Requests)
+	require.Equal(t, uint64(10), all.Failures)
+	require.Equal(t, uint64(10), all.Errors["dropped"])
+	require.InDelta(t, 0.2, all.FailureRate(), 1e-9)
+	only := r.Categories()
+	require.Len(t, only, 1)
+	require.Equal(t, uint64(10), r.Category(only[0]).Failures, "the run's one category is the credits'")
+	text := RenderText(r, Diagnose(r), nil)
+	require.Regexp(t, `all +50 +20.0% .*dropped:10`, text)
+	require.Contains(t, text, "error type dropped")
+	_, _, raw, err := Render(r, nil, RenderOptions{})
+	require.NoError(t, err)
+	var rec Record
+	require.NoError(t, json.Unmarshal(raw, &rec))
+	require.Equal(t, uint64(10), rec.Categories[AllCategories].Failures)
+	require.Equal(t, uint64(10), rec.Categories[AllCategories].Errors["dropped"])
+
+	// Two categories and two clients: the credit's is unknown, the run's is not.
+	a, b := scheduled(1, 2), scheduled(2, 2)
+	a.Name, a.Category = "a", "short"
+	b.Name, b.Category = "b", "long"
+	r = runOf(a, b)
+	r.SetDispatch(d)
+	require.Equal(t, uint64(10), r.Category(AllCategories).Failures)
+	require.Equal(t, uint64(12), r.Category(AllCategories).Requests)
+	require.Zero(t, r.Category("short").Failures)
+	require.True(t, r.PerClient())
+	require.Zero(t, r.Client("a").Category(AllCategories).Failures, "no client took the credits")
+
+	// Late is not dropped.
+	r = runOf(obs...)
+	r.SetDispatch(&Dispatch{Schedules: []ScheduleStats{{Name: "constant", Kind: "constant", Claimed: 40, Late: 40}}})
+	require.Zero(t, r.Category(AllCategories).Failures)
+}

@@ -27,6 +27,10 @@ const (
 	ErrDecode            ErrorType = "decode"
 	ErrTruncated         ErrorType = "truncated"
 	ErrCanceled          ErrorType = "canceled"
+	// ErrDropped is no call's error: a schedule's credit that was due but
+	// never sent before the test stopped, counted as a failed call. Not in
+	// AllErrorTypes, as there is nothing to retry.
+	ErrDropped ErrorType = "dropped"
 )
 
 // AllErrorTypes lists every class, for documentation and validation of retry.on.

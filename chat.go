@@ -11,6 +11,7 @@ import (
 	"go.k6.io/k6/lib"
 
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/schedule"
 )
 
 // chat(): it prepares the call's plan (plan.go) on the event loop, runs it
@@ -30,8 +31,8 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 		return nil, err
 	}
 	p, resolve, reject := promises.New(vu)
-	due := c.env.due.take() // the first call after Schedule.next() is the credit's send
-	c.launch(st, plan, due, func(out *outcome, result map[string]any, _ *record.Call) {
+	due, from := c.env.due.takeFrom() // the first call after Schedule.next() is the credit's send
+	c.launch(st, plan, due, from, func(out *outcome, result map[string]any, _ *record.Call) {
 		if st.Options.Throw.Bool && !out.OK() {
 			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
 			return
@@ -44,7 +45,8 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 // launch runs a prepared call off the event loop, on a reused goroutine,
 // and hands done (in that goroutine) its outcome, JS result and record.
 // due is when a schedule wanted it sent (zero: none did).
-func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, done func(*outcome, map[string]any, *record.Call)) {
+func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, from *schedule.Schedule,
+	done func(*outcome, map[string]any, *record.Call)) {
 	ctx := c.env.vu.Context()
 	c.env.sinks.report.info.noteLoad(c.env.scope)
 	c.env.server.noteCall(st)
@@ -70,6 +72,7 @@ func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, done func(
 		// lets them go first.
 		runtime.Gosched()
 		result, rec := fanOut(ctx, out, st.Samples, c.env.sinks, ld)
+		afterScheduledCall(ctx, from, c.env.sinks.metrics, st)
 		done(out, result, rec)
 	})
 	// The script's next statements can wait; the request cannot without

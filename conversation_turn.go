@@ -145,7 +145,7 @@ func (cv *Conversation) send(st *lib.State, in *turnInput, due time.Time, settle
 		cv.c.env.due.take() // the pace, not a schedule credit, says when this turn was due
 	}
 	cb := cv.c.env.vu.RegisterCallback()
-	cv.c.launch(st, plan, due, func(out *outcome, result map[string]any, rec *record.Call) {
+	cv.c.launch(st, plan, due, nil, func(out *outcome, result map[string]any, rec *record.Call) {
 		cb(func() error {
 			cv.answered(out, rec)
 			if st.Options.Throw.Bool && !out.OK() {

@@ -155,7 +155,8 @@ func loadSystemCerts() {
 func (mi *ModuleInstance) Exports() modules.Exports {
 	ds := datasetFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, info: &mi.root.report.info}
 	ar := arrivalsFactory{store: mi.root.datasets, scope: mi.scope}
-	sc := scheduleFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, due: mi.due, list: &mi.root.schedules}
+	sc := scheduleFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, due: mi.due, list: &mi.root.schedules,
+		metrics: mi.clients.sinks.metrics}
 	rep := reporter{vu: mi.vu, state: mi.root.report, scope: mi.scope, module: ImportPath, version: Version, server: &mi.root.server,
 		schedules: &mi.root.schedules, searches: &mi.root.searches}
 	cp := capacityFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, due: mi.due, list: &mi.root.searches}

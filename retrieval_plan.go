@@ -69,8 +69,8 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 	ctx := vu.Context()
 	c.env.sinks.report.info.noteLoad(c.env.scope)
 	c.env.server.noteCall(st)
-	due := c.env.due.take()    // as in Chat: the first call after Schedule.next() is the credit's send
-	c.env.workers.run(func() { // as in Chat: a goroutine that has run a call keeps its stack
+	due, from := c.env.due.takeFrom() // as in Chat: the first call after Schedule.next() is the credit's send
+	c.env.workers.run(func() {        // as in Chat: a goroutine that has run a call keeps its stack
 		ld := callLoad{active: int(c.env.active.Add(1)), vus: c.activeVUs(), due: due}
 		c.env.lag.Acquire()
 		start := time.Now()
@@ -83,6 +83,7 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 		c.env.sinks.lagWarning.Check(st.Logger, out.ClientLag)
 		runtime.Gosched() // as in Chat: the requests that follow go first
 		result := fanOutRetrieval(ctx, out, plan.figures, st.Samples, c.env.sinks, ld)
+		afterScheduledCall(ctx, from, c.env.sinks.metrics, st)
 		if st.Options.Throw.Bool && !out.OK() {
 			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
 			return

@@ -27,15 +27,26 @@ import (
 // dueSlot is one VU's claimed credit until its call takes it: the first
 // call after next() (chat, embed or rerank) is the credit's send; later calls of the iteration
 // (a conversation's next turns) have no due time.
-type dueSlot struct{ at time.Time }
+// from is the schedule the credit came from, so that its send, cut short by
+// the test's stop, can drop what the schedule still owes (dropped.go).
+type dueSlot struct {
+	at   time.Time
+	from *schedule.Schedule
+}
 
 func (d *dueSlot) take() time.Time {
-	if d == nil {
-		return time.Time{}
-	}
-	at := d.at
-	d.at = time.Time{}
+	at, _ := d.takeFrom()
 	return at
+}
+
+// takeFrom is take with the credit's schedule (nil without a credit).
+func (d *dueSlot) takeFrom() (time.Time, *schedule.Schedule) {
+	if d == nil || d.at.IsZero() {
+		return time.Time{}, nil
+	}
+	at, from := d.at, d.from
+	d.at, d.from = time.Time{}, nil
+	return at, from
 }
 
 // scheduleList is every schedule of the process, for the report.
@@ -81,11 +92,12 @@ func (s *sharedSchedule) current() *schedule.Schedule {
 }
 
 type scheduleFactory struct {
-	vu    modules.VU
-	store *dataset.Store
-	scope vuScope
-	due   *dueSlot
-	list  *scheduleList
+	vu      modules.VU
+	store   *dataset.Store
+	scope   vuScope
+	due     *dueSlot
+	list    *scheduleList
+	metrics *llmMetrics // for the samples of dropped credits
 }
 
 type synthOptions struct {
@@ -142,7 +154,7 @@ func (sf scheduleFactory) synthetic(kind string, opts sobek.Value, build func(sy
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	return &jsSchedule{s: ss, scope: sf.scope, due: sf.due, vu: sf.vu}, nil
+	return &jsSchedule{s: ss, scope: sf.scope, due: sf.due, vu: sf.vu, metrics: sf.metrics}, nil
 }
 
 type traceOptions struct {
@@ -212,7 +224,7 @@ func (sf scheduleFactory) trace(path string, opts sobek.Value) (*jsSchedule, err
 	if err != nil {
 		return nil, fmt.Errorf("Schedule.trace: %w", err)
 	}
-	return &jsSchedule{s: ss, scope: sf.scope, due: sf.due, vu: sf.vu}, nil
+	return &jsSchedule{s: ss, scope: sf.scope, due: sf.due, vu: sf.vu, metrics: sf.metrics}, nil
 }
 
 // traceSummary is the line a trace replay prints when read and the report
@@ -239,11 +251,12 @@ func traceSummary(s *sharedSchedule) string {
 // jsSchedule is what scripts hold: next() claims a credit, setRate()
 // changes the rate, stats() and info() describe it.
 type jsSchedule struct {
-	s     *sharedSchedule
-	scope vuScope
-	due   *dueSlot
-	vu    modules.VU
-	split bool
+	s       *sharedSchedule
+	scope   vuScope
+	due     *dueSlot
+	vu      modules.VU
+	metrics *llmMetrics
+	split   bool
 }
 
 func (j *jsSchedule) schedule() (*schedule.Schedule, error) {
@@ -296,9 +309,11 @@ func (j *jsSchedule) Next() (map[string]any, error) {
 		return nil, nil //nolint:nilnil // null: the schedule is over
 	}
 	if err != nil {
-		return nil, nil //nolint:nilnil,nilerr // the test is stopping: null tells the script to stop
+		// The test is stopping: what the schedule still owes is dropped.
+		dropOwed(s, j.metrics, j.vu.State())
+		return nil, nil //nolint:nilnil,nilerr // null tells the script to stop
 	}
-	j.due.at = c.Due
+	j.due.at, j.due.from = c.Due, s
 	out := map[string]any{
 		"seq": c.Seq, "dueAt": float64(c.Due.UnixMicro()) / 1000, "offset": c.Offset.Seconds(),
 		"lag": float64(c.Lag) / float64(time.Millisecond),

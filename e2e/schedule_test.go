@@ -19,7 +19,10 @@ import (
 // scheduleRecord is what these tests read from a run record.
 type scheduleRecord struct {
 	Categories map[string]struct {
-		Metrics map[string]struct {
+		Requests uint64            `json:"requests"`
+		Failures uint64            `json:"failures"`
+		Errors   map[string]uint64 `json:"errors"`
+		Metrics  map[string]struct {
 			Count uint64  `json:"count"`
 			P50   float64 `json:"p50"`
 			P99   float64 `json:"p99"`
@@ -68,6 +71,42 @@ func runLoad(t *testing.T, url string, env map[string]string) (scheduleRecord, s
 	return readScheduleRecord(t, record), out
 }
 
+// k6Failed is what k6's own summary counted: llm_requests, llm_failed's
+// failures, and of them those tagged error_type dropped.
+type k6Failed struct {
+	Requests, Failed, DroppedRequests, DroppedFailed float64
+}
+
+var k6Line = regexp.MustCompile(`msg="K6 (\{.*\})"`)
+
+func readK6Failed(t *testing.T, out string) k6Failed {
+	t.Helper()
+	m := k6Line.FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	var k k6Failed
+	require.NoError(t, json.Unmarshal([]byte(strings.ReplaceAll(m[1], `\"`, `"`)), &k), m[1])
+	return k
+}
+
+// requireDroppedAreFailed: every credit the schedule dropped is a failed
+// call, error type dropped, once, in k6's metrics and in the report's
+// failure counts.
+func requireDroppedAreFailed(t *testing.T, r scheduleRecord, out string) {
+	t.Helper()
+	dropped := r.Dispatch.Schedules[0].Dropped
+	k := readK6Failed(t, out)
+	all := r.Categories["all"]
+	t.Logf("k6: %.0f llm_requests, %.0f failed, %.0f of them dropped; report: %d requests, %d failures %v",
+		k.Requests, k.Failed, k.DroppedFailed, all.Requests, all.Failures, all.Errors)
+	require.InDelta(t, float64(dropped), k.DroppedFailed, 0, "llm_failed counts each dropped credit once, error_type dropped")
+	require.InDelta(t, float64(dropped), k.DroppedRequests, 0, "and llm_requests counts it")
+	require.GreaterOrEqual(t, k.Failed, k.DroppedFailed)
+	require.Equal(t, dropped, all.Errors["dropped"], "the report's failures count them by type")
+	require.GreaterOrEqual(t, all.Failures, dropped)
+	require.InDelta(t, k.Requests, float64(all.Requests), 0, "the report's calls are k6's")
+	require.Greater(t, float64(all.Failures)/float64(all.Requests), 0.5, "most credits were dropped: the failure rate says so")
+}
+
 // A schedule with too few VUs sends late and leaves credits unsent, and says
 // so; with enough it keeps time and says nothing; k6's constant-arrival-rate
 // with too few VUs drops iterations, and the report says that too.
@@ -90,6 +129,14 @@ func TestScheduleLatenessIsMeasuredNotHidden(t *testing.T) {
 	require.Greater(t, all["ttft_from_due"].P50, all["ttft"].P50, "TTFT from the due time includes the lateness")
 	require.True(t, behind.finding("generator_behind"), out)
 	require.Contains(t, out, "percentiles omit")
+	requireDroppedAreFailed(t, behind, out)
+
+	// With k6's default gracefulStop the calls in flight at the end finish:
+	// their VUs find the scenario over and drop what is still owed.
+	graceful, out := runLoad(t, url, map[string]string{"MODEL": "sim-small", "RATE": "20", "VUS": "2", "MAX_TOKENS": "64",
+		"GRACEFUL": "30s"})
+	require.Positive(t, graceful.Dispatch.Schedules[0].Dropped, out)
+	requireDroppedAreFailed(t, graceful, out)
 
 	onTime, out := runLoad(t, url, map[string]string{"MODEL": "sim-fast", "RATE": "20", "VUS": "20"})
 	all = onTime.Categories["all"].Metrics
@@ -97,6 +144,9 @@ func TestScheduleLatenessIsMeasuredNotHidden(t *testing.T) {
 		all["dispatch_delay"].P99, all["dispatch_delay"].Count)
 	require.InDelta(t, 60, all["dispatch_delay"].Count, 2, "20/s for 3 s")
 	require.Zero(t, onTime.Dispatch.Schedules[0].Dropped)
+	k := readK6Failed(t, out)
+	require.Zero(t, k.DroppedFailed, "an adequately provisioned schedule drops nothing")
+	require.Zero(t, onTime.Categories["all"].Errors["dropped"])
 	require.Less(t, all["dispatch_delay"].P50, 10.0, "with a VU free for every credit, sends are on time")
 	// The P99 is this machine's: on a quiet one it is a few ms, on a shared
 	// one the process itself runs late at times. Either way the finding

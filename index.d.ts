@@ -1041,7 +1041,8 @@ declare module "k6/x/llmstream" {
     late: number;
     maxLagMs: number;
     meanLagMs: number;
-    /** Credits that were due (before the test stopped) but never sent. */
+    /** Credits that were due (before the test stopped) but never sent: failed calls of error type `dropped`
+     * in the report and in `llm_requests`/`llm_failed` (a late credit is not dropped). */
     dropped: number;
     /** Every credit was handed out. */
     over: boolean;

@@ -92,14 +92,3 @@ func afterScheduledCall(ctx context.Context, from *schedule.Schedule, m *llmMetr
 		dropOwed(from, m, st)
 	}
 }
-
-// scenarioOver says whether k6 reports the VU's scenario complete (a
-// duration executor past its duration: no iteration starts after it).
-func scenarioOver(ctx context.Context) bool {
-	ss := lib.GetScenarioState(ctx)
-	if ss == nil || ss.ProgressFn == nil {
-		return false
-	}
-	p, _ := ss.ProgressFn()
-	return p >= 1
-}

@@ -188,21 +188,21 @@ func ConversationText(turns []*TurnGroup, jobs []*JobGroup) string {
 }
 
 // writeConversationsHTML writes the section's tables.
-func writeConversationsHTML(b *bytes.Buffer, r *Run) {
-	if len(r.Turns) == 0 && len(r.Jobs) == 0 {
+func writeConversationsHTML(b *bytes.Buffer, turns []*TurnGroup, jobs []*JobGroup) {
+	if len(turns) == 0 && len(jobs) == 0 {
 		return
 	}
 	b.WriteString(`<h2>Conversations</h2><p class="sub">TTFT by turn, split by the server's cached prompt tokens ` +
 		`(prefix reuse keeps later turns' TTFT near the first's); jobs: first send to last answer, think time included.</p>`)
-	rows := make([][]string, len(r.Turns))
-	for i, g := range r.Turns {
+	rows := make([][]string, len(turns))
+	for i, g := range turns {
 		rows[i] = g.cells()
 	}
 	if len(rows) > 0 {
 		writeTableHTML(b, "turns", turnColumns, rows)
 	}
-	rows = make([][]string, len(r.Jobs))
-	for i, g := range r.Jobs {
+	rows = make([][]string, len(jobs))
+	for i, g := range jobs {
 		rows[i] = g.cells()
 	}
 	if len(rows) > 0 {

@@ -188,8 +188,11 @@ func (r *Run) dispatchDelays() *Sketch {
 
 // dispatchLines are the report's headline lines about what was not sent on
 // time ("" when there is nothing to say).
-func (r *Run) dispatchLines() []string {
-	d := r.Dispatch
+func (r *Run) dispatchLines() []string { return dispatchLinesOf(r.Dispatch, r.seenReuse) }
+
+// dispatchLinesOf are the lines of a dispatch account; reuse words a
+// trace's predicted prefix reuse.
+func dispatchLinesOf(d *Dispatch, reuse func(predicted float64) string) []string {
 	if d == nil {
 		return nil
 	}
@@ -202,7 +205,7 @@ func (r *Run) dispatchLines() []string {
 			out = append(out, "  "+s.Trace)
 		}
 		if s.PrefixReuse != nil {
-			out = append(out, "  "+r.seenReuse(*s.PrefixReuse))
+			out = append(out, "  "+reuse(*s.PrefixReuse))
 		}
 	}
 	credits, iterations := d.dropped()

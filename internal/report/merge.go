@@ -61,6 +61,9 @@ func Merge(records ...*Record) (*Record, error) {
 		servers[i] = r.Server
 	}
 	out.Server = servermetrics.Merge(servers...)
+	if err := mergeSections(out, records, names); err != nil {
+		return nil, err
+	}
 	finishCategories(out.Categories, records, func(r *Record) map[string]*CategoryRecord { return r.Categories })
 	for name, cl := range out.Clients {
 		finishCategories(cl.Categories, records, func(r *Record) map[string]*CategoryRecord {

@@ -62,6 +62,7 @@ func RenderRecordText(rec *Record) string {
 	if line := finishOmittedLine(all.FinishOmitted); line != "" {
 		fmt.Fprintf(&b, "\n  %s\n", line)
 	}
+	b.WriteString(recordDispatchText(rec))
 	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, "category", "mean", "p50", "p95", "p99", "n")
 	for _, m := range textMetrics {
 		for _, cat := range cats {
@@ -73,6 +74,7 @@ func RenderRecordText(rec *Record) string {
 				fmtMS(mr.Mean), fmtMS(mr.P50), fmtMS(mr.P95), fmtMS(mr.P99), mr.Count)
 		}
 	}
+	b.WriteString(recordSectionsText(rec))
 	writeComparisonText(&b, rec.Comparison)
 	for _, f := range rec.Findings { // what only the whole test can show (mergedCountFindings)
 		fmt.Fprintf(&b, "\n  [%s] %s\n", f.ID, f.Title)
@@ -146,6 +148,7 @@ func RenderRecordHTML(rec *Record, title string) []byte {
 		}
 	}
 	b.WriteString("</table></div>\n")
+	writeRecordSectionsHTML(&b, rec)
 	if rec.Comparison != nil {
 		writeComparisonHTML(&b, rec.Comparison)
 	}

@@ -147,10 +147,12 @@ func (g *RetrievalGroup) InputTokensPerSec() float64 {
 }
 
 // ErrorTypes lists the failures by type, "type×n", sorted.
-func (g *RetrievalGroup) ErrorTypes() string {
-	parts := make([]string, 0, len(g.errors))
-	for _, t := range sortedKeys(g.errors) {
-		parts = append(parts, fmt.Sprintf("%s×%d", t, g.errors[t]))
+func (g *RetrievalGroup) ErrorTypes() string { return errorTypes(g.errors) }
+
+func errorTypes(errs map[string]uint64) string {
+	parts := make([]string, 0, len(errs))
+	for _, t := range sortedKeys(errs) {
+		parts = append(parts, fmt.Sprintf("%s×%d", t, errs[t]))
 	}
 	return strings.Join(parts, " ")
 }
@@ -160,28 +162,41 @@ var retrievalColumns = []string{ //nolint:gochecknoglobals // read-only table
 	"op", "category", "load", "calls", "failed", "dur p50", "dur p95", "TTFB p95", "parse p50", "batch", "in tok/s",
 	"late p99", "dur from due p95"}
 
+// cells are the group's row of the section, read from its record.
+func (g *RetrievalGroup) cells() []string { return retrievalRecords([]*RetrievalGroup{g})[0].cells() }
+
 // cells are the group's row of the section: "-" for what was not measured.
-func (g *RetrievalGroup) cells() []string {
-	load := fmt.Sprintf("%.0f VUs", g.Level)
-	if g.ByRate {
-		load = fmt.Sprintf("%.3g/s", g.Level)
+// A single run's groups and a merged record's share it.
+func (rr *RetrievalRecord) cells() []string {
+	load := fmt.Sprintf("%.0f VUs", rr.Load)
+	if rr.ByRate {
+		load = fmt.Sprintf("%.3g/s", rr.Load)
 	}
 	batch, tps := "-", "-"
-	if ok := g.Calls - g.Failed; ok > 0 {
-		batch = fmt.Sprintf("%.1f", float64(g.Items)/float64(ok))
+	if rr.BatchMean != nil {
+		batch = fmt.Sprintf("%.1f", *rr.BatchMean)
 	}
-	if v := g.InputTokensPerSec(); v > 0 {
-		tps = fmt.Sprintf("%.0f", v)
+	if rr.InputTokensPerSec != nil {
+		tps = fmt.Sprintf("%.0f", *rr.InputTokensPerSec)
 	}
-	return []string{g.Op, g.Category, load, fmt.Sprint(g.Calls), fmt.Sprint(g.Failed),
-		fmtMS(g.Duration.Quantile(0.5)), fmtMS(g.Duration.Quantile(0.95)), fmtMS(g.TTFB.Quantile(0.95)),
-		fmtMS(g.Parse.Quantile(0.5)), batch, tps, fmtMS(g.DispatchDelay.Quantile(0.99)), fmtMS(g.E2EFromDue.Quantile(0.95))}
+	q := func(name string, p float64) string {
+		if mr := rr.Metrics[name]; mr != nil && mr.Sketch != nil {
+			return fmtMS(mr.Sketch.Quantile(p))
+		}
+		return "-"
+	}
+	return []string{rr.Op, rr.Category, load, fmt.Sprint(rr.Calls), fmt.Sprint(rr.Failed),
+		q("duration", 0.5), q("duration", 0.95), q("ttfb", 0.95), q("parse", 0.5), batch, tps,
+		q("dispatch_delay", 0.99), q("e2e_from_due", 0.95)}
 }
 
 // RetrievalText is the section's text: "" without such calls. A failed
 // call counts in calls and failed only; the timings are the answered ones'.
 // The due-time columns are "-" for calls no schedule asked for.
-func RetrievalText(groups []*RetrievalGroup) string {
+func RetrievalText(groups []*RetrievalGroup) string { return retrievalRecordText(retrievalRecords(groups)) }
+
+// retrievalRecordText is RetrievalText of the groups' records.
+func retrievalRecordText(groups []RetrievalRecord) string {
 	if len(groups) == 0 {
 		return ""
 	}
@@ -189,9 +204,9 @@ func RetrievalText(groups []*RetrievalGroup) string {
 	b.WriteString("Embeddings and rerank (non-streamed: no TTFT or gaps)\n")
 	widths := []int{-7, -16, 7, 6, 6, 9, 9, 9, 9, 8, 9, 9, 16}
 	writeCells(&b, widths, retrievalColumns)
-	for _, g := range groups {
-		writeCells(&b, widths, g.cells())
-		if errs := g.ErrorTypes(); errs != "" {
+	for i := range groups {
+		writeCells(&b, widths, groups[i].cells())
+		if errs := errorTypes(groups[i].Errors); errs != "" {
 			fmt.Fprintf(&b, "          failures: %s\n", errs)
 		}
 	}

@@ -97,24 +97,37 @@ func sectionsText(r *Run) string {
 // writeSectionsHTML writes the sections as tables with the text's columns.
 func writeSectionsHTML(b *bytes.Buffer, r *Run) {
 	writeCapacityHTML(b, r.Capacity)
-	if len(r.Retrieval) > 0 {
-		b.WriteString(`<h2>Embeddings and rerank</h2><p class="sub">Non-streamed calls: no TTFT or gaps. ` +
-			`Timings are the answered calls'; late p99 and dur from due count from the schedule's due time.</p>`)
-		rows := make([][]string, len(r.Retrieval))
-		for i, g := range r.Retrieval {
-			rows[i] = g.cells()
-		}
-		writeTableHTML(b, "retrieval", retrievalColumns, rows)
+	writeRetrievalHTML(b, retrievalRecords(r.Retrieval))
+	writeImagesHTML(b, r.Images)
+	writeConversationsHTML(b, r.Turns, r.Jobs)
+}
+
+// writeRetrievalHTML writes the embed and rerank groups' table (a single
+// run's or a merged record's).
+func writeRetrievalHTML(b *bytes.Buffer, groups []RetrievalRecord) {
+	if len(groups) == 0 {
+		return
 	}
-	if len(r.Images) > 0 {
-		b.WriteString(`<h2>TTFT by images in the prompt</h2><p class="sub">Answered chat calls; image tokens cost prefill.</p>`)
-		rows := make([][]string, len(r.Images))
-		for i, g := range r.Images {
-			rows[i] = g.cells()
-		}
-		writeTableHTML(b, "images", imageColumns, rows)
+	b.WriteString(`<h2>Embeddings and rerank</h2><p class="sub">Non-streamed calls: no TTFT or gaps. ` +
+		`Timings are the answered calls'; late p99 and dur from due count from the schedule's due time.</p>`)
+	rows := make([][]string, len(groups))
+	for i := range groups {
+		rows[i] = groups[i].cells()
 	}
-	writeConversationsHTML(b, r)
+	writeTableHTML(b, "retrieval", retrievalColumns, rows)
+}
+
+// writeImagesHTML writes the table of TTFT by images.
+func writeImagesHTML(b *bytes.Buffer, groups []*ImageGroup) {
+	if len(groups) == 0 {
+		return
+	}
+	b.WriteString(`<h2>TTFT by images in the prompt</h2><p class="sub">Answered chat calls; image tokens cost prefill.</p>`)
+	rows := make([][]string, len(groups))
+	for i, g := range groups {
+		rows[i] = g.cells()
+	}
+	writeTableHTML(b, "images", imageColumns, rows)
 }
 
 func writeTableHTML(b *bytes.Buffer, id string, head []string, rows [][]string) {

@@ -1,0 +1,100 @@
+package report
+
+// A merged record's sections, rendered as a single run's are: the dispatch
+// account among the notes above the tables, the embed and rerank, images
+// and conversations tables after the chat figures. The images' and
+// conversations' records carry their sketches, so they become groups again
+// and share the single run's tables.
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+)
+
+// recordReuse words a trace's predicted prefix reuse without the servers'
+// cached tokens, which a record does not keep.
+func recordReuse(predicted float64) string {
+	return fmt.Sprintf("prefix reuse: the trace predicts %.1f%%", 100*predicted)
+}
+
+// recordDispatchText is the dispatch account's lines, as the text report's notes.
+func recordDispatchText(rec *Record) string {
+	out := ""
+	for _, l := range dispatchLinesOf(rec.Dispatch, recordReuse) {
+		out += "  " + l + "\n"
+	}
+	if out != "" {
+		out = "\n" + out
+	}
+	return out
+}
+
+// recordSectionsText is the sections' text, after the chat figures.
+func recordSectionsText(rec *Record) string {
+	turns, jobs := conversationGroups(rec.Conversations)
+	out := ""
+	for _, s := range []string{retrievalRecordText(rec.Retrieval), ImageText(imageGroups(rec.Images)), ConversationText(turns, jobs)} {
+		if s != "" {
+			out += "\n" + s
+		}
+	}
+	return out
+}
+
+// writeRecordSectionsHTML writes the dispatch account and the sections.
+func writeRecordSectionsHTML(b *bytes.Buffer, rec *Record) {
+	if lines := dispatchLinesOf(rec.Dispatch, recordReuse); len(lines) > 0 {
+		b.WriteString(`<h2>Dispatch</h2><p class="sub">`)
+		for i, l := range lines {
+			if i > 0 {
+				b.WriteString("<br>")
+			}
+			b.WriteString(html.EscapeString(l))
+		}
+		b.WriteString("</p>\n")
+	}
+	writeRetrievalHTML(b, rec.Retrieval)
+	writeImagesHTML(b, imageGroups(rec.Images))
+	turns, jobs := conversationGroups(rec.Conversations)
+	writeConversationsHTML(b, turns, jobs)
+}
+
+func imageGroups(recs []ImageRecord) []*ImageGroup {
+	out := make([]*ImageGroup, 0, len(recs))
+	for _, g := range recs {
+		out = append(out, &ImageGroup{Images: g.Images, Size: g.Size, Calls: g.Calls, Bytes: g.Bytes, TTFT: sketchOf(g.TTFT)})
+	}
+	return out
+}
+
+// conversationGroups turns the section's record back into groups: the jobs'
+// means become sums again.
+func conversationGroups(c *ConversationRecord) ([]*TurnGroup, []*JobGroup) {
+	if c == nil {
+		return nil, nil
+	}
+	turns := make([]*TurnGroup, 0, len(c.Turns))
+	for _, t := range c.Turns {
+		turns = append(turns, &TurnGroup{Turn: t.Turn, Cache: t.Cache, Calls: t.Calls, TTFT: sketchOf(t.TTFT)})
+	}
+	jobs := make([]*JobGroup, 0, len(c.Jobs))
+	for _, j := range c.Jobs {
+		n := float64(j.Jobs)
+		jobs = append(jobs, &JobGroup{Kind: j.Kind, Category: j.Category, Jobs: j.Jobs, Failed: j.Failed,
+			Duration: sketchOf(j.Duration), Model: msDuration(j.ModelMean * n), Think: msDuration(j.ThinkMean * n),
+			Tool: msDuration(j.ToolMean * n), Turns: roundCount(j.TurnsMean * n), Steps: roundCount(j.StepsMean * n),
+			TokensOut: j.TokensOut})
+	}
+	return turns, jobs
+}
+
+// sketchOf is a record's sketch, an empty one when it has none.
+func sketchOf(mr *MetricRecord) *Sketch {
+	if mr == nil || mr.Sketch == nil {
+		return NewSketch(FineAlpha)
+	}
+	return mr.Sketch
+}
+
+func roundCount(v float64) uint64 { return uint64(max(0, v+0.5)) } // #nosec G115 -- a non-negative count

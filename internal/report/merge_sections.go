@@ -406,4 +406,6 @@ func mergeConversations(records []*Record) (*ConversationRecord, error) {
 	return conversationRecord(ts, js), nil
 }
 
-func msDuration(v float64) time.Duration { return time.Duration(math.Round(v * float64(time.Millisecond))) }
+func msDuration(v float64) time.Duration {
+	return time.Duration(math.Round(v * float64(time.Millisecond)))
+}

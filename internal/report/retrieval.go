@@ -193,7 +193,9 @@ func (rr *RetrievalRecord) cells() []string {
 // RetrievalText is the section's text: "" without such calls. A failed
 // call counts in calls and failed only; the timings are the answered ones'.
 // The due-time columns are "-" for calls no schedule asked for.
-func RetrievalText(groups []*RetrievalGroup) string { return retrievalRecordText(retrievalRecords(groups)) }
+func RetrievalText(groups []*RetrievalGroup) string {
+	return retrievalRecordText(retrievalRecords(groups))
+}
 
 // retrievalRecordText is RetrievalText of the groups' records.
 func retrievalRecordText(groups []RetrievalRecord) string {

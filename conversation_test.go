@@ -164,7 +164,7 @@ func TestConversationBeyondContext(t *testing.T) {
 // Bad options are named; misuse says what to do.
 func TestConversationBadInput(t *testing.T) {
 	vu := newTestVU(t, `const client = new llm.Client({baseURL: 'http://127.0.0.1:1', model: 'm'});
-		const anth = new llm.Client({baseURL: 'http://127.0.0.1:1', protocol: 'anthropic'});`)
+		const resp = new llm.Client({baseURL: 'http://127.0.0.1:1', protocol: 'openai-responses'});`)
 	for code, want := range map[string]string{
 		`client.conversation({thnk: '1s'})`:                                          `thnk`,
 		`client.conversation({think: {dist: 'poisson'}})`:                            `poisson`,
@@ -174,7 +174,7 @@ func TestConversationBadInput(t *testing.T) {
 		`client.conversation({session: {header: 3}})`:                                `session.header`,
 		`client.conversation({history: {maxTurns: -1}})`:                             `negative`,
 		`client.conversation({reasoning: 'keep'})`:                                   `keep`,
-		`anth.conversation({reasoning: 'send'})`:                                     `signature`,
+		`resp.conversation({reasoning: 'send'})`:                                     `encrypted`,
 		`client.conversation({body: {messages: []}})`:                                `body.messages`,
 		`client.conversation({params: {tag: {}}})`:                                   `tag`,
 		`client.conversation({params: {item: {}}})`:                                  `say(item)`,

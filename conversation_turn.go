@@ -196,7 +196,11 @@ func (cv *Conversation) answered(out *outcome, rec *record.Call) {
 	for i, t := range rec.ToolCalls {
 		calls[i] = conversation.ToolCall{ID: t.ID, Name: t.Name, Arguments: t.Arguments}
 	}
-	cv.hist.Answer(rec.Text, rec.Reasoning, calls)
+	thoughts := make([]conversation.Thought, len(rec.Thoughts))
+	for i, t := range rec.Thoughts {
+		thoughts[i] = conversation.Thought{Kind: t.Kind, Signature: t.Signature, Text: t.Text, Call: t.Call}
+	}
+	cv.hist.Answer(rec.Text, rec.Reasoning, calls, thoughts...)
 }
 
 // jobCategory is the job's category: the conversation's, else its first

@@ -501,7 +501,11 @@ declare module "k6/x/llmstream" {
     };
     /** Keep only the last `maxTurns` turns, or drop the oldest while over `maxTokens` (client tokenizer). */
     history?: { maxTurns?: number; maxTokens?: number };
-    /** What an answer's reasoning becomes in the history (default "drop"). */
+    /**
+     * What an answer's reasoning becomes in the history (default "drop"). "send": openai-chat and
+     * ollama as a field; anthropic as its signed thinking/redacted_thinking blocks; gemini as its
+     * thought parts and thoughtSignatures. Refused for openai-responses.
+     */
     reasoning?: "drop" | "send";
     /** openai-chat: the assistant field reasoning goes back in (default "reasoning_content"). */
     reasoningField?: string;

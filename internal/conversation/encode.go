@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
 )
 
 // Each protocol's history, in the shape its API documents for a request:
@@ -21,9 +23,10 @@ var (
 		"gemini":           gemini,
 		"openai-responses": responses,
 	}
-	// sendsReasoning are the protocols whose reasoning goes back as plain
-	// text: a field of the assistant message.
-	sendsReasoning = map[string]bool{"openai-chat": true, "ollama": true}
+	// sendsReasoning are the protocols whose reasoning can go back: as a
+	// field of the assistant message (openai-chat, ollama), or as the signed
+	// blocks and parts the server streamed (anthropic, gemini).
+	sendsReasoning = map[string]bool{"openai-chat": true, "ollama": true, "anthropic": true, "gemini": true}
 )
 
 func supported() string {
@@ -126,6 +129,9 @@ func anthropic(h *History, body map[string]any) {
 			msgs = append(msgs, map[string]any{"role": "user", "content": m.Text})
 		case RoleAssistant:
 			blocks := []any{}
+			if h.o.Reasoning == ReasoningSend {
+				blocks = anthropicThinking(m.Thoughts)
+			}
 			if m.Text != "" {
 				blocks = append(blocks, map[string]any{"type": "text", "text": m.Text})
 			}
@@ -146,6 +152,24 @@ func anthropic(h *History, body map[string]any) {
 	body["messages"] = msgs
 }
 
+// anthropicThinking is an answer's thinking as Anthropic reads it back: each
+// signed thinking block with its own text and signature, each redacted block
+// with its data, in the order they streamed, before the text and tool_use
+// blocks. Thinking the server did not sign is left out: the API refuses a
+// thinking block without its signature.
+func anthropicThinking(ts []Thought) []any {
+	blocks := make([]any, 0, len(ts)+2)
+	for _, t := range ts {
+		switch t.Kind {
+		case protocol.SignedThinking:
+			blocks = append(blocks, map[string]any{"type": "thinking", "thinking": t.Text, "signature": t.Signature})
+		case protocol.SignedRedacted:
+			blocks = append(blocks, map[string]any{"type": "redacted_thinking", "data": t.Signature})
+		}
+	}
+	return blocks
+}
+
 func gemini(h *History, body map[string]any) {
 	if h.o.System != "" {
 		body["systemInstruction"] = map[string]any{"parts": []any{map[string]any{"text": h.o.System}}}
@@ -156,12 +180,17 @@ func gemini(h *History, body map[string]any) {
 		case RoleUser:
 			contents = append(contents, map[string]any{"role": "user", "parts": []any{map[string]any{"text": m.Text}}})
 		case RoleAssistant:
-			parts := []any{}
-			if m.Text != "" {
-				parts = append(parts, map[string]any{"text": m.Text})
-			}
-			for _, c := range m.ToolCalls {
-				parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": arguments(c.Arguments)}})
+			var parts []any
+			if h.o.Reasoning == ReasoningSend {
+				parts = geminiParts(m)
+			} else {
+				parts = []any{}
+				if m.Text != "" {
+					parts = append(parts, map[string]any{"text": m.Text})
+				}
+				for _, c := range m.ToolCalls {
+					parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": arguments(c.Arguments)}})
+				}
 			}
 			contents = append(contents, map[string]any{"role": "model", "parts": parts})
 		case RoleTool:
@@ -173,6 +202,46 @@ func gemini(h *History, body map[string]any) {
 		}
 	}
 	body["contents"] = contents
+}
+
+// geminiParts is an answer as Gemini reads it back with its reasoning: the
+// thought parts (each signed one with its signature, then the thought text
+// no signature covered), the text part and the functionCall parts, each
+// with the thoughtSignature it streamed on.
+func geminiParts(m Message) []any {
+	parts := []any{}
+	var textSig string
+	callSig := map[int]string{}
+	covered := 0
+	for _, t := range m.Thoughts {
+		switch t.Kind {
+		case protocol.SignedThought:
+			parts = append(parts, map[string]any{"text": t.Text, "thought": true, "thoughtSignature": t.Signature})
+			covered += len(t.Text)
+		case protocol.SignedText:
+			textSig = t.Signature
+		case protocol.SignedCall:
+			callSig[t.Call] = t.Signature
+		}
+	}
+	if covered < len(m.Reasoning) {
+		parts = append(parts, map[string]any{"text": m.Reasoning[covered:], "thought": true})
+	}
+	if m.Text != "" || textSig != "" {
+		p := map[string]any{"text": m.Text}
+		if textSig != "" {
+			p["thoughtSignature"] = textSig
+		}
+		parts = append(parts, p)
+	}
+	for i, c := range m.ToolCalls {
+		p := map[string]any{"functionCall": map[string]any{"name": c.Name, "args": arguments(c.Arguments)}}
+		if sig, ok := callSig[i]; ok {
+			p["thoughtSignature"] = sig
+		}
+		parts = append(parts, p)
+	}
+	return parts
 }
 
 // responses sends the whole history as input items (stateless: no

@@ -34,11 +34,20 @@ type ToolResult struct {
 	ID, Name, Content string
 }
 
+// Thought is a signed piece of an answer's reasoning, as the server sent
+// it: Kind is one of protocol's Signed* kinds, Call the tool call's index
+// for a signed functionCall part, Text the reasoning the signature covers.
+type Thought struct {
+	Kind, Signature, Text string
+	Call                  int
+}
+
 // Message is one entry of the history.
 type Message struct {
 	Role      string
 	Text      string
 	Reasoning string
+	Thoughts  []Thought    // an assistant's signed reasoning (Anthropic, Gemini)
 	ToolCalls []ToolCall   // an assistant's
 	Results   []ToolResult // a tool message's
 }
@@ -80,10 +89,7 @@ func New(o Options) (*History, error) {
 	case ReasoningDrop:
 	case ReasoningSend:
 		if !sendsReasoning[o.Protocol] {
-			// Anthropic thinking blocks and Gemini thought parts go back
-			// only with their signatures, which the stream decoder does
-			// not keep: sending them bare would be refused by the server.
-			return nil, fmt.Errorf("conversation: reasoning 'send' is not supported for %s (its reasoning goes back only with a signature this client does not keep); use 'drop'", o.Protocol)
+			return nil, fmt.Errorf("conversation: reasoning 'send' is not supported for %s (its reasoning items go back only as encrypted content this client does not keep); use 'drop', or history.chain, where the server keeps them", o.Protocol)
 		}
 	default:
 		return nil, fmt.Errorf("conversation: reasoning must be 'drop' or 'send', got %q", o.Reasoning)
@@ -106,9 +112,10 @@ func (h *History) User(text string) {
 	h.cap()
 }
 
-// Answer adds the server's answer as it streamed.
-func (h *History) Answer(text, reasoning string, calls []ToolCall) {
-	h.msgs = append(h.msgs, Message{Role: RoleAssistant, Text: text, Reasoning: reasoning, ToolCalls: calls})
+// Answer adds the server's answer as it streamed, with its signed
+// reasoning (thoughts) when the server signed some.
+func (h *History) Answer(text, reasoning string, calls []ToolCall, thoughts ...Thought) {
+	h.msgs = append(h.msgs, Message{Role: RoleAssistant, Text: text, Reasoning: reasoning, ToolCalls: calls, Thoughts: thoughts})
 }
 
 // Results adds the tools' results for the last answer's calls.

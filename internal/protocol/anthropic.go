@@ -90,6 +90,12 @@ func anthropicBlockStart(root gjson.Result, d *Delta) {
 		d.Text = str(block, "text")
 	case "thinking":
 		d.Reasoning = str(block, "thinking")
+		if sig := str(block, "signature"); sig != "" {
+			d.Signatures = append(d.Signatures, Signature{Kind: SignedThinking, Value: sig})
+		}
+	case "redacted_thinking":
+		// Arrives whole: no delta type carries it.
+		d.Signatures = append(d.Signatures, Signature{Kind: SignedRedacted, Value: str(block, "data")})
 	case "tool_use", "server_tool_use":
 		// input is {} here; the arguments come as input_json_delta fragments.
 		d.ToolCalls = append(d.ToolCalls, ToolCallDelta{Index: index, ID: str(block, "id"), Name: str(block, "name")})
@@ -103,12 +109,15 @@ func anthropicBlockDelta(root gjson.Result, d *Delta) {
 		d.Text = str(delta, "text")
 	case "thinking_delta":
 		d.Reasoning = str(delta, "thinking")
+	case "signature_delta":
+		// Not output text, but the thinking block goes back only with it.
+		d.Signatures = append(d.Signatures, Signature{Kind: SignedThinking, Value: str(delta, "signature")})
 	case "input_json_delta":
 		if args := str(delta, "partial_json"); args != "" {
 			d.ToolCalls = append(d.ToolCalls, ToolCallDelta{Index: int(root.Get("index").Int()), Args: args})
 		}
 	}
-	// signature_delta and citations_delta are not output text.
+	// citations_delta is not output text.
 }
 
 // anthropicUsage converts to the OpenAI meaning used everywhere else: prompt

@@ -77,13 +77,21 @@ func (g *gemini) candidate(c gjson.Result, d *Delta) {
 				Name:  str(fc, "name"),
 				Args:  rawArgs(fc.Get("args")),
 			})
+			if sig := str(p, "thoughtSignature"); sig != "" {
+				d.Signatures = append(d.Signatures, Signature{Kind: SignedCall, Call: g.tools, Value: sig})
+			}
 			g.tools++
 			return true
 		}
+		kind := SignedText
 		if p.Get("thought").Bool() {
 			d.Reasoning += str(p, "text")
+			kind = SignedThought
 		} else {
 			d.Text += str(p, "text")
+		}
+		if sig := str(p, "thoughtSignature"); sig != "" {
+			d.Signatures = append(d.Signatures, Signature{Kind: kind, Value: sig})
 		}
 		return true
 	})

@@ -35,6 +35,7 @@ func (*openAIResponses) Decode(ev Event, d *Delta) error {
 	switch typ {
 	case "response.created", "response.in_progress", "response.queued":
 		d.Model = str(root, "response.model")
+		d.ResponseID = str(root, "response.id")
 	case "response.output_text.delta", "response.refusal.delta":
 		d.Text = str(root, "delta")
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
@@ -55,6 +56,7 @@ func (*openAIResponses) Decode(ev Event, d *Delta) error {
 			d.ToolCalls = append(d.ToolCalls, ToolCallDelta{Index: int(root.Get("output_index").Int()), Args: args})
 		}
 	case "response.completed":
+		d.ResponseID = str(root, "response.id")
 		responsesEnd(root.Get("response"), d, "completed")
 	case "response.incomplete":
 		// The server ended the answer on purpose (max_output_tokens, content

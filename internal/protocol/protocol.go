@@ -55,6 +55,26 @@ type ToolCallDelta struct {
 	Args  string
 }
 
+// Signature kinds: which piece of an answer a server signed. Anthropic signs
+// a thinking block (and sends redacted thinking as opaque data); Gemini puts
+// a thoughtSignature on a thought, text or functionCall part.
+const (
+	SignedThinking = "thinking"          // Anthropic: the signature of the thinking block just read
+	SignedRedacted = "redacted_thinking" // Anthropic: a redacted_thinking block's data
+	SignedThought  = "thought"           // Gemini: a thought part's signature
+	SignedText     = "text"              // Gemini: a text part's signature
+	SignedCall     = "call"              // Gemini: a functionCall part's signature (Call is its index)
+)
+
+// Signature is an opaque value a server wants back, verbatim, when its
+// answer is sent back in a conversation's history: without it the server
+// refuses the reasoning (or, on a tool-call turn, the whole request).
+type Signature struct {
+	Kind  string
+	Call  int // the tool call's index, for SignedCall
+	Value string
+}
+
 // StreamError is an error the server reported inside a successful HTTP stream.
 type StreamError struct {
 	Message string
@@ -66,6 +86,11 @@ type Delta struct {
 	Text      string // answer output
 	Reasoning string // reasoning ("thinking") output
 	ToolCalls []ToolCallDelta
+	// Signatures are the event's signed pieces (rare: nil on most events).
+	Signatures []Signature
+	// ResponseID is the id the server gave its answer, for a later request
+	// to name (Responses' previous_response_id).
+	ResponseID string
 
 	// Usage is set when the event reports token usage. UsageCumulative says the
 	// completion count is a running total that can be read per event (vLLM

@@ -105,6 +105,8 @@ type Call struct {
 
 	text, reasoning strings.Builder
 	tools           []ToolCall
+	signed          signed // thoughts.go
+	responseID      string
 
 	usage     *protocol.Usage
 	finish    string
@@ -336,6 +338,7 @@ func (c *Call) handle(ev protocol.Event) bool {
 	// it is copied, once, when it changes.
 	keep(&c.model, d.Model)
 	keep(&c.requestID, d.RequestID)
+	keep(&c.responseID, d.ResponseID)
 	for k, v := range d.ServerTimings {
 		if c.timings == nil {
 			c.timings = map[string]float64{}
@@ -357,6 +360,9 @@ func (c *Call) handle(ev protocol.Event) bool {
 	}
 	if d.HasOutput() {
 		c.output(at, before, ch)
+	}
+	if len(d.Signatures) > 0 {
+		c.signed.add(d.Signatures, c.reasoning.Len()) // after output: a signature closes the reasoning read so far
 	}
 	if d.FinishReason != "" {
 		keep(&c.finish, d.FinishReason)

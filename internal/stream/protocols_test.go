@@ -37,6 +37,9 @@ type expectation struct {
 	TokenSource   string             `json:"tokenSource"`
 	ServerTimings map[string]float64 `json:"serverTimings"`
 	Model         string             `json:"model"`
+	// Thoughts are the signed reasoning; ResponseID the answer's id.
+	Thoughts   []wantThought `json:"thoughts"`
+	ResponseID string        `json:"responseId"`
 	// Choices are the answers of a call that asked for several (n > 1).
 	Choices []wantChoice `json:"choices"`
 	// CountTokens gives the call a tokenizer: "words" counts whitespace-separated
@@ -51,6 +54,13 @@ type expectation struct {
 	// limit and the strict end rule.
 	MaxTokens           int64 `json:"maxTokens"`
 	RequireFinishReason bool  `json:"requireFinishReason"`
+}
+
+type wantThought struct {
+	Kind      string `json:"kind"`
+	Call      int    `json:"call"`
+	Text      string `json:"text"`
+	Signature string `json:"signature"`
 }
 
 type wantChoice struct {
@@ -173,6 +183,12 @@ func checkResult(t *testing.T, want expectation, got *Result) {
 	}
 	assert.Equal(t, want.Choices, choices, "choices")
 	assert.Equal(t, want.Model, got.Model, "model")
+	var thoughts []wantThought
+	for _, th := range got.Thoughts {
+		thoughts = append(thoughts, wantThought{Kind: th.Kind, Call: th.Call, Text: th.Text, Signature: th.Signature})
+	}
+	assert.Equal(t, want.Thoughts, thoughts, "thoughts")
+	assert.Equal(t, want.ResponseID, got.ResponseID, "response id")
 	assert.Equal(t, want.FinishSource, got.FinishSource, "finish source")
 	assert.Equal(t, want.FinishOmitted, got.FinishOmitted, "finish omitted")
 	assert.Equal(t, want.Cache, got.Cache.String(), "cache")

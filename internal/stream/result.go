@@ -19,11 +19,18 @@ const Absent time.Duration = -1
 
 // Result holds the figures of one finished call.
 type Result struct {
-	OK           bool
-	Err          *Error
-	Text         string
-	Reasoning    string
-	ToolCalls    []ToolCall
+	OK        bool
+	Err       *Error
+	Text      string
+	Reasoning string
+	ToolCalls []ToolCall
+	// Thoughts are the answer's signed reasoning, in order (Anthropic
+	// thinking blocks, Gemini thought signatures): nil unless the server
+	// signed some. A conversation sends them back verbatim.
+	Thoughts []Thought
+	// ResponseID is the id the server gave its answer ("" when none):
+	// Responses' previous_response_id.
+	ResponseID   string
 	FinishReason string
 	// FinishSource says how FinishReason is known (FinishFromServer,
 	// FinishInferred, FinishNone); "" for protocols without finish reasons
@@ -79,6 +86,8 @@ func (c *Call) Finish() *Result {
 		Text:          c.text.String(),
 		Reasoning:     c.reasoning.String(),
 		ToolCalls:     c.tools,
+		Thoughts:      c.signed.thoughts(c.reasoning.String()),
+		ResponseID:    c.responseID,
 		FinishReason:  c.finish,
 		Usage:         c.usage,
 		Model:         c.model,

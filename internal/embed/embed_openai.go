@@ -2,6 +2,7 @@ package embed
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -73,7 +74,7 @@ func parseOpenAI(body []byte, keep bool) (*Answer, error) {
 	}
 	a := vs.answer()
 	if model.Type == gjson.String {
-		a.Model = model.Str
+		a.Model = strings.Clone(model.Str) // not a view of the body (parseRoot)
 	}
 	// prompt_tokens is the inputs' count; total_tokens equals it for
 	// embeddings, and is all some compatible servers send.
@@ -89,7 +90,7 @@ const maxVectors = 1 << 20
 
 func str(r gjson.Result, path string) string {
 	if v := r.Get(path); v.Type == gjson.String {
-		return v.Str
+		return strings.Clone(v.Str) // not a view of the body (parseRoot)
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
@@ -157,23 +158,50 @@ func causeOf(ctx, parent context.Context) error {
 	return context.Cause(ctx)
 }
 
-// readAll reads the body into one buffer sized by Content-Length, feeding
-// the idle timer, within the size limit.
+// readAll reads the body, feeding the idle timer, within the size limit.
+// With a Content-Length it reads into one buffer of that size; without one
+// (a chunked answer) it reads into a reused scratch buffer and returns a
+// copy of exactly the body's length, so a call allocates its body once and
+// no guess of the size is allocated, zeroed and collected each call.
 func (x *Exchange) readAll(resp *http.Response, wd *stream.Watchdog) ([]byte, error) {
 	limit := x.MaxBodySize
 	if limit <= 0 {
 		limit = stream.DefaultMaxBodySize
 	}
-	size := 16 << 10
 	if resp.ContentLength > 0 && resp.ContentLength <= limit {
-		size = int(resp.ContentLength) + 1 // +1: the read that sees EOF needs room
+		return readInto(make([]byte, 0, int(resp.ContentLength)+1), resp.Body, wd, limit) // +1: the read that sees EOF needs room
 	}
-	buf := make([]byte, 0, size)
+	scratch, _ := scratchBodies.Get().(*[]byte)
+	if scratch == nil {
+		scratch = new([]byte)
+	}
+	buf, err := readInto((*scratch)[:0], resp.Body, wd, limit)
+	if err != nil {
+		return nil, err
+	}
+	body := bytes.Clone(buf)
+	if cap(buf) <= maxScratchBody {
+		*scratch = buf[:0]
+		scratchBodies.Put(scratch)
+	}
+	return body, nil
+}
+
+// scratchBodies are the read buffers of chunked answers; one larger than
+// maxScratchBody is left to the collector rather than kept for every call.
+var scratchBodies sync.Pool //nolint:gochecknoglobals // a cache of buffers, no state
+
+const maxScratchBody = 1 << 20
+
+func readInto(buf []byte, body io.Reader, wd *stream.Watchdog, limit int64) ([]byte, error) {
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, 16<<10)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := resp.Body.Read(buf[len(buf):cap(buf)])
+		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if n > 0 {
 			wd.Bytes()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -150,12 +151,20 @@ func base64Vector(s string, keep bool) (int, []float64, error) {
 	return len(vals), vals, nil
 }
 
-// parseRoot checks body is one JSON document of the wanted kind.
+// parseRoot checks body is one JSON document of the wanted kind. It reads
+// body in place (gjson.ParseBytes would copy it, the answer's largest
+// allocation after its read): an answer's body is never changed once read,
+// and a string kept from it is cloned (str, the model) so that a result
+// does not hold the whole body alive.
 func parseRoot(body []byte, array bool) (gjson.Result, error) {
-	if !gjson.ValidBytes(body) {
+	if len(body) == 0 {
 		return gjson.Result{}, errors.New("the answer is not valid JSON")
 	}
-	root := gjson.ParseBytes(body)
+	view := unsafe.String(&body[0], len(body)) // #nosec G103 -- a zero-copy view of a body nobody changes (above)
+	if !gjson.Valid(view) {
+		return gjson.Result{}, errors.New("the answer is not valid JSON")
+	}
+	root := gjson.Parse(view)
 	switch {
 	case array && !root.IsArray():
 		return gjson.Result{}, errors.New("the answer is not a JSON array")

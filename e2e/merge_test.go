@@ -44,6 +44,14 @@ type mergeRecord struct {
 	Run *struct {
 		Segment string `json:"segment"`
 	} `json:"run"`
+	Retrieval []struct {
+		Op      string `json:"op"`
+		Calls   uint64 `json:"calls"`
+		Failed  uint64 `json:"failed"`
+		Metrics map[string]struct {
+			Count uint64 `json:"count"`
+		} `json:"metrics"`
+	} `json:"retrieval"`
 	Instances []struct {
 		Segment  string `json:"segment"`
 		Requests uint64 `json:"requests"`
@@ -112,6 +120,14 @@ func runMergeInstances(t *testing.T, url, sequence string, segments []string) (r
 	return records, points
 }
 
+func retrievalCalls(r mergeRecord) uint64 {
+	var n uint64
+	for _, g := range r.Retrieval {
+		n += g.Calls
+	}
+	return n
+}
+
 func exactQ(sorted []float64, q float64) float64 { return sorted[int(q*float64(len(sorted)-1))] }
 
 func TestMergedInstancesCountLikeOneInstance(t *testing.T) {
@@ -123,6 +139,7 @@ func TestMergedInstancesCountLikeOneInstance(t *testing.T) {
 	singleRec, _ := runMergeInstances(t, url, "", []string{""})
 	single := readMergeRecord(t, singleRec[0])
 	require.EqualValues(t, 150, single.Categories["all"].Requests, "120 shared iterations + 6 VUs × 5")
+	require.EqualValues(t, 30, retrievalCalls(single), "one embed per hello: 6 VUs × 5")
 
 	for _, c := range []struct {
 		sequence string
@@ -152,6 +169,16 @@ func TestMergedInstancesCountLikeOneInstance(t *testing.T) {
 				require.Equal(t, want.Failures, got.Failures, "%s failures", cat)
 				t.Logf("%s: %d calls merged, %d in one instance", cat, got.Requests, want.Requests)
 			}
+			// The embed section too: its calls summed, each answered call's duration in the merged sketch.
+			require.Equal(t, retrievalCalls(single), retrievalCalls(m), "embed calls")
+			var answered, durations uint64
+			for _, g := range m.Retrieval {
+				answered += g.Calls - g.Failed
+				durations += g.Metrics["duration"].Count
+			}
+			require.Equal(t, answered, durations, "one duration per answered embed call")
+			require.Contains(t, string(out), "Embeddings and rerank")
+			t.Logf("embed: %d calls in %d load groups merged, %d groups in one instance", retrievalCalls(m), len(m.Retrieval), len(single.Retrieval))
 			// Quantiles within the sketch's relative accuracy of the exact
 			// quantiles of every TTFT the instances measured.
 			var ttfts []float64

@@ -20,8 +20,10 @@ export async function sendItem() {
   await client.chat({ messages: item.messages, max_tokens: 8 }, { item });
 }
 
+// Each hello also embeds, for the merge of the embed and rerank section.
 export async function hello() {
   await client.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 });
+  await client.embed({ input: ['hi', 'there'], dimensions: 8 });
 }
 
 export function handleSummary(data) {

@@ -20,6 +20,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/schedule"
 )
 
 // turnInput is one turn as the script gave it.
@@ -70,11 +71,12 @@ func (cv *Conversation) turn(in *turnInput) (*sobek.Promise, error) {
 		_ = resolve(v)
 	}
 	wait, due := cv.pause()
+	var from *schedule.Schedule // the credit's schedule, when a credit is this turn's
 	if wait <= 0 {
 		if cv.pace == nil {
-			due = cv.c.env.due.take() // no pause: a schedule credit is this turn's as it is
+			due, from = cv.c.env.due.takeFrom() // no pause: a schedule credit is this turn's as it is
 		}
-		cv.send(st, in, due, settle)
+		cv.send(st, in, due, from, settle)
 		return p, nil
 	}
 	cb, ctx := vu.RegisterCallback(), vu.Context()
@@ -97,9 +99,11 @@ func (cv *Conversation) turn(in *turnInput) (*sobek.Promise, error) {
 				cv.job.Think += end.Sub(start)
 			}
 			if cv.pace == nil {
-				due = conversation.ShiftDue(cv.c.env.due.take(), start, end)
+				var credit time.Time
+				credit, from = cv.c.env.due.takeFrom()
+				due = conversation.ShiftDue(credit, start, end)
 			}
-			cv.send(st, in, due, settle)
+			cv.send(st, in, due, from, settle)
 			return nil
 		})
 	}()
@@ -121,7 +125,7 @@ func (cv *Conversation) pause() (time.Duration, time.Time) {
 }
 
 // send builds the turn's call on the event loop and starts it.
-func (cv *Conversation) send(st *lib.State, in *turnInput, due time.Time, settle func(any, error)) {
+func (cv *Conversation) send(st *lib.State, in *turnInput, due time.Time, from *schedule.Schedule, settle func(any, error)) {
 	rt := cv.c.env.vu.Runtime()
 	if !in.continued {
 		cv.turns++
@@ -145,7 +149,7 @@ func (cv *Conversation) send(st *lib.State, in *turnInput, due time.Time, settle
 		cv.c.env.due.take() // the pace, not a schedule credit, says when this turn was due
 	}
 	cb := cv.c.env.vu.RegisterCallback()
-	cv.c.launch(st, plan, due, nil, func(out *outcome, result map[string]any, rec *record.Call) {
+	cv.c.launch(st, plan, due, from, func(out *outcome, result map[string]any, rec *record.Call) {
 		cb(func() error {
 			cv.answered(out, rec)
 			if st.Options.Throw.Bool && !out.OK() {

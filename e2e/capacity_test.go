@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -32,6 +34,7 @@ const (
 )
 
 type capacityRecord struct {
+	path     string // the file it was read from
 	Capacity struct {
 		Model     string   `json:"model"`
 		Outcome   string   `json:"outcome"`
@@ -39,13 +42,20 @@ type capacityRecord struct {
 		FirstFail *float64 `json:"first_fail"`
 		Binding   string   `json:"binding_objective"`
 		Segment   string   `json:"segment"`
-		Windows   []struct {
+		Instances []struct {
+			Segment  string    `json:"segment"`
+			Capacity *float64  `json:"capacity"`
+			Levels   []float64 `json:"levels"`
+		} `json:"instances"`
+		Disagreement string `json:"disagreement"`
+		Windows      []struct {
 			Level      float64  `json:"level"`
 			Verdict    string   `json:"verdict"`
 			Reason     string   `json:"reason"`
 			EarlyStopS *float64 `json:"early_stop_s"`
 			StartS     float64  `json:"start_s"`
 			EndS       float64  `json:"end_s"`
+			Calls      int      `json:"calls"`
 		} `json:"windows"`
 	} `json:"capacity"`
 }
@@ -88,6 +98,7 @@ func runCapacity(t *testing.T, url string, env map[string]string, segments ...st
 				t.Errorf("segment %q: no run record: %v", seg, err)
 				return
 			}
+			recs[i].path = filepath.Join(dir, "capacity.json")
 			if err := json.Unmarshal(raw, &recs[i]); err != nil {
 				t.Errorf("segment %q: run record: %v", seg, err)
 			}
@@ -149,7 +160,41 @@ func TestCapacitySearch(t *testing.T) {
 		require.Equal(t, "1/2:1", recs[1].Capacity.Segment)
 		require.InDelta(t, *recs[0].Capacity.Capacity, *recs[1].Capacity.Capacity, capacityError*capacityRate,
 			"levels %v and %v", recs[0].levels(), recs[1].levels())
+		checkMergedCapacity(t, recs)
 	})
+}
+
+// checkMergedCapacity merges the instances' records with `llmstream merge`:
+// one answer, each instance's levels, and the windows they ran alike as
+// windows of the whole test (their calls summed).
+func checkMergedCapacity(t *testing.T, recs []capacityRecord) {
+	t.Helper()
+	merged := filepath.Join(t.TempDir(), "merged.json")
+	out, err := exec.Command(llmstreamBin(t), "merge", "-o", merged, recs[0].path, recs[1].path).CombinedOutput() //nolint:gosec // our binary, our files
+	require.NoError(t, err, string(out))
+	raw, err := os.ReadFile(merged) //nolint:gosec // the test's own temp file
+	require.NoError(t, err)
+	var m capacityRecord
+	require.NoError(t, json.Unmarshal(raw, &m))
+	c := m.Capacity
+	require.Empty(t, c.Segment)
+	require.Len(t, c.Instances, 2)
+	for i, in := range c.Instances {
+		require.Equal(t, recs[i].Capacity.Segment, in.Segment)
+		require.Equal(t, recs[i].levels(), in.Levels)
+	}
+	require.NotNil(t, c.Capacity)
+	require.Equal(t, math.Min(*recs[0].Capacity.Capacity, *recs[1].Capacity.Capacity), *c.Capacity)
+	if c.Disagreement == "" {
+		require.Equal(t, recs[0].levels(), m.levels())
+		require.Equal(t, recs[0].Capacity.Outcome, c.Outcome)
+	} else {
+		require.Contains(t, c.Disagreement, "parted at window")
+		require.Less(t, len(c.Windows), max(len(recs[0].Capacity.Windows), len(recs[1].Capacity.Windows))+1)
+	}
+	for i, w := range c.Windows {
+		require.Equal(t, recs[0].Capacity.Windows[i].Calls+recs[1].Capacity.Windows[i].Calls, w.Calls, "window %d", i+1)
+	}
 }
 
 // checkEarlyStops holds that some window of an open-model search ended early

@@ -125,6 +125,9 @@ func CapacityText(c *Capacity) string {
 	if c.Disagreement != "" {
 		fmt.Fprintf(&b, "  instances disagreed: %s\n", c.Disagreement)
 	}
+	for _, in := range c.Instances {
+		fmt.Fprintf(&b, "  %s\n", capacityInstanceLine(in, c.Unit))
+	}
 	rows := make([][]string, len(c.Windows))
 	for i, w := range c.Windows {
 		rows[i] = w.cells()
@@ -164,6 +167,9 @@ func writeCapacityHTML(b *bytes.Buffer, c *Capacity) {
 	fmt.Fprintf(b, `<h2>Capacity at the objectives</h2><p class="sub" id="capacity-answer">%s</p>`, html.EscapeString(capacityAnswer(c)))
 	if c.Disagreement != "" {
 		fmt.Fprintf(b, `<p class="sub">Instances disagreed: %s</p>`, html.EscapeString(c.Disagreement))
+	}
+	for _, in := range c.Instances {
+		fmt.Fprintf(b, `<p class="sub">%s</p>`, html.EscapeString(capacityInstanceLine(in, c.Unit)))
 	}
 	b.WriteString(`<div class="charts">`)
 	for _, ch := range capacityCharts(c) {
@@ -224,4 +230,15 @@ func sortPoints(all ...[]point) {
 	for _, ps := range all {
 		slices.SortStableFunc(ps, func(a, b point) int { return cmp.Compare(a.X, b.X) })
 	}
+}
+
+// capacityInstanceLine is one instance's answer in a merged record, with the
+// levels its windows ran.
+func capacityInstanceLine(in CapacityInstance, unit string) string {
+	levels := make([]string, len(in.Levels))
+	for i, v := range in.Levels {
+		levels[i] = fmtLevel(v)
+	}
+	return fmt.Sprintf("instance %s: %s, capacity %s %s, levels %s", in.Segment, strings.ReplaceAll(in.Outcome, "_", " "),
+		fmtOptLevel(in.Capacity), unit, strings.Join(levels, ", "))
 }

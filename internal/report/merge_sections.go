@@ -32,6 +32,13 @@ func mergeSections(out *Record, records []*Record, names []string) error {
 	if out.Conversations, err = mergeConversations(records); err != nil {
 		return fmt.Errorf("report: merge: conversations: %w", err)
 	}
+	caps := make([]*Capacity, len(records))
+	for i, r := range records {
+		caps[i] = r.Capacity
+	}
+	if out.Capacity, err = MergeCapacity(names, caps); err != nil {
+		return fmt.Errorf("report: merge: %w", err)
+	}
 	return nil
 }
 

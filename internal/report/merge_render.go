@@ -49,6 +49,7 @@ func RenderRecordText(rec *Record) string {
 	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
 		fmt.Fprintf(&b, "  %s\n\n", ex.Summary())
 	}
+	b.WriteString(recordDispatchText(rec))
 	w := len("category")
 	for _, c := range cats {
 		w = min(max(w, len(c)), 32)
@@ -62,7 +63,6 @@ func RenderRecordText(rec *Record) string {
 	if line := finishOmittedLine(all.FinishOmitted); line != "" {
 		fmt.Fprintf(&b, "\n  %s\n", line)
 	}
-	b.WriteString(recordDispatchText(rec))
 	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, "category", "mean", "p50", "p95", "p99", "n")
 	for _, m := range textMetrics {
 		for _, cat := range cats {

@@ -18,14 +18,15 @@ func recordReuse(predicted float64) string {
 	return fmt.Sprintf("prefix reuse: the trace predicts %.1f%%", 100*predicted)
 }
 
-// recordDispatchText is the dispatch account's lines, as the text report's notes.
+// recordDispatchText is the dispatch account's lines, the notes above the
+// tables as in a single run's text.
 func recordDispatchText(rec *Record) string {
 	out := ""
 	for _, l := range dispatchLinesOf(rec.Dispatch, recordReuse) {
 		out += "  " + l + "\n"
 	}
 	if out != "" {
-		out = "\n" + out
+		out += "\n"
 	}
 	return out
 }

@@ -55,13 +55,14 @@ type sessionOptions struct {
 }
 
 type historyOptions struct {
-	MaxTurns  int `opt:"maxTurns"`
-	MaxTokens int `opt:"maxTokens"`
+	MaxTurns  int  `opt:"maxTurns"`
+	MaxTokens int  `opt:"maxTokens"`
+	Chain     bool `opt:"chain"`
 }
 
 // historyFields are the body fields a conversation's history fills: a base
 // body that sets one would be overwritten on every turn.
-var historyFields = []string{"messages", "contents", "input", "prompt"} //nolint:gochecknoglobals // read-only table
+var historyFields = []string{"messages", "contents", "input", "prompt", "previous_response_id"} //nolint:gochecknoglobals // read-only table
 
 // Conversation is the JS conversation: its history as the server answered,
 // its session, its pauses and its job. Its methods run on the VU's event
@@ -118,7 +119,7 @@ func (c *Client) newConversation(opts sobek.Value) (*Conversation, error) {
 	}
 	hist, err := conversation.New(conversation.Options{
 		Protocol: c.opts.Protocol.Name, System: o.System, Reasoning: o.Reasoning, ReasoningField: o.ReasoningField,
-		MaxTurns: o.History.MaxTurns, MaxTokens: o.History.MaxTokens, Count: c.count,
+		MaxTurns: o.History.MaxTurns, MaxTokens: o.History.MaxTokens, Count: c.count, Chain: o.History.Chain,
 	})
 	if err != nil {
 		return nil, err //nolint:wrapcheck // names the option

@@ -81,3 +81,43 @@ func TestConversationSendsSignedReasoningBack(t *testing.T) {
 		})
 	}
 }
+
+// history.chain: each Responses turn after the first sends only its new
+// input and the previous answer's id (read from its stream); llm-sim
+// answers it on the whole conversation it kept, so the prompt still grows.
+// An agent's tool results go the same way.
+func TestConversationResponsesChain(t *testing.T) {
+	base, trace := startSimBodies(t, nil)
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'sim', protocol: 'openai-responses'});`, base))
+	vu.run(`(async () => {
+		const conv = client.conversation({system: 'be brief', body: {max_output_tokens: 6}, history: {chain: true}});
+		globalThis.prompts = [];
+		for (const q of ['one', 'two', 'three']) {
+			const r = await conv.say(q);
+			if (!r.ok) throw new Error(r.error.message);
+			prompts.push(r.usage.promptTokens);
+		}
+		conv.end();
+	})()`)
+	reqs := tracedRequests(t, trace, 3)
+	var ids []string
+	for _, l := range trace.lines() {
+		var rec struct {
+			RequestID string `json:"request_id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &rec))
+		ids = append(ids, "resp_"+rec.RequestID)
+	}
+	require.NotContains(t, reqs[0].Body, "previous_response_id")
+	require.Equal(t, []any{map[string]any{"role": "user", "content": "one"}}, reqs[0].Body["input"])
+	for i, q := range []string{"two", "three"} {
+		b := reqs[i+1].Body
+		require.Equal(t, ids[i], b["previous_response_id"], "turn %d names turn %d's answer", i+2, i+1)
+		require.Equal(t, []any{map[string]any{"role": "user", "content": q}}, b["input"], "turn %d sends only its input", i+2)
+		require.Equal(t, "be brief", b["instructions"])
+	}
+	prompts := vu.rt.VU.Runtime().Get("prompts").Export().([]any)
+	require.Less(t, prompts[0].(int64), prompts[1].(int64))
+	require.Less(t, prompts[1].(int64), prompts[2].(int64))
+	vu.closeIdle()
+}

@@ -205,6 +205,7 @@ func (cv *Conversation) answered(out *outcome, rec *record.Call) {
 		thoughts[i] = conversation.Thought{Kind: t.Kind, Signature: t.Signature, Text: t.Text, Call: t.Call}
 	}
 	cv.hist.Answer(rec.Text, rec.Reasoning, calls, thoughts...)
+	cv.hist.Responded(rec.ResponseID)
 }
 
 // jobCategory is the job's category: the conversation's, else its first

@@ -499,8 +499,12 @@ declare module "k6/x/llmstream" {
       /** A response header whose value (from the first answer that has it) is sent back on later turns. */
       routerHeader?: string;
     };
-    /** Keep only the last `maxTurns` turns, or drop the oldest while over `maxTokens` (client tokenizer). */
-    history?: { maxTurns?: number; maxTokens?: number };
+    /**
+     * Keep only the last `maxTurns` turns, or drop the oldest while over `maxTokens` (client tokenizer).
+     * `chain` (openai-responses, no cap): each turn sends only its new input and the previous answer's
+     * id as previous_response_id; the server keeps the conversation.
+     */
+    history?: { maxTurns?: number; maxTokens?: number; chain?: boolean };
     /**
      * What an answer's reasoning becomes in the history (default "drop"). "send": openai-chat and
      * ollama as a field; anthropic as its signed thinking/redacted_thinking blocks; gemini as its

@@ -245,13 +245,20 @@ func geminiParts(m Message) []any {
 }
 
 // responses sends the whole history as input items (stateless: no
-// previous_response_id, so a conversation needs no server-side store).
+// server-side store needed), or with Chain only the messages after the
+// previous answer, naming it as previous_response_id. instructions go on
+// every turn: the server does not carry them over from the previous one.
 func responses(h *History, body map[string]any) {
 	if h.o.System != "" {
 		body["instructions"] = h.o.System
 	}
-	items := make([]any, 0, len(h.msgs))
-	for _, m := range h.msgs {
+	msgs := h.msgs
+	if h.o.Chain && h.previous != "" {
+		body["previous_response_id"] = h.previous
+		msgs = h.msgs[h.unsent:]
+	}
+	items := make([]any, 0, len(msgs))
+	for _, m := range msgs {
 		switch m.Role {
 		case RoleUser:
 			items = append(items, map[string]any{"role": "user", "content": m.Text})

@@ -68,6 +68,10 @@ type Options struct {
 	MaxTurns  int
 	MaxTokens int
 	Count     func(string) int
+	// Chain (openai-responses only) sends each turn's new input with the
+	// previous answer's id as previous_response_id instead of the whole
+	// history: the server keeps the conversation.
+	Chain bool
 }
 
 // History is one conversation's messages.
@@ -76,6 +80,10 @@ type History struct {
 	msgs []Message
 	// dropped counts the turns the cap has dropped.
 	dropped int
+	// With Chain: the last answer's response id, and where the messages
+	// the server has not seen yet start.
+	previous string
+	unsent   int
 }
 
 // New checks o and returns an empty history.
@@ -100,6 +108,12 @@ func New(o Options) (*History, error) {
 	if o.MaxTurns < 0 || o.MaxTokens < 0 {
 		return nil, errors.New("conversation: historyCap turns and tokens must not be negative")
 	}
+	if o.Chain && o.Protocol != "openai-responses" {
+		return nil, fmt.Errorf("conversation: history.chain is for openai-responses (previous_response_id), not %s", o.Protocol)
+	}
+	if o.Chain && (o.MaxTurns > 0 || o.MaxTokens > 0) {
+		return nil, errors.New("conversation: history.chain leaves the history to the server: maxTurns and maxTokens cannot cap it")
+	}
 	if o.MaxTokens > 0 && o.Count == nil {
 		return nil, errors.New("conversation: historyCap tokens needs a tokenizer (the client's tokenizer option is 'none')")
 	}
@@ -116,6 +130,21 @@ func (h *History) User(text string) {
 // reasoning (thoughts) when the server signed some.
 func (h *History) Answer(text, reasoning string, calls []ToolCall, thoughts ...Thought) {
 	h.msgs = append(h.msgs, Message{Role: RoleAssistant, Text: text, Reasoning: reasoning, ToolCalls: calls, Thoughts: thoughts})
+}
+
+// Responded notes the id the server gave the last answer: with Chain, the
+// next turn names it and sends only what came after it. An answer without
+// an id (a server that sends none) makes the next turn send the whole
+// history, which such a server needs.
+func (h *History) Responded(id string) {
+	if !h.o.Chain {
+		return
+	}
+	h.previous = id
+	h.unsent = len(h.msgs)
+	if id == "" {
+		h.unsent = 0
+	}
 }
 
 // Results adds the tools' results for the last answer's calls.

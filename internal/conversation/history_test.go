@@ -284,3 +284,45 @@ func TestGeminiThoughtSignaturesSentBack(t *testing.T) {
 		t.Errorf("send:\n got %s\nwant %s", got, want)
 	}
 }
+
+// Chain: turn 1 sends the whole (short) history; each later turn names the
+// previous answer and sends only what came after it (the tool results, the
+// new user turn); an answer without an id sends everything again.
+func TestResponsesChain(t *testing.T) {
+	h, err := New(Options{Protocol: "openai-responses", System: "be brief", Chain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.User("one")
+	if got, want := mustJSON(t, h.Body(nil)), `{"input":[{"content":"one","role":"user"}],"instructions":"be brief"}`; got != want {
+		t.Errorf("turn 1:\n got %s\nwant %s", got, want)
+	}
+	h.Answer("", "", []ToolCall{{ID: "c1", Name: "f", Arguments: "{}"}})
+	h.Responded("resp_1")
+	h.Results([]ToolResult{{ID: "c1", Name: "f", Content: "42"}})
+	want := `{"input":[{"call_id":"c1","output":"42","type":"function_call_output"}],"instructions":"be brief","previous_response_id":"resp_1"}`
+	if got := mustJSON(t, h.Body(nil)); got != want {
+		t.Errorf("after the tool call:\n got %s\nwant %s", got, want)
+	}
+	h.Answer("it is 42", "", nil)
+	h.Responded("resp_2")
+	h.User("two")
+	want = `{"input":[{"content":"two","role":"user"}],"instructions":"be brief","previous_response_id":"resp_2"}`
+	if got := mustJSON(t, h.Body(nil)); got != want {
+		t.Errorf("turn 2:\n got %s\nwant %s", got, want)
+	}
+	h.Answer("ok", "", nil)
+	h.Responded("")
+	h.User("three")
+	if got := mustJSON(t, h.Body(nil)); strings.Contains(got, "previous_response_id") || !strings.Contains(got, `"content":"one"`) {
+		t.Errorf("after an answer without an id, want the whole history: %s", got)
+	}
+	for _, o := range []Options{
+		{Protocol: "openai-chat", Chain: true},
+		{Protocol: "openai-responses", Chain: true, MaxTurns: 2},
+	} {
+		if _, err := New(o); err == nil || !strings.Contains(err.Error(), "chain") {
+			t.Errorf("%+v: want a refusal naming chain, got %v", o, err)
+		}
+	}
+}

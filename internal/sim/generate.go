@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,8 +27,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		rec.Status, rec.Outcome, rec.Error = e.Status, o, e.Message
 		writeJSONError(w, p, e)
 	}
-	body, req, aerr := s.readGeneration(w, r, p)
-	s.traceRequest(rec, r, body)
+	raw, body, input, req, aerr := s.readGeneration(w, r, p)
+	s.traceRequest(rec, r, raw) // what the client sent, before a previous_response_id is expanded
 	if aerr != nil {
 		fail(aerr, OutcomeBadRequest)
 		return
@@ -91,6 +92,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		includeUsage: req.IncludeUsage, continuousUsage: req.ContinuousUsage, promptTokens: promptTokens,
 		outputTokens: outTokens, finishReason: reason, quirks: m.p.quirks(),
 	}
+	if _, ok := p.(openAIResponses); ok {
+		meta.keep = func(output []any) { s.stored.keep(meta.id, input, output) }
+	}
 	st := &genState{s: s, w: w, r: r, p: p, m: m, seq: seq, meta: meta, faults: faults, rec: rec, reason: reason, textSeed: textSeed, tools: tools}
 	if req.Stream {
 		st.stream()
@@ -119,20 +123,28 @@ func (s *Server) finishTrace(rec *TraceRecord) {
 }
 
 // readGeneration reads and parses the request body, refusing one over
-// max_body_bytes.
-func (s *Server) readGeneration(w http.ResponseWriter, r *http.Request, p protocol) ([]byte, *genRequest, *apiError) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+// max_body_bytes. raw is the body as sent; body is the one answered: for
+// Responses, with a previous_response_id's conversation before its input
+// (input is then that whole input, kept with the answer).
+func (s *Server) readGeneration(w http.ResponseWriter, r *http.Request, p protocol) (raw, body []byte, input []json.RawMessage, req *genRequest, aerr *apiError) {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-			return nil, nil, &apiError{
+			return nil, nil, nil, nil, &apiError{
 				Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large",
 				Message: fmt.Sprintf("request body is larger than %d bytes (llm-sim max_body_bytes)", mbe.Limit),
 			}
 		}
-		return nil, nil, badRequest("", "could not read the request body: "+err.Error())
+		return nil, nil, nil, nil, badRequest("", "could not read the request body: "+err.Error())
 	}
-	req, aerr := parseRequest(p, r, body)
-	return body, req, aerr
+	body = raw
+	if _, ok := p.(openAIResponses); ok {
+		if body, input, aerr = s.stored.expand(raw); aerr != nil {
+			return raw, nil, nil, nil, aerr
+		}
+	}
+	req, aerr = parseRequest(p, r, body)
+	return raw, body, input, req, aerr
 }
 
 // modelOf is the model a request names, the first one when it names none.

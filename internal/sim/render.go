@@ -41,6 +41,9 @@ type respMeta struct {
 	// last (TGI) knows it when total reaches outputTokens.
 	outputTokens int
 	finishReason string
+	// keep, when set (Responses), stores the answer's output items under
+	// its id once it is complete, for a later previous_response_id.
+	keep func(output []any)
 	// phases is the engine's timeline, set before finish, fail or complete
 	// (Ollama and llama.cpp report their durations in the body).
 	phases seqTimeline

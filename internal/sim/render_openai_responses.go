@@ -158,6 +158,7 @@ func (r *responseObject) ended(m *respMeta, text, reason string, completion int)
 func (openAIResponses) complete(m *respMeta, text []byte, reason string, completion int) []byte {
 	r := newResponseObject(m, "")
 	r.ended(m, string(text), reason, completion)
+	keepAnswer(m, string(text))
 	return mustJSON(r)
 }
 
@@ -264,9 +265,18 @@ func (r *responsesStream) finish(out eventSink, reason string, total int) error 
 	if resp.Status == "incomplete" {
 		name = "response.incomplete"
 	}
+	keepAnswer(r.m, text)
 	return r.emit(out, name, struct {
 		Response responseObject `json:"response"`
 	}{resp})
+}
+
+// keepAnswer stores a text answer for previous_response_id, as the input
+// item a client would send back for it.
+func keepAnswer(m *respMeta, text string) {
+	if m.keep != nil {
+		m.keep([]any{map[string]string{"role": "assistant", "content": text}})
+	}
 }
 
 // fail writes an error event, then response.failed: the stream's end.

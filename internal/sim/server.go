@@ -36,6 +36,7 @@ type Server struct {
 	idSeq    atomic.Uint64
 	outcomes outcomeCounts
 	requests requestMetrics // vLLM's per-request counters and histograms
+	stored   responseStore  // Responses answers for previous_response_id (responses_store.go)
 	connSeq  atomic.Uint64  // connections accepted (HTTPServer)
 	connOpen atomic.Int64   // connections open now
 

@@ -147,6 +147,9 @@ func (r *responsesToolStream) finish(out eventSink, reason string, total int) er
 	for i := range r.plan.calls {
 		items[i] = r.item(i, "completed", r.plan.calls[i].Args)
 	}
+	if r.m.keep != nil {
+		r.m.keep(items) // function_call items read back as input items
+	}
 	name := "response.completed"
 	if resp.Status == "incomplete" {
 		name = "response.incomplete"

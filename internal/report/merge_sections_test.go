@@ -182,6 +182,17 @@ func TestMergeCarriesImagesAndConversations(t *testing.T) {
 			t.Errorf("merged HTML lacks %q", want)
 		}
 	}
+	// The merged file reads back (as a later run's baseline does) with its sections' sketches.
+	raw, err := encodeRecord(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseRecord("merged.json", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantQuantiles(t, "job duration read back", back.Conversations.Jobs[0].Duration, append(append([]float64{}, jobA...), jobB...))
+	wantQuantiles(t, "TTFT without images read back", back.Images[0].TTFT, append(append([]float64{}, noneA...), ttftB...))
 }
 
 func TestMergeOfRecordsWithoutSectionsHasNone(t *testing.T) {

@@ -491,7 +491,7 @@ func (j *jsSearch) turn(ctx context.Context) (map[string]any, bool) {
 			return nil, false
 		}
 		j.sh.search.Claim(c.Due, c.Lag)
-		j.due.at = c.Due
+		j.due.at, j.due.from = c.Due, nil // the search accounts for its own credits
 		return map[string]any{"seq": c.Seq, "dueAt": float64(c.Due.UnixMicro()) / 1000,
 			"lag": float64(c.Lag) / float64(time.Millisecond)}, true
 	}

@@ -58,6 +58,13 @@ func (l *searchList) finish(rec *record.Call) {
 	}
 }
 
+// waiting gives every search the servers' waiting count (serverMetrics).
+func (l *searchList) waiting(at time.Time, n float64) {
+	for _, s := range l.all() {
+		s.search.Waiting(at, n)
+	}
+}
+
 // account is the first search's answer, for the report (nil without one).
 func (l *searchList) account() *report.Capacity {
 	if l == nil {

@@ -92,10 +92,12 @@ const (
 
 // New returns the root module.
 func New() *RootModule {
-	return &RootModule{
+	r := &RootModule{
 		datasets: dataset.NewStore(), report: &reportState{},
 		lag: selfwatch.New(lagInterval, lagHistory), lagWarning: &policy.LagWarning{}, workers: newWorkers(),
 	}
+	r.server.onWaiting = r.searches.waiting // the server's queue, a sign of over-saturation
+	return r
 }
 
 // ModuleInstance is one VU's view of the module.

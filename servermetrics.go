@@ -51,6 +51,11 @@ type serverState struct {
 	logger     logrus.FieldLogger
 	metrics    []*metrics.Metric // by index of servermetrics.Metrics
 	tags       *metrics.TagSet
+	// onWaiting gets the servers' waiting requests after every scrape that
+	// read them: the sum of each endpoint's latest reading (the capacity
+	// search's sign of a growing queue).
+	onWaiting   func(at time.Time, n float64)
+	lastWaiting map[*serverWatch]float64
 }
 
 // serverWatch is one endpoint: its scraper and the options that made it.
@@ -239,6 +244,7 @@ func (s *serverState) noteCall(st *lib.State) {
 // push sends one scrape's llm_server_* samples, tagged with the engine and
 // the client's name, at the scrape's midpoint.
 func (s *serverState) push(w *serverWatch, x servermetrics.Sample) {
+	s.noteWaiting(w, x)
 	s.mu.Lock()
 	out, ctx, stopped := s.sampleOut, s.pushCtx, s.stopped
 	ms, tags := s.metrics, s.tags
@@ -261,6 +267,30 @@ func (s *serverState) push(w *serverWatch, x servermetrics.Sample) {
 		})
 	}
 	metrics.PushIfNotDone(ctx, out, scraped)
+}
+
+// noteWaiting gives onWaiting the servers' waiting count after a scrape
+// that read this endpoint's.
+func (s *serverState) noteWaiting(w *serverWatch, x servermetrics.Sample) {
+	n, ok := x.Gauges[servermetrics.RequestsWaiting]
+	if !ok || s.onWaiting == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return
+	}
+	if s.lastWaiting == nil {
+		s.lastWaiting = map[*serverWatch]float64{}
+	}
+	s.lastWaiting[w] = n
+	total := 0.0
+	for _, v := range s.lastWaiting {
+		total += v
+	}
+	s.mu.Unlock()
+	s.onWaiting(x.At, total)
 }
 
 func (s *serverState) warn(msg string) {

@@ -121,3 +121,29 @@ func TestConversationResponsesChain(t *testing.T) {
 	require.Less(t, prompts[1].(int64), prompts[2].(int64))
 	vu.closeIdle()
 }
+
+// An agent on a chained history: each step after the first sends only the
+// tool results with the previous answer's id, and llm-sim, which counts a
+// job's tool rounds from the whole conversation it kept, ends the job after
+// the rounds asked for (without the chain's history it would ask again).
+func TestAgentResponsesChain(t *testing.T) {
+	base, trace := startSimBodies(t, nil)
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'sim', protocol: 'openai-responses'});`, base))
+	vu.run(`(async () => {
+		const a = client.agent({history: {chain: true}, body: {max_output_tokens: 40},
+			params: {headers: {'X-Sim-Tool-Calls': '2,1'}},
+			tools: {weather: {result: 'sunny'}, clock: {result: 'noon'}}});
+		globalThis.job = await a.run('weather and time?');
+	})()`)
+	job := vu.rt.VU.Runtime().Get("job").ToObject(vu.rt.VU.Runtime())
+	require.True(t, job.Get("ok").ToBoolean(), job.Get("error").String())
+	require.Equal(t, int64(3), job.Get("steps").ToInteger())
+	reqs := tracedRequests(t, trace, 3)
+	for i, r := range reqs[1:] {
+		require.Contains(t, r.Body, "previous_response_id", "step %d", i+2)
+		for _, it := range r.Body["input"].([]any) {
+			require.Equal(t, "function_call_output", it.(map[string]any)["type"], "step %d sends only the tool results", i+2)
+		}
+	}
+	vu.closeIdle()
+}

@@ -184,3 +184,29 @@ func fixtureBytes(name string) []byte {
 	}
 	return b
 }
+
+// A chunked answer (no Content-Length) is read through a reused buffer:
+// each body is exactly what its server sent, a larger one before a smaller
+// one leaves nothing of itself behind, and what a body holds does not change
+// when the next answer is read.
+func TestChunkedAnswersAreReadExactlyAndKeptApart(t *testing.T) {
+	t.Parallel()
+	chunked := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			for i := 0; i < len(body); i += 1000 { // flushes: the transfer is chunked
+				_, _ = io.WriteString(w, body[i:min(i+1000, len(body))])
+				w.(http.Flusher).Flush()
+			}
+		}
+	}
+	big := `{"pad":"` + strings.Repeat("x", 40_000) + `"}`
+	small := `{"model":"m"}`
+	first := exchange(t, chunked(big), stream.Timeouts{Total: 5 * time.Second})
+	require.Nil(t, first.Err)
+	second := exchange(t, chunked(small), stream.Timeouts{Total: 5 * time.Second})
+	require.Nil(t, second.Err)
+	assert.Equal(t, big, string(first.Body))
+	assert.Equal(t, small, string(second.Body))
+	assert.Equal(t, int64(len(small)), second.ResponseBytes)
+}

@@ -162,9 +162,6 @@ var retrievalColumns = []string{ //nolint:gochecknoglobals // read-only table
 	"op", "category", "load", "calls", "failed", "dur p50", "dur p95", "TTFB p95", "parse p50", "batch", "in tok/s",
 	"late p99", "dur from due p95"}
 
-// cells are the group's row of the section, read from its record.
-func (g *RetrievalGroup) cells() []string { return retrievalRecords([]*RetrievalGroup{g})[0].cells() }
-
 // cells are the group's row of the section: "-" for what was not measured.
 // A single run's groups and a merged record's share it.
 func (rr *RetrievalRecord) cells() []string {

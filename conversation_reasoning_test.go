@@ -42,7 +42,7 @@ func signedServer(t *testing.T, fixture string) (string, func() []map[string]any
 // With reasoning 'send', turn 2 carries turn 1's signed reasoning exactly as
 // it streamed: Anthropic's thinking block with its signature and the
 // redacted block's data before the text; Gemini's thought part with its
-// thoughtSignature. With 'drop', none of it.
+// thoughtSignature; Responses' reasoning item whole. With 'drop', none of it.
 func TestConversationSendsSignedReasoningBack(t *testing.T) {
 	for _, c := range []struct {
 		proto, fixture, send, drop string
@@ -56,6 +56,10 @@ func TestConversationSendsSignedReasoningBack(t *testing.T) {
 			`[{"parts":[{"text":"one"}],"role":"user"},{"parts":[{"text":"Considering the options.","thought":true,"thoughtSignature":"c2ln"},` +
 				`{"text":"Answer done."}],"role":"model"},{"parts":[{"text":"two"}],"role":"user"}]`,
 			`[{"parts":[{"text":"one"}],"role":"user"},{"parts":[{"text":"Answer done."}],"role":"model"},{"parts":[{"text":"two"}],"role":"user"}]`},
+		{"openai-responses", "testdata/protocols/openai-responses/reasoning.txt",
+			`[{"content":"one","role":"user"},{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"Thinking about it."}]},` +
+				`{"content":"42","role":"assistant"},{"content":"two","role":"user"}]`,
+			`[{"content":"one","role":"user"},{"content":"42","role":"assistant"},{"content":"two","role":"user"}]`},
 	} {
 		t.Run(c.proto, func(t *testing.T) {
 			for policy, want := range map[string]string{"send": c.send, "drop": c.drop} {
@@ -69,10 +73,7 @@ func TestConversationSendsSignedReasoningBack(t *testing.T) {
 				})()`, policy))
 				got := bodies()
 				require.Len(t, got, 2)
-				field := "messages"
-				if c.proto == "gemini" {
-					field = "contents"
-				}
+				field := map[string]string{"anthropic": "messages", "gemini": "contents", "openai-responses": "input"}[c.proto]
 				hist, err := json.Marshal(got[1][field])
 				require.NoError(t, err)
 				require.JSONEq(t, want, string(hist), policy)

@@ -163,8 +163,7 @@ func TestConversationBeyondContext(t *testing.T) {
 
 // Bad options are named; misuse says what to do.
 func TestConversationBadInput(t *testing.T) {
-	vu := newTestVU(t, `const client = new llm.Client({baseURL: 'http://127.0.0.1:1', model: 'm'});
-		const resp = new llm.Client({baseURL: 'http://127.0.0.1:1', protocol: 'openai-responses'});`)
+	vu := newTestVU(t, `const client = new llm.Client({baseURL: 'http://127.0.0.1:1', model: 'm'});`)
 	for code, want := range map[string]string{
 		`client.conversation({thnk: '1s'})`:                                          `thnk`,
 		`client.conversation({think: {dist: 'poisson'}})`:                            `poisson`,
@@ -174,7 +173,7 @@ func TestConversationBadInput(t *testing.T) {
 		`client.conversation({session: {header: 3}})`:                                `session.header`,
 		`client.conversation({history: {maxTurns: -1}})`:                             `negative`,
 		`client.conversation({reasoning: 'keep'})`:                                   `keep`,
-		`resp.conversation({reasoning: 'send'})`:                                     `encrypted`,
+		`client.conversation({reasoning: 'send', history: {chain: true}})`:           `chain`,
 		`client.conversation({body: {messages: []}})`:                                `body.messages`,
 		`client.conversation({params: {tag: {}}})`:                                   `tag`,
 		`client.conversation({params: {item: {}}})`:                                  `say(item)`,

@@ -508,7 +508,7 @@ declare module "k6/x/llmstream" {
     /**
      * What an answer's reasoning becomes in the history (default "drop"). "send": openai-chat and
      * ollama as a field; anthropic as its signed thinking/redacted_thinking blocks; gemini as its
-     * thought parts and thoughtSignatures. Refused for openai-responses.
+     * thought parts and thoughtSignatures; openai-responses as its reasoning items, whole.
      */
     reasoning?: "drop" | "send";
     /** openai-chat: the assistant field reasoning goes back in (default "reasoning_content"). */

@@ -26,7 +26,7 @@ var (
 	// sendsReasoning are the protocols whose reasoning can go back: as a
 	// field of the assistant message (openai-chat, ollama), or as the signed
 	// blocks and parts the server streamed (anthropic, gemini).
-	sendsReasoning = map[string]bool{"openai-chat": true, "ollama": true, "anthropic": true, "gemini": true}
+	sendsReasoning = map[string]bool{"openai-chat": true, "ollama": true, "anthropic": true, "gemini": true, "openai-responses": true}
 )
 
 func supported() string {
@@ -263,6 +263,13 @@ func responses(h *History, body map[string]any) {
 		case RoleUser:
 			items = append(items, map[string]any{"role": "user", "content": m.Text})
 		case RoleAssistant:
+			if h.o.Reasoning == ReasoningSend {
+				for _, t := range m.Thoughts {
+					if t.Kind == protocol.SignedItem {
+						items = append(items, json.RawMessage(t.Signature)) // the reasoning item as it streamed
+					}
+				}
+			}
 			if m.Text != "" {
 				items = append(items, map[string]any{"role": "assistant", "content": m.Text})
 			}

@@ -97,7 +97,7 @@ func New(o Options) (*History, error) {
 	case ReasoningDrop:
 	case ReasoningSend:
 		if !sendsReasoning[o.Protocol] {
-			return nil, fmt.Errorf("conversation: reasoning 'send' is not supported for %s (its reasoning items go back only as encrypted content this client does not keep); use 'drop', or history.chain, where the server keeps them", o.Protocol)
+			return nil, fmt.Errorf("conversation: reasoning 'send' is not supported for %s; use 'drop'", o.Protocol)
 		}
 	default:
 		return nil, fmt.Errorf("conversation: reasoning must be 'drop' or 'send', got %q", o.Reasoning)

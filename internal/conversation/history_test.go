@@ -74,8 +74,15 @@ func TestReasoningPolicy(t *testing.T) {
 			t.Errorf("%s drop kept the reasoning: %s", c.proto, got)
 		}
 	}
-	if _, err := New(Options{Protocol: "openai-responses", Reasoning: ReasoningSend}); err == nil || !strings.Contains(err.Error(), "encrypted") {
-		t.Errorf("openai-responses send: want a refusal naming the encrypted content, got %v", err)
+	if _, err := New(Options{Protocol: "tgi", Reasoning: ReasoningSend}); err == nil {
+		t.Error("tgi send: want a refusal")
+	}
+	r, _ := New(Options{Protocol: "openai-responses", Reasoning: ReasoningSend})
+	r.User("q")
+	r.Answer("a", "because", nil, Thought{Kind: "item", Signature: `{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"gAAA"}`})
+	want := `{"input":[{"content":"q","role":"user"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"gAAA"},{"content":"a","role":"assistant"}]}`
+	if got := mustJSON(t, r.Body(nil)); got != want {
+		t.Errorf("openai-responses send:\n got %s\nwant %s", got, want)
 	}
 	if _, err := New(Options{Protocol: "openai-chat", Reasoning: "keep"}); err == nil {
 		t.Error("an unknown policy was accepted")

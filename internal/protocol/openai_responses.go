@@ -51,6 +51,10 @@ func (*openAIResponses) Decode(ev Event, d *Delta) error {
 				Args:  str(item, "arguments"),
 			})
 		}
+	case "response.output_item.done":
+		if item := root.Get("item"); str(item, "type") == "reasoning" {
+			d.Signatures = append(d.Signatures, Signature{Kind: SignedItem, Value: item.Raw})
+		}
 	case "response.function_call_arguments.delta":
 		if args := str(root, "delta"); args != "" {
 			d.ToolCalls = append(d.ToolCalls, ToolCallDelta{Index: int(root.Get("output_index").Int()), Args: args})

@@ -57,13 +57,15 @@ type ToolCallDelta struct {
 
 // Signature kinds: which piece of an answer a server signed. Anthropic signs
 // a thinking block (and sends redacted thinking as opaque data); Gemini puts
-// a thoughtSignature on a thought, text or functionCall part.
+// a thoughtSignature on a thought, text or functionCall part; Responses'
+// reasoning items go back whole (with encrypted_content when asked for).
 const (
 	SignedThinking = "thinking"          // Anthropic: the signature of the thinking block just read
 	SignedRedacted = "redacted_thinking" // Anthropic: a redacted_thinking block's data
 	SignedThought  = "thought"           // Gemini: a thought part's signature
 	SignedText     = "text"              // Gemini: a text part's signature
 	SignedCall     = "call"              // Gemini: a functionCall part's signature (Call is its index)
+	SignedItem     = "item"              // Responses: a reasoning output item, whole (JSON: id, summary, encrypted_content)
 )
 
 // Signature is an opaque value a server wants back, verbatim, when its

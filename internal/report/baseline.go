@@ -28,6 +28,9 @@ type Comparison struct {
 	// Capacity is the capacity search's answer against the baseline's
 	// (both runs searched; capacity_baseline.go).
 	Capacity *CapacityChange `json:"capacity,omitempty"`
+	// Jobs is the conversations' and agent jobs' times against the
+	// baseline's, per kind and category (jobs_baseline.go).
+	Jobs []JobChange `json:"jobs,omitempty"`
 }
 
 // ComparisonRow is one figure compared. Times in ms; a positive delta is slower.
@@ -99,6 +102,7 @@ func Compare(cur, base *Record) *Comparison {
 	c.Differences = Differences(cur.Run, base.Run)
 	c.Server = compareServers(cur.Server, base.Server)
 	c.Capacity = compareCapacity(cur.Capacity, base.Capacity)
+	c.Jobs = compareJobs(cur.Conversations, base.Conversations)
 	seed := cur.seed
 	if seed == 0 {
 		seed = recordCompareSeed

@@ -51,6 +51,7 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 		findings = serverChangeFinding(compareServers(opt.Server, baselineServer(opt)), findings)
 		if opt.Baseline != nil {
 			findings = capacityChangeFinding(compareCapacity(r.Capacity, opt.Baseline.Capacity), findings)
+			findings = jobsChangeFinding(compareJobs(conversationRecord(r.Turns, r.Jobs), opt.Baseline.Conversations), findings)
 		}
 	}
 	opt.Findings = findings
@@ -257,6 +258,7 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
 	b.WriteString("</table>\n")
 	writeServerChangesHTML(b, cmp.Server)
 	writeCapacityChangeHTML(b, cmp.Capacity)
+	writeJobChangesHTML(b, cmp.Jobs)
 }
 
 // Tick labels: the ticks sit on round values, so they print without the

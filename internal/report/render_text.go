@@ -153,6 +153,7 @@ func writeComparisonText(b *strings.Builder, cmp *Comparison) {
 	}
 	writeServerChangesText(b, cmp.Server)
 	writeCapacityChangeText(b, cmp.Capacity)
+	writeJobChangesText(b, cmp.Jobs)
 	if len(cmp.Rows) == 0 {
 		b.WriteString("\n  baseline: no category in common with the baseline record\n")
 		return

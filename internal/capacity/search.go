@@ -31,8 +31,13 @@ type Search struct {
 	// it left in flight have ended, so the next window does not start on
 	// its backlog.
 	drain *drain
-	// calm is the backlog a drain waits for (calmOf the last passing window).
+	// calm is the backlog a drain waits for: what the next level keeps in
+	// flight without a queue (calmFor).
 	calm int
+	// perLevel is the least of the passing windows' mean calls in flight per
+	// unit of level (0 before a pass): the least queued pass's, so it holds
+	// the service alone and no backlog.
+	perLevel float64
 }
 
 type drain struct {
@@ -180,8 +185,9 @@ func (s *Search) close(w *window, t time.Time, early string) {
 		return
 	}
 	if row.Verdict == "pass" {
-		s.calm = calmOf(w)
+		s.notePass(w)
 	}
+	s.calm = calmFor(s.perLevel, next)
 	if row.Verdict == "fail" && s.inflight > s.calm {
 		s.drain = &drain{since: t, level: next, phase: phase}
 		return
@@ -205,17 +211,37 @@ func (s *Search) step() Step {
 	return st
 }
 
-// calmOf is the backlog a drain waits for after a failing window: the
-// calls a passing window kept in flight on average, plus one.
-func calmOf(w *window) int {
-	if len(w.queuePts) == 0 {
+// notePass keeps the least calls in flight per unit of level of the
+// passing windows.
+func (s *Search) notePass(w *window) {
+	if r := meanInFlight(w) / w.level; r > 0 && (s.perLevel == 0 || r < s.perLevel) {
+		s.perLevel = r
+	}
+}
+
+// calmFor is the backlog a drain waits for before a window at level: the
+// calls that level keeps in flight without a queue, plus one. It scales the
+// least queued passing window's calls in flight per unit of level (Little's
+// law: in flight = rate × service time, or the concurrency itself), not the
+// last pass's: a pass just under the capacity already carries a queue, and a
+// window opened on it starts on that backlog and fails where it need not.
+func calmFor(perLevel, level float64) int {
+	if perLevel <= 0 {
 		return 1
+	}
+	return int(math.Ceil(perLevel*level)) + 1
+}
+
+// meanInFlight is the window's mean of calls in flight, as its claims saw it.
+func meanInFlight(w *window) float64 {
+	if len(w.queuePts) == 0 {
+		return 0
 	}
 	var sum float64
 	for _, p := range w.queuePts {
 		sum += p.y
 	}
-	return int(math.Ceil(sum/float64(len(w.queuePts)))) + 1
+	return sum / float64(len(w.queuePts))
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -245,3 +245,26 @@ func rowsOf(margins map[float64]float64) []report.CapacityWindow {
 	}
 	return rows
 }
+
+// After an overloaded window the next one opens once the calls in flight
+// are what its own level keeps without a queue: the least queued pass
+// scaled to that level, not the last pass's in flight. A pass just under
+// the capacity already carries a queue (12 in flight at 20 req/s where 0.4 s
+// calls need 8), and a window opened on that backlog fails where it need not.
+func TestDrainWaitsForTheNextLevelsOwnBacklog(t *testing.T) {
+	pass := func(level float64, inflight ...float64) *window {
+		w := &window{level: level}
+		for _, y := range inflight {
+			w.queuePts = append(w.queuePts, point{y: y})
+		}
+		return w
+	}
+	var s Search
+	require.Equal(t, 1, calmFor(s.perLevel, 17), "before any pass: drain to one call")
+	s.notePass(pass(12, 4, 5, 5, 5.2)) // 4.8 in flight at 12 req/s: 0.4 s each, no queue
+	near := pass(20.2, 11, 12, 13)     // near the capacity: a queue
+	s.notePass(near)
+	require.InDelta(t, 0.4, s.perLevel, 1e-9)
+	require.Equal(t, 8, calmFor(s.perLevel, 17), "17 req/s × 0.4 s = 6.8 in flight, plus one")
+	require.Equal(t, 12.0, meanInFlight(near), "the last pass alone would have let 13 in flight open the window")
+}

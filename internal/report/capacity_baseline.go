@@ -139,10 +139,6 @@ func writeCapacityChangeHTML(b *bytes.Buffer, ch *CapacityChange) {
 	if ch == nil {
 		return
 	}
-	class := map[string]string{VerdictWorse: "worse", VerdictBetter: "better"}[ch.Verdict]
-	if class == "" {
-		class = "same"
-	}
 	fmt.Fprintf(b, `<p id="capacity-comparison">Capacity against the baseline: <span class="%s">%s</span>: %s</p>`+"\n",
-		class, ch.Verdict, html.EscapeString(ch.String()))
+		verdictClass(ch.Verdict), ch.Verdict, html.EscapeString(ch.String()))
 }

@@ -7,7 +7,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"html"
 	"math"
 	"strings"
 )
@@ -135,17 +134,9 @@ func writeJobChangesText(b *strings.Builder, changes []JobChange) {
 }
 
 func writeJobChangesHTML(b *bytes.Buffer, changes []JobChange) {
-	if len(changes) == 0 {
-		return
+	rows := make([]verdictRow, len(changes))
+	for i, c := range changes {
+		rows[i] = verdictRow{c.label(), c.Figure, c.String(), c.Verdict}
 	}
-	esc := html.EscapeString
-	b.WriteString(`<table id="jobs-comparison"><tr><th>job</th><th>figure</th><th>baseline → this run</th><th>verdict</th></tr>`)
-	for _, c := range changes {
-		class := map[string]string{VerdictWorse: "worse", VerdictBetter: "better"}[c.Verdict]
-		if class == "" {
-			class = "same"
-		}
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", esc(c.label()), esc(c.Figure), esc(c.String()), class, c.Verdict)
-	}
-	b.WriteString("</table>\n")
+	writeVerdictTableHTML(b, "jobs-comparison", "job", rows)
 }

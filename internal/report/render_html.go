@@ -248,12 +248,8 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
 		if row.HasCI {
 			ci = fmt.Sprintf("[%s, %s]", fmtSigned(row.CILow), fmtSigned(row.CIHigh))
 		}
-		class := map[string]string{VerdictWorse: "worse", VerdictBetter: "better"}[row.Verdict]
-		if class == "" {
-			class = "same"
-		}
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%+.1f%%</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",
-			html.EscapeString(row.label()), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, class, row.Verdict)
+			html.EscapeString(row.label()), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, verdictClass(row.Verdict), row.Verdict)
 	}
 	b.WriteString("</table>\n")
 	writeServerChangesHTML(b, cmp.Server)

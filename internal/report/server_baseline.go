@@ -228,17 +228,39 @@ func writeServerChangesText(b *strings.Builder, changes []ServerChange) {
 }
 
 func writeServerChangesHTML(b *bytes.Buffer, changes []ServerChange) {
-	if len(changes) == 0 {
+	rows := make([]verdictRow, len(changes))
+	for i, c := range changes {
+		rows[i] = verdictRow{c.label(), c.Figure, c.String(), c.Verdict}
+	}
+	writeVerdictTableHTML(b, "server-comparison", "server", rows)
+}
+
+// verdictRow is one compared figure of a baseline table: whose, which, how
+// it changed, and the verdict.
+type verdictRow struct{ label, figure, change, verdict string }
+
+// writeVerdictTableHTML writes compared figures as a table, each verdict
+// coloured; nothing without rows.
+func writeVerdictTableHTML(b *bytes.Buffer, id, what string, rows []verdictRow) {
+	if len(rows) == 0 {
 		return
 	}
 	esc := html.EscapeString
-	b.WriteString(`<table id="server-comparison"><tr><th>server</th><th>figure</th><th>baseline → this run</th><th>verdict</th></tr>`)
-	for _, c := range changes {
-		class := map[string]string{VerdictWorse: "worse", VerdictBetter: "better"}[c.Verdict]
-		if class == "" {
-			class = "same"
-		}
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", esc(c.label()), esc(c.Figure), esc(c.String()), class, c.Verdict)
+	fmt.Fprintf(b, `<table id="%s"><tr><th>%s</th><th>figure</th><th>baseline → this run</th><th>verdict</th></tr>`, id, what)
+	for _, r := range rows {
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", esc(r.label), esc(r.figure), esc(r.change),
+			verdictClass(r.verdict), r.verdict)
 	}
 	b.WriteString("</table>\n")
+}
+
+// verdictClass is the page's style class of a comparison verdict.
+func verdictClass(verdict string) string {
+	switch verdict {
+	case VerdictWorse:
+		return "worse"
+	case VerdictBetter:
+		return "better"
+	}
+	return "same"
 }

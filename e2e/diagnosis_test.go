@@ -261,6 +261,11 @@ func checkDiagnoses(t *testing.T, cases []diagnosisCase) {
 			for _, id := range c.mustNot {
 				require.NotContains(t, got, id, r.res.out)
 			}
+			if strings.HasPrefix(c.script, "examples/") {
+				// The example at its full length: TestExamples runs it
+				// shortened, so the step-load page is checked here.
+				checkReportLayout(t, filepath.Base(c.script), r.dir)
+			}
 		})
 	}
 }

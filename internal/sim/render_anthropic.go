@@ -238,7 +238,13 @@ func (a *anthropicStream) finish(out eventSink, reason string, total int) error 
 	if err := out.event(a.ev.end(append(b, `,"index":0}`...)), 0); err != nil {
 		return err
 	}
-	b = a.ev.typed("message_delta")
+	return a.messageEnd(out, reason, total)
+}
+
+// messageEnd is a message's last two events, after its last content block:
+// message_delta with the stop reason and the output count, then message_stop.
+func (a *anthropicStream) messageEnd(out eventSink, reason string, total int) error {
+	b := a.ev.typed("message_delta")
 	b = append(b, `,"delta":{"stop_reason":"`...)
 	b = append(b, anthropicStopReason(reason)...)
 	b = append(b, `","stop_sequence":null},"usage":{"output_tokens":`...)

@@ -72,15 +72,7 @@ func (a *anthropicToolStream) finish(out eventSink, reason string, total int) er
 	if err := a.opening(out); err != nil {
 		return err
 	}
-	b := a.ev.typed("message_delta")
-	b = append(b, `,"delta":{"stop_reason":"`...)
-	b = append(b, anthropicStopReason(reason)...)
-	b = append(b, `","stop_sequence":null},"usage":{"output_tokens":`...)
-	b = strconv.AppendInt(b, int64(total), 10)
-	if err := out.event(a.ev.end(append(b, "}}"...)), 0); err != nil {
-		return err
-	}
-	return out.event(a.ev.end(append(a.ev.typed("message_stop"), '}')), 0)
+	return a.messageEnd(out, reason, total)
 }
 
 // fail and malformed go through the inherited methods, which call the

@@ -23,7 +23,7 @@ func (m *llmMetrics) samples(o *outcome, rec *record.Call) metrics.Samples {
 	b := &batch{out: make(metrics.Samples, 0, batchSize(n, rec))}
 	final := len(o.Attempts)
 	callTags, callMeta := attemptTags(o.Final(), final)
-	emit := b.add // one emitter for every figure: a closure per figure was a fifth of the fan-out's allocations
+	emit := b.add // one emitter for every figure: a closure per figure would allocate for each figure of every call
 	for i := range table {
 		f := &table[i]
 		b.metric = byRow[i]
@@ -63,8 +63,9 @@ func (b *batch) add(at time.Time, v float64) {
 }
 
 // batchSize is what a call's batch will hold: the call's figures, one
-// sample per attempt and the gaps k6 gets (sizing for every gap with
-// 'sampled' made a call's batch ten times the size it needed).
+// sample per attempt and the gaps k6 gets (with 'sampled', the kept ones
+// only: most gaps are not sent, and a batch sized for them all would be
+// mostly empty).
 func batchSize(figures int, rec *record.Call) int {
 	n := figures + len(rec.Attempts)
 	switch rec.GapSamples {

@@ -2,9 +2,9 @@ package llmstream
 
 // The goroutines calls run on. A call's goroutine grows its stack to the
 // depth of k6's HTTP client under the stream's parser, and Go copies the
-// stack at every doubling: with short answers that copying was a tenth of
-// what a call's goroutine spent. A goroutine that has run a call keeps its
-// stack, so the next call runs on it when one is idle.
+// stack at every doubling: with short answers that copying is a large share
+// of a call's own work. A goroutine that has run a call keeps its stack, so
+// the next call runs on it when one is idle.
 
 import "time"
 

@@ -253,9 +253,9 @@ func (f *sseFramer) field(ev []byte, from, to int) {
 func (f *sseFramer) dispatch(ev []byte) (protocol.Event, bool) {
 	// The data is borrowed, not copied: a view of the read buffer (or of
 	// joined) valid until the next call to next. The call copies the little
-	// it keeps (Call.handle); an event then allocates nothing. At 1 000
-	// streams that copy was a third of all the process allocated, and every
-	// garbage collection it brought made the readers late together.
+	// it keeps (Call.handle); an event then allocates nothing. A copy per
+	// event would be garbage at the rate of the tokens, and every collection
+	// it brought would make all readers late together.
 	var data string
 	switch {
 	case f.dataSeen == 1:

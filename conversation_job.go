@@ -1,8 +1,8 @@
 package llmstream
 
 // A conversation's end: its job figures (record.JobFigures) as one batch of
-// k6 samples, tagged with the job's kind, and as conv.end()'s object; its
-// history for the script; and the VU's user-centric pace.
+// k6 samples (samples.go), tagged with the job's kind, and as conv.end()'s
+// object; and its history for the script.
 
 import (
 	"errors"
@@ -83,17 +83,6 @@ func (cv *Conversation) jobTags(st *lib.State) *metrics.TagSet {
 		tm.SetTag("category", cv.job.Category)
 	}
 	return tm.Tags
-}
-
-// jobSamples are a job's samples, one per figure it has.
-func (m *llmMetrics) jobSamples(j *record.Job, tags *metrics.TagSet) metrics.Samples {
-	b := &batch{out: make(metrics.Samples, 0, len(record.JobFigures)), tags: tags}
-	for i := range record.JobFigures {
-		if b.metric = m.jobs.metric(i); b.metric != nil {
-			record.JobFigures[i].Samples(j, b.add)
-		}
-	}
-	return b.out
 }
 
 // History is conv.history(): the messages as kept (after the cap), in the

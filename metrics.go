@@ -1,8 +1,9 @@
 package llmstream
 
-// The metric registry: every llm_* metric of the figure table
-// (internal/record), registered with k6 under its kind and unit. The samples
-// of a call are built in samples.go.
+// The metric registry: every llm_* metric of the figure tables
+// (internal/record: a chat call's, an embed or rerank call's, a job's),
+// registered with k6 under its kind and unit. The samples are built in
+// samples.go.
 
 import (
 	"fmt"
@@ -24,12 +25,12 @@ type llmMetrics struct {
 	// (a metric both tables have is one k6 metric).
 	byRetrieval []*metrics.Metric
 	nRetrieval  int
-	// jobs are record.JobFigures' metrics, shared by every VU.
-	jobs *jobMetrics
+	// byJob are record.JobFigures' metrics, by row.
+	byJob []*metrics.Metric
 }
 
 // table is the figure table of a call and its metrics by row.
-func (m *llmMetrics) table(rec *record.Call) ([]record.Figure, []*metrics.Metric, int) {
+func (m *llmMetrics) table(rec *record.Call) ([]record.Figure[record.Call], []*metrics.Metric, int) {
 	if rec.Retrieval != nil {
 		return record.RetrievalFigures, m.byRetrieval, m.nRetrieval
 	}
@@ -49,13 +50,13 @@ type metricTables struct {
 	m   *llmMetrics
 }
 
-func (t *metricTables) get(reg *metrics.Registry, jobs *jobMetrics) (*llmMetrics, error) {
+func (t *metricTables) get(reg *metrics.Registry) (*llmMetrics, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m != nil && t.reg == reg {
 		return t.m, nil
 	}
-	m, err := registerMetrics(reg, jobs)
+	m, err := registerMetrics(reg)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func (t *metricTables) get(reg *metrics.Registry, jobs *jobMetrics) (*llmMetrics
 	return m, nil
 }
 
-func registerMetrics(reg *metrics.Registry, jobs *jobMetrics) (*llmMetrics, error) {
+func registerMetrics(reg *metrics.Registry) (*llmMetrics, error) {
 	m := &llmMetrics{}
 	var err error
 	if m.byFigure, m.n, err = registerTable(reg, record.Figures); err != nil {
@@ -72,16 +73,15 @@ func registerMetrics(reg *metrics.Registry, jobs *jobMetrics) (*llmMetrics, erro
 	if m.byRetrieval, m.nRetrieval, err = registerTable(reg, record.RetrievalFigures); err != nil {
 		return nil, err
 	}
-	if err := jobs.registerOnce(reg); err != nil {
+	if m.byJob, _, err = registerTable(reg, record.JobFigures); err != nil {
 		return nil, err
 	}
-	m.jobs = jobs
 	return m, nil
 }
 
 // registerTable registers the metrics of one figure table: k6's registry
-// hands back the metric a row of the other table registered already.
-func registerTable(reg *metrics.Registry, table []record.Figure) ([]*metrics.Metric, int, error) {
+// hands back the metric a row of another table registered already.
+func registerTable[R any](reg *metrics.Registry, table []record.Figure[R]) ([]*metrics.Metric, int, error) {
 	by, n := make([]*metrics.Metric, len(table)), 0
 	for i, f := range table {
 		if f.Metric == "" {
@@ -109,42 +109,4 @@ func figureMetric(reg *metrics.Registry, name string, kind record.Kind, unit rec
 		return nil, fmt.Errorf("registering %s: %w", name, err)
 	}
 	return metric, nil
-}
-
-// jobMetrics are the metrics of record.JobFigures, registered once per
-// registry for the whole process: a VU instance is made per VU, and what
-// each one allocates is paid a thousand times over.
-type jobMetrics struct {
-	mu  sync.Mutex
-	reg *metrics.Registry
-	by  []*metrics.Metric
-}
-
-// registerOnce registers them in reg, once.
-func (j *jobMetrics) registerOnce(reg *metrics.Registry) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.reg == reg && j.by != nil {
-		return nil
-	}
-	by := make([]*metrics.Metric, len(record.JobFigures))
-	for i, f := range record.JobFigures {
-		if f.Metric == "" {
-			continue
-		}
-		metric, err := figureMetric(reg, f.Metric, f.Kind, f.Unit)
-		if err != nil {
-			return err
-		}
-		by[i] = metric
-	}
-	j.reg, j.by = reg, by
-	return nil
-}
-
-// metric is JobFigures[i]'s metric (nil when k6 gets none).
-func (j *jobMetrics) metric(i int) *metrics.Metric {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.by[i]
 }

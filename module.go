@@ -65,7 +65,6 @@ type RootModule struct {
 	lagWarning *policy.LagWarning
 	server     serverState  // the endpoints of serverMetrics options
 	workers    *workers     // the goroutines calls run on, shared by every VU
-	jobMetrics jobMetrics   // a conversation's job metrics, registered once
 	metrics    metricTables // the llm_* metrics by figure, shared by every VU
 
 	mu         sync.Mutex
@@ -121,7 +120,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	if env == nil {
 		common.Throw(vu.Runtime(), errors.New("k6/x/llmstream must be imported in the init context"))
 	}
-	m, err := r.metrics.get(env.Registry, &r.jobMetrics)
+	m, err := r.metrics.get(env.Registry)
 	if err != nil {
 		common.Throw(vu.Runtime(), err)
 	}

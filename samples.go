@@ -10,9 +10,9 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
-// A finished call's k6 samples: one batch, built from the figure table
-// (internal/record), each sample at the moment it describes and with the tags
-// of the attempt it describes.
+// A finished call's k6 samples, and a finished job's: one batch each, built
+// from the figure table (internal/record), each sample at the moment it
+// describes and, for a call, with the tags of the attempt it describes.
 
 // samples builds the whole batch of one call from the figure table, each
 // sample at the moment it describes, so k6 pushes it in one channel send:
@@ -46,7 +46,18 @@ func (m *llmMetrics) samples(o *outcome, rec *record.Call) metrics.Samples {
 	return b.out
 }
 
-// batch is a call's samples as they are built: each figure's go to its
+// jobSamples are a job's samples, one per figure it has, with the job's tags.
+func (m *llmMetrics) jobSamples(j *record.Job, tags *metrics.TagSet) metrics.Samples {
+	b := &batch{out: make(metrics.Samples, 0, len(record.JobFigures)), tags: tags}
+	for i := range record.JobFigures {
+		if b.metric = m.byJob[i]; b.metric != nil {
+			record.JobFigures[i].Samples(j, b.add)
+		}
+	}
+	return b.out
+}
+
+// batch is a record's samples as they are built: each figure's go to its
 // metric, with the tags set for them.
 type batch struct {
 	out    metrics.Samples

@@ -582,7 +582,7 @@ var metricName = regexp.MustCompile(`\bllm_[a-z0-9_]+`)
 func registeredMetrics(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	for _, table := range [][]record.Figure{record.Figures, record.RetrievalFigures} {
+	for _, table := range [][]record.Figure[record.Call]{record.Figures, record.RetrievalFigures} {
 		for _, f := range table {
 			if f.Metric != "" {
 				out[f.Metric] = true

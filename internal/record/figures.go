@@ -1,11 +1,12 @@
 package record
 
-// The table of a call's figures: each row names its JS result key, its k6
-// metric (kind and unit), and reads its value from a Call. The JS result and
-// the k6 samples are built by walking it (JS, Emit), so a new figure is a
-// field of Call (or stream.Result), a row here and its doc lines
-// (index.d.ts, docs/client.md, docs/metrics.md); figures_test.go holds the
-// four to the same list.
+// The tables of figures: each row names its JS key, its k6 metric (kind and
+// unit), and reads its value from a record, a Call here (a Job in job.go).
+// The JS result and the k6 samples are built by walking a table (JS, Emit),
+// and the binding registers its metrics from it, so a new figure is a field
+// of the record (or stream.Result), a row and its doc lines (index.d.ts,
+// docs/client.md, docs/metrics.md); docs/figures_test.go holds the four to
+// the same list.
 
 import (
 	"time"
@@ -37,35 +38,48 @@ const (
 // describes.
 type Emit func(at time.Time, v float64)
 
-// Figure is one figure of a call. Key is its JS result key ("" when the
-// result has none), Metric its llm_* metric ("" when k6 gets none).
-type Figure struct {
+// Figure is one figure of a record R (a Call or a Job). Key is its JS key
+// ("" when the JS object has none), Metric its llm_* metric ("" when k6 gets
+// none).
+type Figure[R any] struct {
 	Key    string
 	Metric string
 	Kind   Kind // with Metric
 	Unit   Unit
-	// PerAttempt figures are emitted by the binding once per attempt, with
-	// that attempt's tags (llm_attempts); the table only registers them.
+	// PerAttempt figures of a call are emitted by the binding once per
+	// attempt, with that attempt's tags (llm_attempts); the table only
+	// registers them.
 	PerAttempt bool
 
-	js      func(*Call) any
-	samples func(*Call, Emit)
+	js      func(*R) any
+	samples func(*R, Emit)
 }
 
-// JS is the figure's value in the JS result.
-func (f *Figure) JS(c *Call) any { return f.js(c) }
+// JS is the figure's value in r's JS object.
+func (f *Figure[R]) JS(r *R) any { return f.js(r) }
 
-// Samples hands the figure's k6 samples of c to emit (none when not
+// Samples hands the figure's k6 samples of r to emit (none when not
 // measured).
-func (f *Figure) Samples(c *Call, emit Emit) {
+func (f *Figure[R]) Samples(r *R, emit Emit) {
 	if f.samples != nil {
-		f.samples(c, emit)
+		f.samples(r, emit)
 	}
+}
+
+// jsObject is r's JS object: the value of every row with a key.
+func jsObject[R any](table []Figure[R], r *R) map[string]any {
+	m := make(map[string]any, len(table))
+	for i := range table {
+		if f := &table[i]; f.Key != "" {
+			m[f.Key] = f.js(r)
+		}
+	}
+	return m
 }
 
 // Figures is every figure of a call. Its order is the samples' order in a
 // call's batch.
-var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figures every reader derives from
+var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table of figures every reader derives from
 	{Key: "attempts", Metric: "llm_attempts", Kind: Counter, PerAttempt: true, js: attemptList},
 	{Metric: "llm_requests", Kind: Counter, samples: func(c *Call, e Emit) { e(c.End, 1) }},
 	{Metric: "llm_failed", Kind: Rate, samples: func(c *Call, e Emit) { e(c.End, boolValue(!c.OK)) }},
@@ -195,24 +209,15 @@ var Figures = []Figure{ //nolint:gochecknoglobals // the read-only table of figu
 
 // JS is the call's JS result: flat, camelCase, times in ms. Figures that
 // could not be measured are null, never a made-up zero.
-func (c *Call) JS() map[string]any {
-	table := c.Table()
-	m := make(map[string]any, len(table))
-	for i := range table {
-		if f := &table[i]; f.Key != "" {
-			m[f.Key] = f.js(c)
-		}
-	}
-	return m
-}
+func (c *Call) JS() map[string]any { return jsObject(c.Table(), c) }
 
 // The row builders of the table.
 
-func jsOnly(key string, js func(*Call) any) Figure { return Figure{Key: key, js: js} }
+func jsOnly(key string, js func(*Call) any) Figure[Call] { return Figure[Call]{Key: key, js: js} }
 
 // sinceStart is a duration from t0, sampled at the moment it ends.
-func sinceStart(key, metric string, get func(*Call) time.Duration) Figure {
-	return Figure{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
+func sinceStart(key, metric string, get func(*Call) time.Duration) Figure[Call] {
+	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
 		js: func(c *Call) any { return ms(get(c)) },
 		samples: func(c *Call, e Emit) {
 			if d := get(c); d >= 0 {
@@ -224,9 +229,9 @@ func sinceStart(key, metric string, get func(*Call) time.Duration) Figure {
 // fromDue is a moment of the call (since(c) after the send, when measured)
 // counted from the call's due time instead (Call.FromDue), sampled at that
 // moment. None for calls without a due time.
-func fromDue(key, metric string, since func(*Call) time.Duration) Figure {
+func fromDue(key, metric string, since func(*Call) time.Duration) Figure[Call] {
 	get := func(c *Call) time.Duration { return c.FromDue(since(c)) }
-	return Figure{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
+	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
 		js: func(c *Call) any { return ms(get(c)) },
 		samples: func(c *Call, e Emit) {
 			if d := get(c); d >= 0 {
@@ -236,8 +241,8 @@ func fromDue(key, metric string, since func(*Call) time.Duration) Figure {
 }
 
 // atEnd is a figure sampled at the call's end when measured.
-func atEnd(key, metric string, kind Kind, unit Unit, get func(*Call) time.Duration) Figure {
-	return Figure{Key: key, Metric: metric, Kind: kind, Unit: unit,
+func atEnd(key, metric string, kind Kind, unit Unit, get func(*Call) time.Duration) Figure[Call] {
+	return Figure[Call]{Key: key, Metric: metric, Kind: kind, Unit: unit,
 		js: func(c *Call) any { return ms(get(c)) },
 		samples: func(c *Call, e Emit) {
 			if d := get(c); d >= 0 {
@@ -247,8 +252,8 @@ func atEnd(key, metric string, kind Kind, unit Unit, get func(*Call) time.Durati
 }
 
 // count is a Counter sampled at the call's end when above zero.
-func count[N int | int64](key, metric string, get func(*Call) N) Figure {
-	return Figure{Key: key, Metric: metric, Kind: Counter,
+func count[N int | int64](key, metric string, get func(*Call) N) Figure[Call] {
+	return Figure[Call]{Key: key, Metric: metric, Kind: Counter,
 		js: func(c *Call) any { return get(c) },
 		samples: func(c *Call, e Emit) {
 			if n := get(c); n > 0 {
@@ -258,15 +263,15 @@ func count[N int | int64](key, metric string, get func(*Call) N) Figure {
 }
 
 // usageCount is a token count from the server's usage, in result.usage.
-func usageCount(metric string, get func(*Call) int64) Figure {
+func usageCount(metric string, get func(*Call) int64) Figure[Call] {
 	f := count("", metric, get)
 	f.js = nil
 	return f
 }
 
 // verdict is a Rate: 1 or 0, no sample (and null) when not judged.
-func verdict(key, metric string, get func(*Call) Verdict) Figure {
-	return Figure{Key: key, Metric: metric, Kind: Rate,
+func verdict(key, metric string, get func(*Call) Verdict) Figure[Call] {
+	return Figure[Call]{Key: key, Metric: metric, Kind: Rate,
 		js: func(c *Call) any {
 			switch get(c) {
 			case Yes:
@@ -285,8 +290,8 @@ func verdict(key, metric string, get func(*Call) Verdict) Figure {
 }
 
 // serverTiming is a timing the server reported (ms), when it did.
-func serverTiming(metric, name string) Figure {
-	return Figure{Metric: metric, Kind: Trend, Unit: Duration, samples: func(c *Call, e Emit) {
+func serverTiming(metric, name string) Figure[Call] {
+	return Figure[Call]{Metric: metric, Kind: Trend, Unit: Duration, samples: func(c *Call, e Emit) {
 		if v, ok := c.ServerTimings[name]; ok {
 			e(c.End, v)
 		}

@@ -2,8 +2,9 @@ package record
 
 // The table of a job's figures: a live conversation's or an agent job's,
 // recorded once when it ends. A job is not a call (it has turns, think time
-// and tools, and no first token of its own), so it has its own table, read
-// the same way: its JS object (conv.end()) and its k6 samples walk it, and
+// and tools, and no first token of its own), so it has its own table of the
+// same Figure type over its own record: its JS object (conv.end()), its k6
+// samples and its metrics' registration walk it as a call's do, and
 // docs/figures_test.go holds it to index.d.ts, docs/client.md,
 // docs/metrics.md and the dashboard.
 
@@ -38,29 +39,8 @@ type Job struct {
 	BadToolCalls int
 }
 
-// JobFigure is one figure of a job: its JS key and its llm_job_* metric.
-type JobFigure struct {
-	Key    string
-	Metric string
-	Kind   Kind
-	Unit   Unit
-
-	js      func(*Job) any
-	samples func(*Job, Emit)
-}
-
-// JS is the figure's value in the job's JS object.
-func (f *JobFigure) JS(j *Job) any { return f.js(j) }
-
-// Samples hands the figure's k6 samples of j to emit.
-func (f *JobFigure) Samples(j *Job, emit Emit) {
-	if f.samples != nil {
-		f.samples(j, emit)
-	}
-}
-
 // JobFigures is every figure of a job.
-var JobFigures = []JobFigure{ //nolint:gochecknoglobals // the read-only table of a job's figures
+var JobFigures = []Figure[Job]{ //nolint:gochecknoglobals // the read-only table of a job's figures
 	{Metric: "llm_jobs", Kind: Counter, samples: func(j *Job, e Emit) { e(j.End, 1) }},
 	{Key: "ok", Metric: "llm_job_failed", Kind: Rate, js: func(j *Job) any { return !j.Failed },
 		samples: func(j *Job, e Emit) { e(j.End, boolValue(j.Failed)) }},
@@ -110,19 +90,11 @@ var JobFigures = []JobFigure{ //nolint:gochecknoglobals // the read-only table o
 }
 
 // JS is the job's JS object (conv.end()): times in ms, unknown figures null.
-func (j *Job) JS() map[string]any {
-	m := make(map[string]any, len(JobFigures))
-	for i := range JobFigures {
-		if f := &JobFigures[i]; f.Key != "" {
-			m[f.Key] = f.js(j)
-		}
-	}
-	return m
-}
+func (j *Job) JS() map[string]any { return jsObject(JobFigures, j) }
 
 // jobTime is a job's duration figure (a job that has not started has none).
-func jobTime(key, metric string, get func(*Job) time.Duration) JobFigure {
-	return JobFigure{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
+func jobTime(key, metric string, get func(*Job) time.Duration) Figure[Job] {
+	return Figure[Job]{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
 		js: func(j *Job) any {
 			if j.Start.IsZero() {
 				return nil
@@ -138,8 +110,8 @@ func jobTime(key, metric string, get func(*Job) time.Duration) JobFigure {
 
 // jobCount is a per-job count: a Trend, so thresholds and the report read
 // its distribution over jobs (p(95) turns), not a sum.
-func jobCount(key, metric string, get func(*Job) int64) JobFigure {
-	return JobFigure{Key: key, Metric: metric, Kind: Trend,
+func jobCount(key, metric string, get func(*Job) int64) Figure[Job] {
+	return Figure[Job]{Key: key, Metric: metric, Kind: Trend,
 		js:      func(j *Job) any { return get(j) },
 		samples: func(j *Job, e Emit) { e(j.End, float64(get(j))) }}
 }

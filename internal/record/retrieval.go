@@ -17,7 +17,7 @@ import (
 
 // RetrievalFigures is every figure of an embed or rerank call, in the order
 // of the call's samples.
-var RetrievalFigures = []Figure{ //nolint:gochecknoglobals // the read-only table of figures every reader derives from
+var RetrievalFigures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table of figures every reader derives from
 	{Key: "attempts", Metric: "llm_attempts", Kind: Counter, PerAttempt: true, js: retrievalAttempts},
 	shared("llm_requests"),
 	shared("llm_failed"),
@@ -95,7 +95,7 @@ var RetrievalFigures = []Figure{ //nolint:gochecknoglobals // the read-only tabl
 
 // Table is the call's table of figures: RetrievalFigures for an embed or
 // rerank call, Figures for a chat call.
-func (c *Call) Table() []Figure {
+func (c *Call) Table() []Figure[Call] {
 	if c.Retrieval != nil {
 		return RetrievalFigures
 	}
@@ -104,7 +104,7 @@ func (c *Call) Table() []Figure {
 
 // shared is the row of Figures with that JS key or metric: a figure both
 // kinds of call have, defined once.
-func shared(name string) Figure {
+func shared(name string) Figure[Call] {
 	for _, f := range Figures {
 		if (f.Key == name || f.Metric == name) && !f.PerAttempt {
 			return f

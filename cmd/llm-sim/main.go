@@ -42,27 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("llm-sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	def := sim.DefaultConfig()
-	var (
-		addr      = fs.String("addr", def.Addr, "listen address `host:port` (port 0 picks a free one; the line printed says which)")
-		profile   = fs.String("profile", "demo", "profile of the default model and of --model entries without one: "+strings.Join(sim.ProfileNames(), ", "))
-		seed      = fs.Uint64("seed", def.Seed, "seed of output text, sampled output lengths and fault draws")
-		trace     = fs.String("trace", "", "write one JSON line of ground truth per generation request to `FILE`")
-		traceBody = fs.Bool("trace-bodies", false, "the --trace lines also hold each request's body and headers (credentials redacted)")
-		config    = fs.String("config", "", "read settings from a JSON (.json) or YAML `FILE`; flags given on the command line win")
-		maxBody   = fs.Int64("max-body-bytes", def.MaxBodyBytes, "largest request body accepted, in bytes (larger: 413)")
-		tokName   = fs.String("tokenizer", def.Tokenizer, "encoding that counts prompt tokens")
-		listProfs = fs.Bool("list-profiles", false, "print every profile's settings as JSON and exit")
-		useTLS    = fs.Bool("tls", false, "serve HTTPS with a self-signed certificate made at start (for 127.0.0.1, ::1, localhost and the --addr host); clients must skip verification (k6: insecureSkipTLSVerify)")
-		tlsCert   = fs.String("tls-cert", "", "serve HTTPS with the PEM certificate (chain) in `FILE` (with --tls-key)")
-		tlsKey    = fs.String("tls-key", "", "PEM private key `FILE` of --tls-cert")
-		http2     = fs.Bool("http2", true, "serve HTTP/2 as well as HTTP/1.1: by ALPN over TLS, as h2c (prior knowledge) in cleartext; --http2=false serves HTTP/1.1 only")
-		models    list
-		sets      list
-		faults    list
-	)
-	fs.Var(&models, "model", "serve a model: `NAME[=PROFILE]` (repeatable; the first is the default model; replaces the config file's models)")
-	fs.Var(&sets, "set", "set a profile knob on every model: `KNOB=VALUE` (repeatable; knobs below)")
-	fs.Var(&faults, "fault", "give every model a random fault: `SPEC:P`, e.g. stall=2000@5:0.01 (repeatable; SPEC as in X-Sim-Fault)")
+	o := declareFlags(fs, def)
 	fs.Usage = func() { usage(fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -74,52 +54,92 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llm-sim: unexpected argument %q (see --help)\n", fs.Arg(0))
 		return 2
 	}
-	if *listProfs {
+	if *o.listProfs {
 		return printProfiles(stdout)
 	}
-
-	cfg := def
-	if *config != "" {
-		var err error
-		if cfg, err = sim.LoadConfigFile(*config, def); err != nil {
-			fmt.Fprintf(stderr, "llm-sim: config: %v\n", err)
-			return 2
-		}
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["addr"] || cfg.Addr == "" {
-		cfg.Addr = *addr
-	}
-	if set["seed"] {
-		cfg.Seed = *seed
-	}
-	if set["trace"] {
-		cfg.Trace = *trace
-	}
-	if set["trace-bodies"] {
-		cfg.TraceBodies = *traceBody
-	}
-	if set["max-body-bytes"] {
-		cfg.MaxBodyBytes = *maxBody
-	}
-	if set["tokenizer"] {
-		cfg.Tokenizer = *tokName
-	}
-	if err := applyModels(&cfg, models, *profile, *config == "" || set["profile"]); err != nil {
+	cfg, err := o.simConfig(fs, def)
+	if err != nil {
 		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
 		return 2
 	}
-	if err := applyKnobs(&cfg, sets, faults); err != nil {
-		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
-		return 2
-	}
-	tr, err := transport(*useTLS, *tlsCert, *tlsKey, *http2, cfg.Addr)
+	tr, err := transport(*o.useTLS, *o.tlsCert, *o.tlsKey, *o.http2, cfg.Addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "llm-sim: %v\n", err)
 		return 2
 	}
 	return serve(ctx, cfg, tr, stdout, stderr)
+}
+
+// options are llm-sim's flags as parsed.
+type options struct {
+	addr, profile, trace, config, tokName, tlsCert, tlsKey *string
+	seed                                                   *uint64
+	maxBody                                                *int64
+	traceBody, listProfs, useTLS, http2                    *bool
+	models, sets, faults                                   list
+}
+
+// declareFlags declares llm-sim's flags on fs, with def's settings as their
+// defaults.
+func declareFlags(fs *flag.FlagSet, def sim.Config) *options {
+	o := &options{
+		addr:      fs.String("addr", def.Addr, "listen address `host:port` (port 0 picks a free one; the line printed says which)"),
+		profile:   fs.String("profile", "demo", "profile of the default model and of --model entries without one: "+strings.Join(sim.ProfileNames(), ", ")),
+		seed:      fs.Uint64("seed", def.Seed, "seed of output text, sampled output lengths and fault draws"),
+		trace:     fs.String("trace", "", "write one JSON line of ground truth per generation request to `FILE`"),
+		traceBody: fs.Bool("trace-bodies", false, "the --trace lines also hold each request's body and headers (credentials redacted)"),
+		config:    fs.String("config", "", "read settings from a JSON (.json) or YAML `FILE`; flags given on the command line win"),
+		maxBody:   fs.Int64("max-body-bytes", def.MaxBodyBytes, "largest request body accepted, in bytes (larger: 413)"),
+		tokName:   fs.String("tokenizer", def.Tokenizer, "encoding that counts prompt tokens"),
+		listProfs: fs.Bool("list-profiles", false, "print every profile's settings as JSON and exit"),
+		useTLS:    fs.Bool("tls", false, "serve HTTPS with a self-signed certificate made at start (for 127.0.0.1, ::1, localhost and the --addr host); clients must skip verification (k6: insecureSkipTLSVerify)"),
+		tlsCert:   fs.String("tls-cert", "", "serve HTTPS with the PEM certificate (chain) in `FILE` (with --tls-key)"),
+		tlsKey:    fs.String("tls-key", "", "PEM private key `FILE` of --tls-cert"),
+		http2:     fs.Bool("http2", true, "serve HTTP/2 as well as HTTP/1.1: by ALPN over TLS, as h2c (prior knowledge) in cleartext; --http2=false serves HTTP/1.1 only"),
+	}
+	fs.Var(&o.models, "model", "serve a model: `NAME[=PROFILE]` (repeatable; the first is the default model; replaces the config file's models)")
+	fs.Var(&o.sets, "set", "set a profile knob on every model: `KNOB=VALUE` (repeatable; knobs below)")
+	fs.Var(&o.faults, "fault", "give every model a random fault: `SPEC:P`, e.g. stall=2000@5:0.01 (repeatable; SPEC as in X-Sim-Fault)")
+	return o
+}
+
+// simConfig is the server's configuration: the config file's (def without
+// one), with the flags given on the command line over it.
+func (o *options) simConfig(fs *flag.FlagSet, def sim.Config) (sim.Config, error) {
+	cfg := def
+	if *o.config != "" {
+		var err error
+		if cfg, err = sim.LoadConfigFile(*o.config, def); err != nil {
+			return cfg, fmt.Errorf("config: %w", err)
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["addr"] || cfg.Addr == "" {
+		cfg.Addr = *o.addr
+	}
+	if set["seed"] {
+		cfg.Seed = *o.seed
+	}
+	if set["trace"] {
+		cfg.Trace = *o.trace
+	}
+	if set["trace-bodies"] {
+		cfg.TraceBodies = *o.traceBody
+	}
+	if set["max-body-bytes"] {
+		cfg.MaxBodyBytes = *o.maxBody
+	}
+	if set["tokenizer"] {
+		cfg.Tokenizer = *o.tokName
+	}
+	if err := applyModels(&cfg, o.models, *o.profile, *o.config == "" || set["profile"]); err != nil {
+		return cfg, err
+	}
+	if err := applyKnobs(&cfg, o.sets, o.faults); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
 }
 
 // transport turns the TLS and HTTP/2 flags into a sim.Transport.

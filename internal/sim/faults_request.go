@@ -21,6 +21,27 @@ func (m *model) requestFaults(r *http.Request) (Faults, error) {
 	return m.faults.draw(m.rng), nil
 }
 
+// answeredByFault serves the faults that come before any work on the
+// request: a delay before the headers, then an error status or an HTML
+// page. It says whether the request is done (answered by one, or left by
+// its client during the delay).
+func (s *Server) answeredByFault(w http.ResponseWriter, r *http.Request, rec *TraceRecord, faults Faults,
+	fail func(*apiError, Outcome)) bool {
+	if faults.HeadersDelay > 0 && !s.sleep(r.Context(), faults.HeadersDelay) {
+		rec.Outcome = OutcomeCanceled
+		return true
+	}
+	if st := faults.Status; st != 0 {
+		fail(statusFault(w, st), OutcomeStatus)
+		return true
+	}
+	if faults.HTML {
+		writeHTMLFault(w, rec)
+		return true
+	}
+	return false
+}
+
 // statusFault is the error of a status=CODE fault (a 429 with Retry-After).
 func statusFault(w http.ResponseWriter, st int) *apiError {
 	e := &apiError{Status: st, Type: "server_error", Message: fmt.Sprintf("llm-sim fault: HTTP %d", st)}

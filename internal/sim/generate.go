@@ -52,16 +52,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		return
 	}
 
-	if faults.HeadersDelay > 0 && !s.sleep(r.Context(), faults.HeadersDelay) {
-		rec.Outcome = OutcomeCanceled
-		return
-	}
-	if st := faults.Status; st != 0 {
-		fail(statusFault(w, st), OutcomeStatus)
-		return
-	}
-	if faults.HTML {
-		writeHTMLFault(w, rec)
+	if s.answeredByFault(w, r, rec, faults, fail) {
 		return
 	}
 

@@ -94,16 +94,7 @@ func (s *Server) serveRetrieval(w http.ResponseWriter, r *http.Request, rt *retr
 		return
 	}
 	seqTokens := c.sequences(req)
-	if faults.HeadersDelay > 0 && !s.sleep(r.Context(), faults.HeadersDelay) {
-		rec.Outcome = OutcomeCanceled
-		return
-	}
-	if st := faults.Status; st != 0 {
-		c.fail(statusFault(w, st), OutcomeStatus)
-		return
-	}
-	if faults.HTML {
-		writeHTMLFault(w, rec)
+	if s.answeredByFault(w, r, rec, faults, c.fail) {
 		return
 	}
 	tl, outcome, aerr := s.runSequences(r.Context(), m, seqTokens, faults.TTFT)

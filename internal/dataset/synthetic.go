@@ -126,61 +126,15 @@ func Synthetic(o SyntheticOptions) (*Dataset, error) {
 func resolveCategories(o SyntheticOptions) ([]Category, map[string]float64, error) {
 	all := builtinCategories()
 	for name, spec := range o.Categories {
-		c, ok := all[name]
-		if !ok {
-			if spec.Prompt == nil || spec.MaxTokens == nil {
-				return nil, nil, fmt.Errorf("category %q is not built in (%v): give it prompt and maxTokens ranges", name, BuiltinNames())
-			}
-			c = Category{Name: name}
-		}
-		if spec.Prompt != nil {
-			c.Prompt = *spec.Prompt
-		}
-		if spec.MaxTokens != nil {
-			c.MaxTokens = *spec.MaxTokens
-		}
-		if spec.Weight != nil {
-			c.Weight = *spec.Weight
-		}
-		if spec.Variants != 0 {
-			c.Variants = spec.Variants
-		}
-		if spec.Style != "" {
-			if !validStyle(spec.Style) {
-				return nil, nil, fmt.Errorf("category %q: unknown style %q (question, task, document, essay)", name, spec.Style)
-			}
-			c.style = spec.Style
-		}
-		if c.style == "" {
-			c.style = styleFor(c)
+		c, err := withSpec(all, name, spec)
+		if err != nil {
+			return nil, nil, err
 		}
 		all[name] = c
 	}
-	weights := map[string]float64{}
-	switch {
-	case o.Mix != nil:
-		for name, w := range o.Mix {
-			if _, ok := all[name]; !ok {
-				return nil, nil, fmt.Errorf("mix names category %q, which is neither built in (%v) nor in categories", name, BuiltinNames())
-			}
-			if w < 0 {
-				return nil, nil, fmt.Errorf("mix weight of %q is negative", name)
-			}
-			weights[name] = w
-		}
-	case len(o.Categories) > 0 && anyWeight(o.Categories):
-		for name, c := range all {
-			if c.Weight > 0 {
-				weights[name] = c.Weight
-			}
-		}
-	default:
-		weights = defaultMix()
-		for name := range o.Categories { // a custom category without weight still joins the mix
-			if _, ok := weights[name]; !ok {
-				weights[name] = 1
-			}
-		}
+	weights, err := mixWeights(o, all)
+	if err != nil {
+		return nil, nil, err
 	}
 	var cats []Category
 	for name, w := range weights {
@@ -202,6 +156,73 @@ func resolveCategories(o SyntheticOptions) ([]Category, map[string]float64, erro
 	}
 	sort.Slice(cats, func(i, j int) bool { return cats[i].Name < cats[j].Name })
 	return cats, weights, nil
+}
+
+// withSpec is category name (a built-in one, or a new one) with what its
+// custom spec sets.
+func withSpec(all map[string]Category, name string, spec CategorySpec) (Category, error) {
+	c, ok := all[name]
+	if !ok {
+		if spec.Prompt == nil || spec.MaxTokens == nil {
+			return c, fmt.Errorf("category %q is not built in (%v): give it prompt and maxTokens ranges", name, BuiltinNames())
+		}
+		c = Category{Name: name}
+	}
+	if spec.Prompt != nil {
+		c.Prompt = *spec.Prompt
+	}
+	if spec.MaxTokens != nil {
+		c.MaxTokens = *spec.MaxTokens
+	}
+	if spec.Weight != nil {
+		c.Weight = *spec.Weight
+	}
+	if spec.Variants != 0 {
+		c.Variants = spec.Variants
+	}
+	if spec.Style != "" {
+		if !validStyle(spec.Style) {
+			return c, fmt.Errorf("category %q: unknown style %q (question, task, document, essay)", name, spec.Style)
+		}
+		c.style = spec.Style
+	}
+	if c.style == "" {
+		c.style = styleFor(c)
+	}
+	return c, nil
+}
+
+// mixWeights are the categories' weights: the mix when given, else the
+// custom categories' own weights when any has one, else the default mix with
+// every custom category in it at weight 1.
+func mixWeights(o SyntheticOptions, all map[string]Category) (map[string]float64, error) {
+	weights := map[string]float64{}
+	switch {
+	case o.Mix != nil:
+		for name, w := range o.Mix {
+			if _, ok := all[name]; !ok {
+				return nil, fmt.Errorf("mix names category %q, which is neither built in (%v) nor in categories", name, BuiltinNames())
+			}
+			if w < 0 {
+				return nil, fmt.Errorf("mix weight of %q is negative", name)
+			}
+			weights[name] = w
+		}
+	case len(o.Categories) > 0 && anyWeight(o.Categories):
+		for name, c := range all {
+			if c.Weight > 0 {
+				weights[name] = c.Weight
+			}
+		}
+	default:
+		weights = defaultMix()
+		for name := range o.Categories { // a custom category without weight still joins the mix
+			if _, ok := weights[name]; !ok {
+				weights[name] = 1
+			}
+		}
+	}
+	return weights, nil
 }
 
 func anyWeight(specs map[string]CategorySpec) bool {

@@ -12,7 +12,6 @@ import (
 	"go.k6.io/k6/js/modules"
 	"go.k6.io/k6/lib/fsext"
 
-	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/dataset"
 )
 
@@ -29,17 +28,7 @@ type datasetFactory struct {
 	info  *runInfoState
 }
 
-// ---- options ----
-
-// decodeOptions reads a JS options object into a Go struct with
-// config.Decode's rule (exact names, unknown ones listed, durations as '3s' or
-// milliseconds); null and undefined leave into as it is.
-func decodeOptions(v sobek.Value, where string, into any) error {
-	if common.IsNullish(v) {
-		return nil
-	}
-	return config.Decode(where, v.Export(), into) //nolint:wrapcheck // names the object itself
-}
+// ---- the shared store ----
 
 // storeKey identifies a build by kind and canonical options (encoding/json
 // sorts map keys, so equal options give equal keys).
@@ -210,14 +199,6 @@ func indexArg(v sobek.Value, what string) (int64, error) {
 		return 0, fmt.Errorf("%s must be a whole number, not negative, got %d", what, n)
 	}
 	return n, nil
-}
-
-// describeJS quotes strings, as the options' errors do.
-func describeJS(v sobek.Value) string {
-	if s, ok := v.Export().(string); ok {
-		return fmt.Sprintf("%q", s)
-	}
-	return v.String()
 }
 
 // Size is the number of distinct items.

@@ -1,13 +1,16 @@
 package llmstream
 
-// JS option objects, as Go maps: the one way an options argument is read
-// before internal/config decodes it.
+// JS option objects: read as Go maps (exportObject) or decoded into Go
+// structs (decodeOptions) by internal/config's rule, and JS values quoted
+// as the options' errors quote them.
 
 import (
 	"fmt"
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
 )
 
 // exportObject exports an options object; null and undefined are absent (nil).
@@ -20,4 +23,22 @@ func exportObject(v sobek.Value, what string) (map[string]any, error) {
 		return nil, fmt.Errorf("%s must be an object, got %s", what, v.ExportType())
 	}
 	return m, nil
+}
+
+// decodeOptions reads a JS options object into a Go struct with
+// config.Decode's rule (exact names, unknown ones listed, durations as '3s' or
+// milliseconds); null and undefined leave into as it is.
+func decodeOptions(v sobek.Value, where string, into any) error {
+	if common.IsNullish(v) {
+		return nil
+	}
+	return config.Decode(where, v.Export(), into) //nolint:wrapcheck // names the object itself
+}
+
+// describeJS quotes strings, as the options' errors do.
+func describeJS(v sobek.Value) string {
+	if s, ok := v.Export().(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return v.String()
 }

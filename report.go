@@ -1,22 +1,17 @@
 package llmstream
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"reflect"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
 	"go.k6.io/k6/js/modules"
-	"go.k6.io/k6/lib"
-	"go.k6.io/k6/lib/executor"
 	"go.k6.io/k6/lib/fsext"
-	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/k6summary"
@@ -24,88 +19,10 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
-// reportState is process-wide: every VU's calls feed one collector, and one
-// baseline (loaded in the init context) drives llm_regression everywhere.
-type reportState struct {
-	once      sync.Once
-	collector *report.Collector
-	// opts is what collect() set; it must be known before the first call
-	// (the collector is fed live, so calls cannot be left out afterwards).
-	optsMu  sync.Mutex
-	opts    report.Options
-	optsSet bool
-
-	mu           sync.RWMutex
-	baseline     *report.Record
-	baselinePath string
-
-	info runInfoState // how the run is made (runinfo.go)
-
-	// retrieval gathers the embed and rerank calls for their own section,
-	// images the chat calls' TTFT by the pictures in their prompts.
-	retrievalOnce sync.Once
-	retrieval     *report.RetrievalCollector
-	images        *report.ImageCollector
-	conversations *report.ConversationCollector
-}
-
-// retrievalColl is the collector of embed and rerank calls, made with the
-// options collect() set, like coll().
-func (s *reportState) retrievalColl() *report.RetrievalCollector {
-	s.retrievalOnce.Do(func() {
-		s.optsMu.Lock()
-		defer s.optsMu.Unlock()
-		s.retrieval = report.NewRetrievalCollector(s.opts)
-		s.images = report.NewImageCollector(s.opts)
-		s.conversations = report.NewConversationCollector(s.opts)
-	})
-	return s.retrieval
-}
-
-// convColl is the collector of conversation turns' TTFT and jobs.
-func (s *reportState) convColl() *report.ConversationCollector {
-	s.retrievalColl()
-	return s.conversations
-}
-
-// imageColl is the collector of chat calls' TTFT by image count and size.
-func (s *reportState) imageColl() *report.ImageCollector {
-	s.retrievalColl()
-	return s.images
-}
-
-func (s *reportState) coll() *report.Collector {
-	s.once.Do(func() {
-		s.optsMu.Lock()
-		defer s.optsMu.Unlock()
-		s.collector = report.NewCollector(s.opts)
-	})
-	return s.collector
-}
-
-func (s *reportState) getBaseline() (*report.Record, string) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.baseline, s.baselinePath
-}
-
-// regression says whether a call was slower than the baseline's P95 TTFT for
-// its category (and client, when the baseline kept several apart); known is
-// false when the baseline has no such category.
-func (s *reportState) regression(client, category string, ttft time.Duration) (slower, known bool) {
-	base, _ := s.getBaseline()
-	if base == nil {
-		return false, false
-	}
-	if category == "" {
-		category = report.DefaultCategory
-	}
-	p95, ok := base.ClientP95(client, category, "ttft")
-	if !ok {
-		return false, false
-	}
-	return ttft > p95, true
-}
+// The report's JS functions: report(data, options) in handleSummary renders
+// what the collectors (collectors.go) gathered, with the schedules' and
+// capacity searches' accounts; collect(options) and loadBaseline(path) set,
+// in the init context, what the collectors leave out and compare against.
 
 // reporter is one VU's side of the report: report(), collect() and
 // loadBaseline().
@@ -296,65 +213,4 @@ func (rp reporter) collect(opts sobek.Value) (map[string]any, error) {
 	rs.opts, rs.optsSet = ro, true
 	return map[string]any{"warmup": o.Warmup.String(), "excludeScenarios": o.ExcludeScenarios,
 		"excludeTags": o.ExcludeTags, "keepSetup": o.KeepSetup}, nil
-}
-
-// runPhase says whether a call is made in setup() or teardown() (k6's
-// execution status, or the group tag k6 gives those calls) and when the test
-// started (zero before it has).
-func runPhase(ctx context.Context, tags *metrics.TagSet) (phase string, testStart time.Time) {
-	if es := lib.GetExecutionState(ctx); es != nil {
-		switch es.GetCurrentExecutionStatus() { //nolint:exhaustive // only these two phases matter
-		case lib.ExecutionStatusSetup:
-			phase = report.PhaseSetup
-		case lib.ExecutionStatusTeardown:
-			phase = report.PhaseTeardown
-		}
-		if es.HasStarted() {
-			testStart = time.Now().Add(-es.GetCurrentTestRunDuration())
-		}
-	}
-	if g, ok := tags.Get("group"); ok && phase == "" {
-		switch g {
-		case lib.GroupSeparator + "setup":
-			phase = report.PhaseSetup
-		case lib.GroupSeparator + "teardown":
-			phase = report.PhaseTeardown
-		}
-	}
-	return phase, testStart
-}
-
-// arrivalRate is the rate (iterations/s) an arrival-rate scenario runs at
-// now, from its configuration (a ramp is linear between stage targets), or 0
-// for other executors: their load is the VU count. The report uses it as the
-// load level of the call.
-func arrivalRate(ctx context.Context, st *lib.State) float64 {
-	ss := lib.GetScenarioState(ctx)
-	if ss == nil || st == nil {
-		return 0
-	}
-	elapsed := time.Since(ss.StartTime)
-	switch c := st.Options.Scenarios[ss.Name].(type) {
-	case *executor.ConstantArrivalRateConfig:
-		return perSecond(float64(c.Rate.Int64), c.TimeUnit.TimeDuration())
-	case *executor.RampingArrivalRateConfig:
-		from := float64(c.StartRate.Int64)
-		for _, s := range c.Stages {
-			d, to := s.Duration.TimeDuration(), float64(s.Target.Int64)
-			if elapsed < d {
-				return perSecond(from+(to-from)*float64(elapsed)/float64(d), c.TimeUnit.TimeDuration())
-			}
-			elapsed -= d
-			from = to
-		}
-		return perSecond(from, c.TimeUnit.TimeDuration())
-	}
-	return 0
-}
-
-func perSecond(n float64, unit time.Duration) float64 {
-	if unit <= 0 || n <= 0 {
-		return 0
-	}
-	return n / unit.Seconds()
 }

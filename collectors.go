@@ -1,0 +1,96 @@
+package llmstream
+
+// The report's side of every call: process-wide collectors that every VU's
+// finished calls feed (fanout.go), with the options collect() set, and the
+// baseline (loaded in the init context) behind the live llm_regression.
+// report.go renders what they gathered.
+
+import (
+	"sync"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report"
+)
+
+// reportState is process-wide: every VU's calls feed one collector, and one
+// baseline (loaded in the init context) drives llm_regression everywhere.
+type reportState struct {
+	once      sync.Once
+	collector *report.Collector
+	// opts is what collect() set; it must be known before the first call
+	// (the collector is fed live, so calls cannot be left out afterwards).
+	optsMu  sync.Mutex
+	opts    report.Options
+	optsSet bool
+
+	mu           sync.RWMutex
+	baseline     *report.Record
+	baselinePath string
+
+	info runInfoState // how the run is made (runinfo.go)
+
+	// retrieval gathers the embed and rerank calls for their own section,
+	// images the chat calls' TTFT by the pictures in their prompts.
+	retrievalOnce sync.Once
+	retrieval     *report.RetrievalCollector
+	images        *report.ImageCollector
+	conversations *report.ConversationCollector
+}
+
+// retrievalColl is the collector of embed and rerank calls, made with the
+// options collect() set, like coll().
+func (s *reportState) retrievalColl() *report.RetrievalCollector {
+	s.retrievalOnce.Do(func() {
+		s.optsMu.Lock()
+		defer s.optsMu.Unlock()
+		s.retrieval = report.NewRetrievalCollector(s.opts)
+		s.images = report.NewImageCollector(s.opts)
+		s.conversations = report.NewConversationCollector(s.opts)
+	})
+	return s.retrieval
+}
+
+// convColl is the collector of conversation turns' TTFT and jobs.
+func (s *reportState) convColl() *report.ConversationCollector {
+	s.retrievalColl()
+	return s.conversations
+}
+
+// imageColl is the collector of chat calls' TTFT by image count and size.
+func (s *reportState) imageColl() *report.ImageCollector {
+	s.retrievalColl()
+	return s.images
+}
+
+func (s *reportState) coll() *report.Collector {
+	s.once.Do(func() {
+		s.optsMu.Lock()
+		defer s.optsMu.Unlock()
+		s.collector = report.NewCollector(s.opts)
+	})
+	return s.collector
+}
+
+func (s *reportState) getBaseline() (*report.Record, string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.baseline, s.baselinePath
+}
+
+// regression says whether a call was slower than the baseline's P95 TTFT for
+// its category (and client, when the baseline kept several apart); known is
+// false when the baseline has no such category.
+func (s *reportState) regression(client, category string, ttft time.Duration) (slower, known bool) {
+	base, _ := s.getBaseline()
+	if base == nil {
+		return false, false
+	}
+	if category == "" {
+		category = report.DefaultCategory
+	}
+	p95, ok := base.ClientP95(client, category, "ttft")
+	if !ok {
+		return false, false
+	}
+	return ttft > p95, true
+}

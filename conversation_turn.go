@@ -179,7 +179,7 @@ func (cv *Conversation) answered(out *outcome, rec *record.Call) {
 		start = time.Now()
 	}
 	if cv.job == nil {
-		cv.job = &record.Job{Job: *conversation.NewJob(start), Kind: cv.kind, Category: cv.jobCategory(rec)}
+		cv.job = &record.Job{Job: *conversation.NewJob(start), Kind: cv.kind, Category: cv.jobCategory(rec), Load: record.LoadOf(rec)}
 	}
 	end := rec.End
 	if end.IsZero() {

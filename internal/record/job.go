@@ -37,7 +37,19 @@ type Job struct {
 	// arguments that are not a JSON object (the model was told; the job
 	// went on).
 	BadToolCalls int
+	// Load is the load the job's first call met when it was sent: the
+	// report counts the job in that call's load stage.
+	Load Load
 }
+
+// Load is the load a call met when it started: what puts it in a load stage.
+type Load struct {
+	Active, VUs int
+	Rate        float64
+}
+
+// LoadOf is the load c met.
+func LoadOf(c *Call) Load { return Load{Active: c.Active, VUs: c.VUs, Rate: c.Rate} }
 
 // JobFigures is every figure of a job.
 var JobFigures = []Figure[Job]{ //nolint:gochecknoglobals // the read-only table of a job's figures

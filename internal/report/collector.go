@@ -388,11 +388,13 @@ type Run struct {
 	Images    []*ImageGroup
 	// Turns and Jobs are the live conversations' section
 	// (conversations.go): TTFT by turn and the jobs' figures.
-	Turns  []*TurnGroup
-	Jobs   []*JobGroup
-	parts  map[string]*Run // each client alone, when the run had several
-	client string          // the client of this view ("" for a whole run)
-	pairs  []PairedComparison
+	Turns []*TurnGroup
+	Jobs  []*JobGroup
+	// jobLevels are the jobs by the load class of their first call (jobs_stages.go).
+	jobLevels map[int][]*JobGroup
+	parts     map[string]*Run // each client alone, when the run had several
+	client    string          // the client of this view ("" for a whole run)
+	pairs     []PairedComparison
 }
 
 // SetMinStage changes how long a load level must hold to be a stage (the

@@ -26,6 +26,9 @@ type ConversationCollector struct {
 	exclude *excluder
 	turns   map[turnKey]*TurnGroup
 	jobs    map[jobKey]*JobGroup
+	// byLevel are the jobs again, by the load class their first call was
+	// sent in (jobs_stages.go).
+	byLevel map[levelJobKey]*JobGroup
 }
 
 type turnKey struct {
@@ -55,7 +58,8 @@ type JobGroup struct {
 
 // NewConversationCollector makes an empty collector leaving out what opt says.
 func NewConversationCollector(opt Options) *ConversationCollector {
-	return &ConversationCollector{exclude: newExcluder(opt.Exclude), turns: map[turnKey]*TurnGroup{}, jobs: map[jobKey]*JobGroup{}}
+	return &ConversationCollector{exclude: newExcluder(opt.Exclude), turns: map[turnKey]*TurnGroup{}, jobs: map[jobKey]*JobGroup{},
+		byLevel: map[levelJobKey]*JobGroup{}}
 }
 
 // Add records an answered conversation turn with a measured TTFT; other
@@ -89,13 +93,25 @@ func (c *ConversationCollector) AddJob(j *record.Job) {
 	if key.Category == "" {
 		key.Category = "default"
 	}
+	lk := levelJobKey{Class: loadClass(j.Load), jobKey: key}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	g := c.jobs[key]
-	if g == nil {
-		g = &JobGroup{Kind: key.Kind, Category: key.Category, Duration: NewSketch(FineAlpha)}
-		c.jobs[key] = g
+	if c.jobs[key] == nil {
+		c.jobs[key] = newJobGroup(key)
 	}
+	if c.byLevel[lk] == nil {
+		c.byLevel[lk] = newJobGroup(key)
+	}
+	c.jobs[key].add(j)
+	c.byLevel[lk].add(j)
+}
+
+func newJobGroup(k jobKey) *JobGroup {
+	return &JobGroup{Kind: k.Kind, Category: k.Category, Duration: NewSketch(FineAlpha)}
+}
+
+// add counts one job into the group.
+func (g *JobGroup) add(j *record.Job) {
 	g.Jobs++
 	if j.Failed {
 		g.Failed++
@@ -110,9 +126,17 @@ func (c *ConversationCollector) AddJob(j *record.Job) {
 	g.TokensOut += j.TokensOut
 }
 
-// Groups are the turn groups (by turn, then cache state) and the job groups
-// (by kind, then category), copies.
-func (c *ConversationCollector) Groups() ([]*TurnGroup, []*JobGroup) {
+// Conversations is the section's groups: the answered turns (by turn, then
+// cache state), the jobs (by kind, then category) and the jobs by the load
+// class of their first call.
+type Conversations struct {
+	Turns   []*TurnGroup
+	Jobs    []*JobGroup
+	ByLevel map[int][]*JobGroup
+}
+
+// Groups are the section's groups, copies.
+func (c *ConversationCollector) Groups() Conversations {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	turns := make([]*TurnGroup, 0, len(c.turns))
@@ -128,21 +152,38 @@ func (c *ConversationCollector) Groups() ([]*TurnGroup, []*JobGroup) {
 	})
 	jobs := make([]*JobGroup, 0, len(c.jobs))
 	for _, g := range c.jobs {
-		cp := *g
-		jobs = append(jobs, &cp)
+		jobs = append(jobs, g.clone())
 	}
+	sortJobGroups(jobs)
+	byLevel := map[int][]*JobGroup{}
+	for k, g := range c.byLevel {
+		byLevel[k.Class] = append(byLevel[k.Class], g.clone())
+	}
+	for _, gs := range byLevel {
+		sortJobGroups(gs)
+	}
+	return Conversations{Turns: turns, Jobs: jobs, ByLevel: byLevel}
+}
+
+// clone copies the group, its sketch too: the collector goes on adding.
+func (g *JobGroup) clone() *JobGroup {
+	cp := *g
+	cp.Duration = g.Duration.Clone()
+	return &cp
+}
+
+func sortJobGroups(jobs []*JobGroup) {
 	sort.Slice(jobs, func(i, j int) bool {
 		if jobs[i].Kind != jobs[j].Kind {
 			return jobs[i].Kind < jobs[j].Kind
 		}
 		return jobs[i].Category < jobs[j].Category
 	})
-	return turns, jobs
 }
 
 // SetConversations gives the run its conversations' groups.
-func (r *Run) SetConversations(turns []*TurnGroup, jobs []*JobGroup) {
-	r.Turns, r.Jobs = turns, jobs
+func (r *Run) SetConversations(c Conversations) {
+	r.Turns, r.Jobs, r.jobLevels = c.Turns, c.Jobs, c.ByLevel
 }
 
 var (
@@ -166,7 +207,7 @@ func (g *JobGroup) cells() []string {
 }
 
 // ConversationText is the section's text: "" without conversations.
-func ConversationText(turns []*TurnGroup, jobs []*JobGroup) string {
+func ConversationText(turns []*TurnGroup, jobs []*JobGroup, stages []JobStage, stageNote string) string {
 	var b strings.Builder
 	if len(turns) > 0 {
 		b.WriteString("TTFT by conversation turn (answered turns; cache: the server's cached prompt tokens, unknown when it reported none)\n")
@@ -184,11 +225,12 @@ func ConversationText(turns []*TurnGroup, jobs []*JobGroup) string {
 			writeCells(&b, widths, g.cells())
 		}
 	}
+	b.WriteString(jobStagesText(stages, stageNote))
 	return b.String()
 }
 
 // writeConversationsHTML writes the section's tables.
-func writeConversationsHTML(b *bytes.Buffer, turns []*TurnGroup, jobs []*JobGroup) {
+func writeConversationsHTML(b *bytes.Buffer, turns []*TurnGroup, jobs []*JobGroup, stages []JobStage, stageNote string) {
 	if len(turns) == 0 && len(jobs) == 0 {
 		return
 	}
@@ -208,12 +250,17 @@ func writeConversationsHTML(b *bytes.Buffer, turns []*TurnGroup, jobs []*JobGrou
 	if len(rows) > 0 {
 		writeTableHTML(b, "jobs", jobColumns, rows)
 	}
+	writeJobStagesHTML(b, stages, stageNote)
 }
 
 // ConversationRecord is the section in the run record.
 type ConversationRecord struct {
 	Turns []TurnRecord `json:"turns,omitempty"`
 	Jobs  []JobRecord  `json:"jobs,omitempty"`
+	// Stages are the jobs by the load stage their first call was sent in
+	// (jobs_stages.go); StageNote says why a merged record has none.
+	Stages    []JobStageRecord `json:"stages,omitempty"`
+	StageNote string           `json:"stage_note,omitempty"`
 }
 
 // TurnRecord is one turn group in the run record.
@@ -239,20 +286,72 @@ type JobRecord struct {
 	TokensOut int64         `json:"tokens_out"`
 }
 
-func conversationRecord(turns []*TurnGroup, jobs []*JobGroup) *ConversationRecord {
+func conversationRecord(turns []*TurnGroup, jobs []*JobGroup, stages []JobStage, stageNote string) *ConversationRecord {
 	if len(turns) == 0 && len(jobs) == 0 {
 		return nil
 	}
-	out := &ConversationRecord{}
+	out := &ConversationRecord{Jobs: jobRecords(jobs), Stages: jobStageRecords(stages), StageNote: stageNote}
 	for _, g := range turns {
 		out.Turns = append(out.Turns, TurnRecord{Turn: g.Turn, Cache: g.Cache, Calls: g.Calls, TTFT: metricRecord(g.TTFT)})
 	}
+	return out
+}
+
+// jobRecords are job groups in the record: sums become means per job.
+func jobRecords(jobs []*JobGroup) []JobRecord {
+	out := make([]JobRecord, 0, len(jobs))
 	for _, g := range jobs {
 		n := float64(g.Jobs)
 		mean := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / n }
-		out.Jobs = append(out.Jobs, JobRecord{Kind: g.Kind, Category: g.Category, Jobs: g.Jobs, Failed: g.Failed,
+		out = append(out, JobRecord{Kind: g.Kind, Category: g.Category, Jobs: g.Jobs, Failed: g.Failed,
 			Duration: metricRecord(g.Duration), ModelMean: mean(g.Model), ThinkMean: mean(g.Think), ToolMean: mean(g.Tool),
 			TurnsMean: float64(g.Turns) / n, StepsMean: float64(g.Steps) / n, TokensOut: g.TokensOut})
 	}
+	return out
+}
+
+// jobGroupsOf turns job records back into groups: the means become sums again.
+func jobGroupsOf(recs []JobRecord) []*JobGroup {
+	out := make([]*JobGroup, 0, len(recs))
+	for _, j := range recs {
+		n := float64(j.Jobs)
+		out = append(out, &JobGroup{Kind: j.Kind, Category: j.Category, Jobs: j.Jobs, Failed: j.Failed,
+			Duration: sketchOf(j.Duration), Model: msDuration(j.ModelMean * n), Think: msDuration(j.ThinkMean * n),
+			Tool: msDuration(j.ToolMean * n), Turns: roundCount(j.TurnsMean * n), Steps: roundCount(j.StepsMean * n),
+			TokensOut: j.TokensOut})
+	}
+	return out
+}
+
+// mergeJobGroups adds groups into m by kind and category.
+func mergeJobGroups(m map[jobKey]*JobGroup, groups []*JobGroup) error {
+	for _, j := range groups {
+		k := jobKey{Kind: j.Kind, Category: j.Category}
+		g := m[k]
+		if g == nil {
+			g = &JobGroup{Kind: j.Kind, Category: j.Category}
+			m[k] = g
+		}
+		g.Jobs += j.Jobs
+		g.Failed += j.Failed
+		g.Model += j.Model
+		g.Think += j.Think
+		g.Tool += j.Tool
+		g.Turns += j.Turns
+		g.Steps += j.Steps
+		g.TokensOut += j.TokensOut
+		if err := mergeSketch(&g.Duration, j.Duration); err != nil {
+			return fmt.Errorf("job %s/%s: %w", j.Kind, j.Category, err)
+		}
+	}
+	return nil
+}
+
+func sortedJobGroups(m map[jobKey]*JobGroup) []*JobGroup {
+	out := make([]*JobGroup, 0, len(m))
+	for _, g := range m {
+		out = append(out, g)
+	}
+	sortJobGroups(out)
 	return out
 }

@@ -32,7 +32,8 @@ func TestConversationSection(t *testing.T) {
 	job.Think, job.Turns = 4*time.Second, 2
 	c.AddJob(job)
 	c.AddJob(&record.Job{Kind: record.JobConversation}) // never started: no figures
-	turns, jobs := c.Groups()
+	g := c.Groups()
+	turns, jobs := g.Turns, g.Jobs
 	require.Len(t, turns, 4)
 	require.Equal(t, []int{1, 2, 2, 10}, []int{turns[0].Turn, turns[1].Turn, turns[2].Turn, turns[3].Turn})
 	require.Equal(t, "hit", turns[1].Cache)
@@ -40,7 +41,7 @@ func TestConversationSection(t *testing.T) {
 	require.Equal(t, uint64(1), jobs[0].Jobs)
 
 	run := runOf(call(t0, "", 100))
-	run.SetConversations(turns, jobs)
+	run.SetConversations(g)
 	text, htmlDoc, raw, err := Render(run, nil, RenderOptions{})
 	require.NoError(t, err)
 	require.Contains(t, text, "TTFT by conversation turn")

@@ -26,7 +26,8 @@ const (
 type JobChange struct {
 	Kind     string  `json:"kind"`
 	Category string  `json:"category"`
-	Figure   string  `json:"figure"` // "duration p50", "duration p95", "model mean"
+	Stage    string  `json:"stage,omitempty"` // the load stage ("8 VUs"), "" for the whole run's jobs
+	Figure   string  `json:"figure"`          // "duration p50", "duration p95", "model mean"
 	Baseline float64 `json:"baseline"`
 	Current  float64 `json:"current"`
 	DeltaPct float64 `json:"delta_pct"`
@@ -37,28 +38,47 @@ func (c JobChange) String() string {
 	return fmt.Sprintf("%s %s → %s (%+.0f%%)", c.Figure, fmtMS(c.Baseline), fmtMS(c.Current), c.DeltaPct)
 }
 
-func (c JobChange) label() string { return c.Kind + " · " + c.Category }
+func (c JobChange) label() string {
+	if c.Stage != "" {
+		return c.Kind + " · " + c.Category + " · " + c.Stage
+	}
+	return c.Kind + " · " + c.Category
+}
 
 // compareJobs sets every job group of this run against the baseline's group
-// of the same kind and category; groups with too few jobs on either side are
-// left out.
+// of the same kind and category, the whole run's and each load stage's
+// that the baseline had at the same level; groups with too few jobs on
+// either side are left out.
 func compareJobs(cur, base *ConversationRecord) []JobChange {
 	if cur == nil || base == nil {
 		return nil
 	}
+	out := compareJobGroups(cur.Jobs, base.Jobs, "")
+	for _, st := range cur.Stages {
+		for _, bs := range base.Stages {
+			if bs.ByRate == st.ByRate && roundLevel(bs.Concurrency) == roundLevel(st.Concurrency) {
+				label := fmtConc(roundLevel(st.Concurrency)) + " " + levelUnit(st.ByRate)
+				out = append(out, compareJobGroups(st.Jobs, bs.Jobs, label)...)
+			}
+		}
+	}
+	return out
+}
+
+func compareJobGroups(cur, base []JobRecord, stage string) []JobChange {
 	was := map[jobKey]JobRecord{}
-	for _, j := range base.Jobs {
+	for _, j := range base {
 		was[jobKey{j.Kind, j.Category}] = j
 	}
 	var out []JobChange
-	for _, now := range cur.Jobs {
+	for _, now := range cur {
 		b, ok := was[jobKey{now.Kind, now.Category}]
 		if !ok || b.Jobs < jobsMinCompare || now.Jobs < jobsMinCompare || b.Duration == nil || now.Duration == nil {
 			continue
 		}
 		add := func(figure string, bv, cv float64) {
-			out = append(out, JobChange{Kind: now.Kind, Category: now.Category, Figure: figure, Baseline: bv, Current: cv,
-				DeltaPct: relDeltaPct(bv, cv), Verdict: judgeJob(bv, cv)})
+			out = append(out, JobChange{Kind: now.Kind, Category: now.Category, Stage: stage, Figure: figure, Baseline: bv,
+				Current: cv, DeltaPct: relDeltaPct(bv, cv), Verdict: judgeJob(bv, cv)})
 		}
 		add("duration p50", b.Duration.P50, now.Duration.P50)
 		add("duration p95", b.Duration.P95, now.Duration.P95)
@@ -126,7 +146,7 @@ func writeJobChangesText(b *strings.Builder, changes []JobChange) {
 		return
 	}
 	changed := changedJobs(changes)
-	fmt.Fprintf(b, "\n  baseline, jobs: %d of %d changed (≥%.0f%% and %d ms; from the records' sketches, so no interval; kinds and categories with ≥%d jobs each side)\n",
+	fmt.Fprintf(b, "\n  baseline, jobs: %d of %d changed (≥%.0f%% and %d ms; from the records' sketches, so no interval; kinds, categories and stages with ≥%d jobs each side)\n",
 		len(changed), len(changes), 100*jobsMinEffect, jobsMinMS, jobsMinCompare)
 	for _, c := range changed {
 		fmt.Fprintf(b, "    %-7s %s: %s\n", c.Verdict, c.label(), c)

@@ -351,13 +351,15 @@ func imageSizeRank(name string) int {
 }
 
 // mergeConversations merges the turn groups by turn and cache state and the
-// job groups by kind and category; the jobs' means are turned back into
-// sums (conversationGroups), summed, and divided by the union's jobs.
+// job groups by kind and category (and by stage, mergeJobStages); the jobs'
+// means are turned back into sums (conversationGroups), summed, and divided
+// by the union's jobs.
 func mergeConversations(records []*Record) (*ConversationRecord, error) {
 	turns := map[turnKey]*TurnGroup{}
 	jobs := map[jobKey]*JobGroup{}
+	var stages [][]JobStage
 	for _, r := range records {
-		ts, js := conversationGroups(r.Conversations)
+		ts, js, ss, _ := conversationGroups(r.Conversations)
 		for _, t := range ts {
 			k := turnKey{Turn: t.Turn, Cache: t.Cache}
 			g := turns[k]
@@ -370,25 +372,10 @@ func mergeConversations(records []*Record) (*ConversationRecord, error) {
 				return nil, fmt.Errorf("turn %d %s: %w", t.Turn, t.Cache, err)
 			}
 		}
-		for _, j := range js {
-			k := jobKey{Kind: j.Kind, Category: j.Category}
-			g := jobs[k]
-			if g == nil {
-				g = &JobGroup{Kind: j.Kind, Category: j.Category}
-				jobs[k] = g
-			}
-			g.Jobs += j.Jobs
-			g.Failed += j.Failed
-			g.Model += j.Model
-			g.Think += j.Think
-			g.Tool += j.Tool
-			g.Turns += j.Turns
-			g.Steps += j.Steps
-			g.TokensOut += j.TokensOut
-			if err := mergeSketch(&g.Duration, j.Duration); err != nil {
-				return nil, fmt.Errorf("job %s/%s: %w", j.Kind, j.Category, err)
-			}
+		if err := mergeJobGroups(jobs, js); err != nil {
+			return nil, err
 		}
+		stages = append(stages, ss)
 	}
 	ts := make([]*TurnGroup, 0, len(turns))
 	for _, g := range turns {
@@ -400,17 +387,11 @@ func mergeConversations(records []*Record) (*ConversationRecord, error) {
 		}
 		return ts[i].Cache < ts[j].Cache
 	})
-	js := make([]*JobGroup, 0, len(jobs))
-	for _, g := range jobs {
-		js = append(js, g)
+	ss, note, err := mergeJobStages(stages)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(js, func(i, j int) bool {
-		if js[i].Kind != js[j].Kind {
-			return js[i].Kind < js[j].Kind
-		}
-		return js[i].Category < js[j].Category
-	})
-	return conversationRecord(ts, js), nil
+	return conversationRecord(ts, sortedJobGroups(jobs), ss, note), nil
 }
 
 func msDuration(v float64) time.Duration {

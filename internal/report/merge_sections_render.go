@@ -33,9 +33,8 @@ func recordDispatchText(rec *Record) string {
 
 // recordSectionsText is the sections' text, after the chat figures.
 func recordSectionsText(rec *Record) string {
-	turns, jobs := conversationGroups(rec.Conversations)
 	out := ""
-	for _, s := range []string{retrievalRecordText(rec.Retrieval), ImageText(imageGroups(rec.Images)), ConversationText(turns, jobs)} {
+	for _, s := range []string{retrievalRecordText(rec.Retrieval), ImageText(imageGroups(rec.Images)), ConversationText(conversationGroups(rec.Conversations))} {
 		if s != "" {
 			out += "\n" + s
 		}
@@ -57,8 +56,8 @@ func writeRecordSectionsHTML(b *bytes.Buffer, rec *Record) {
 	}
 	writeRetrievalHTML(b, rec.Retrieval)
 	writeImagesHTML(b, imageGroups(rec.Images))
-	turns, jobs := conversationGroups(rec.Conversations)
-	writeConversationsHTML(b, turns, jobs)
+	turns, jobs, stages, note := conversationGroups(rec.Conversations)
+	writeConversationsHTML(b, turns, jobs, stages, note)
 }
 
 func imageGroups(recs []ImageRecord) []*ImageGroup {
@@ -71,23 +70,15 @@ func imageGroups(recs []ImageRecord) []*ImageGroup {
 
 // conversationGroups turns the section's record back into groups: the jobs'
 // means become sums again.
-func conversationGroups(c *ConversationRecord) ([]*TurnGroup, []*JobGroup) {
+func conversationGroups(c *ConversationRecord) ([]*TurnGroup, []*JobGroup, []JobStage, string) {
 	if c == nil {
-		return nil, nil
+		return nil, nil, nil, ""
 	}
 	turns := make([]*TurnGroup, 0, len(c.Turns))
 	for _, t := range c.Turns {
 		turns = append(turns, &TurnGroup{Turn: t.Turn, Cache: t.Cache, Calls: t.Calls, TTFT: sketchOf(t.TTFT)})
 	}
-	jobs := make([]*JobGroup, 0, len(c.Jobs))
-	for _, j := range c.Jobs {
-		n := float64(j.Jobs)
-		jobs = append(jobs, &JobGroup{Kind: j.Kind, Category: j.Category, Jobs: j.Jobs, Failed: j.Failed,
-			Duration: sketchOf(j.Duration), Model: msDuration(j.ModelMean * n), Think: msDuration(j.ThinkMean * n),
-			Tool: msDuration(j.ToolMean * n), Turns: roundCount(j.TurnsMean * n), Steps: roundCount(j.StepsMean * n),
-			TokensOut: j.TokensOut})
-	}
-	return turns, jobs
+	return turns, jobGroupsOf(c.Jobs), jobStagesOf(c.Stages), c.StageNote
 }
 
 // sketchOf is a record's sketch, an empty one when it has none.

@@ -204,7 +204,7 @@ func runRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOptions) (
 	rec.Dispatch = r.Dispatch
 	rec.Capacity = r.Capacity
 	rec.Retrieval, rec.Images = retrievalRecords(r.Retrieval), imageRecords(r.Images)
-	rec.Conversations = conversationRecord(r.Turns, r.Jobs)
+	rec.Conversations = conversationRecord(r.Turns, r.Jobs, r.JobStages(), "")
 	if cmp == nil {
 		cmp = Compare(rec, opt.Baseline)
 	}

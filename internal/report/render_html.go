@@ -51,7 +51,7 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 		findings = serverChangeFinding(compareServers(opt.Server, baselineServer(opt)), findings)
 		if opt.Baseline != nil {
 			findings = capacityChangeFinding(compareCapacity(r.Capacity, opt.Baseline.Capacity), findings)
-			findings = jobsChangeFinding(compareJobs(conversationRecord(r.Turns, r.Jobs), opt.Baseline.Conversations), findings)
+			findings = jobsChangeFinding(compareJobs(conversationRecord(r.Turns, r.Jobs, r.JobStages(), ""), opt.Baseline.Conversations), findings)
 		}
 	}
 	opt.Findings = findings

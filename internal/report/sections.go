@@ -86,7 +86,7 @@ func imageRecords(groups []*ImageGroup) []ImageRecord {
 // sectionsText is the sections' text, after the chat figures.
 func sectionsText(r *Run) string {
 	out := ""
-	for _, s := range []string{CapacityText(r.Capacity), RetrievalText(r.Retrieval), ImageText(r.Images), ConversationText(r.Turns, r.Jobs)} {
+	for _, s := range []string{CapacityText(r.Capacity), RetrievalText(r.Retrieval), ImageText(r.Images), ConversationText(r.Turns, r.Jobs, r.JobStages(), "")} {
 		if s != "" {
 			out += "\n" + s
 		}
@@ -99,7 +99,7 @@ func writeSectionsHTML(b *bytes.Buffer, r *Run) {
 	writeCapacityHTML(b, r.Capacity)
 	writeRetrievalHTML(b, retrievalRecords(r.Retrieval))
 	writeImagesHTML(b, r.Images)
-	writeConversationsHTML(b, r.Turns, r.Jobs)
+	writeConversationsHTML(b, r.Turns, r.Jobs, r.JobStages(), "")
 }
 
 // writeRetrievalHTML writes the embed and rerank groups' table (a single

@@ -55,6 +55,15 @@ type ModelProfile struct {
 	// tools.go). Empty: tool calls only when a request asks.
 	ToolCalls string `json:"tool_calls,omitempty" yaml:"tool_calls,omitempty"`
 
+	// ReasoningTokens streams that many reasoning tokens before the answer
+	// of a streamed request that carries no X-Sim-Reasoning (reasoning.go).
+	// 0: reasoning only when a request asks.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty" yaml:"reasoning_tokens,omitempty"`
+	// ReasoningField is the OpenAI chat delta field reasoning streams in:
+	// reasoning_content (the default: DeepSeek, SGLang, llama.cpp, vLLM
+	// before 2026) or reasoning (vLLM since 2026).
+	ReasoningField string `json:"reasoning_field,omitempty" yaml:"reasoning_field,omitempty"`
+
 	// Faults maps a fault (X-Sim-Fault syntax, e.g. "stall=2000@5") to the
 	// probability that a request gets it.
 	Faults map[string]float64 `json:"faults,omitempty" yaml:"faults,omitempty"`
@@ -241,6 +250,12 @@ func (p *ModelProfile) Validate() error {
 			check(false, "tool_calls: %v", err)
 		}
 	}
+	check(p.ReasoningTokens >= 0 && p.ReasoningTokens <= maxReasoningTokens, "reasoning_tokens must be in [0, %d] (got %d)", maxReasoningTokens, p.ReasoningTokens)
+	switch p.ReasoningField {
+	case "", "reasoning_content", "reasoning":
+	default:
+		check(false, "reasoning_field must be reasoning_content or reasoning (got %q)", p.ReasoningField)
+	}
 	for spec, prob := range p.Faults {
 		if _, err := ParseFaults(spec); err != nil {
 			check(false, "faults: %v", err)
@@ -410,6 +425,8 @@ var knobList = []Knob{ //nolint:gochecknoglobals // read-only table
 	{"omit_finish_reason", "OpenAI routes: no chunk names a finish, as llm-d's inference simulator streams (bool)"},
 	{"cached_tokens_field", "OpenAI routes: usage's cached-token object, prompt_tokens_details | prompt_tokens_detail (llm-d's simulator) | none"},
 	{"tool_calls", "tool calls per round for a streamed request that declares tools and sends no X-Sim-Tool-Calls (calls, e.g. 2,1; empty = only when asked)"},
+	{"reasoning_tokens", "reasoning streamed before the answer of a streamed request that sends no X-Sim-Reasoning (tokens; 0 = only when asked)"},
+	{"reasoning_field", "OpenAI chat: the delta field reasoning streams in, reasoning_content (default) | reasoning (vLLM since 2026)"},
 }
 
 func knobIndex() map[string]int {

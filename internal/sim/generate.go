@@ -57,9 +57,23 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	}
 
 	textSeed := s.textSeed(m, req)
-	outTokens, reason := maxTokens, "length"
+	think, aerr := reasoningAnswer(p, r, req.Stream, &m.p, textSeed, s.signKey()) // reasoning on demand (reasoning.go)
+	if aerr == nil {
+		aerr = checkReasoning(p, body, think != nil, s.signKey())
+	}
+	if aerr != nil {
+		fail(aerr, OutcomeBadRequest)
+		return
+	}
+	if think != nil { // the reasoning takes its tokens out of max_tokens, and leaves the answer one
+		if think.tokens = min(think.tokens, maxTokens-1); think.tokens == 0 {
+			think = nil
+		}
+	}
+	budget := maxTokens - think.size()
+	outTokens, reason := budget, "length"
 	if !req.IgnoreEOS {
-		outTokens, reason = m.outputLength(maxTokens, textSeed)
+		outTokens, reason = m.outputLength(budget, textSeed)
 	}
 	tools, aerr := toolAnswer(p, r, body, textSeed, id, req.Stream, m.p.ToolCalls) // tool calls on demand (tools.go)
 	if aerr != nil {
@@ -67,8 +81,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 		return
 	}
 	if tools != nil {
-		outTokens, reason = tools.length(maxTokens)
+		outTokens, reason = tools.length(budget)
+		tools.skip = think.size()
 	}
+	outTokens += think.size()
 	seq, err := m.eng.submit(seqSpec{
 		PromptIDs: ids, PromptTokens: promptTokens, OutputTokens: outTokens,
 		FinishReason: reason, TextSeed: textSeed, Faults: faults,
@@ -81,7 +97,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	meta := &respMeta{
 		id: p.idPrefix() + id, model: m.name, created: time.Now().Unix(),
 		includeUsage: req.IncludeUsage, continuousUsage: req.ContinuousUsage, promptTokens: promptTokens,
-		outputTokens: outTokens, finishReason: reason, quirks: m.p.quirks(),
+		outputTokens: outTokens, finishReason: reason, quirks: m.p.quirks(), think: think,
 	}
 	if _, ok := p.(openAIResponses); ok {
 		meta.keep = func(output []any) { s.stored.keep(meta.id, input, output) }
@@ -391,12 +407,26 @@ func (e *eventWriter) tokens(ev tokenEvent) error {
 		return err
 	}
 	e.g.meta.cachedTokens = ev.Cached
-	e.text = appendWords(e.text[:0], e.g.textSeed, ev.From, ev.N)
-	e.total += ev.N
 	e.out.emitAt = ev.At
-	err := e.rnd.tokens(e.out, e.text, ev.N, e.total)
-	e.out.emitAt = time.Time{}
-	if err != nil {
+	defer func() { e.out.emitAt = time.Time{} }()
+	from, n := ev.From, ev.N
+	if think := e.g.meta.think; think != nil && from < think.tokens {
+		// The step's reasoning tokens first (reasoning.go): every stream
+		// that has reasoning implements reasoner.
+		k := min(n, think.tokens-from)
+		e.text = think.words(e.text[:0], from, k)
+		e.total += k
+		if err := e.rnd.(reasoner).reason(e.out, e.text, k, e.total); err != nil {
+			return err
+		}
+		from, n = from+k, n-k
+		if n == 0 {
+			return e.checkMalformed()
+		}
+	}
+	e.text = appendWords(e.text[:0], e.g.textSeed, from, n)
+	e.total += n
+	if err := e.rnd.tokens(e.out, e.text, n, e.total); err != nil {
 		return err
 	}
 	return e.checkMalformed()
@@ -506,6 +536,9 @@ func (g *genState) end(tl seqTimeline, total int, o Outcome) {
 	r.PrefillStartNS, r.PrefillEndNS = unixNano(tl.PrefillStart), unixNano(tl.PrefillEnd)
 	r.CachedTokens, r.CompletionTokens, r.Outcome = tl.CachedTokens, total, o
 	r.DoneNS = nowNS()
+	if t := g.meta.think; t != nil {
+		r.Reasoning, r.Signatures = string(t.text), t.signatures
+	}
 }
 
 // abandon ends a request whose client went away (or whose writes fail).

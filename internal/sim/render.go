@@ -47,6 +47,15 @@ type respMeta struct {
 	// phases is the engine's timeline, set before finish, fail or complete
 	// (Ollama and llama.cpp report their durations in the body).
 	phases seqTimeline
+	// think is the answer's reasoning, streamed before its text or tool
+	// calls (nil: none; reasoning.go).
+	think *reasoningPlan
+}
+
+// reasoner is a stream that carries reasoning (reasoning_render.go): reason
+// writes one step's reasoning tokens, before any of the answer's.
+type reasoner interface {
+	reason(out eventSink, text []byte, n, total int) error
 }
 
 // eventSink takes the framed events of a stream, one call per event; tokens

@@ -179,7 +179,12 @@ func (anthropic) newStream(m *respMeta) streamRenderer { return &anthropicStream
 type anthropicStream struct {
 	m       *respMeta
 	ev      namedEvents
-	started bool
+	started bool // the answer's blocks have begun
+	// msgStarted: message_start is out; thinking: a thinking block is open
+	// (reasoning_render.go); next is the next content block's index.
+	msgStarted, thinking bool
+	next                 int
+	text                 int // the text block's index
 }
 
 func (*anthropicStream) contentType() string { return "text/event-stream; charset=utf-8" }
@@ -189,7 +194,8 @@ func (*anthropicStream) contentType() string { return "text/event-stream; charse
 // as the OpenAI renderers' role chunk does).
 func (*anthropicStream) start(eventSink) error { return nil }
 
-// opening writes message_start, the text block's start and a ping, once.
+// opening writes message_start (unless the thinking did), closes the
+// thinking, and writes the text block's start and a ping, once.
 func (a *anthropicStream) opening(out eventSink) error {
 	if a.started {
 		return nil
@@ -198,17 +204,28 @@ func (a *anthropicStream) opening(out eventSink) error {
 	if err := a.messageStart(out); err != nil {
 		return err
 	}
+	if err := a.endThinking(out); err != nil {
+		return err
+	}
+	a.text = a.next
+	a.next++
 	b := a.ev.typed("content_block_start")
-	b = append(b, `,"index":0,"content_block":{"type":"text","text":""}}`...)
+	b = append(b, `,"index":`...)
+	b = strconv.AppendInt(b, int64(a.text), 10)
+	b = append(b, `,"content_block":{"type":"text","text":""}}`...)
 	if err := out.event(a.ev.end(b), 0); err != nil {
 		return err
 	}
 	return out.event(a.ev.end(append(a.ev.typed("ping"), '}')), 0)
 }
 
-// messageStart writes message_start: the message with no content yet and
-// the input usage.
+// messageStart writes message_start, once: the message with no content yet
+// and the input usage.
 func (a *anthropicStream) messageStart(out eventSink) error {
+	if a.msgStarted {
+		return nil
+	}
+	a.msgStarted = true
 	msg := anthropicMessage{
 		ID: a.m.id, Type: "message", Role: "assistant", Model: a.m.model, Content: []anthropicText{},
 		// output_tokens is a placeholder in message_start, as the real API sends.
@@ -225,7 +242,9 @@ func (a *anthropicStream) tokens(out eventSink, text []byte, n, _ int) error {
 		return err
 	}
 	b := a.ev.typed("content_block_delta")
-	b = append(b, `,"index":0,"delta":{"type":"text_delta","text":`...)
+	b = append(b, `,"index":`...)
+	b = strconv.AppendInt(b, int64(a.text), 10)
+	b = append(b, `,"delta":{"type":"text_delta","text":`...)
 	b = appendJSONString(b, text)
 	return out.event(a.ev.end(append(b, "}}"...)), n)
 }
@@ -235,7 +254,9 @@ func (a *anthropicStream) finish(out eventSink, reason string, total int) error 
 		return err
 	}
 	b := a.ev.typed("content_block_stop")
-	if err := out.event(a.ev.end(append(b, `,"index":0}`...)), 0); err != nil {
+	b = append(b, `,"index":`...)
+	b = strconv.AppendInt(b, int64(a.text), 10)
+	if err := out.event(a.ev.end(append(b, '}')), 0); err != nil {
 		return err
 	}
 	return a.messageEnd(out, reason, total)
@@ -272,6 +293,8 @@ func (a *anthropicStream) malformed(out eventSink) error {
 		return err
 	}
 	b := a.ev.typed("content_block_delta")
-	b = append(b, `,"index":0,"delta":{"type":"text_delta","text":"tru`...)
+	b = append(b, `,"index":`...)
+	b = strconv.AppendInt(b, int64(a.text), 10)
+	b = append(b, `,"delta":{"type":"text_delta","text":"tru`...)
 	return out.event(a.ev.end(b), 0)
 }

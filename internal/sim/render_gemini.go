@@ -182,10 +182,16 @@ func appendGeminiTail(b []byte, m *respMeta, finishReason string, candidates int
 	}
 	b = append(b, `,"index":0}],"usageMetadata":{"promptTokenCount":`...)
 	b = strconv.AppendInt(b, int64(m.promptTokens), 10)
+	output := candidates
+	candidates, thoughts := geminiCounts(m, output)
 	b = append(b, `,"candidatesTokenCount":`...)
 	b = strconv.AppendInt(b, int64(candidates), 10)
+	if thoughts > 0 {
+		b = append(b, `,"thoughtsTokenCount":`...)
+		b = strconv.AppendInt(b, int64(thoughts), 10)
+	}
 	b = append(b, `,"totalTokenCount":`...)
-	b = strconv.AppendInt(b, int64(m.promptTokens+candidates), 10)
+	b = strconv.AppendInt(b, int64(m.promptTokens+output), 10)
 	if m.cachedTokens > 0 {
 		// promptTokenCount includes the cached tokens, as Google counts them.
 		b = append(b, `,"cachedContentTokenCount":`...)
@@ -230,9 +236,20 @@ func (s *geminiStream) tokens(out eventSink, text []byte, n, total int) error {
 	return s.frame(out, func(b []byte) []byte { return appendGeminiResponse(b, s.m, text, "", total) }, n)
 }
 
+// finish writes the finishing chunk: an empty text part, carrying the
+// answer's thoughtSignature when it reasoned.
 func (s *geminiStream) finish(out eventSink, reason string, total int) error {
+	if s.m.think == nil {
+		return s.frame(out, func(b []byte) []byte {
+			return appendGeminiResponse(b, s.m, nil, geminiFinishReason(reason), total)
+		}, 0)
+	}
+	sig := geminiSignature(s.m, "text")
 	return s.frame(out, func(b []byte) []byte {
-		return appendGeminiResponse(b, s.m, nil, geminiFinishReason(reason), total)
+		b = append(b, `{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":`...)
+		b = appendJSONString(b, sig)
+		b = append(b, '}')
+		return appendGeminiTail(b, s.m, geminiFinishReason(reason), total)
 	}, 0)
 }
 

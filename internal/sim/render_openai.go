@@ -164,6 +164,7 @@ func appendUsage(b []byte, m *respMeta, completion int) []byte {
 	b = strconv.AppendInt(b, int64(completion), 10)
 	b = append(b, `,"total_tokens":`...)
 	b = strconv.AppendInt(b, int64(m.promptTokens+completion), 10)
+	b = appendReasoningUsage(b, m, completion)
 	b = m.quirks.appendCachedTokens(b, m.cachedTokens)
 	return append(b, '}')
 }

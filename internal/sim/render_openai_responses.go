@@ -128,12 +128,12 @@ type responseObject struct {
 	Error             any                  `json:"error"`
 	IncompleteDetails *responsesIncomplete `json:"incomplete_details"`
 	Model             string               `json:"model"`
-	Output            []responsesItem      `json:"output"`
+	Output            []any                `json:"output"`
 	Usage             *responsesUsage      `json:"usage"`
 }
 
 func newResponseObject(m *respMeta, status string) responseObject {
-	return responseObject{ID: m.id, Object: "response", CreatedAt: m.created, Status: status, Model: m.model, Output: []responsesItem{}}
+	return responseObject{ID: m.id, Object: "response", CreatedAt: m.created, Status: status, Model: m.model, Output: []any{}}
 }
 
 // messageID is the output message item's id, derived from the response's.
@@ -146,19 +146,27 @@ func (r *responseObject) ended(m *respMeta, text, reason string, completion int)
 	if incomplete != "" {
 		r.IncompleteDetails = &responsesIncomplete{Reason: incomplete}
 	}
-	r.Output = []responsesItem{{
-		ID: messageID(m), Type: "message", Status: status, Role: "assistant",
-		Content: []responsesPart{{Type: "output_text", Text: text, Annotations: []any{}}},
-	}}
+	r.Output = []any{messageItem(m, status, text)}
 	u := &responsesUsage{InputTokens: m.promptTokens, OutputTokens: completion, TotalTokens: m.promptTokens + completion}
 	u.InputTokensDetails.CachedTokens = m.cachedTokens
+	if m.think != nil {
+		u.OutputTokensDetails.ReasoningTokens = min(completion, m.think.tokens)
+	}
 	r.Usage = u
+}
+
+// messageItem is the answer's output message item.
+func messageItem(m *respMeta, status, text string) responsesItem {
+	return responsesItem{
+		ID: messageID(m), Type: "message", Status: status, Role: "assistant",
+		Content: []responsesPart{{Type: "output_text", Text: text, Annotations: []any{}}},
+	}
 }
 
 func (openAIResponses) complete(m *respMeta, text []byte, reason string, completion int) []byte {
 	r := newResponseObject(m, "")
 	r.ended(m, string(text), reason, completion)
-	keepAnswer(m, string(text))
+	keepAnswer(m, nil, string(text))
 	return mustJSON(r)
 }
 
@@ -175,6 +183,12 @@ type responsesStream struct {
 	ev   namedEvents
 	seq  int
 	text []byte // the whole answer, repeated by the *.done events
+	// reasoning: the reasoning item is open (reasoning_render.go); done is
+	// it once closed; items is the output index of the answer's first item.
+	reasoning bool
+	done      *reasoningItem
+	items     int
+	opened    bool // the message item is open
 }
 
 func (*responsesStream) contentType() string { return "text/event-stream; charset=utf-8" }
@@ -204,6 +218,8 @@ type itemRef struct {
 	ContentIndex int    `json:"content_index"`
 }
 
+// start writes response.created and response.in_progress, then opens the
+// message item, unless reasoning comes first (the message follows it).
 func (r *responsesStream) start(out eventSink) error {
 	resp := newResponseObject(r.m, "in_progress")
 	for _, name := range []string{"response.created", "response.in_progress"} {
@@ -213,31 +229,55 @@ func (r *responsesStream) start(out eventSink) error {
 			return err
 		}
 	}
+	if r.m.think != nil {
+		return nil
+	}
+	return r.openMessage(out)
+}
+
+// openMessage closes the reasoning, if any, and opens the message item and
+// its output_text part, once.
+func (r *responsesStream) openMessage(out eventSink) error {
+	if r.opened {
+		return nil
+	}
+	r.opened = true
+	if err := r.endReasoning(out); err != nil {
+		return err
+	}
 	if err := r.emit(out, "response.output_item.added", struct {
 		OutputIndex int           `json:"output_index"`
 		Item        responsesItem `json:"item"`
-	}{0, responsesItem{ID: messageID(r.m), Type: "message", Status: "in_progress", Role: "assistant", Content: []responsesPart{}}}); err != nil {
+	}{r.items, responsesItem{ID: messageID(r.m), Type: "message", Status: "in_progress", Role: "assistant", Content: []responsesPart{}}}); err != nil {
 		return err
 	}
 	return r.emit(out, "response.content_part.added", struct {
 		itemRef
 		Part responsesPart `json:"part"`
-	}{itemRef{ItemID: messageID(r.m)}, responsesPart{Type: "output_text", Annotations: []any{}}})
+	}{itemRef{ItemID: messageID(r.m), OutputIndex: r.items}, responsesPart{Type: "output_text", Annotations: []any{}}})
 }
 
 func (r *responsesStream) tokens(out eventSink, text []byte, n, _ int) error {
+	if err := r.openMessage(out); err != nil {
+		return err
+	}
 	r.text = append(r.text, text...)
 	b := r.typed("response.output_text.delta")
 	b = append(b, `,"item_id":`...)
 	b = appendJSONString(b, messageID(r.m))
-	b = append(b, `,"output_index":0,"content_index":0,"delta":`...)
+	b = append(b, `,"output_index":`...)
+	b = strconv.AppendInt(b, int64(r.items), 10)
+	b = append(b, `,"content_index":0,"delta":`...)
 	b = appendJSONString(b, text)
 	b = append(b, `,"logprobs":[]}`...)
 	return out.event(r.ev.end(b), n)
 }
 
 func (r *responsesStream) finish(out eventSink, reason string, total int) error {
-	ref := itemRef{ItemID: messageID(r.m)}
+	if err := r.openMessage(out); err != nil {
+		return err
+	}
+	ref := itemRef{ItemID: messageID(r.m), OutputIndex: r.items}
 	text := string(r.text)
 	if err := r.emit(out, "response.output_text.done", struct {
 		itemRef
@@ -258,25 +298,33 @@ func (r *responsesStream) finish(out eventSink, reason string, total int) error 
 	if err := r.emit(out, "response.output_item.done", struct {
 		OutputIndex int           `json:"output_index"`
 		Item        responsesItem `json:"item"`
-	}{0, resp.Output[0]}); err != nil {
+	}{r.items, messageItem(r.m, resp.Status, text)}); err != nil {
 		return err
+	}
+	if r.done != nil {
+		resp.Output = append([]any{*r.done}, resp.Output...)
 	}
 	name := "response.completed"
 	if resp.Status == "incomplete" {
 		name = "response.incomplete"
 	}
-	keepAnswer(r.m, text)
+	keepAnswer(r.m, r.done, text)
 	return r.emit(out, name, struct {
 		Response responseObject `json:"response"`
 	}{resp})
 }
 
 // keepAnswer stores a text answer for previous_response_id, as the input
-// item a client would send back for it.
-func keepAnswer(m *respMeta, text string) {
-	if m.keep != nil {
-		m.keep([]any{map[string]string{"role": "assistant", "content": text}})
+// items a client would send back for it (its reasoning item first).
+func keepAnswer(m *respMeta, reasoning *reasoningItem, text string) {
+	if m.keep == nil {
+		return
 	}
+	items := []any{map[string]string{"role": "assistant", "content": text}}
+	if reasoning != nil {
+		items = append([]any{*reasoning}, items...)
+	}
+	m.keep(items)
 }
 
 // fail writes an error event, then response.failed: the stream's end.
@@ -307,6 +355,8 @@ func (r *responsesStream) malformed(out eventSink) error {
 	b := r.typed("response.output_text.delta")
 	b = append(b, `,"item_id":`...)
 	b = appendJSONString(b, messageID(r.m))
-	b = append(b, `,"output_index":0,"content_index":0,"delta":"tru`...)
+	b = append(b, `,"output_index":`...)
+	b = strconv.AppendInt(b, int64(r.items), 10)
+	b = append(b, `,"content_index":0,"delta":"tru`...)
 	return out.event(r.ev.end(b), 0)
 }

@@ -81,6 +81,9 @@ type toolFragment struct {
 type toolPlan struct {
 	calls []simToolCall
 	frags []toolFragment
+	// skip is the reasoning tokens before the calls (reasoning.go): output
+	// token skip is the calls' first.
+	skip int
 }
 
 // toolRequest is what X-Sim-Tool-Calls and X-Sim-Tool-Fault ask for.
@@ -256,6 +259,7 @@ type toolSpan struct {
 
 // spans groups output tokens [from, to) of the plan by call.
 func (p *toolPlan) spans(from, to int) []toolSpan {
+	from, to = max(from-p.skip, 0), to-p.skip
 	var out []toolSpan
 	for i := from; i < to && i < len(p.frags); i++ {
 		f := p.frags[i]

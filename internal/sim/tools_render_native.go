@@ -27,7 +27,10 @@ func (a *anthropicToolStream) opening(out eventSink) error {
 		return nil
 	}
 	a.started = true // the inherited fail and malformed write no text block
-	return a.messageStart(out)
+	if err := a.messageStart(out); err != nil {
+		return err
+	}
+	return a.endThinking(out) // the calls' blocks follow the thinking's
 }
 
 func (a *anthropicToolStream) tokens(out eventSink, _ []byte, n, total int) error {
@@ -39,7 +42,7 @@ func (a *anthropicToolStream) tokens(out eventSink, _ []byte, n, total int) erro
 			c := a.plan.calls[s.call]
 			b := a.ev.typed("content_block_start")
 			b = append(b, `,"index":`...)
-			b = strconv.AppendInt(b, int64(s.call), 10)
+			b = strconv.AppendInt(b, int64(a.next+s.call), 10)
 			b = append(b, `,"content_block":{"type":"tool_use","id":`...)
 			b = appendJSONString(b, "toolu_"+strings.TrimPrefix(c.ID, "call_"))
 			b = append(b, `,"name":`...)
@@ -50,7 +53,7 @@ func (a *anthropicToolStream) tokens(out eventSink, _ []byte, n, total int) erro
 		}
 		b := a.ev.typed("content_block_delta")
 		b = append(b, `,"index":`...)
-		b = strconv.AppendInt(b, int64(s.call), 10)
+		b = strconv.AppendInt(b, int64(a.next+s.call), 10)
 		b = append(b, `,"delta":{"type":"input_json_delta","partial_json":`...)
 		b = appendJSONString(b, s.text)
 		if err := out.event(a.ev.end(append(b, "}}"...)), s.tokens); err != nil {
@@ -59,7 +62,7 @@ func (a *anthropicToolStream) tokens(out eventSink, _ []byte, n, total int) erro
 		if s.last {
 			b = a.ev.typed("content_block_stop")
 			b = append(b, `,"index":`...)
-			b = strconv.AppendInt(b, int64(s.call), 10)
+			b = strconv.AppendInt(b, int64(a.next+s.call), 10)
 			if err := out.event(a.ev.end(append(b, '}')), 0); err != nil {
 				return err
 			}
@@ -131,12 +134,21 @@ func (s *geminiToolStream) tokens(out eventSink, _ []byte, n, total int) error {
 	calls, tokens := s.plan.wholeCalls(total-n, total, &s.pending)
 	for i, ci := range calls {
 		c := s.plan.calls[ci]
+		var sig string
+		if ci == 0 && s.m.think != nil { // a step's signature is on its first call
+			sig = geminiSignature(s.m, "call")
+		}
 		err := s.frame(out, func(b []byte) []byte {
 			b = append(b, `{"candidates":[{"content":{"parts":[{"functionCall":{"name":`...)
 			b = appendJSONString(b, c.Name)
 			b = append(b, `,"args":`...)
 			b = append(b, objectArgs(c.Args)...)
-			b = append(b, "}}"...)
+			b = append(b, '}')
+			if sig != "" {
+				b = append(b, `,"thoughtSignature":`...)
+				b = appendJSONString(b, sig)
+			}
+			b = append(b, '}')
 			return appendGeminiTail(b, s.m, "", total)
 		}, tokens[i])
 		if err != nil {
@@ -144,6 +156,14 @@ func (s *geminiToolStream) tokens(out eventSink, _ []byte, n, total int) error {
 		}
 	}
 	return nil
+}
+
+// finish ends a tool-call answer with an empty text part: its signature
+// went with its first call.
+func (s *geminiToolStream) finish(out eventSink, reason string, total int) error {
+	return s.frame(out, func(b []byte) []byte {
+		return appendGeminiResponse(b, s.m, nil, geminiFinishReason(reason), total)
+	}, 0)
 }
 
 func (o ollama) toolStream(m *respMeta, plan *toolPlan) streamRenderer {

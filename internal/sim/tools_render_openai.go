@@ -95,12 +95,15 @@ type functionCallRef struct {
 }
 
 func (r *responsesToolStream) tokens(out eventSink, _ []byte, n, total int) error {
+	if err := r.endReasoning(out); err != nil { // the calls' items follow the reasoning item
+		return err
+	}
 	for _, s := range r.plan.spans(total-n, total) {
 		if s.first {
 			if err := r.emit(out, "response.output_item.added", struct {
 				OutputIndex int              `json:"output_index"`
 				Item        functionCallItem `json:"item"`
-			}{s.call, r.item(s.call, "in_progress", "")}); err != nil {
+			}{r.items + s.call, r.item(s.call, "in_progress", "")}); err != nil {
 				return err
 			}
 		}
@@ -108,7 +111,7 @@ func (r *responsesToolStream) tokens(out eventSink, _ []byte, n, total int) erro
 		b = append(b, `,"item_id":`...)
 		b = appendJSONString(b, r.item(s.call, "", "").ID)
 		b = append(b, `,"output_index":`...)
-		b = strconv.AppendInt(b, int64(s.call), 10)
+		b = strconv.AppendInt(b, int64(r.items+s.call), 10)
 		b = append(b, `,"delta":`...)
 		b = appendJSONString(b, s.text)
 		if err := out.event(r.ev.end(append(b, '}')), s.tokens); err != nil {
@@ -129,23 +132,29 @@ func (r *responsesToolStream) callDone(out eventSink, i int) error {
 	if err := r.emit(out, "response.function_call_arguments.done", struct {
 		functionCallRef
 		Arguments string `json:"arguments"`
-	}{functionCallRef{it.ID, i}, args}); err != nil {
+	}{functionCallRef{it.ID, r.items + i}, args}); err != nil {
 		return err
 	}
 	return r.emit(out, "response.output_item.done", struct {
 		OutputIndex int              `json:"output_index"`
 		Item        functionCallItem `json:"item"`
-	}{i, it})
+	}{r.items + i, it})
 }
 
 // finish writes response.completed (response.incomplete when max tokens cut
 // the answer) with the calls as the response's output.
 func (r *responsesToolStream) finish(out eventSink, reason string, total int) error {
+	if err := r.endReasoning(out); err != nil { // an answer that only reasoned
+		return err
+	}
 	resp := newResponseObject(r.m, "")
 	resp.ended(r.m, "", reason, total)
-	items := make([]any, len(r.plan.calls))
+	items := make([]any, 0, len(r.plan.calls)+1)
+	if r.done != nil {
+		items = append(items, *r.done)
+	}
 	for i := range r.plan.calls {
-		items[i] = r.item(i, "completed", r.plan.calls[i].Args)
+		items = append(items, r.item(i, "completed", r.plan.calls[i].Args))
 	}
 	if r.m.keep != nil {
 		r.m.keep(items) // function_call items read back as input items

@@ -62,6 +62,12 @@ type TraceRecord struct {
 	ImageBytes  int `json:"image_bytes,omitempty"`
 	ImageTokens int `json:"image_tokens,omitempty"`
 
+	// Reasoning is the reasoning llm-sim streamed before the answer, and
+	// Signatures what it signed it with (thinking signature, redacted data,
+	// thoughtSignature, encrypted_content), in stream order (reasoning.go).
+	Reasoning  string   `json:"reasoning,omitempty"`
+	Signatures []string `json:"signatures,omitempty"`
+
 	// Body and Headers are what the client sent, with trace_bodies
 	// (trace_bodies.go).
 	Body    json.RawMessage   `json:"body,omitempty"`

@@ -82,6 +82,12 @@ func parseToolObject(name string, v sobek.Value) (agent.Tool, sobek.Callable, er
 				return t, nil, fmt.Errorf("%s.latency must be a duration like '200ms' or milliseconds, got %v", where, kv.Export())
 			}
 			t.Delay = d
+		case "timeout":
+			d, err := config.ParseDuration(kv.Export())
+			if err != nil || d <= 0 {
+				return t, nil, fmt.Errorf("%s.timeout must be a positive duration like '2s' or milliseconds, got %v", where, kv.Export())
+			}
+			t.Timeout = d
 		case "description":
 			t.Description = kv.String()
 		case "parameters":
@@ -91,7 +97,7 @@ func parseToolObject(name string, v sobek.Value) (agent.Tool, sobek.Callable, er
 			}
 			t.Parameters = p
 		default:
-			return t, nil, fmt.Errorf("%s: unknown option %q (run, result, latency, description, parameters)", where, k)
+			return t, nil, fmt.Errorf("%s: unknown option %q (run, result, latency, timeout, description, parameters)", where, k)
 		}
 	}
 	switch {
@@ -128,6 +134,7 @@ type toolRound struct {
 	ts      *agentTools
 	calls   []agent.Call
 	out     []agent.Outcome
+	ended   []chan struct{} // closed when the call has its outcome
 	left    int
 	start   time.Time
 	done    func([]agent.Outcome, time.Duration)
@@ -135,10 +142,12 @@ type toolRound struct {
 }
 
 func (c *Client) runToolRound(ctx context.Context, ts *agentTools, calls []agent.Call, done func([]agent.Outcome, time.Duration)) {
-	r := &toolRound{c: c, ts: ts, calls: calls, out: make([]agent.Outcome, len(calls)), start: time.Now(), done: done}
-	for _, call := range calls {
+	r := &toolRound{c: c, ts: ts, calls: calls, out: make([]agent.Outcome, len(calls)), ended: make([]chan struct{}, len(calls)),
+		start: time.Now(), done: done}
+	for i, call := range calls {
 		if call.Tool != nil {
 			r.left++
+			r.ended[i] = make(chan struct{})
 		}
 	}
 	if r.left == 0 {
@@ -151,13 +160,26 @@ func (c *Client) runToolRound(ctx context.Context, ts *agentTools, calls []agent
 		case call.Tool.Canned != nil:
 			r.canned(ctx, i, call)
 		default:
-			r.invoke(i, call)
+			r.invoke(ctx, i, call)
 		}
 	}
 }
 
+// settle records call i's outcome, once: a timed-out call's late result is
+// dropped. A synchronous tool cannot be stopped, so one past its timeout is
+// judged when it returns.
 func (r *toolRound) settle(i int, content string, err error, t0 time.Time) {
-	r.out[i] = agent.Outcome{Content: content, Err: err, Took: time.Since(t0)}
+	select {
+	case <-r.ended[i]:
+		return
+	default:
+	}
+	close(r.ended[i])
+	took := time.Since(t0)
+	if to := r.calls[i].Tool.Timeout; err == nil && to > 0 && took > to {
+		err = &agent.TimedOut{After: to}
+	}
+	r.out[i] = agent.Outcome{Content: content, Err: err, Took: took}
 	r.left--
 	if r.left == 0 {
 		r.finish()
@@ -173,25 +195,34 @@ func (r *toolRound) finish() {
 }
 
 // canned returns a canned result at once, or after its latency through a
-// callback the event loop waits for.
+// callback the event loop waits for; a latency past the tool's timeout ends
+// at the timeout.
 func (r *toolRound) canned(ctx context.Context, i int, call agent.Call) {
 	t0 := time.Now()
 	if call.Tool.Delay <= 0 {
 		r.settle(i, *call.Tool.Canned, nil, t0)
 		return
 	}
+	wait, to := call.Tool.Delay, call.Tool.Timeout
+	if to > 0 && wait > to {
+		wait = to
+	}
 	enqueue := r.c.env.vu.RegisterCallback()
 	go func() {
-		err := agent.Sleep(ctx, call.Tool.Delay)
+		err := agent.Sleep(ctx, wait)
 		enqueue(func() error {
+			if err == nil && wait < call.Tool.Delay {
+				err = &agent.TimedOut{After: to}
+			}
 			r.settle(i, *call.Tool.Canned, err, t0)
 			return nil
 		})
 	}()
 }
 
-// invoke calls a JS tool with (args, call); a promise it returns is awaited.
-func (r *toolRound) invoke(i int, call agent.Call) {
+// invoke calls a JS tool with (args, call); a promise it returns is awaited,
+// until the tool's timeout when it has one.
+func (r *toolRound) invoke(ctx context.Context, i int, call agent.Call) {
 	rt := r.c.env.vu.Runtime()
 	fn := r.ts.fns[call.Name]
 	info := rt.NewObject()
@@ -210,6 +241,36 @@ func (r *toolRound) invoke(i int, call agent.Call) {
 	}, func(reason sobek.Value) {
 		r.settle(i, "", rejection(reason), t0)
 	})
+	if to := call.Tool.Timeout; to > 0 {
+		r.deadline(ctx, i, to, t0)
+	}
+}
+
+// deadline settles call i as timed out if it has no outcome by to after t0.
+func (r *toolRound) deadline(ctx context.Context, i int, to time.Duration, t0 time.Time) {
+	select {
+	case <-r.ended[i]:
+		return // settled already (a synchronous tool, or a resolved value)
+	default:
+	}
+	enqueue := r.c.env.vu.RegisterCallback()
+	go func() {
+		t := time.NewTimer(to - time.Since(t0))
+		defer t.Stop()
+		var fired bool
+		select {
+		case <-t.C:
+			fired = true
+		case <-r.ended[i]:
+		case <-ctx.Done():
+		}
+		enqueue(func() error {
+			if fired {
+				r.settle(i, "", &agent.TimedOut{After: to}, t0)
+			}
+			return nil
+		})
+	}()
 }
 
 // awaitValue calls ok with v, or with what v resolves to when it is a

@@ -99,7 +99,12 @@ func (cv *Conversation) History() []any {
 		for j, r := range m.Results {
 			results[j] = map[string]any{"id": r.ID, "name": r.Name, "content": r.Content}
 		}
-		out[i] = map[string]any{"role": m.Role, "text": m.Text, "reasoning": m.Reasoning, "toolCalls": calls, "results": results}
+		thoughts := make([]any, len(m.Thoughts))
+		for j, t := range m.Thoughts {
+			thoughts[j] = map[string]any{"kind": t.Kind, "signature": t.Signature, "text": t.Text, "call": int64(t.Call)}
+		}
+		out[i] = map[string]any{"role": m.Role, "text": m.Text, "reasoning": m.Reasoning, "thoughts": thoughts,
+			"toolCalls": calls, "results": results}
 	}
 	return out
 }

@@ -110,7 +110,8 @@ func TestConversationHistoryAsStreamed(t *testing.T) {
 	}
 	require.Equal(t, []string{"1", "2", "3"}, turnTags)
 
-	turnGroups, jobGroups := vu.root.report.convColl().Groups()
+	groups := vu.root.report.convColl().Groups()
+	turnGroups, jobGroups := groups.Turns, groups.Jobs
 	var answered uint64
 	for _, g := range turnGroups {
 		answered += g.Calls

@@ -136,6 +136,12 @@ func (cv *Conversation) send(st *lib.State, in *turnInput, due time.Time, from *
 	cv.sess.Apply(headers, body)
 	params := cv.turnParams(rt, in, headers)
 	hooks := planHooks{turn: cv.turns}
+	if cv.c.fallback != nil && cv.hist.Chained() {
+		// The fallback server never issued the previous answer's id: it gets the whole history.
+		full := cv.hist.Unchained(in.body)
+		cv.sess.Apply(http.Header{}, full)
+		hooks.fallbackBody = rt.ToValue(full)
+	}
 	if cv.sess != nil && cv.sess.RouteHeader != "" {
 		hooks.responseHeaders = cv.sess.Answered // in the call's goroutine; read on the loop after it ends
 	}
@@ -205,7 +211,11 @@ func (cv *Conversation) answered(out *outcome, rec *record.Call) {
 		thoughts[i] = conversation.Thought{Kind: t.Kind, Signature: t.Signature, Text: t.Text, Call: t.Call}
 	}
 	cv.hist.Answer(rec.Text, rec.Reasoning, calls, thoughts...)
-	cv.hist.Responded(rec.ResponseID)
+	if rec.Route == routeFallback {
+		cv.hist.Responded("") // an id the primary never issued: the next turn sends the whole history
+	} else {
+		cv.hist.Responded(rec.ResponseID)
+	}
 }
 
 // jobCategory is the job's category: the conversation's, else its first

@@ -431,6 +431,11 @@ declare module "k6/x/llmstream" {
     result?: unknown;
     /** How long the canned result takes (default 0). */
     latency?: Duration;
+    /**
+     * The tool's own time at most: past it the job fails with `tool_timeout` (a promise no longer
+     * awaited, a canned latency cut; a synchronous function cannot be stopped and is judged when it returns).
+     */
+    timeout?: Duration;
     /** Sent to the model with the tool's name. */
     description?: string;
     /** The JSON schema of the arguments, sent to the model (default: any object). */
@@ -455,7 +460,7 @@ declare module "k6/x/llmstream" {
     /** Calls the model got wrong; the job went on. */
     findings: AgentFinding[];
     /** Why the job failed: a tool's error, the step limit, a bad call (`badCalls: 'fail'`) or a model call's error type; `null` when it did not. */
-    error: { type: "tool_error" | "step_limit" | "bad_tool_call" | ErrorType; message: string; tool: string | null } | null;
+    error: { type: "tool_error" | "tool_timeout" | "step_limit" | "bad_tool_call" | ErrorType; message: string; tool: string | null } | null;
   }
 
   /** A call the model got wrong. */
@@ -524,7 +529,14 @@ declare module "k6/x/llmstream" {
   export interface HistoryMessage {
     role: "user" | "assistant" | "tool";
     text: string;
+    /** The answer's reasoning as it streamed (kept whatever the policy; sent back with `reasoning: 'send'`). */
     reasoning: string;
+    /**
+     * The answer's signed reasoning as it streamed: Anthropic `thinking` (its text and signature) and
+     * `redacted_thinking` (its data), Gemini `thought`/`text`/`call` thoughtSignatures (`call`: the tool
+     * call's index), a Responses reasoning `item` (the item's JSON).
+     */
+    thoughts: { kind: "thinking" | "redacted_thinking" | "thought" | "text" | "call" | "item"; signature: string; text: string; call: number }[];
     toolCalls: { id: string; name: string; arguments: string }[];
     results: { id: string; name: string; content: string }[];
   }

@@ -52,6 +52,9 @@ func (p *callPlan) close() {
 type planHooks struct {
 	turn            int               // the call's turn (0: not a conversation's)
 	responseHeaders func(http.Header) // sees every response's headers (the router token)
+	// fallbackBody is the fallback route's body when it is not the
+	// primary's (a chained history the fallback cannot resolve); nil: the same.
+	fallbackBody sobek.Value
 }
 
 // plan prepares the call's routes: this client's, and its fallback's with the
@@ -70,7 +73,11 @@ func (c *Client) planWith(st *lib.State, body, params sobek.Value, hooks planHoo
 	plan.primary = primary
 	if c.fallback != nil {
 		primary.Info.tagRoute = true
-		if plan.fallback, err = c.fallback.route(st, body, params, routeFallback, plan); err != nil {
+		fb := body
+		if hooks.fallbackBody != nil {
+			fb = hooks.fallbackBody
+		}
+		if plan.fallback, err = c.fallback.route(st, fb, params, routeFallback, plan); err != nil {
 			plan.close()
 			return nil, fmt.Errorf("fallback: %w", err)
 		}

@@ -8,6 +8,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -19,6 +20,7 @@ import (
 // Error types of a failed agent job (the job's end reason).
 const (
 	ErrTool      = "tool_error"    // a tool threw or rejected
+	ErrTimeout   = "tool_timeout"  // a tool ran past its Timeout
 	ErrStepLimit = "step_limit"    // the model still asked for tools at the last step
 	ErrBadCall   = "bad_tool_call" // an unknown tool or malformed arguments, with BadCalls "fail"
 )
@@ -55,7 +57,15 @@ type Tool struct {
 	Parameters  map[string]any // JSON schema of the arguments (nil: any object)
 	Canned      *string
 	Delay       time.Duration
+	// Timeout bounds the tool's own time (0: none): past it the job fails
+	// with ErrTimeout, as an agent framework's tool timeout fails the run.
+	Timeout time.Duration
 }
+
+// TimedOut is the outcome error of a tool that ran past its Timeout.
+type TimedOut struct{ After time.Duration }
+
+func (e *TimedOut) Error() string { return "ran past its timeout of " + e.After.String() }
 
 // Options shape an agent job.
 type Options struct {
@@ -215,6 +225,9 @@ func (a *Agent) Finished(calls []Call, outcomes []Outcome) ([]conversation.ToolR
 			return nil, &Error{Type: ErrTool, Tool: c.Name, Message: "tool " + c.Name + " returned no result"}
 		}
 		if err := outcomes[i].Err; err != nil {
+			if to := (*TimedOut)(nil); errors.As(err, &to) {
+				return nil, &Error{Type: ErrTimeout, Tool: c.Name, Message: "tool " + c.Name + " " + err.Error()}
+			}
 			return nil, &Error{Type: ErrTool, Tool: c.Name, Message: "tool " + c.Name + " failed: " + err.Error()}
 		}
 		rs[i].Content = outcomes[i].Content

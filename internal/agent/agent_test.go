@@ -202,3 +202,41 @@ func TestDeclarations(t *testing.T) {
 	_, ok := Declarations("tgi", tools)
 	assert.False(t, ok)
 }
+
+// A tool past its Timeout fails the job with ErrTimeout: one that heeds its
+// context is stopped there, one that does not is judged when it returns, a
+// canned latency is cut at it.
+func TestToolTimeoutFailsTheJob(t *testing.T) {
+	const to = 20 * time.Millisecond
+	for name, c := range map[string]struct {
+		tool Tool
+		fn   Func
+	}{
+		"heeds its context": {Tool{Name: "f", Timeout: to}, func(ctx context.Context, _ map[string]any) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		}},
+		"ignores it": {Tool{Name: "f", Timeout: to}, func(context.Context, map[string]any) (string, error) {
+			time.Sleep(2 * to)
+			return "late", nil
+		}},
+		"canned": {Tool{Name: "f", Canned: canned("x"), Delay: time.Hour, Timeout: to}, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			a, _ := New(Options{Tools: []Tool{c.tool}})
+			m := &scripted{rounds: [][]conversation.ToolCall{{call("1", "f", "{}")}}}
+			start := time.Now()
+			_, err := Run(context.Background(), a, m.model, map[string]Func{"f": c.fn})
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, ErrTimeout, e.Type)
+			assert.Equal(t, "f", e.Tool)
+			assert.Contains(t, e.Message, "timeout of 20ms")
+			assert.Less(t, time.Since(start), time.Minute)
+		})
+	}
+	a, _ := New(Options{Tools: []Tool{{Name: "f", Timeout: time.Minute}}})
+	m := &scripted{rounds: [][]conversation.ToolCall{{call("1", "f", "{}")}}}
+	_, err := Run(context.Background(), a, m.model, map[string]Func{"f": func(context.Context, map[string]any) (string, error) { return "ok", nil }})
+	require.NoError(t, err, "within its timeout")
+}

@@ -74,14 +74,35 @@ func runParallel(ctx context.Context, calls []Call, funcs map[string]Func) []Out
 	return out
 }
 
+// runOne runs one call; with a Timeout, a tool past it is TimedOut: its
+// context ends then, and one that ignores it is judged when it returns.
 func runOne(ctx context.Context, c Call, f Func) (string, error) {
-	if c.Tool.Canned != nil {
-		return *c.Tool.Canned, Sleep(ctx, c.Tool.Delay)
+	to := c.Tool.Timeout
+	if to > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, to, &TimedOut{After: to})
+		defer cancel()
 	}
-	if f == nil {
+	t0 := time.Now()
+	var (
+		out string
+		err error
+	)
+	switch {
+	case c.Tool.Canned != nil:
+		out, err = *c.Tool.Canned, Sleep(ctx, c.Tool.Delay)
+	case f == nil:
 		return "", errors.New("no function for tool " + c.Name)
+	default:
+		out, err = f(ctx, c.Args)
 	}
-	return f(ctx, c.Args)
+	if cause := context.Cause(ctx); cause != nil && err != nil {
+		return "", cause // its timeout (or the job's end), not what it made of it
+	}
+	if to > 0 && time.Since(t0) > to {
+		return "", &TimedOut{After: to}
+	}
+	return out, err
 }
 
 // Sleep waits d unless ctx ends first.

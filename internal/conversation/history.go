@@ -147,6 +147,18 @@ func (h *History) Responded(id string) {
 	}
 }
 
+// Chained says whether the next Body names a previous answer
+// (previous_response_id) instead of sending the whole history.
+func (h *History) Chained() bool { return h.o.Chain && h.previous != "" }
+
+// Unchained is the next call's body with the whole history, whatever the
+// chain: for a server that never saw the previous answer.
+func (h *History) Unchained(base map[string]any) map[string]any {
+	cp := *h
+	cp.previous = ""
+	return cp.Body(base)
+}
+
 // Results adds the tools' results for the last answer's calls.
 func (h *History) Results(rs []ToolResult) {
 	h.msgs = append(h.msgs, Message{Role: RoleTool, Results: rs})

@@ -51,6 +51,32 @@ func TestMaxTokensPerProtocol(t *testing.T) {
 	assert.Equal(t, int64(8), chat.MaxTokens(map[string]any{"max_tokens": 8}))
 }
 
+// A limit set for the caller goes where the protocol reads it, never over
+// one the body sets, and without writing to an object the body shares.
+func TestSetMaxTokensWhereTheProtocolReadsIt(t *testing.T) {
+	t.Parallel()
+	for _, name := range Names() {
+		spec, _ := Lookup(name)
+		if spec.MaxTokensField == "" {
+			body := map[string]any{}
+			spec.SetMaxTokens(body, 7)
+			assert.Empty(t, body, "%s has no output limit to set", name)
+			continue
+		}
+		body := map[string]any{}
+		spec.SetMaxTokens(body, 7)
+		assert.Equal(t, int64(7), spec.MaxTokens(body), name)
+		spec.SetMaxTokens(body, 9)
+		assert.Equal(t, int64(7), spec.MaxTokens(body), "%s: the body's own limit stays", name)
+	}
+	ollama, _ := Lookup("ollama")
+	shared := map[string]any{"temperature": 0.5}
+	body := map[string]any{"options": shared}
+	ollama.SetMaxTokens(body, 7)
+	assert.Equal(t, map[string]any{"temperature": 0.5}, shared, "the caller's options object is not written")
+	assert.Equal(t, map[string]any{"temperature": 0.5, "num_predict": int64(7)}, body["options"])
+}
+
 // A terminal event that names no finish completes the answer and leaves its
 // finish unknown: no decoder guesses "stop".
 func TestTerminalWithoutReasonNamesNoFinish(t *testing.T) {

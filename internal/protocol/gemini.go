@@ -24,9 +24,9 @@ func init() {
 			}
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder:   func() Decoder { return &gemini{} },
-		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "generationConfig.maxOutputTokens") },
-		LengthFinish: "MAX_TOKENS",
+		NewDecoder:     func() Decoder { return &gemini{} },
+		MaxTokensField: "generationConfig.maxOutputTokens",
+		LengthFinish:   "MAX_TOKENS",
 	})
 }
 

@@ -18,9 +18,12 @@ func init() {
 		Headers:    openAIHeaders,
 		NewDecoder: func() Decoder { return &openAIChat{} },
 		// max_completion_tokens replaced max_tokens; a body with both is
-		// limited by the newer one, as OpenAI and vLLM read it.
-		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "max_completion_tokens", "max_tokens") },
-		LengthFinish: "length",
+		// limited by the newer one, as OpenAI and vLLM read it. A limit set
+		// for the caller goes in max_tokens, which every compatible server
+		// reads.
+		MaxTokensField: "max_tokens",
+		MaxTokens:      func(body map[string]any) int64 { return firstCount(body, "max_completion_tokens", "max_tokens") },
+		LengthFinish:   "length",
 	})
 }
 

@@ -15,10 +15,10 @@ func init() {
 				setDefault(body, "model", r.Model)
 			}
 		},
-		Headers:      openAIHeaders,
-		NewDecoder:   func() Decoder { return &openAIResponses{} },
-		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "max_output_tokens") },
-		LengthFinish: "max_output_tokens",
+		Headers:        openAIHeaders,
+		NewDecoder:     func() Decoder { return &openAIResponses{} },
+		MaxTokensField: "max_output_tokens",
+		LengthFinish:   "max_output_tokens",
 	})
 }
 

@@ -28,9 +28,9 @@ func init() {
 			bearer(h, r)
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder:   func() Decoder { return &tgi{} },
-		MaxTokens:    func(body map[string]any) int64 { return firstCount(body, "parameters.max_new_tokens") },
-		LengthFinish: "length",
+		NewDecoder:     func() Decoder { return &tgi{} },
+		MaxTokensField: "parameters.max_new_tokens",
+		LengthFinish:   "length",
 	})
 }
 

@@ -165,10 +165,12 @@ type traceOptions struct {
 	Seed        uint64        `opt:"seed"`        // of the prompt text
 	Tokenizer   string        `opt:"tokenizer"`   // counts the prompts' tokens (the server's, ideally)
 	ExactOutput bool          `opt:"exactOutput"` // also min_tokens and ignore_eos (vLLM, llm-sim)
+	FromDisk    bool          `opt:"fromDisk"`    // streamed from the disk, without k6's copy (no archive carries it)
 }
 
-// trace is Schedule.trace(path, options): read once per process through
-// k6's init file system (so `k6 archive` carries the file).
+// trace is Schedule.trace(path, options): read once per process, through
+// k6's init file system (so `k6 archive` carries the file) or, fromDisk,
+// streamed from the disk (trace_file.go).
 func (sf scheduleFactory) trace(path string, opts sobek.Value) (*jsSchedule, error) {
 	env := sf.vu.InitEnv()
 	if env == nil {
@@ -184,20 +186,25 @@ func (sf scheduleFactory) trace(path string, opts sobek.Value) (*jsSchedule, err
 	if o.Loop != (o.LoopFor > 0) {
 		return nil, errors.New("Schedule.trace: loop and loopFor go together (loop: true, loopFor: '10m')")
 	}
-	fs, ok := env.FileSystems["file"]
-	if !ok {
-		return nil, errors.New("Schedule.trace: no file system in this k6 context")
+	key := path
+	if env.CWD != nil {
+		key = fsext.Abs(env.CWD.Path, strings.TrimPrefix(path, "file://"))
 	}
-	abs := fsext.Abs(env.CWD.Path, strings.TrimPrefix(path, "file://"))
-	ss, err := dataset.Shared(sf.store, storeKey("schedule-trace", abs, o), func() (*sharedSchedule, error) {
-		f, err := fs.Open(abs)
+	ss, err := dataset.Shared(sf.store, storeKey("schedule-trace", key, o), func() (*sharedSchedule, error) {
+		f, size, err := openTrace(env, path, o.FromDisk)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		defer f.Close() //nolint:errcheck // read only
 		tr, err := trace.Read(f, path, o.Options)
 		if err != nil {
 			return nil, err //nolint:wrapcheck // trace.Error names the file and line
+		}
+		if size >= bigTraceFile && !o.FromDisk && env.Logger != nil {
+			env.Logger.Infof("llmstream: k6 keeps the %.0f MB text of trace %s in memory for the whole run, as it does "+
+				"for every file the init context reads (for `k6 archive`); fromDisk: true reads it without that copy "+
+				"(the trace then takes %.1f MB), but no archive carries it", float64(size)/(1<<20), path,
+				float64(tr.Bytes())/(1<<20))
 		}
 		tk, err := tokenizer.Get(o.Tokenizer)
 		if err != nil {
@@ -207,7 +214,8 @@ func (sf scheduleFactory) trace(path string, opts sobek.Value) (*jsSchedule, err
 		if err != nil {
 			return nil, err //nolint:wrapcheck // says why
 		}
-		s, err := schedule.Offsets(tr.Offsets, o.Loop, schedule.Options{Rate: o.RateScale, Duration: o.LoopFor})
+		times := schedule.Times{Len: tr.Rows(), Span: tr.Span(), From: tr.OffsetsFrom}
+		s, err := schedule.Offsets(times, o.Loop, schedule.Options{Rate: o.RateScale, Duration: o.LoopFor})
 		if err != nil {
 			return nil, err //nolint:wrapcheck // names the option
 		}
@@ -320,10 +328,11 @@ func (j *jsSchedule) Next() (map[string]any, error) {
 	}
 	if tr := j.s.tr; tr != nil {
 		row := int(c.Seq % uint64(tr.Rows())) // #nosec G115 -- a row index, below tr.Rows()
+		r := tr.Row(row)
 		out["row"] = row
-		out["inputTokens"] = tr.Input[row]
-		out["outputTokens"] = tr.Output[row]
-		maxTokens := max(int64(tr.Output[row]), 1) // a kept failure (0 tokens) asks for the least
+		out["inputTokens"] = r.Input
+		out["outputTokens"] = r.Output
+		maxTokens := max(int64(r.Output), 1) // a kept failure (0 tokens) asks for the least
 		body := map[string]any{
 			"messages":   []any{map[string]any{"role": "user", "content": j.s.prompts.Prompt(row, c.Seq)}},
 			"max_tokens": maxTokens,

@@ -96,8 +96,8 @@ func Gamma(o Options, cv float64, seed uint64) (*Schedule, error) {
 
 // Offsets replays fixed offsets in seconds (a trace's, ascending), at
 // o.Rate times their speed (1 when 0), once, or looped until o.Duration.
-func Offsets(offsets []float64, loop bool, o Options) (*Schedule, error) {
-	if len(offsets) == 0 {
+func Offsets(offsets Times, loop bool, o Options) (*Schedule, error) {
+	if offsets.Len == 0 {
 		return nil, errors.New("schedule: the trace has no rows to replay")
 	}
 	if o.Rate == 0 {

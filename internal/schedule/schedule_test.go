@@ -112,7 +112,7 @@ func TestPartsTogetherAreTheWholeSchedule(t *testing.T) {
 	for _, mk := range []func() (*Schedule, error){
 		func() (*Schedule, error) { return Gamma(Options{Rate: 50, Duration: 10 * time.Second}, 3, 1) },
 		func() (*Schedule, error) {
-			return Offsets([]float64{0, 0, 0.5, 0.7, 2, 2.25, 3}, true, Options{Rate: 2, Duration: 10 * time.Second})
+			return Offsets(FixedTimes([]float64{0, 0, 0.5, 0.7, 2, 2.25, 3}), true, Options{Rate: 2, Duration: 10 * time.Second})
 		},
 	} {
 		whole, err := mk()
@@ -201,7 +201,7 @@ func TestGammaKeepsItsRateAndBurstiness(t *testing.T) {
 }
 
 func TestOffsetsReplayScaledAndLooped(t *testing.T) {
-	s, err := Offsets([]float64{10, 10.5, 12}, true, Options{Rate: 2, Duration: 3 * time.Second})
+	s, err := Offsets(FixedTimes([]float64{10, 10.5, 12}), true, Options{Rate: 2, Duration: 3 * time.Second})
 	require.NoError(t, err)
 	var offs []time.Duration
 	for _, c := range s.Plan(time.Hour, 100) {
@@ -211,12 +211,12 @@ func TestOffsetsReplayScaledAndLooped(t *testing.T) {
 	// after the last row; twice as fast.
 	ms := time.Millisecond
 	require.Equal(t, []time.Duration{0, 250 * ms, 1000 * ms, 1500 * ms, 1750 * ms, 2500 * ms}, offs)
-	once, err := Offsets([]float64{1, 2}, false, Options{})
+	once, err := Offsets(FixedTimes([]float64{1, 2}), false, Options{})
 	require.NoError(t, err)
 	require.Len(t, once.Plan(time.Hour, 100), 2)
-	_, err = Offsets(nil, false, Options{})
+	_, err = Offsets(FixedTimes(nil), false, Options{})
 	require.Error(t, err)
-	_, err = Offsets([]float64{1}, true, Options{})
+	_, err = Offsets(FixedTimes([]float64{1}), true, Options{})
 	require.ErrorContains(t, err, "duration")
 }
 
@@ -284,4 +284,25 @@ func TestAbandonLeavesCreditsDueAfterTheStop(t *testing.T) {
 	time.Sleep(30 * time.Millisecond)
 	require.Empty(t, s.Abandon(), "the stop is when the first Abandon came")
 	require.Equal(t, uint64(len(got)), s.Stats().Dropped)
+}
+
+// A clone of a trace's source reads on from the same row, and reading it
+// does not move the original (the look-ahead that counts dropped credits).
+func TestOffsetSourceCloneReadsOnAlone(t *testing.T) {
+	src := newOffsetSource(FixedTimes([]float64{0, 1, 2, 3}), true)
+	for range 5 {
+		src.next()
+	}
+	c := src.clone()
+	var a, b []float64
+	for range 6 {
+		p, _ := c.next()
+		b = append(b, p)
+	}
+	for range 6 {
+		p, _ := src.next()
+		a = append(a, p)
+	}
+	require.Equal(t, a, b)
+	require.Equal(t, []float64{5, 6, 7, 8, 9, 10}, a, "rows 1–3, then the loop one mean gap (1 s) after the last")
 }

@@ -46,23 +46,45 @@ func (s *gapSource) next() (float64, bool) {
 
 func (s *gapSource) clone() source { c := *s; return &c }
 
-// offsetSource replays fixed offsets (a trace's, in seconds from its first
-// row), once or looped: the loop starts again one mean gap after the last
-// row, so the joins keep the trace's mean rate.
-type offsetSource struct {
-	offsets []float64 // ascending, shared read-only by every clone
-	loop    bool
-	period  float64
-	g       int
+// Times is what a trace schedule replays: Len offsets in seconds from the
+// first row (the first 0, the last Span), ascending. From(i) reads them in
+// order from the i-th, one a call: a trace keeps them compact and a
+// schedule reads them without a copy.
+type Times struct {
+	Len  int
+	Span float64
+	From func(i int) func() float64
 }
 
-func newOffsetSource(offsets []float64, loop bool) *offsetSource {
-	s := &offsetSource{offsets: offsets, loop: loop}
-	if n := len(offsets); n > 0 {
-		span := offsets[n-1] - offsets[0]
-		s.period = span
+// FixedTimes is Times over offsets held in a slice (ascending; counted from
+// the first).
+func FixedTimes(offsets []float64) Times {
+	t := Times{Len: len(offsets), From: func(i int) func() float64 {
+		return func() float64 { i++; return offsets[i-1] - offsets[0] }
+	}}
+	if t.Len > 0 {
+		t.Span = offsets[t.Len-1] - offsets[0]
+	}
+	return t
+}
+
+// offsetSource replays fixed offsets (a trace's), once or looped: the loop
+// starts again one mean gap after the last row, so the joins keep the
+// trace's mean rate.
+type offsetSource struct {
+	times  Times
+	read   func() float64 // reads on from row g % Len; nil: not yet positioned
+	loop   bool
+	period float64
+	g      int
+}
+
+func newOffsetSource(times Times, loop bool) *offsetSource {
+	s := &offsetSource{times: times, loop: loop}
+	if n := times.Len; n > 0 {
+		s.period = times.Span
 		if n > 1 {
-			s.period += span / float64(n-1)
+			s.period += times.Span / float64(n-1)
 		}
 		if s.period <= 0 {
 			s.period = 1 // every row at one instant: loop once a second
@@ -72,13 +94,17 @@ func newOffsetSource(offsets []float64, loop bool) *offsetSource {
 }
 
 func (s *offsetSource) next() (float64, bool) {
-	n := len(s.offsets)
+	n := s.times.Len
 	if n == 0 || (!s.loop && s.g >= n) {
 		return 0, false
 	}
 	cycle, i := s.g/n, s.g%n
+	if i == 0 || s.read == nil {
+		s.read = s.times.From(i)
+	}
 	s.g++
-	return float64(cycle)*s.period + s.offsets[i] - s.offsets[0], true
+	return float64(cycle)*s.period + s.read(), true
 }
 
-func (s *offsetSource) clone() source { c := *s; return &c }
+// clone reads on from the same row with a reader of its own.
+func (s *offsetSource) clone() source { c := *s; c.read = nil; return &c }

@@ -65,10 +65,12 @@ func NewPrompts(t *Trace, tk *tokenizer.Tokenizer, seed uint64) (*Prompts, error
 // Prompt is row i's prompt; unique tells apart repeats of a row without
 // prefix identity (the credit's number).
 func (p *Prompts) Prompt(i int, unique uint64) string {
-	in := int(p.t.Input[i])
+	c := p.t.rows.cursor(i)
+	var ids []uint32
+	_, in32, _ := c.next(&ids)
+	in := int(in32)
 	var sb strings.Builder
 	sb.Grow(in * 7)
-	ids := p.t.HashIDs(i)
 	if len(ids) == 0 {
 		p.block(&sb, mix(mix(p.seed, 0x756e69717565), unique), in)
 		return sb.String()

@@ -13,18 +13,18 @@ func (t *Trace) Reuse() (float64, bool) {
 	if !t.HasPrefixes() {
 		return 0, false
 	}
-	var maxID uint32
-	for _, h := range t.hashes {
-		maxID = max(maxID, h)
-	}
-	seen := make([]uint64, uint64(maxID)/64+1)
+	seen := make([]uint64, max(t.rows.maxID(), 0)/64+1)
 	var hit, total int64
 	bs := int64(t.BlockSize)
-	for i := range t.Offsets {
-		in := int64(t.Input[i])
+	c := t.rows.cursor(0)
+	var ids []uint32
+	for range t.Rows() {
+		ids = ids[:0]
+		_, in32, _ := c.next(&ids)
+		in := int64(in32)
 		total += in
 		prefix := true
-		for j, h := range t.HashIDs(i) {
+		for j, h := range ids {
 			w, bit := h/64, uint64(1)<<(h%64)
 			if prefix && seen[w]&bit != 0 {
 				hit += min(bs, in-int64(j)*bs)

@@ -3,8 +3,8 @@
 // request's offset from the first, its prompt and output length and, where
 // the trace has them, the ids of its prompt's blocks (shared ids = shared
 // prefix). Prompts are built from it on demand (Prompt), so a trace of
-// millions of rows is held once per process in a few flat arrays, never as
-// text and never per VU.
+// millions of rows is held once per process in one compact stream (a few
+// bytes a row, rows.go), never as text and never per VU.
 package trace
 
 import (
@@ -37,17 +37,13 @@ type Options struct {
 	KeepFailed bool `opt:"keepFailed"`
 }
 
-// Trace is a read trace: row i is Offsets[i], Input[i], Output[i] and its
-// hash ids HashIDs(i).
+// Trace is a read trace: Rows() requests, row i's offset and lengths Row(i)
+// and its hash ids HashIDs(i), held in a compact stream (rows.go).
 type Trace struct {
 	Name      string // the file, for messages
 	Format    string
-	BlockSize int       // tokens per hash id (0 without prefix identity)
-	Offsets   []float64 // seconds from the first replayed row, ascending
-	Input     []int32   // prompt tokens
-	Output    []int32   // output tokens
-	hashStart []uint32  // row i's ids are hashes[hashStart[i]:hashStart[i+1]] (nil without prefix identity)
-	hashes    []uint32
+	BlockSize int // tokens per hash id (0 without prefix identity)
+	rows      *rowStore
 	// Skipped counts rows left out on purpose (BurstGPT failures), Outside
 	// the rows read before the window's start or after its end (reading
 	// stops at maxRows).
@@ -56,37 +52,68 @@ type Trace struct {
 	Turns int
 }
 
+// Row is one request of a trace.
+type Row struct {
+	Offset float64 // seconds from the first replayed row (to the microsecond)
+	Input  int32   // prompt tokens
+	Output int32   // output tokens
+}
+
 // Rows is the number of requests replayed.
-func (t *Trace) Rows() int { return len(t.Offsets) }
+func (t *Trace) Rows() int { return t.rows.n }
+
+// Row is row i (0 ≤ i < Rows()).
+func (t *Trace) Row(i int) Row {
+	c := t.rows.cursor(i)
+	at, in, out := c.next(nil)
+	return Row{Offset: seconds(at), Input: in, Output: out}
+}
 
 // HasPrefixes says whether rows carry hash ids (Mooncake, Bailian): without
 // them every prompt is unique.
-func (t *Trace) HasPrefixes() bool { return t.hashStart != nil }
+func (t *Trace) HasPrefixes() bool { return t.rows.bs > 0 }
 
 // HashIDs is row i's block ids (nil without prefix identity).
 func (t *Trace) HashIDs(i int) []uint32 {
-	if t.hashStart == nil {
+	if !t.HasPrefixes() {
 		return nil
 	}
-	return t.hashes[t.hashStart[i]:t.hashStart[i+1]]
+	var ids []uint32
+	c := t.rows.cursor(i)
+	c.next(&ids)
+	return ids
 }
 
-// Span is the seconds from the first replayed row to the last.
-func (t *Trace) Span() float64 {
-	if len(t.Offsets) == 0 {
-		return 0
+// OffsetsFrom reads the offsets in seconds in order from row i, one row a
+// call (at most Rows() − i calls): how a schedule replays them without a
+// copy.
+func (t *Trace) OffsetsFrom(i int) func() float64 {
+	c := t.rows.cursor(i)
+	return func() float64 {
+		if c.i >= t.rows.n {
+			return t.Span()
+		}
+		at, _, _ := c.next(nil)
+		return seconds(at)
 	}
-	return t.Offsets[len(t.Offsets)-1]
 }
+
+// Bytes is what the rows take in memory.
+func (t *Trace) Bytes() int { return t.rows.bytes() }
+
+// Span is the seconds from the first replayed row to the last.
+func (t *Trace) Span() float64 { return seconds(t.rows.last.at) }
 
 // MeanRate is rows per second over the span (0 for fewer than two rows or a
 // zero span).
 func (t *Trace) MeanRate() float64 {
-	if len(t.Offsets) < 2 || t.Span() <= 0 {
+	if t.Rows() < 2 || t.Span() <= 0 {
 		return 0
 	}
-	return float64(len(t.Offsets)-1) / t.Span()
+	return float64(t.Rows()-1) / t.Span()
 }
+
+func seconds(micros int64) float64 { return float64(micros) / 1e6 }
 
 // Error is bad input in a trace file: the file, the line (1-based; 0 when
 // it is about the whole file) and what is wrong.
@@ -119,10 +146,10 @@ func Read(r io.Reader, name string, o Options) (*Trace, error) {
 		if o.BlockSize > 0 {
 			b.t.BlockSize = o.BlockSize
 		}
-		b.t.hashStart = []uint32{0}
 	} else if o.BlockSize > 0 {
 		return nil, &Error{File: name, Reason: fmt.Sprintf("blockSize is for traces with hash_ids; %s has no prefix identity", format)}
 	}
+	b.t.rows = newRowStore(b.t.BlockSize)
 	switch format {
 	case Mooncake, Bailian:
 		err = readJSONL(br, b)
@@ -135,8 +162,12 @@ func Read(r io.Reader, name string, o Options) (*Trace, error) {
 	if b.t.Rows() == 0 {
 		return nil, &Error{File: name, Reason: "no rows to replay (after the window, maxRows and skipped failures)"}
 	}
+	b.t.rows.clip()
 	return b.t, nil
 }
+
+// maxOffsetMicros bounds an offset (about 100 years), far inside int64.
+const maxOffsetMicros = 100 * 365 * 24 * 3600 * 1e6
 
 // builder appends rows in file order, checking time order and cutting the
 // window.
@@ -171,7 +202,7 @@ func (b *builder) add(line int, ts float64, in, out int64, ids []uint32) error {
 	if out < 0 || out > math.MaxInt32 {
 		return &Error{File: name, Line: line, Reason: fmt.Sprintf("output length %d must not be negative", out)}
 	}
-	if b.t.hashStart != nil {
+	if b.t.HasPrefixes() {
 		bs := int64(b.t.BlockSize)
 		if want := (in + bs - 1) / bs; int64(len(ids)) != want {
 			return &Error{File: name, Line: line, Reason: fmt.Sprintf(
@@ -186,13 +217,12 @@ func (b *builder) add(line int, ts float64, in, out int64, ids []uint32) error {
 	if !b.based {
 		b.based, b.base = true, ts
 	}
-	b.t.Offsets = append(b.t.Offsets, ts-b.base)
-	b.t.Input = append(b.t.Input, int32(in))    //nolint:gosec // checked above
-	b.t.Output = append(b.t.Output, int32(out)) //nolint:gosec // checked above
-	if b.t.hashStart != nil {
-		b.t.hashes = append(b.t.hashes, ids...)
-		b.t.hashStart = append(b.t.hashStart, uint32(len(b.t.hashes))) // #nosec G115 -- bounded by memory long before
+	at := math.Round((ts - b.base) * 1e6)
+	if at > maxOffsetMicros {
+		return &Error{File: name, Line: line, Reason: fmt.Sprintf(
+			"timestamp %v is more than 100 years after the first replayed row's", ts)}
 	}
+	b.t.rows.add(int64(at), int32(in), int32(out), ids) //nolint:gosec // checked above
 	if b.o.MaxRows > 0 && b.t.Rows() >= b.o.MaxRows {
 		b.done = true
 	}

@@ -21,15 +21,40 @@ func readFile(t *testing.T, name string, o Options) *Trace {
 	return tr
 }
 
+// offsets, inputs and outputs are the trace's columns, to compare whole.
+func offsets(tr *Trace) []float64 {
+	out := make([]float64, tr.Rows())
+	for i := range out {
+		out[i] = tr.Row(i).Offset
+	}
+	return out
+}
+
+func inputs(tr *Trace) []int32 {
+	out := make([]int32, tr.Rows())
+	for i := range out {
+		out[i] = tr.Row(i).Input
+	}
+	return out
+}
+
+func outputs(tr *Trace) []int32 {
+	out := make([]int32, tr.Rows())
+	for i := range out {
+		out[i] = tr.Row(i).Output
+	}
+	return out
+}
+
 func readString(s string, o Options) (*Trace, error) { return Read(strings.NewReader(s), "t.txt", o) }
 
 func TestMooncake(t *testing.T) {
 	tr := readFile(t, "mooncake.jsonl", Options{})
 	require.Equal(t, Mooncake, tr.Format)
 	require.Equal(t, 512, tr.BlockSize)
-	require.Equal(t, []float64{0, 0, 0.35, 1.2}, tr.Offsets, "ms since the first request, ties kept")
-	require.Equal(t, []int32{1200, 700, 512, 1500}, tr.Input)
-	require.Equal(t, []int32{20, 5, 10, 30}, tr.Output)
+	require.Equal(t, []float64{0, 0, 0.35, 1.2}, offsets(tr), "ms since the first request, ties kept")
+	require.Equal(t, []int32{1200, 700, 512, 1500}, inputs(tr))
+	require.Equal(t, []int32{20, 5, 10, 30}, outputs(tr))
 	require.Equal(t, []uint32{0, 1, 5}, tr.HashIDs(3))
 	r, ok := tr.Reuse()
 	require.True(t, ok)
@@ -41,7 +66,7 @@ func TestBailian(t *testing.T) {
 	tr := readFile(t, "bailian.jsonl", Options{})
 	require.Equal(t, Bailian, tr.Format)
 	require.Equal(t, 16, tr.BlockSize)
-	require.InDeltaSlice(t, []float64{0, 1.386, 1.386}, tr.Offsets, 1e-9, "seconds, rebased to the first row")
+	require.InDeltaSlice(t, []float64{0, 1.386, 1.386}, offsets(tr), 1e-9, "seconds, rebased to the first row")
 	require.Equal(t, 1, tr.Turns)
 	r, _ := tr.Reuse()
 	require.InDelta(t, 32.0/256.0, r, 1e-12, "turn 2 reuses the first two whole blocks of turn 1")
@@ -51,33 +76,33 @@ func TestBurstGPTSkipsFailures(t *testing.T) {
 	tr := readFile(t, "burstgpt.csv", Options{})
 	require.Equal(t, BurstGPT, tr.Format)
 	require.False(t, tr.HasPrefixes())
-	require.Equal(t, []float64{0, 113, 113}, tr.Offsets)
-	require.Equal(t, []int32{472, 417, 1360}, tr.Input)
+	require.Equal(t, []float64{0, 113, 113}, offsets(tr))
+	require.Equal(t, []int32{472, 417, 1360}, inputs(tr))
 	require.Equal(t, 1, tr.Skipped, "0 response tokens is a failed request")
 	_, ok := tr.Reuse()
 	require.False(t, ok)
 
 	kept := readFile(t, "burstgpt.csv", Options{KeepFailed: true})
 	require.Equal(t, 4, kept.Rows())
-	require.Equal(t, int32(0), kept.Output[1])
+	require.Equal(t, int32(0), kept.Row(1).Output)
 
 	s := readFile(t, "burstgpt_sessions.csv", Options{})
-	require.Equal(t, []float64{0, 3.25}, s.Offsets, "the newer columns (Session ID, Elapsed time) do not move the others")
-	require.Equal(t, []int32{220, 128}, s.Input)
+	require.Equal(t, []float64{0, 3.25}, offsets(s), "the newer columns (Session ID, Elapsed time) do not move the others")
+	require.Equal(t, []int32{220, 128}, inputs(s))
 }
 
 func TestAzureAbsoluteTimes(t *testing.T) {
 	tr := readFile(t, "azure.csv", Options{})
 	require.Equal(t, Azure, tr.Format)
-	require.InDeltaSlice(t, []float64{0, 4.314579, 4.566295, 13.31941}, tr.Offsets, 1e-6)
-	require.Equal(t, []int32{374, 396, 879, 91}, tr.Input)
-	require.Equal(t, []int32{44, 109, 55, 16}, tr.Output)
+	require.InDeltaSlice(t, []float64{0, 4.314579, 4.566295, 13.31941}, offsets(tr), 1e-6)
+	require.Equal(t, []int32{374, 396, 879, 91}, inputs(tr))
+	require.Equal(t, []int32{44, 109, 55, 16}, outputs(tr))
 	require.InDelta(t, 3/13.31941, tr.MeanRate(), 1e-6)
 }
 
 func TestWindowAndMaxRows(t *testing.T) {
 	tr := readFile(t, "azure.csv", Options{Start: 4, Duration: 5})
-	require.InDeltaSlice(t, []float64{0, 0.251716}, tr.Offsets, 1e-6, "rebased to the window's first row")
+	require.InDeltaSlice(t, []float64{0, 0.251716}, offsets(tr), 1e-6, "rebased to the window's first row")
 	require.Equal(t, 2, tr.Outside)
 	tr = readFile(t, "mooncake.jsonl", Options{MaxRows: 2})
 	require.Equal(t, 2, tr.Rows())
@@ -95,6 +120,8 @@ func TestBadTraces(t *testing.T) {
 		{"unsorted", `{"timestamp": 10, "input_length": 1, "output_length": 1, "hash_ids": [1]}
 {"timestamp": 5, "input_length": 1, "output_length": 1, "hash_ids": [2]}`, "", 2, "sorted"},
 		{"negative", `{"timestamp": -1, "input_length": 1, "output_length": 1, "hash_ids": [1]}`, "", 1, "negative"},
+		{"too far", `{"timestamp": 0, "input_length": 1, "output_length": 1, "hash_ids": [1]}
+{"timestamp": 1e16, "input_length": 1, "output_length": 1, "hash_ids": [1]}`, "", 2, "100 years"},
 		{"missing column", `{"timestamp": 1, "output_length": 1, "hash_ids": [1]}`, "", 1, `missing "input_length"`},
 		{"hash ids vs length", `{"timestamp": 1, "input_length": 1025, "output_length": 1, "hash_ids": [1, 2]}`, "", 1,
 			"2 hash_ids for input_length 1025: blocks of 512 tokens make 3"},
@@ -134,7 +161,7 @@ func TestPromptsAreExactAndShareTheTracesPrefixes(t *testing.T) {
 	prompts := make([]string, tr.Rows())
 	for i := range prompts {
 		prompts[i] = p.Prompt(i, uint64(i))
-		require.Equal(t, int(tr.Input[i]), tk.Count(prompts[i]), "row %d: exactly input_length tokens", i)
+		require.Equal(t, int(tr.Row(i).Input), tk.Count(prompts[i]), "row %d: exactly input_length tokens", i)
 	}
 	tokens := func(s string) []uint { return tk.Encode(s) }
 	shared := func(a, b string) int {

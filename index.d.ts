@@ -1034,6 +1034,12 @@ declare module "k6/x/llmstream" {
     tokenizer?: string;
     /** Also send `min_tokens` and `ignore_eos` (vLLM, llm-sim) so the output is the trace's length. */
     exactOutput?: boolean;
+    /**
+     * Read the file straight from the disk, streamed, instead of through k6's file system, which keeps the
+     * whole text in memory for the run: for large traces. `k6 archive`, k6 Cloud and k6-operator do not carry a
+     * file read this way: it must be where the test runs (same path, relative to the script).
+     */
+    fromDisk?: boolean;
   }
 
   /** What `Schedule.next()` returns: one send, due at `dueAt`. */
@@ -1110,7 +1116,7 @@ declare module "k6/x/llmstream" {
     poisson(options: ScheduleOptions): Schedule;
     /** Bursty arrivals: gamma gaps with coefficient of variation `cv` (default 3). */
     gamma(options: ScheduleOptions): Schedule;
-    /** A production trace replayed on its timestamps (init context). */
+    /** A production trace replayed on its timestamps (init context); `path` is relative to the script, as for `open()`. */
     trace(path: string, options?: TraceOptions): Schedule;
   };
 

@@ -10,7 +10,8 @@
 //             dropped (a dropped tick takes no index, so later iterations
 //             would be compared with earlier ticks): the table says so.
 //   trace     Schedule.trace(TRACE) replayed by VUS VUs, for k6's memory with
-//             the trace loaded (scripts/schedule-bench.sh reads the heap).
+//             the trace loaded (scripts/schedule-bench.sh reads the heap);
+//             FROM_DISK=1 reads it with fromDisk (no copy of the text in k6).
 // Both dispatch modes also keep start_delay_js, the same start − due figure
 // from Date.now() (millisecond clock) in both, so the two stand on one ruler.
 // handleSummary writes the figures the table needs as JSON to SUMMARY_JSON.
@@ -33,7 +34,7 @@ const messages = [{ role: 'user', content: 'Hello' }];
 
 let schedule = null;
 if (mode === 'schedule') schedule = Schedule.constant({ rate, duration });
-if (mode === 'trace') schedule = Schedule.trace(__ENV.TRACE, {});
+if (mode === 'trace') schedule = Schedule.trace(__ENV.TRACE, { fromDisk: __ENV.FROM_DISK === '1' });
 
 const scenario =
   mode === 'k6'

@@ -184,7 +184,7 @@ type replayed struct {
 
 var rowLine = regexp.MustCompile(`msg="ROW (\{.*\})"`)
 
-// A Mooncake trace against llm-sim: credits are due at the trace's offsets,
+// A Mooncake trace against llm-sim, read from the disk: credits are due at the trace's offsets,
 // sent within a few ms of them, with prompts of exactly input_length tokens
 // that hit the prefix cache where the trace's hash_ids say they share a
 // prefix, and miss where not.
@@ -207,8 +207,12 @@ func TestMooncakeReplayAgainstLLMSim(t *testing.T) {
 	simTrace := filepath.Join(t.TempDir(), "sim-trace.jsonl")
 	url := startSim(t, "--model", "sim-fast=fast", "--seed", "1", "--trace", simTrace)
 	record := filepath.Join(t.TempDir(), "record.json")
+	// Read fromDisk, by a path relative to the script as open() resolves it
+	// (examples/trace-replay.js, run by TestExamples, reads through k6's file
+	// system).
 	code, out := runK6(t, "e2e/testdata/trace_replay.js", map[string]string{
-		"LLM_BASE_URL": url + "/v1", "LLM_RECORD": record, "TRACE": tracePath, "RATE_SCALE": "2",
+		"LLM_BASE_URL": url + "/v1", "LLM_RECORD": record, "TRACE": "../../examples/data/mooncake-sample.jsonl",
+		"FROM_DISK": "1", "RATE_SCALE": "2",
 	})
 	require.Equal(t, 0, code, out)
 	var got []replayed

@@ -11,7 +11,10 @@ const client = new Client({
   model: __ENV.LLM_MODEL || 'sim-fast',
 });
 
-// rateScale is the one time knob: 2 replays twice as fast as recorded.
+// rateScale is the one time knob: 2 replays twice as fast as recorded. A
+// trace of millions of rows reads best with fromDisk: true: streamed from the
+// disk, without k6's in-memory copy of its text, but then `k6 archive` does not
+// carry the file (docs/schedule.md, "Large traces").
 const trace = Schedule.trace('data/mooncake-sample.jsonl', { rateScale: Number(__ENV.RATE_SCALE || 1), exactOutput: true });
 
 export const options = {

@@ -7,7 +7,9 @@
 #      the same VU pool; one table of delay p50/p99 and drops.
 #   2. memory: a Mooncake trace of TRACE_ROWS rows (made here in $OUT, never
 #      committed) replayed by TRACE_VUS VUs: k6's live heap after a forced GC
-#      (pprof), RSS and peak RSS, beside the same run with a 1 000-row trace.
+#      (pprof), RSS and peak RSS, beside the same run with a 1 000-row trace;
+#      each read both ways: through k6's file system (the default, k6 keeps
+#      the text) and fromDisk (streamed, no copy).
 # Expects ./k6 and ./llm-sim (make bench-schedule builds them); K6 and LLM_SIM
 # point elsewhere. Knobs (environment): RATES (100 500 1000), DURATION (15s),
 # VUS (100), TRACE_ROWS (1000000), TRACE_VUS (50), PARTS ("dispatch memory"),
@@ -85,13 +87,14 @@ make_trace() { # rows file
   }' >"$2"
 }
 
-heap() { # rows: prints "rows ids heapMB rssMB peakMB"
-  local rows=$1 tr="$out/mooncake-$1.jsonl" addr pid
+heap() { # rows form (k6 or disk): prints "| rows | read | MB | ids | heapMB | rssMB | peakMB |"
+  local rows=$1 form=$2 tr="$out/mooncake-$1.jsonl" addr pid
   [[ -s $tr ]] || make_trace "$rows" "$tr"
   addr="127.0.0.1:$(port)"
   "$k6" run -q --no-usage-report --summary-mode=disabled --address "$addr" --profiling-enabled \
-    -e MODE=trace -e TRACE="$tr" -e DURATION=120s -e VUS="${TRACE_VUS:-50}" -e LLM_BASE_URL="$base" \
-    -e SUMMARY_JSON="$out/memory-$rows.json" bench/schedule.js >"$out/memory-$rows.log" 2>&1 &
+    -e MODE=trace -e TRACE="$tr" -e FROM_DISK="$([[ $form == disk ]] && echo 1 || echo 0)" -e DURATION=120s \
+    -e VUS="${TRACE_VUS:-50}" -e LLM_BASE_URL="$base" \
+    -e SUMMARY_JSON="$out/memory-$rows-$form.json" bench/schedule.js >"$out/memory-$rows-$form.log" 2>&1 &
   pid=$!
   # loaded: the VUs are sending (llm-sim counts the trace's prompts)
   local before
@@ -99,28 +102,31 @@ heap() { # rows: prints "rows ids heapMB rssMB peakMB"
   for _ in $(seq 1200); do
     now=$(curl -fs "http://127.0.0.1:$sim_port/metrics" | awk '/^vllm:prompt_tokens_total/ {print $2}')
     [[ $now != "$before" ]] && break
-    kill -0 "$pid" 2>/dev/null || { echo "k6 ended before sending (see $out/memory-$rows.log)" >&2; return 1; }
+    kill -0 "$pid" 2>/dev/null || { echo "k6 ended before sending (see $out/memory-$rows-$form.log)" >&2; return 1; }
     sleep 0.25
   done
   sleep 5
   local heap_b
   heap_b=$(curl -fs "http://$addr/debug/pprof/heap?gc=1&debug=1" | awk '/^# HeapAlloc = / {print $4}')
-  curl -fs "http://$addr/debug/pprof/heap?gc=1" -o "$out/memory-$rows-heap.pprof"
+  curl -fs "http://$addr/debug/pprof/heap?gc=1" -o "$out/memory-$rows-$form-heap.pprof"
   local rss hwm
   rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
   hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
   kill -INT "$pid"
   wait "$pid" || true
-  awk -v r="$rows" -v ids="$(grep -o ',' "$tr" | wc -l)" -v h="$heap_b" -v rss="$rss" -v hwm="$hwm" \
-    'BEGIN { printf "| %d | %d | %.1f | %.1f | %.1f |\n", r, ids - 2 * r, h / 1048576, rss / 1024, hwm / 1024 }'
+  awk -v r="$rows" -v form="$([[ $form == disk ]] && echo 'fromDisk' || echo "k6's file system")" \
+    -v mb="$(stat -c %s "$tr")" -v ids="$(grep -o ',' "$tr" | wc -l)" -v h="$heap_b" -v rss="$rss" -v hwm="$hwm" \
+    'BEGIN { printf "| %d | %s | %.1f | %d | %.1f | %.1f | %.1f |\n", r, form, mb / 1048576, ids - 2 * r, h / 1048576, rss / 1024, hwm / 1024 }'
 }
 
 if [[ " $parts " == *" memory "* ]]; then
   echo
   echo "k6 replaying a Mooncake trace with ${TRACE_VUS:-50} VUs (one copy in the process), 5 s after the first send; load average $(cut -d' ' -f1 /proc/loadavg)"
   echo
-  echo "| trace rows | hash ids (≈) | live heap MB | RSS MB | peak RSS MB |"
-  echo "|---|---|---|---|---|"
-  heap 1000
-  heap "${TRACE_ROWS:-1000000}"
+  echo "| trace rows | read through | file MB | hash ids (≈) | live heap MB | RSS MB | peak RSS MB |"
+  echo "|---|---|---|---|---|---|---|"
+  for rows in 1000 "${TRACE_ROWS:-1000000}"; do
+    heap "$rows" k6
+    heap "$rows" disk
+  done
 fi

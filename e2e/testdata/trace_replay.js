@@ -3,7 +3,11 @@
 import { Client, Schedule, report } from 'k6/x/llmstream';
 
 const client = new Client({ baseURL: __ENV.LLM_BASE_URL, model: 'sim-fast' });
-const trace = Schedule.trace(__ENV.TRACE, { rateScale: Number(__ENV.RATE_SCALE || 1), exactOutput: true });
+// FROM_DISK=1 reads it straight from the disk (TRACE relative to this script,
+// as open() resolves it).
+const trace = Schedule.trace(__ENV.TRACE, {
+  rateScale: Number(__ENV.RATE_SCALE || 1), exactOutput: true, fromDisk: __ENV.FROM_DISK === '1',
+});
 
 export const options = {
   scenarios: { replay: { executor: 'constant-vus', vus: 16, duration: __ENV.DURATION || '6s', gracefulStop: '0s' } },

@@ -10,28 +10,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/grafana/sobek"
-	"go.k6.io/k6/js/common"
 	"go.k6.io/k6/lib"
 
-	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/schedule"
 )
-
-// turnInput is one turn as the script gave it.
-type turnInput struct {
-	user      string
-	continued bool           // no user message: the model goes on after tool results (an agent's step)
-	item      map[string]any // the dataset item the turn came from (nil: script text)
-	body      map[string]any // this turn's body fields
-	params    map[string]any // this turn's chat params
-	onEvent   sobek.Value
-}
 
 // Say is conv.say(text | item, params): the user's next turn, a Promise of
 // its chat result (with result.turn), or of null once the conversation is
@@ -225,178 +212,4 @@ func (cv *Conversation) jobCategory(rec *record.Call) string {
 		return cv.category
 	}
 	return rec.Category
-}
-
-// readTurn reads say()'s arguments: the user's text or a dataset item, and
-// this turn's params (chat's, with body for this turn's body fields).
-func (cv *Conversation) readTurn(input, paramsV sobek.Value) (*turnInput, error) {
-	in := &turnInput{}
-	switch v := exportOrNil(input).(type) {
-	case string:
-		in.user = v
-	case map[string]any:
-		text, err := itemUserText(v)
-		if err != nil {
-			return nil, err
-		}
-		in.user, in.item = text, v
-	default:
-		return nil, fmt.Errorf("conversation: say(turn): turn must be the user's text or a dataset item, got %s", describeJS(input))
-	}
-	po, err := exportObject(paramsV, "say params")
-	if err != nil {
-		return nil, err
-	}
-	if po != nil {
-		if b, ok := po["body"]; ok {
-			if in.body, ok = b.(map[string]any); !ok {
-				return nil, errors.New("say params: body must be an object (this turn's body fields)")
-			}
-			delete(po, "body")
-		}
-		if _, ok := po["item"]; ok {
-			return nil, errors.New("say params: item: pass the item itself, say(item)")
-		}
-		if _, ok := po["onEvent"]; ok {
-			in.onEvent = paramsV.ToObject(cv.c.env.vu.Runtime()).Get("onEvent")
-			delete(po, "onEvent")
-		}
-	}
-	if _, err := config.ParseCall(po, cv.c.opts); err != nil { // a typo fails here, not turns later
-		return nil, fmt.Errorf("say params: %w", err)
-	}
-	in.params = po
-	for _, f := range historyFields {
-		if _, ok := in.body[f]; ok {
-			return nil, fmt.Errorf("say params: body.%s is the conversation's history", f)
-		}
-	}
-	in.body = cv.turnBody(in)
-	return in, nil
-}
-
-func exportOrNil(v sobek.Value) any {
-	if common.IsNullish(v) {
-		return nil
-	}
-	return v.Export()
-}
-
-// itemUserText is a dataset item's user turn: its last user message (a
-// synthetic or ShareGPT item carries a canned history before it, which a
-// live conversation replaces with what the server answered).
-func itemUserText(item map[string]any) (string, error) {
-	msgs, _ := item["messages"].([]any)
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m, _ := msgs[i].(map[string]any)
-		if m["role"] == "user" {
-			if s, ok := m["content"].(string); ok {
-				return s, nil
-			}
-		}
-	}
-	if p, ok := item["prompt"].(string); ok && p != "" {
-		return p, nil
-	}
-	return "", errors.New("conversation: say(item): the item has no user message (a dataset item from Dataset.synthetic or Dataset.load)")
-}
-
-// maxTokensPath is where each protocol's body asks for an answer's length:
-// an item's maxTokens goes there unless the body already asks.
-var maxTokensPath = map[string][]string{ //nolint:gochecknoglobals // read-only table
-	"openai-chat":      {"max_tokens"},
-	"anthropic":        {"max_tokens"},
-	"ollama":           {"options", "num_predict"},
-	"gemini":           {"generationConfig", "maxOutputTokens"},
-	"openai-responses": {"max_output_tokens"},
-}
-
-// turnBody is the turn's base body: the conversation's fields, this turn's
-// over them, and the item's answer length where the protocol reads it.
-func (cv *Conversation) turnBody(in *turnInput) map[string]any {
-	body := make(map[string]any, len(cv.body)+len(in.body)+1)
-	for k, v := range cv.body {
-		body[k] = v
-	}
-	for k, v := range in.body {
-		body[k] = v
-	}
-	spec := cv.c.opts.Protocol
-	n, _ := in.item["maxTokens"].(int64)
-	if n <= 0 || (spec.MaxTokens != nil && spec.MaxTokens(body) > 0) {
-		return body
-	}
-	path := maxTokensPath[spec.Name]
-	m := body
-	for _, k := range path[:len(path)-1] {
-		sub, ok := m[k].(map[string]any)
-		if !ok {
-			sub = map[string]any{}
-		} else {
-			sub = copyMap(sub) // the script's object stays as it was
-		}
-		m[k] = sub
-		m = sub
-	}
-	m[path[len(path)-1]] = n
-	return body
-}
-
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// turnParams are the turn's chat params as a JS object: the conversation's,
-// this turn's over them (tags and headers merged), the session's headers,
-// the turn tag and the item.
-func (cv *Conversation) turnParams(rt *sobek.Runtime, in *turnInput, session http.Header) sobek.Value {
-	merged := make(map[string]any, len(cv.params)+len(in.params)+3)
-	tags, headers := map[string]any{}, map[string]any{}
-	for _, src := range []map[string]any{cv.params, in.params} {
-		for k, v := range src {
-			switch k {
-			case "tags", "headers":
-				into := tags
-				if k == "headers" {
-					into = headers
-				}
-				if m, ok := v.(map[string]any); ok {
-					for hk, hv := range m {
-						into[hk] = hv
-					}
-					continue
-				}
-				merged[k] = v // not an object: chat's own check names it
-			default:
-				merged[k] = v
-			}
-		}
-	}
-	for k := range session {
-		headers[k] = session.Get(k)
-	}
-	tags["turn"] = strconv.Itoa(cv.turns)
-	if _, set := tags["category"]; !set && cv.category != "" {
-		tags["category"] = cv.category
-	}
-	merged["tags"], merged["headers"] = tags, headers
-	if in.item != nil {
-		merged["item"] = in.item
-	}
-	obj := rt.NewObject()
-	for k, v := range merged {
-		_ = obj.Set(k, v)
-	}
-	onEvent := in.onEvent
-	if onEvent == nil {
-		onEvent = cv.onEvent
-	}
-	if onEvent != nil {
-		_ = obj.Set("onEvent", onEvent)
-	}
-	return obj
 }

@@ -127,6 +127,13 @@ func TestBadTraces(t *testing.T) {
 			"2 hash_ids for input_length 1025: blocks of 512 tokens make 3"},
 		{"unreadable", "{\"timestamp\": 1, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [1]}\n{\"timestamp\": 2, ", "", 2, "unreadable"},
 		{"bad hash id", `{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": [-3]}`, "", 1, "hash id"},
+		{"hash id too large", `{"timestamp": 1, "input_length": 1025, "output_length": 1, "hash_ids": [1, 4294967296, 2]}`, "", 1,
+			"hash id 4294967296 is not"},
+		{"fractional hash id", `{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": [1.5]}`, "", 1, "hash id 1.5 is not"},
+		{"hash id text", `{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": ["a"]}`, "", 1, `hash id "a" is not`},
+		{"hash ids not a list", `{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": 7}`, "", 1, "hash id 7 is not"},
+		{"null hash ids", `{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": null}`, "", 1, `missing "hash_ids"`},
+		{"no hash ids", `{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": []}`, "", 1, "0 hash_ids for input_length 1"},
 		{"bailian without chat_id", `{"timestamp": 1, "input_length": 1, "output_length": 1, "hash_ids": [1]}`, Bailian, 1, "chat_id"},
 		{"csv column", "Timestamp,Model,Request tokens,Total tokens\n1,a,2,3\n", BurstGPT, 1, `missing column "Response tokens"`},
 		{"csv unsorted", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n3,a,2,1,3,x\n1,a,2,0,2,x\n", "", 3, "sorted"},
@@ -146,7 +153,10 @@ func TestBadTraces(t *testing.T) {
 			require.Contains(t, err.Error(), c.want)
 		})
 	}
-	_, err := readString("{}", Options{Start: -1})
+	tr, err := readString(`{"timestamp": 1, "input_length": 1100, "output_length": 1, "hash_ids": [ 4294967295 ,3.0,3e2 ]}`, Options{})
+	require.NoError(t, err, "whole numbers in any JSON form, as when they were read as floats")
+	require.Equal(t, []uint32{4294967295, 3, 300}, tr.HashIDs(0))
+	_, err = readString("{}", Options{Start: -1})
 	require.ErrorContains(t, err, "negative")
 	_, err = Read(strings.NewReader("TIMESTAMP,ContextTokens,GeneratedTokens\n"), "a.csv", Options{BlockSize: 16})
 	require.ErrorContains(t, err, "no prefix identity")

@@ -91,15 +91,25 @@ func requestBody(v sobek.Value) (map[string]any, error) {
 	return m, nil
 }
 
+// headers are a chat call's headers: the protocol's between every call's
+// own and the client's and call's.
 func (c *Client) headers(st *lib.State, spec *protocol.Spec, req protocol.Request, p *config.Call) http.Header {
+	return c.callHeaders(st, p, func(h http.Header) { spec.Headers(h, req) })
+}
+
+// callHeaders are the headers of any call (chat, embed, rerank): a JSON
+// body, an uncompressed answer (compression would batch events in the
+// decompressor and distort every gap, and hide the body's size), k6's
+// userAgent option, then what the API adds (authentication, streaming),
+// then the client's headers and the call's over them.
+func (c *Client) callHeaders(st *lib.State, p *config.Call, api func(http.Header)) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	// Compression would batch events in the decompressor and distort every gap.
 	h.Set("Accept-Encoding", "identity")
 	if ua := st.Options.UserAgent; ua.Valid && ua.String != "" {
-		h.Set("User-Agent", ua.String)
+		h.Set("user-agent", ua.String) // Set makes the key canonical
 	}
-	spec.Headers(h, req)
+	api(h)
 	for k, v := range c.opts.Headers {
 		h.Set(k, v)
 	}

@@ -161,19 +161,7 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 	if path == "" {
 		path = w.path
 	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept-Encoding", "identity") // as chat: the body's size and time are the server's
-	if ua := st.Options.UserAgent; ua.Valid && ua.String != "" {
-		h.Set("User-Agent", ua.String)
-	}
-	w.headers(h, c.opts.APIKey)
-	for k, v := range c.opts.Headers {
-		h.Set(k, v)
-	}
-	for k, v := range params.Headers {
-		h.Set(k, v)
-	}
+	h := c.callHeaders(st, params, func(h http.Header) { w.headers(h, c.opts.APIKey) })
 	x = &embed.Exchange{
 		Transport: c.env.transports.get(st.Transport, st.Dialer, c.opts.HTTP),
 		URL:       protocol.JoinURL(c.opts.BaseURL, path), Header: h, Body: w.body,

@@ -214,3 +214,65 @@ func (rp reporter) collect(opts sobek.Value) (map[string]any, error) {
 	return map[string]any{"warmup": o.Warmup.String(), "excludeScenarios": o.ExcludeScenarios,
 		"excludeTags": o.ExcludeTags, "keepSetup": o.KeepSetup}, nil
 }
+
+// dispatchAccount is the report's account of what was not sent on time:
+// every schedule's counters and k6's dropped_iterations from
+// handleSummary's data (nil when there is nothing to say).
+func dispatchAccount(rt *sobek.Runtime, list *scheduleList, data sobek.Value) *report.Dispatch {
+	d := &report.Dispatch{}
+	for _, s := range list.all() {
+		st := s.current().Stats()
+		ss := report.ScheduleStats{Name: s.name, Kind: st.Kind, Claimed: st.Claimed, Late: st.Late, Dropped: st.Dropped,
+			MaxLagMS: float64(st.MaxLag) / float64(time.Millisecond)}
+		if s.tr != nil {
+			ss.Trace = traceSummary(s)
+			if r, ok := s.reuse.(float64); ok {
+				ss.PrefixReuse = &r
+			}
+		}
+		d.Schedules = append(d.Schedules, ss)
+	}
+	if n, ok := summaryValue(rt, data, "dropped_iterations", "count"); ok && n > 0 {
+		d.K6Dropped = &n
+		vusMax, _ := summaryValue(rt, data, "vus_max", "max")
+		iterations, _ := summaryValue(rt, data, "iterations", "count")
+		iterMS, _ := summaryValue(rt, data, "iteration_duration", "avg")
+		runMS, _ := summaryState(rt, data, "testRunDurationMs")
+		d.K6Shortfall = report.NewVUShortfall(vusMax, iterations, n, runMS/1000, iterMS/1000)
+	}
+	if len(d.Schedules) == 0 && d.K6Dropped == nil {
+		return nil
+	}
+	return d
+}
+
+// summaryValue reads data.metrics[metric].values[stat] of handleSummary's
+// data (false when k6 has no such metric).
+func summaryValue(rt *sobek.Runtime, data sobek.Value, metric, stat string) (float64, bool) {
+	return summaryPath(rt, data, "metrics", metric, "values", stat)
+}
+
+// summaryState reads data.state[key] (testRunDurationMs).
+func summaryState(rt *sobek.Runtime, data sobek.Value, key string) (float64, bool) {
+	return summaryPath(rt, data, "state", key)
+}
+
+// summaryPath walks the JS object (handleSummary's data holds Go values
+// that Export does not turn into plain maps).
+func summaryPath(rt *sobek.Runtime, data sobek.Value, path ...string) (float64, bool) {
+	v := data
+	for _, key := range path {
+		if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+			return 0, false
+		}
+		o := v.ToObject(rt)
+		if o == nil {
+			return 0, false
+		}
+		v = o.Get(key)
+	}
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return 0, false
+	}
+	return v.ToFloat(), true
+}

@@ -3,19 +3,15 @@ package llmstream
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"go.k6.io/k6/js/modules"
-	"go.k6.io/k6/lib/fsext"
 
 	"github.com/grafana/sobek"
 
 	"github.com/llmstream/xk6-llmstream/internal/dataset"
-	"github.com/llmstream/xk6-llmstream/internal/report"
 	"github.com/llmstream/xk6-llmstream/internal/schedule"
-	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
 	"github.com/llmstream/xk6-llmstream/internal/trace"
 )
 
@@ -23,31 +19,6 @@ import (
 // claimed by whichever VU of a pool is free) and of internal/trace (a
 // production trace replayed through it). One schedule per process and
 // options, in the shared store; each VU holds a view of it.
-
-// dueSlot is one VU's claimed credit until its call takes it: the first
-// call after next() (chat, embed or rerank) is the credit's send; later calls of the iteration
-// (a conversation's next turns) have no due time.
-// from is the schedule the credit came from, so that its send, cut short by
-// the test's stop, can drop what the schedule still owes (dropped.go).
-type dueSlot struct {
-	at   time.Time
-	from *schedule.Schedule
-}
-
-func (d *dueSlot) take() time.Time {
-	at, _ := d.takeFrom()
-	return at
-}
-
-// takeFrom is take with the credit's schedule (nil without a credit).
-func (d *dueSlot) takeFrom() (time.Time, *schedule.Schedule) {
-	if d == nil || d.at.IsZero() {
-		return time.Time{}, nil
-	}
-	at, from := d.at, d.from
-	d.at, d.from = time.Time{}, nil
-	return at, from
-}
 
 // scheduleList is every schedule of the process, for the report.
 type scheduleList struct {
@@ -157,6 +128,7 @@ func (sf scheduleFactory) synthetic(kind string, opts sobek.Value, build func(sy
 	return &jsSchedule{s: ss, scope: sf.scope, due: sf.due, vu: sf.vu, metrics: sf.metrics}, nil
 }
 
+// traceOptions are Schedule.trace's options.
 type traceOptions struct {
 	trace.Options
 	RateScale   float64       `opt:"rateScale"`   // 2 = twice as fast as recorded
@@ -166,73 +138,6 @@ type traceOptions struct {
 	Tokenizer   string        `opt:"tokenizer"`   // counts the prompts' tokens (the server's, ideally)
 	ExactOutput bool          `opt:"exactOutput"` // also min_tokens and ignore_eos (vLLM, llm-sim)
 	FromDisk    bool          `opt:"fromDisk"`    // streamed from the disk, without k6's copy (no archive carries it)
-}
-
-// trace is Schedule.trace(path, options): read once per process, through
-// k6's init file system (so `k6 archive` carries the file) or, fromDisk,
-// streamed from the disk (trace_file.go).
-func (sf scheduleFactory) trace(path string, opts sobek.Value) (*jsSchedule, error) {
-	env := sf.vu.InitEnv()
-	if env == nil {
-		return nil, errors.New("Schedule.trace must be called in the init context (outside the default function)")
-	}
-	if strings.TrimSpace(path) == "" {
-		return nil, errors.New("Schedule.trace: a file path is required")
-	}
-	var o traceOptions
-	if err := decodeOptions(opts, "Schedule.trace options", &o); err != nil {
-		return nil, err
-	}
-	if o.Loop != (o.LoopFor > 0) {
-		return nil, errors.New("Schedule.trace: loop and loopFor go together (loop: true, loopFor: '10m')")
-	}
-	key := path
-	if env.CWD != nil {
-		key = fsext.Abs(env.CWD.Path, strings.TrimPrefix(path, "file://"))
-	}
-	ss, err := dataset.Shared(sf.store, storeKey("schedule-trace", key, o), func() (*sharedSchedule, error) {
-		f, size, err := openTrace(env, path, o.FromDisk)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close() //nolint:errcheck // read only
-		tr, err := trace.Read(f, path, o.Options)
-		if err != nil {
-			return nil, err //nolint:wrapcheck // trace.Error names the file and line
-		}
-		if size >= bigTraceFile && !o.FromDisk && env.Logger != nil {
-			env.Logger.Infof("llmstream: k6 keeps the %.0f MB text of trace %s in memory for the whole run, as it does "+
-				"for every file the init context reads (for `k6 archive`); fromDisk: true reads it without that copy "+
-				"(the trace then takes %.1f MB), but no archive carries it", float64(size)/(1<<20), path,
-				float64(tr.Bytes())/(1<<20))
-		}
-		tk, err := tokenizer.Get(o.Tokenizer)
-		if err != nil {
-			return nil, err //nolint:wrapcheck // names the tokenizer
-		}
-		prompts, err := trace.NewPrompts(tr, tk, o.Seed)
-		if err != nil {
-			return nil, err //nolint:wrapcheck // says why
-		}
-		times := schedule.Times{Len: tr.Rows(), Span: tr.Span(), From: tr.OffsetsFrom}
-		s, err := schedule.Offsets(times, o.Loop, schedule.Options{Rate: o.RateScale, Duration: o.LoopFor})
-		if err != nil {
-			return nil, err //nolint:wrapcheck // names the option
-		}
-		shared := &sharedSchedule{name: path, whole: s, tr: tr, prompts: prompts, topt: o}
-		if r, ok := tr.Reuse(); ok {
-			shared.reuse = r
-		}
-		sf.list.add(shared)
-		if env.Logger != nil {
-			env.Logger.Infof("llmstream: %s", traceSummary(shared))
-		}
-		return shared, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("Schedule.trace: %w", err)
-	}
-	return &jsSchedule{s: ss, scope: sf.scope, due: sf.due, vu: sf.vu, metrics: sf.metrics}, nil
 }
 
 // traceSummary is the line a trace replay prints when read and the report
@@ -394,66 +299,4 @@ func (j *jsSchedule) Info() map[string]any {
 		"span": tr.Span() / scale, "meanRate": tr.MeanRate() * scale, "blockSize": tr.BlockSize,
 		"prefixReuse": j.s.reuse, "summary": traceSummary(j.s),
 	}
-}
-
-// dispatchAccount is the report's account of what was not sent on time:
-// every schedule's counters and k6's dropped_iterations from
-// handleSummary's data (nil when there is nothing to say).
-func dispatchAccount(rt *sobek.Runtime, list *scheduleList, data sobek.Value) *report.Dispatch {
-	d := &report.Dispatch{}
-	for _, s := range list.all() {
-		st := s.current().Stats()
-		ss := report.ScheduleStats{Name: s.name, Kind: st.Kind, Claimed: st.Claimed, Late: st.Late, Dropped: st.Dropped,
-			MaxLagMS: float64(st.MaxLag) / float64(time.Millisecond)}
-		if s.tr != nil {
-			ss.Trace = traceSummary(s)
-			if r, ok := s.reuse.(float64); ok {
-				ss.PrefixReuse = &r
-			}
-		}
-		d.Schedules = append(d.Schedules, ss)
-	}
-	if n, ok := summaryValue(rt, data, "dropped_iterations", "count"); ok && n > 0 {
-		d.K6Dropped = &n
-		vusMax, _ := summaryValue(rt, data, "vus_max", "max")
-		iterations, _ := summaryValue(rt, data, "iterations", "count")
-		iterMS, _ := summaryValue(rt, data, "iteration_duration", "avg")
-		runMS, _ := summaryState(rt, data, "testRunDurationMs")
-		d.K6Shortfall = report.NewVUShortfall(vusMax, iterations, n, runMS/1000, iterMS/1000)
-	}
-	if len(d.Schedules) == 0 && d.K6Dropped == nil {
-		return nil
-	}
-	return d
-}
-
-// summaryValue reads data.metrics[metric].values[stat] of handleSummary's
-// data (false when k6 has no such metric).
-func summaryValue(rt *sobek.Runtime, data sobek.Value, metric, stat string) (float64, bool) {
-	return summaryPath(rt, data, "metrics", metric, "values", stat)
-}
-
-// summaryState reads data.state[key] (testRunDurationMs).
-func summaryState(rt *sobek.Runtime, data sobek.Value, key string) (float64, bool) {
-	return summaryPath(rt, data, "state", key)
-}
-
-// summaryPath walks the JS object (handleSummary's data holds Go values
-// that Export does not turn into plain maps).
-func summaryPath(rt *sobek.Runtime, data sobek.Value, path ...string) (float64, bool) {
-	v := data
-	for _, key := range path {
-		if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
-			return 0, false
-		}
-		o := v.ToObject(rt)
-		if o == nil {
-			return 0, false
-		}
-		v = o.Get(key)
-	}
-	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
-		return 0, false
-	}
-	return v.ToFloat(), true
 }

@@ -57,34 +57,12 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	}
 
 	textSeed := s.textSeed(m, req)
-	think, aerr := reasoningAnswer(p, r, req.Stream, &m.p, textSeed, s.signKey()) // reasoning on demand (reasoning.go)
-	if aerr == nil {
-		aerr = checkReasoning(p, body, think != nil, s.signKey())
-	}
+	ans, aerr := s.shapeAnswer(p, r, req, body, m, id, maxTokens, textSeed)
 	if aerr != nil {
 		fail(aerr, OutcomeBadRequest)
 		return
 	}
-	if think != nil { // the reasoning takes its tokens out of max_tokens, and leaves the answer one
-		if think.tokens = min(think.tokens, maxTokens-1); think.tokens == 0 {
-			think = nil
-		}
-	}
-	budget := maxTokens - think.size()
-	outTokens, reason := budget, "length"
-	if !req.IgnoreEOS {
-		outTokens, reason = m.outputLength(budget, textSeed)
-	}
-	tools, aerr := toolAnswer(p, r, body, textSeed, id, req.Stream, m.p.ToolCalls) // tool calls on demand (tools.go)
-	if aerr != nil {
-		fail(aerr, OutcomeBadRequest)
-		return
-	}
-	if tools != nil {
-		outTokens, reason = tools.length(budget)
-		tools.skip = think.size()
-	}
-	outTokens += think.size()
+	think, tools, outTokens, reason := ans.think, ans.tools, ans.outTokens, ans.reason
 	seq, err := m.eng.submit(seqSpec{
 		PromptIDs: ids, PromptTokens: promptTokens, OutputTokens: outTokens,
 		FinishReason: reason, TextSeed: textSeed, Faults: faults,
@@ -108,6 +86,49 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p protocol, id
 	} else {
 		st.complete()
 	}
+}
+
+// answerShape is what an answer will hold: its reasoning (nil: none), its
+// tool calls (nil: text), its output tokens in all and why it ends.
+type answerShape struct {
+	think     *reasoningPlan
+	tools     *toolPlan
+	outTokens int
+	reason    string
+}
+
+// shapeAnswer decides the answer within maxTokens: the reasoning asked for
+// first (it leaves the answer at least one token), then the answer's length
+// from the model's output distribution (the whole budget with ignore_eos),
+// or the tool calls asked for.
+func (s *Server) shapeAnswer(p protocol, r *http.Request, req *genRequest, body []byte, m *model, id string,
+	maxTokens int, textSeed uint64) (answerShape, *apiError) {
+	think, aerr := reasoningAnswer(p, r, req.Stream, &m.p, textSeed, s.signKey()) // reasoning on demand (reasoning.go)
+	if aerr == nil {
+		aerr = checkReasoning(p, body, think != nil, s.signKey())
+	}
+	if aerr != nil {
+		return answerShape{}, aerr
+	}
+	if think != nil {
+		if think.tokens = min(think.tokens, maxTokens-1); think.tokens == 0 {
+			think = nil
+		}
+	}
+	budget := maxTokens - think.size()
+	outTokens, reason := budget, "length"
+	if !req.IgnoreEOS {
+		outTokens, reason = m.outputLength(budget, textSeed)
+	}
+	tools, aerr := toolAnswer(p, r, body, textSeed, id, req.Stream, m.p.ToolCalls) // tool calls on demand (tools.go)
+	if aerr != nil {
+		return answerShape{}, aerr
+	}
+	if tools != nil {
+		outTokens, reason = tools.length(budget)
+		tools.skip = think.size()
+	}
+	return answerShape{think: think, tools: tools, outTokens: outTokens + think.size(), reason: reason}, nil
 }
 
 // newTraceRecord starts a request's trace record at its arrival, on its connection.

@@ -18,7 +18,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/capacity"
 	"github.com/llmstream/xk6-llmstream/internal/dataset"
 	"github.com/llmstream/xk6-llmstream/internal/record"
-	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/schedule"
 )
 
@@ -66,7 +66,7 @@ func (l *searchList) waiting(at time.Time, n float64) {
 }
 
 // account is the first search's answer, for the report (nil without one).
-func (l *searchList) account() *report.Capacity {
+func (l *searchList) account() *runrecord.Capacity {
 	if l == nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // reportState is process-wide: every VU's calls feed one collector, and one
@@ -24,7 +25,7 @@ type reportState struct {
 	optsSet bool
 
 	mu           sync.RWMutex
-	baseline     *report.Record
+	baseline     *runrecord.Record
 	baselinePath string
 
 	info runInfoState // how the run is made (runinfo.go)
@@ -71,7 +72,7 @@ func (s *reportState) coll() *report.Collector {
 	return s.collector
 }
 
-func (s *reportState) getBaseline() (*report.Record, string) {
+func (s *reportState) getBaseline() (*runrecord.Record, string) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.baseline, s.baselinePath

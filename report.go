@@ -16,6 +16,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/k6summary"
 	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
@@ -52,7 +53,7 @@ func (rp reporter) loadBaseline(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadBaseline(%q): %w", path, err)
 	}
-	rec, err := report.ParseRecord(path, data)
+	rec, err := runrecord.ParseRecord(path, data)
 	if err != nil {
 		return nil, fmt.Errorf("loadBaseline: %w", err)
 	}
@@ -90,7 +91,7 @@ func (rp reporter) report(data sobek.Value, opts sobek.Value) (map[string]any, e
 		if err != nil {
 			return nil, fmt.Errorf("report: baseline: %w", err)
 		}
-		if base, err = report.ParseRecord(o.Baseline, raw); err != nil {
+		if base, err = runrecord.ParseRecord(o.Baseline, raw); err != nil {
 			return nil, err
 		}
 	}
@@ -218,11 +219,11 @@ func (rp reporter) collect(opts sobek.Value) (map[string]any, error) {
 // dispatchAccount is the report's account of what was not sent on time:
 // every schedule's counters and k6's dropped_iterations from
 // handleSummary's data (nil when there is nothing to say).
-func dispatchAccount(rt *sobek.Runtime, list *scheduleList, data sobek.Value) *report.Dispatch {
-	d := &report.Dispatch{}
+func dispatchAccount(rt *sobek.Runtime, list *scheduleList, data sobek.Value) *runrecord.Dispatch {
+	d := &runrecord.Dispatch{}
 	for _, s := range list.all() {
 		st := s.current().Stats()
-		ss := report.ScheduleStats{Name: s.name, Kind: st.Kind, Claimed: st.Claimed, Late: st.Late, Dropped: st.Dropped,
+		ss := runrecord.ScheduleStats{Name: s.name, Kind: st.Kind, Claimed: st.Claimed, Late: st.Late, Dropped: st.Dropped,
 			MaxLagMS: float64(st.MaxLag) / float64(time.Millisecond)}
 		if s.tr != nil {
 			ss.Trace = traceSummary(s)
@@ -238,7 +239,7 @@ func dispatchAccount(rt *sobek.Runtime, list *scheduleList, data sobek.Value) *r
 		iterations, _ := summaryValue(rt, data, "iterations", "count")
 		iterMS, _ := summaryValue(rt, data, "iteration_duration", "avg")
 		runMS, _ := summaryState(rt, data, "testRunDurationMs")
-		d.K6Shortfall = report.NewVUShortfall(vusMax, iterations, n, runMS/1000, iterMS/1000)
+		d.K6Shortfall = runrecord.NewVUShortfall(vusMax, iterations, n, runMS/1000, iterMS/1000)
 	}
 	if len(d.Schedules) == 0 && d.K6Dropped == nil {
 		return nil

@@ -11,7 +11,7 @@ import (
 	"go.k6.io/k6/js/common"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
-	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // runInfoState gathers, once per process, how the run is made, for the run
@@ -22,28 +22,28 @@ import (
 // handleSummary's VU may not carry them).
 type runInfoState struct {
 	mu       sync.Mutex
-	clients  map[report.ClientInfo]bool
-	datasets map[string]report.DatasetInfo // by the dataset's build key
+	clients  map[runrecord.ClientInfo]bool
+	datasets map[string]runrecord.DatasetInfo // by the dataset's build key
 	load     map[string]any
 	segment  string
 	sequence string
 	noted    atomic.Bool
 }
 
-func (s *runInfoState) addClient(ci report.ClientInfo) {
+func (s *runInfoState) addClient(ci runrecord.ClientInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.clients == nil {
-		s.clients = map[report.ClientInfo]bool{}
+		s.clients = map[runrecord.ClientInfo]bool{}
 	}
 	s.clients[ci] = true
 }
 
-func (s *runInfoState) addDataset(key string, di report.DatasetInfo) {
+func (s *runInfoState) addDataset(key string, di runrecord.DatasetInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.datasets == nil {
-		s.datasets = map[string]report.DatasetInfo{}
+		s.datasets = map[string]runrecord.DatasetInfo{}
 	}
 	s.datasets[key] = di
 }
@@ -51,7 +51,7 @@ func (s *runInfoState) addDataset(key string, di report.DatasetInfo) {
 // registerClient records a Client's settings that change what is measured;
 // the host is kept without user, password, path or query.
 func (s *runInfoState) registerClient(opts *config.Client) {
-	ci := report.ClientInfo{Name: opts.Name, Model: opts.Model, Host: report.ClientHost(opts.BaseURL)}
+	ci := runrecord.ClientInfo{Name: opts.Name, Model: opts.Model, Host: runrecord.ClientHost(opts.BaseURL)}
 	if opts.Protocol != nil {
 		ci.Protocol = opts.Protocol.Name
 	}
@@ -67,7 +67,7 @@ func (s *runInfoState) registerDataset(key, source string, opts sobek.Value, ite
 			_ = json.Unmarshal(b, &o)
 		}
 	}
-	s.addDataset(key, report.DatasetInfo{Source: source, Options: o, Items: items, Digest: digest})
+	s.addDataset(key, runrecord.DatasetInfo{Source: source, Options: o, Items: items, Digest: digest})
 }
 
 // noteLoad reads k6's scenarios and this instance's execution segment from
@@ -95,11 +95,11 @@ func (s *runInfoState) noteLoad(sc vuScope) {
 }
 
 // runInfo is what the run record says about how the run was made.
-func (s *runInfoState) runInfo(sc vuScope, moduleVersion string) *report.RunInfo {
+func (s *runInfoState) runInfo(sc vuScope, moduleVersion string) *runrecord.RunInfo {
 	s.noteLoad(sc) // a run that made no call still says which segment it covered
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ri := &report.RunInfo{
+	ri := &runrecord.RunInfo{
 		K6Version: k6Version(), ModuleVersion: moduleVersion, Load: s.load,
 		Segment: s.segment, SegmentSequence: s.sequence,
 	}

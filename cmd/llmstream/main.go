@@ -18,6 +18,8 @@ import (
 	"os"
 
 	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 const usage = `usage: llmstream merge [-o merged.json] [--html merged.html] [--text] [--title TITLE] [--baseline base.json] RECORD.json RECORD.json …
@@ -94,7 +96,7 @@ func merge(args []string, stdout io.Writer) error {
 	if len(files) == 0 {
 		return usageError{"no run records given"}
 	}
-	recs := make([]*report.Record, 0, len(files))
+	recs := make([]*runrecord.Record, 0, len(files))
 	for _, f := range files {
 		rec, err := readRecord(f)
 		if err != nil {
@@ -111,7 +113,7 @@ func merge(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		merged.Comparison = report.Compare(merged, base)
+		merged.Comparison = compare.Records(merged, base)
 	}
 	if *out != "" {
 		b, err := json.MarshalIndent(merged, "", " ")
@@ -134,10 +136,10 @@ func merge(args []string, stdout io.Writer) error {
 }
 
 // readRecord reads a run record; errors name the file.
-func readRecord(path string) (*report.Record, error) {
+func readRecord(path string) (*runrecord.Record, error) {
 	data, err := os.ReadFile(path) // #nosec G304 -- the user names the files
 	if err != nil {
 		return nil, err
 	}
-	return report.ParseRecord(path, data)
+	return runrecord.ParseRecord(path, data)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func writeRecord(t *testing.T, dir, name, segment string, calls int, ttftMS floa
 			Active:   2,
 		})
 	}
-	info := &report.RunInfo{Load: map[string]any{"items": map[string]any{"executor": "shared-iterations", "iterations": 120}}, Segment: segment}
+	info := &runrecord.RunInfo{Load: map[string]any{"items": map[string]any{"executor": "shared-iterations", "iterations": 120}}, Segment: segment}
 	_, _, rec, err := report.Render(c.Snapshot(), nil, report.RenderOptions{Info: info})
 	if err != nil {
 		t.Fatal(err)
@@ -57,11 +58,11 @@ func TestMergeCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	merged, err := report.ParseRecord(out, data)
+	merged, err := runrecord.ParseRecord(out, data)
 	if err != nil {
 		t.Fatalf("the merged record must load as a record (a baseline): %v", err)
 	}
-	all := merged.Categories[report.AllCategories]
+	all := merged.Categories[runrecord.AllCategories]
 	if all.Requests != 100 || all.Failures != 9+6 || all.Errors["timeout"] != 15 {
 		t.Errorf("merged all: %d requests, %d failures, errors %v; want 100, 15, timeout:15", all.Requests, all.Failures, all.Errors)
 	}

@@ -39,7 +39,7 @@
 // age as a lower bound (the slow tail is never dropped, which would flatter
 // an overload).
 //
-// Percentiles are read from per-window DDSketches (report.Sketch), which
+// Percentiles are read from per-window DDSketches (sketch.Sketch), which
 // merge exactly; they are never averaged.
 //
 // # Over-saturation

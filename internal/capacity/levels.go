@@ -4,13 +4,13 @@ import (
 	"math"
 	"sort"
 
-	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // levels chooses each window's level from the verdicts so far.
 type levels struct {
 	cfg   Config
-	tried []report.CapacityWindow // every judged window, in order
+	tried []runrecord.CapacityWindow // every judged window, in order
 }
 
 // Outcomes.
@@ -23,7 +23,7 @@ const (
 
 // next takes a judged window and returns the next level and its phase, or
 // an outcome when the search is over.
-func (l *levels) next(row report.CapacityWindow) (level float64, phase, outcome string) {
+func (l *levels) next(row runrecord.CapacityWindow) (level float64, phase, outcome string) {
 	l.tried = append(l.tried, row)
 	pass, fail, ok := l.bracket()
 	switch {
@@ -96,7 +96,7 @@ type pooled struct {
 // isotonic is the non-decreasing least-squares fit of the windows' clipped
 // margins against their level (pool adjacent violators), one entry per
 // level tried, ascending.
-func isotonic(rows []report.CapacityWindow) []pooled {
+func isotonic(rows []runrecord.CapacityWindow) []pooled {
 	byLevel := map[float64]*pooled{}
 	for _, r := range rows {
 		p := byLevel[r.Level]
@@ -138,7 +138,7 @@ func isotonic(rows []report.CapacityWindow) []pooled {
 }
 
 // answer fills the result's verdict fields from the windows judged.
-func (l *levels) answer(c *report.Capacity) {
+func (l *levels) answer(c *runrecord.Capacity) {
 	if len(l.tried) == 0 {
 		return
 	}
@@ -169,7 +169,7 @@ func (l *levels) answer(c *report.Capacity) {
 }
 
 // last is the latest window run at level (nil when none or level 0).
-func (l *levels) last(level float64) *report.CapacityWindow {
+func (l *levels) last(level float64) *runrecord.CapacityWindow {
 	if level == 0 {
 		return nil
 	}

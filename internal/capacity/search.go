@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/record"
-	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // Search is one capacity search as it runs. It is safe for concurrent use:
@@ -22,7 +22,7 @@ type Search struct {
 	origin   time.Time
 	cur      *window
 	wins     []*window // every window opened, to match late calls to their claims
-	rows     []report.CapacityWindow
+	rows     []runrecord.CapacityWindow
 	levels   levels
 	inflight int
 	outcome  string
@@ -310,14 +310,14 @@ func (s *Search) Waiting(at time.Time, n float64) {
 }
 
 // Result is the answer so far (the whole one once Step.Done).
-func (s *Search) Result() *report.Capacity {
+func (s *Search) Result() *runrecord.Capacity {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &report.Capacity{Model: s.cfg.Model, Unit: unitOf(s.cfg.Model), Min: s.cfg.Min, Max: s.cfg.Max,
+	c := &runrecord.Capacity{Model: s.cfg.Model, Unit: unitOf(s.cfg.Model), Min: s.cfg.Min, Max: s.cfg.Max,
 		WindowS: s.cfg.Window.Seconds(), WarmupS: s.cfg.Warmup.Seconds(), Precision: s.cfg.Precision, Share: s.cfg.Share,
-		Method: method, Segment: s.segment, Windows: append([]report.CapacityWindow(nil), s.rows...)}
+		Method: method, Segment: s.segment, Windows: append([]runrecord.CapacityWindow(nil), s.rows...)}
 	for _, o := range s.cfg.Objectives {
-		c.Objectives = append(c.Objectives, report.CapacityObjective{Text: o.Text, Client: o.Client, Figure: o.Figure,
+		c.Objectives = append(c.Objectives, runrecord.CapacityObjective{Text: o.Text, Client: o.Client, Figure: o.Figure,
 			Quantile: o.Quantile, Limit: o.Limit})
 	}
 	c.Outcome = s.outcome
@@ -339,7 +339,7 @@ func unitOf(model string) string {
 }
 
 // String describes the answer in one line (for logs).
-func String(c *report.Capacity) string {
+func String(c *runrecord.Capacity) string {
 	switch c.Outcome {
 	case "below_min":
 		return fmt.Sprintf("capacity below min: the first level (%g %s) already failed", c.Min, c.Unit)

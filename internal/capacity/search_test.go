@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/record"
-	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -236,11 +236,11 @@ func dump(t *testing.T, s *Search) {
 	}
 }
 
-func rowsOf(margins map[float64]float64) []report.CapacityWindow {
-	var rows []report.CapacityWindow
+func rowsOf(margins map[float64]float64) []runrecord.CapacityWindow {
+	var rows []runrecord.CapacityWindow
 	for _, l := range []float64{4, 8, 6, 5} {
 		if m, ok := margins[l]; ok {
-			rows = append(rows, report.CapacityWindow{Level: l, Margin: m})
+			rows = append(rows, runrecord.CapacityWindow{Level: l, Margin: m})
 		}
 	}
 	return rows

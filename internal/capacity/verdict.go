@@ -7,20 +7,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // figureSketches are one client's (or every call's) distributions in a
 // window, ms.
 type figureSketches struct {
-	ttft, tpot, e2e *report.Sketch
+	ttft, tpot, e2e *sketch.Sketch
 	calls, failed   int
 	censored        int
 }
 
 func newFigureSketches() *figureSketches {
-	return &figureSketches{ttft: report.NewSketch(report.FineAlpha), tpot: report.NewSketch(report.FineAlpha),
-		e2e: report.NewSketch(report.FineAlpha)}
+	return &figureSketches{ttft: sketch.New(sketch.FineAlpha), tpot: sketch.New(sketch.FineAlpha),
+		e2e: sketch.New(sketch.FineAlpha)}
 }
 
 func (fs *figureSketches) add(j judgedCall) {
@@ -98,7 +99,7 @@ const minCalls = 8
 
 // judge turns a window into its row at time t. It returns the row and the
 // window's margin (clipped, for the isotonic fit).
-func (s *Search) judge(w *window, t time.Time, early string) report.CapacityWindow {
+func (s *Search) judge(w *window, t time.Time, early string) runrecord.CapacityWindow {
 	all, per := newFigureSketches(), map[string]*figureSketches{}
 	calls := w.calls(t)
 	var good, outTokens int64
@@ -115,10 +116,10 @@ func (s *Search) judge(w *window, t time.Time, early string) report.CapacityWind
 			outTokens += j.f.outTokens
 		}
 	}
-	row := report.CapacityWindow{Index: w.index, Phase: w.phase, Level: w.level, StartS: s.sec(w.start), EndS: s.sec(t),
+	row := runrecord.CapacityWindow{Index: w.index, Phase: w.phase, Level: w.level, StartS: s.sec(w.start), EndS: s.sec(t),
 		Extended: w.extensions > 0, Settled: true, Calls: all.calls, Failed: all.failed, Censored: all.censored,
 		TTFT: percentiles(all.ttft), TPOT: percentiles(all.tpot), E2E: percentiles(all.e2e),
-		Sketches: map[string]*report.Sketch{"ttft": all.ttft, "tpot": all.tpot, "e2e": all.e2e}}
+		Sketches: map[string]*sketch.Sketch{"ttft": all.ttft, "tpot": all.tpot, "e2e": all.e2e}}
 	from, until := w.measured(t)
 	if span := until.Sub(from).Seconds(); span > 0 && all.calls > 0 {
 		row.Throughput = ptr(float64(all.calls) / span)
@@ -132,7 +133,7 @@ func (s *Search) judge(w *window, t time.Time, early string) report.CapacityWind
 }
 
 // score fills the margins: every objective on its client's calls.
-func (s *Search) score(row *report.CapacityWindow, all *figureSketches, per map[string]*figureSketches) {
+func (s *Search) score(row *runrecord.CapacityWindow, all *figureSketches, per map[string]*figureSketches) {
 	row.Margin = math.Inf(-1)
 	for _, o := range s.cfg.Objectives {
 		fs := all
@@ -144,7 +145,7 @@ func (s *Search) score(row *report.CapacityWindow, all *figureSketches, per map[
 		}
 		// Not measured is not judged, except an E2E whose calls are all
 		// still running: they are the slow ones.
-		m := report.CapacityMargin{Objective: o.Text, Margin: -1}
+		m := runrecord.CapacityMargin{Objective: o.Text, Margin: -1}
 		if v := fs.observed(o); finite(v) {
 			m.Observed, m.Margin = ptr(v), o.margin(v)
 		} else if o.Figure == FigureE2E && fs.censored > 0 {
@@ -163,7 +164,7 @@ func (s *Search) score(row *report.CapacityWindow, all *figureSketches, per map[
 }
 
 // verdict decides pass or fail and says why.
-func (s *Search) verdict(row *report.CapacityWindow, w *window, t time.Time, early string, all *figureSketches) {
+func (s *Search) verdict(row *runrecord.CapacityWindow, w *window, t time.Time, early string, all *figureSketches) {
 	var broken []string
 	for _, m := range row.Margins {
 		if m.Margin > 0 {
@@ -196,8 +197,8 @@ func (s *Search) verdict(row *report.CapacityWindow, w *window, t time.Time, ear
 }
 
 // closest is the objective with the largest margin.
-func closest(ms []report.CapacityMargin) string {
-	sorted := append([]report.CapacityMargin(nil), ms...)
+func closest(ms []runrecord.CapacityMargin) string {
+	sorted := append([]runrecord.CapacityMargin(nil), ms...)
 	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].Margin > sorted[b].Margin })
 	if len(sorted) == 0 {
 		return ""
@@ -205,14 +206,14 @@ func closest(ms []report.CapacityMargin) string {
 	return sorted[0].Objective
 }
 
-func percentiles(sk *report.Sketch) report.CapacityPercentiles {
+func percentiles(sk *sketch.Sketch) runrecord.CapacityPercentiles {
 	q := func(p float64) *float64 {
 		if v := sk.Quantile(p); finite(v) {
 			return &v
 		}
 		return nil
 	}
-	return report.CapacityPercentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99)}
+	return runrecord.CapacityPercentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99)}
 }
 
 func ptr(v float64) *float64 { return &v }

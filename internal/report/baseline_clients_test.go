@@ -3,6 +3,9 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // twoClients is a run of clients a and b, each a synthetic service of its own.
@@ -28,7 +31,7 @@ func TestCompareSeveralClientsEachWithItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := LoadBaseline(b)
+	base, err := runrecord.LoadBaseline(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,16 +45,16 @@ func TestCompareSeveralClientsEachWithItself(t *testing.T) {
 	slower.queueMS = func(int) float64 { return 700 }
 	again := fast
 	again.seed = 3
-	c := Compare(NewRecord(twoClients(again, slower), nil, nil, nil), base)
+	c := compare.Records(NewRecord(twoClients(again, slower), nil, nil, nil), base)
 	seen := map[string]bool{}
 	for _, row := range c.Rows {
 		seen[row.Client] = true
 		if row.Metric != "ttft" || row.Stat != "p50" {
 			continue
 		}
-		want := VerdictSame
+		want := runrecord.VerdictSame
 		if row.Client == "b" {
-			want = VerdictWorse
+			want = runrecord.VerdictWorse
 		}
 		if row.Verdict != want {
 			t.Errorf("client %s, %s TTFT p50: %s, want %s", row.Client, row.Category, row.Verdict, want)

@@ -5,23 +5,26 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
-func recordOf(t *testing.T, s synth) *Record {
+func recordOf(t *testing.T, s synth) *runrecord.Record {
 	t.Helper()
 	r := s.collect()
 	b, err := MarshalRecord(r, Diagnose(r), nil, map[string]any{"k6": "v1.8.1", "seed": 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := LoadBaseline(b)
+	rec, err := runrecord.LoadBaseline(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rec
 }
 
-func verdicts(c *Comparison, metric, stat string) map[string]string {
+func verdicts(c *runrecord.Comparison, metric, stat string) map[string]string {
 	out := map[string]string{}
 	for _, row := range c.Rows {
 		if row.Metric == metric && row.Stat == stat {
@@ -34,12 +37,12 @@ func verdicts(c *Comparison, metric, stat string) map[string]string {
 func TestCompareSameServiceIsNoChange(t *testing.T) {
 	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 120}}})
 	cur := synth{seed: 2, stages: []synthStage{{16, 120}}}.collect() // same service, other noise
-	c := Compare(NewRecord(cur, nil, nil, nil), base)
+	c := compare.Records(NewRecord(cur, nil, nil, nil), base)
 	if len(c.Rows) == 0 {
 		t.Fatal("no rows")
 	}
 	for _, row := range c.Rows {
-		if row.Verdict != VerdictSame {
+		if row.Verdict != runrecord.VerdictSame {
 			t.Errorf("%s %s %s: %s (Δ %.1f%%, CI [%.1f, %.1f])", row.Category, row.Metric, row.Stat, row.Verdict,
 				100*row.DeltaPct, row.CILow, row.CIHigh)
 		}
@@ -52,14 +55,14 @@ func TestCompareSameServiceIsNoChange(t *testing.T) {
 func TestCompareDetectsRegressionAndImprovement(t *testing.T) {
 	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 120}}})
 	slower := synth{seed: 2, stages: []synthStage{{16, 120}}, queueMS: func(int) float64 { return 300 }}.collect()
-	for cat, v := range verdicts(Compare(NewRecord(slower, nil, nil, nil), base), "ttft", "p50") {
-		if v != VerdictWorse {
+	for cat, v := range verdicts(compare.Records(NewRecord(slower, nil, nil, nil), base), "ttft", "p50") {
+		if v != runrecord.VerdictWorse {
 			t.Errorf("%s: TTFT +300 ms judged %q", cat, v)
 		}
 	}
 	faster := synth{seed: 3, stages: []synthStage{{16, 120}}, tpsAt: func(int) float64 { return 80 }}.collect()
-	for cat, v := range verdicts(Compare(NewRecord(faster, nil, nil, nil), base), "tpot", "p50") {
-		if v != VerdictBetter {
+	for cat, v := range verdicts(compare.Records(NewRecord(faster, nil, nil, nil), base), "tpot", "p50") {
+		if v != runrecord.VerdictBetter {
 			t.Errorf("%s: decode 50→80 tok/s judged %q for TPOT", cat, v)
 		}
 	}
@@ -68,7 +71,7 @@ func TestCompareDetectsRegressionAndImprovement(t *testing.T) {
 func TestBootstrapIsDeterministic(t *testing.T) {
 	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 60}}})
 	cur := synth{seed: 2, stages: []synthStage{{16, 60}}}.collect()
-	a, b := Compare(NewRecord(cur, nil, nil, nil), base), Compare(NewRecord(cur, nil, nil, nil), base)
+	a, b := compare.Records(NewRecord(cur, nil, nil, nil), base), compare.Records(NewRecord(cur, nil, nil, nil), base)
 	for i := range a.Rows {
 		if a.Rows[i] != b.Rows[i] {
 			t.Fatalf("row %d differs between two comparisons: %+v vs %+v", i, a.Rows[i], b.Rows[i])
@@ -82,7 +85,7 @@ func TestRecordP95(t *testing.T) {
 	if !ok || p < 100*time.Millisecond || p > 2*time.Second {
 		t.Fatalf("short TTFT P95 = %v, %v", p, ok)
 	}
-	all, ok := rec.P95(AllCategories, "ttft")
+	all, ok := rec.P95(runrecord.AllCategories, "ttft")
 	if !ok || all < p {
 		t.Fatalf("all TTFT P95 %v should be at least the short one %v", all, p)
 	}
@@ -91,7 +94,7 @@ func TestRecordP95(t *testing.T) {
 			t.Errorf("P95(%q, %q) should be unknown", bad[0], bad[1])
 		}
 	}
-	var nilRec *Record
+	var nilRec *runrecord.Record
 	if _, ok := nilRec.P95("short", "ttft"); ok {
 		t.Error("nil record must have no P95")
 	}
@@ -120,7 +123,7 @@ func TestLoadBaselineRejectsBadInput(t *testing.T) {
 		"wrong type":  []byte(`{"format":1,"categories":{"a":{"requests":"x"}}}`),
 		"neg sample":  []byte(`{"format":1,"categories":{"a":{"samples":{"ttft":[-3]}}}}`),
 	} {
-		if _, err := LoadBaseline(data); err == nil {
+		if _, err := runrecord.LoadBaseline(data); err == nil {
 			t.Errorf("%s: accepted", name)
 		} else if !strings.HasPrefix(err.Error(), "report: ") {
 			t.Errorf("%s: unclear error %q", name, err)
@@ -134,14 +137,14 @@ func TestEmptyRunRecordsAndCompares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := LoadBaseline(b)
+	rec, err := runrecord.LoadBaseline(b)
 	if err != nil {
 		t.Fatalf("the record of an empty run must load: %v", err)
 	}
-	if _, ok := rec.P95(AllCategories, "ttft"); ok {
+	if _, ok := rec.P95(runrecord.AllCategories, "ttft"); ok {
 		t.Fatal("an empty run has no P95")
 	}
-	if c := Compare(NewRecord(r, nil, nil, nil), rec); c == nil || len(c.Rows) != 0 {
+	if c := compare.Records(NewRecord(r, nil, nil, nil), rec); c == nil || len(c.Rows) != 0 {
 		t.Fatalf("an empty run compares nothing: %+v", c)
 	}
 	if _, err := MarshalRecord(nil, nil, nil, nil); err == nil {

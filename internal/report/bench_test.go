@@ -1,13 +1,15 @@
 package report
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -112,12 +114,12 @@ func BenchmarkCompare(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	base, err := LoadBaseline(rec)
+	base, err := runrecord.LoadBaseline(rec)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for range b.N {
-		Compare(NewRecord(r, nil, nil, nil), base)
+		compare.Records(NewRecord(r, nil, nil, nil), base)
 	}
 }

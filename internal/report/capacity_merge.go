@@ -5,6 +5,9 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // MergeCapacity combines the capacity sections of several instances of one
@@ -21,8 +24,8 @@ import (
 // answer is the lowest of the instances' answers (a level some instance's
 // share failed at is not known to hold). Parts with no section merge to
 // nil; a section on some parts only is refused.
-func MergeCapacity(names []string, parts []*Capacity) (*Capacity, error) {
-	var have []*Capacity
+func MergeCapacity(names []string, parts []*runrecord.Capacity) (*runrecord.Capacity, error) {
+	var have []*runrecord.Capacity
 	for _, c := range parts {
 		if c != nil {
 			have = append(have, c)
@@ -43,7 +46,7 @@ func MergeCapacity(names []string, parts []*Capacity) (*Capacity, error) {
 	out := *have[0]
 	out.Segment, out.Windows, out.Instances, out.Disagreement = "", nil, nil, ""
 	for _, c := range have {
-		out.Instances = append(out.Instances, CapacityInstance{Segment: c.Segment, Outcome: c.Outcome,
+		out.Instances = append(out.Instances, runrecord.CapacityInstance{Segment: c.Segment, Outcome: c.Outcome,
 			Capacity: c.Capacity, Levels: capacityLevels(c)})
 	}
 	common, parted := commonWindows(have)
@@ -65,7 +68,7 @@ func MergeCapacity(names []string, parts []*Capacity) (*Capacity, error) {
 
 // capacitySearchDiff says how two sections' searches differ ("" when they
 // are the same search).
-func capacitySearchDiff(a, b *Capacity) string {
+func capacitySearchDiff(a, b *runrecord.Capacity) string {
 	switch {
 	case a.Model != b.Model:
 		return "model " + a.Model + " vs " + b.Model
@@ -81,7 +84,7 @@ func capacitySearchDiff(a, b *Capacity) string {
 	return ""
 }
 
-func capacityLevels(c *Capacity) []float64 {
+func capacityLevels(c *runrecord.Capacity) []float64 {
 	out := make([]float64, 0, len(c.Windows))
 	for _, w := range c.Windows {
 		out = append(out, w.Level)
@@ -92,7 +95,7 @@ func capacityLevels(c *Capacity) []float64 {
 // commonWindows counts the windows every instance ran at the same level,
 // and says where the staircases parted ("" when every instance ran the same
 // windows to the same verdicts).
-func commonWindows(cs []*Capacity) (common []int, parted string) {
+func commonWindows(cs []*runrecord.Capacity) (common []int, parted string) {
 	for i := 0; ; i++ {
 		var ran []string
 		ended, same := 0, true
@@ -120,7 +123,7 @@ func commonWindows(cs []*Capacity) (common []int, parted string) {
 
 // verdictSplit says how the instances' verdicts on one window differ (""
 // when they agree).
-func verdictSplit(cs []*Capacity, i int) string {
+func verdictSplit(cs []*runrecord.Capacity, i int) string {
 	var pass, fail []string
 	for _, c := range cs {
 		if c.Windows[i].Verdict == "pass" {
@@ -135,7 +138,7 @@ func verdictSplit(cs []*Capacity, i int) string {
 	return strings.Join(pass, ", ") + " passed it, " + strings.Join(fail, ", ") + " failed it"
 }
 
-func capacitySegment(c *Capacity) string {
+func capacitySegment(c *runrecord.Capacity) string {
 	if c.Segment == "" {
 		return "0:1"
 	}
@@ -144,7 +147,7 @@ func capacitySegment(c *Capacity) string {
 
 // lowestAnswer is the instance whose answer is lowest (below min lowest of
 // all).
-func lowestAnswer(cs []*Capacity) *Capacity {
+func lowestAnswer(cs []*runrecord.Capacity) *runrecord.Capacity {
 	low := cs[0]
 	for _, c := range cs[1:] {
 		switch {
@@ -157,10 +160,10 @@ func lowestAnswer(cs []*Capacity) *Capacity {
 }
 
 // mergeCapacityWindow is window i of the whole test from every instance's.
-func mergeCapacityWindow(objs []CapacityObjective, cs []*Capacity, i int) (CapacityWindow, error) {
+func mergeCapacityWindow(objs []runrecord.CapacityObjective, cs []*runrecord.Capacity, i int) (runrecord.CapacityWindow, error) {
 	first := cs[0].Windows[i]
-	w := CapacityWindow{Index: first.Index, Phase: first.Phase, Level: first.Level, StartS: first.StartS, EndS: first.EndS,
-		Verdict: "pass", Settled: true, Sketches: map[string]*Sketch{}}
+	w := runrecord.CapacityWindow{Index: first.Index, Phase: first.Phase, Level: first.Level, StartS: first.StartS, EndS: first.EndS,
+		Verdict: "pass", Settled: true, Sketches: map[string]*sketch.Sketch{}}
 	var reasons []string
 	var throughput, goodput, tokens []*float64
 	for _, c := range cs {
@@ -211,10 +214,10 @@ func mergeCapacityWindow(objs []CapacityObjective, cs []*Capacity, i int) (Capac
 // percentiles of every client's calls from the merged sketches, the error
 // rate from the summed counts. A window keeps only every client's sketches,
 // so an objective on one client's calls takes the worst instance's margin.
-func mergedMargins(w *CapacityWindow, objs []CapacityObjective, cs []*Capacity, i int) error {
+func mergedMargins(w *runrecord.CapacityWindow, objs []runrecord.CapacityObjective, cs []*runrecord.Capacity, i int) error {
 	w.Margin = math.Inf(-1)
 	for k, o := range objs {
-		m := CapacityMargin{Objective: o.Text, Margin: math.Inf(-1)}
+		m := runrecord.CapacityMargin{Objective: o.Text, Margin: math.Inf(-1)}
 		var v float64
 		switch {
 		case o.Client != "":
@@ -248,7 +251,7 @@ func mergedMargins(w *CapacityWindow, objs []CapacityObjective, cs []*Capacity, 
 	return nil
 }
 
-func maxInstanceMargin(cs []*Capacity, i int) float64 {
+func maxInstanceMargin(cs []*runrecord.Capacity, i int) float64 {
 	m := math.Inf(-1)
 	for _, c := range cs {
 		m = math.Max(m, c.Windows[i].Margin)
@@ -256,7 +259,7 @@ func maxInstanceMargin(cs []*Capacity, i int) float64 {
 	return m
 }
 
-func objectiveMargin(o CapacityObjective, observed float64) float64 {
+func objectiveMargin(o runrecord.CapacityObjective, observed float64) float64 {
 	if o.Limit == 0 {
 		if observed > 0 {
 			return 1
@@ -266,7 +269,7 @@ func objectiveMargin(o CapacityObjective, observed float64) float64 {
 	return observed/o.Limit - 1
 }
 
-func closestMargin(ms []CapacityMargin) string {
+func closestMargin(ms []runrecord.CapacityMargin) string {
 	best := ""
 	top := math.Inf(-1)
 	for _, m := range ms {
@@ -290,9 +293,9 @@ func sumKnown(vs []*float64) *float64 {
 	return &total
 }
 
-func sketchPercentiles(sk *Sketch) CapacityPercentiles {
+func sketchPercentiles(sk *sketch.Sketch) runrecord.CapacityPercentiles {
 	if sk == nil {
-		return CapacityPercentiles{}
+		return runrecord.CapacityPercentiles{}
 	}
 	q := func(p float64) *float64 {
 		if v := sk.Quantile(p); !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -300,5 +303,5 @@ func sketchPercentiles(sk *Sketch) CapacityPercentiles {
 		}
 		return nil
 	}
-	return CapacityPercentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99)}
+	return runrecord.CapacityPercentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99)}
 }

@@ -5,28 +5,31 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // capacityPart is one instance's section: windows at levels, each window's
 // TTFTs (ms) given, every call ok.
-func capacityPart(segment string, levels []float64, verdicts []string, ttfts [][]float64) *Capacity {
-	c := &Capacity{Model: "rate", Unit: "req/s", Min: 4, Max: 64, WindowS: 3, WarmupS: 0.6, Precision: 0.05, Share: 0.8,
-		Objectives: []CapacityObjective{{Text: "ttft p95<250ms", Figure: "ttft", Quantile: 0.95, Limit: 250},
+func capacityPart(segment string, levels []float64, verdicts []string, ttfts [][]float64) *runrecord.Capacity {
+	c := &runrecord.Capacity{Model: "rate", Unit: "req/s", Min: 4, Max: 64, WindowS: 3, WarmupS: 0.6, Precision: 0.05, Share: 0.8,
+		Objectives: []runrecord.CapacityObjective{{Text: "ttft p95<250ms", Figure: "ttft", Quantile: 0.95, Limit: 250},
 			{Text: "errors <1%", Figure: "errors", Limit: 0.01}},
 		Segment: segment}
 	last := math.NaN()
 	for i, lv := range levels {
-		sk := NewSketch(FineAlpha)
+		sk := sketch.New(sketch.FineAlpha)
 		for _, v := range ttfts[i] {
 			sk.Add(v)
 		}
 		p95 := sk.Quantile(0.95)
 		tp := float64(len(ttfts[i])) / 2
-		c.Windows = append(c.Windows, CapacityWindow{Index: i + 1, Level: lv, StartS: float64(3 * i), EndS: float64(3*i + 3),
+		c.Windows = append(c.Windows, runrecord.CapacityWindow{Index: i + 1, Level: lv, StartS: float64(3 * i), EndS: float64(3*i + 3),
 			Verdict: verdicts[i], Reason: verdicts[i] + " at " + segment, Settled: true, Calls: len(ttfts[i]),
-			Margin: p95/250 - 1, Margins: []CapacityMargin{{Objective: "ttft p95<250ms", Observed: &p95, Margin: p95/250 - 1},
+			Margin: p95/250 - 1, Margins: []runrecord.CapacityMargin{{Objective: "ttft p95<250ms", Observed: &p95, Margin: p95/250 - 1},
 				{Objective: "errors <1%", Margin: -1}},
-			TTFT: sketchPercentiles(sk), Throughput: &tp, Goodput: &tp, Sketches: map[string]*Sketch{"ttft": sk}})
+			TTFT: sketchPercentiles(sk), Throughput: &tp, Goodput: &tp, Sketches: map[string]*sketch.Sketch{"ttft": sk}})
 		if verdicts[i] == "pass" && !(lv < last) {
 			last = lv
 		}
@@ -40,7 +43,7 @@ func TestMergedCapacityReadsPercentilesFromTheMergedSketches(t *testing.T) {
 	a := [][]float64{{10, 20, 30, 40}, {50, 60, 70, 80}, {100, 200, 300, 400}}
 	b := [][]float64{{15, 25, 35, 900}, {55, 65, 75, 85}, {150, 250, 350, 450}}
 	got, err := MergeCapacity([]string{"a.json", "b.json"},
-		[]*Capacity{capacityPart("0:1/2", levels, verdicts, a), capacityPart("1/2:1", levels, verdicts, b)})
+		[]*runrecord.Capacity{capacityPart("0:1/2", levels, verdicts, a), capacityPart("1/2:1", levels, verdicts, b)})
 	require.NoError(t, err)
 	require.Empty(t, got.Disagreement)
 	require.Empty(t, got.Segment)
@@ -50,7 +53,7 @@ func TestMergedCapacityReadsPercentilesFromTheMergedSketches(t *testing.T) {
 	require.Equal(t, 8.0, *got.Capacity)
 	require.Len(t, got.Windows, 3)
 	for i, w := range got.Windows {
-		whole := NewSketch(FineAlpha)
+		whole := sketch.New(sketch.FineAlpha)
 		for _, v := range append(append([]float64(nil), a[i]...), b[i]...) {
 			whole.Add(v)
 		}
@@ -74,7 +77,7 @@ func TestMergedCapacitySaysWhereTheStaircasesParted(t *testing.T) {
 	calls := [][]float64{{10, 20}, {10, 20}, {10, 20}, {10, 20}}
 	a := capacityPart("0:1/2", []float64{4, 8, 16, 11.3}, []string{"pass", "pass", "fail", "pass"}, calls)
 	b := capacityPart("1/2:1", []float64{4, 8, 16, 22.6}, []string{"pass", "pass", "pass", "fail"}, calls)
-	got, err := MergeCapacity([]string{"a.json", "b.json"}, []*Capacity{a, b})
+	got, err := MergeCapacity([]string{"a.json", "b.json"}, []*runrecord.Capacity{a, b})
 	require.NoError(t, err)
 	require.Contains(t, got.Disagreement, "window 3 (level 16.0)")
 	require.Contains(t, got.Disagreement, "1/2:1 passed it, 0:1/2 failed it")
@@ -86,7 +89,7 @@ func TestMergedCapacitySaysWhereTheStaircasesParted(t *testing.T) {
 
 	// Levels that differ without a split verdict (one lengthened its window, say).
 	c := capacityPart("1/2:1", []float64{4, 8, 12}, []string{"pass", "pass", "pass"}, calls)
-	got, err = MergeCapacity([]string{"a.json", "c.json"}, []*Capacity{a, c})
+	got, err = MergeCapacity([]string{"a.json", "c.json"}, []*runrecord.Capacity{a, c})
 	require.NoError(t, err)
 	require.Contains(t, got.Disagreement, "window 3: 0:1/2 ran 16.0, 1/2:1 ran 12.0")
 	require.Len(t, got.Windows, 2)
@@ -97,11 +100,11 @@ func TestMergeCapacityRefusesOtherSearches(t *testing.T) {
 	a := capacityPart("0:1/2", []float64{4}, []string{"pass"}, calls)
 	b := capacityPart("1/2:1", []float64{4}, []string{"pass"}, calls)
 	b.Max = 128
-	_, err := MergeCapacity([]string{"a.json", "b.json"}, []*Capacity{a, b})
+	_, err := MergeCapacity([]string{"a.json", "b.json"}, []*runrecord.Capacity{a, b})
 	require.ErrorContains(t, err, "a.json and b.json ran different searches: range 4–64 vs 4–128")
-	_, err = MergeCapacity([]string{"a.json", "b.json"}, []*Capacity{a, nil})
+	_, err = MergeCapacity([]string{"a.json", "b.json"}, []*runrecord.Capacity{a, nil})
 	require.ErrorContains(t, err, "b.json has no capacity section")
-	got, err := MergeCapacity([]string{"a.json", "b.json"}, []*Capacity{nil, nil})
+	got, err := MergeCapacity([]string{"a.json", "b.json"}, []*runrecord.Capacity{nil, nil})
 	require.NoError(t, err)
 	require.Nil(t, got)
 }

@@ -1,9 +1,5 @@
 package report
 
-// The capacity search's section of the text and HTML reports: the answer in
-// one line, then every window the search ran, so a reader sees the staircase
-// that led to it and why each level passed or failed.
-
 import (
 	"bytes"
 	"cmp"
@@ -11,11 +7,17 @@ import (
 	"html"
 	"slices"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
+
+// The capacity search's section of the text and HTML reports: the answer in
+// one line, then every window the search ran, so a reader sees the staircase
+// that led to it and why each level passed or failed.
 
 // capacityAnswer is the section's headline: the level found (or why none
 // was), the bracket, the objective that bound it and the level to plan at.
-func capacityAnswer(c *Capacity) string {
+func capacityAnswer(c *runrecord.Capacity) string {
 	switch c.Outcome {
 	case "below_min":
 		return fmt.Sprintf("capacity below min: the lowest level, %s %s, already failed", fmtLevel(c.Min), c.Unit) + capacityBinding(c)
@@ -41,14 +43,14 @@ func capacityAnswer(c *Capacity) string {
 	return s + capacityBinding(c) + capacityPlan(c)
 }
 
-func capacityBinding(c *Capacity) string {
+func capacityBinding(c *runrecord.Capacity) string {
 	if c.Binding == "" {
 		return ""
 	}
 	return "; bound by " + c.Binding
 }
 
-func capacityPlan(c *Capacity) string {
+func capacityPlan(c *runrecord.Capacity) string {
 	if c.Recommended == nil {
 		return ""
 	}
@@ -93,7 +95,7 @@ var capacityColumns = []string{"#", "phase", "level", "verdict", "calls", "ttft 
 	"goodput/s", "out tok/s", "stopped", "why"}
 
 // cells is one window's row, in capacityColumns' order.
-func (w CapacityWindow) cells() []string {
+func capacityWindowCells(w runrecord.CapacityWindow) []string {
 	stopped := ""
 	if w.EarlyStopS != nil {
 		stopped = fmt.Sprintf("at %.0fs", *w.EarlyStopS)
@@ -107,7 +109,7 @@ func (w CapacityWindow) cells() []string {
 }
 
 // CapacityText is the text report's capacity section ("" without a search).
-func CapacityText(c *Capacity) string {
+func CapacityText(c *runrecord.Capacity) string {
 	if c == nil {
 		return ""
 	}
@@ -130,7 +132,7 @@ func CapacityText(c *Capacity) string {
 	}
 	rows := make([][]string, len(c.Windows))
 	for i, w := range c.Windows {
-		rows[i] = w.cells()
+		rows[i] = capacityWindowCells(w)
 	}
 	writeAlignedText(&b, capacityColumns, rows)
 	return b.String()
@@ -160,7 +162,7 @@ func writeAlignedText(b *strings.Builder, head []string, rows [][]string) {
 
 // writeCapacityHTML writes the section: the answer, level against TTFT p95
 // and against throughput with the capacity marked, and the windows' table.
-func writeCapacityHTML(b *bytes.Buffer, c *Capacity) {
+func writeCapacityHTML(b *bytes.Buffer, c *runrecord.Capacity) {
 	if c == nil {
 		return
 	}
@@ -178,7 +180,7 @@ func writeCapacityHTML(b *bytes.Buffer, c *Capacity) {
 	b.WriteString(`</div>`)
 	rows := make([][]string, len(c.Windows))
 	for i, w := range c.Windows {
-		rows[i] = w.cells()
+		rows[i] = capacityWindowCells(w)
 	}
 	writeTableHTML(b, "capacity", capacityColumns, rows)
 }
@@ -186,7 +188,7 @@ func writeCapacityHTML(b *bytes.Buffer, c *Capacity) {
 // capacityCharts plots each window's level against its TTFT p95 and its
 // throughput, passing and failing windows apart, with the capacity found
 // drawn as a dashed vertical line (the boundary's low side).
-func capacityCharts(c *Capacity) []chart {
+func capacityCharts(c *runrecord.Capacity) []chart {
 	var passTTFT, failTTFT, tokens, goodput []point
 	maxTTFT, maxRate := 0.0, 0.0
 	for _, w := range c.Windows {
@@ -234,7 +236,7 @@ func sortPoints(all ...[]point) {
 
 // capacityInstanceLine is one instance's answer in a merged record, with the
 // levels its windows ran.
-func capacityInstanceLine(in CapacityInstance, unit string) string {
+func capacityInstanceLine(in runrecord.CapacityInstance, unit string) string {
 	levels := make([]string, len(in.Levels))
 	for i, v := range in.Levels {
 		levels[i] = fmtLevel(v)

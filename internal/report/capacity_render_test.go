@@ -5,23 +5,26 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // searched is a found capacity of c req/s: windows at 1, 2, 4 passing, 8
 // failing early, then c confirmed.
-func searched(c float64, objectives ...string) *Capacity {
+func searched(c float64, objectives ...string) *runrecord.Capacity {
 	if len(objectives) == 0 {
 		objectives = []string{"ttft p95<2s"}
 	}
-	capacity := &Capacity{Model: "rate", Unit: "req/s", Min: 1, Max: 64, WindowS: 20, WarmupS: 5, Precision: 0.05, Share: 0.8,
+	capacity := &runrecord.Capacity{Model: "rate", Unit: "req/s", Min: 1, Max: 64, WindowS: 20, WarmupS: 5, Precision: 0.05, Share: 0.8,
 		Outcome: "found", Capacity: ptr(c), LastPass: ptr(c), FirstFail: ptr(c * 1.04), Binding: "ttft p95<2s",
 		Boundary: "smooth", Recommended: ptr(0.8 * c)}
 	for _, o := range objectives {
-		capacity.Objectives = append(capacity.Objectives, CapacityObjective{Text: o, Figure: "ttft", Quantile: 0.95, Limit: 2000})
+		capacity.Objectives = append(capacity.Objectives, runrecord.CapacityObjective{Text: o, Figure: "ttft", Quantile: 0.95, Limit: 2000})
 	}
 	for i, lv := range []float64{1, 2, 4, 8, c} {
-		w := CapacityWindow{Index: i + 1, Phase: "bracket", Level: lv, Verdict: "pass", Reason: "closest: ttft p95 at 40 %", Settled: true,
-			Calls: int(lv * 15), TTFT: CapacityPercentiles{P95: ptr(200 * lv)}, OutputTokensSec: ptr(50 * lv), Goodput: ptr(lv)}
+		w := runrecord.CapacityWindow{Index: i + 1, Phase: "bracket", Level: lv, Verdict: "pass", Reason: "closest: ttft p95 at 40 %", Settled: true,
+			Calls: int(lv * 15), TTFT: runrecord.CapacityPercentiles{P95: ptr(200 * lv)}, OutputTokensSec: ptr(50 * lv), Goodput: ptr(lv)}
 		if lv == 8 {
 			w.Verdict, w.Reason, w.EarlyStopS, w.Failed = "fail", "over-saturated: TTFT rising with calls in flight", ptr(9.0), 2
 			w.TTFT.P95 = ptr(6000.0)
@@ -51,7 +54,7 @@ func TestCapacitySection(t *testing.T) {
 	require.Contains(t, page, `id="capacity-throughput"`)
 	require.Contains(t, page, "capacity 6.20", "the capacity is marked on the charts")
 	var rec struct {
-		Capacity *Capacity `json:"capacity"`
+		Capacity *runrecord.Capacity `json:"capacity"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &rec))
 	require.NotNil(t, rec.Capacity)
@@ -64,9 +67,9 @@ func TestCapacitySection(t *testing.T) {
 }
 
 func TestCapacityOutcomesRead(t *testing.T) {
-	below := &Capacity{Unit: "req/s", Min: 2, Outcome: "below_min", Binding: "e2e p99<30s"}
+	below := &runrecord.Capacity{Unit: "req/s", Min: 2, Outcome: "below_min", Binding: "e2e p99<30s"}
 	require.Equal(t, "capacity below min: the lowest level, 2.00 req/s, already failed; bound by e2e p99<30s", capacityAnswer(below))
-	above := &Capacity{Unit: "in flight", Max: 256, Share: 0.8, Outcome: "above_max", Capacity: ptr(256.0), Recommended: ptr(204.0)}
+	above := &runrecord.Capacity{Unit: "in flight", Max: 256, Share: 0.8, Outcome: "above_max", Capacity: ptr(256.0), Recommended: ptr(204.0)}
 	require.Equal(t, "capacity above max: the highest level, 256 in flight, passed every objective; plan production at 204 in flight (80.0% of it)",
 		capacityAnswer(above))
 }
@@ -75,20 +78,20 @@ func TestCapacityOutcomesRead(t *testing.T) {
 // capacity_dropped; within them it is the same; other objectives are not
 // compared; an unfinished or topped-out search is never a drop.
 func TestCapacityAgainstTheBaseline(t *testing.T) {
-	ch := compareCapacity(searched(5), searched(6.2))
-	require.Equal(t, VerdictWorse, ch.Verdict)
+	ch := compare.Capacity(searched(5), searched(6.2))
+	require.Equal(t, runrecord.VerdictWorse, ch.Verdict)
 	require.InDelta(t, -0.194, *ch.DeltaPct, 0.001)
-	require.Equal(t, VerdictSame, compareCapacity(searched(6), searched(6.2)).Verdict, "3 % is within 5 % + 5 %")
-	require.Equal(t, VerdictBetter, compareCapacity(searched(8), searched(6.2)).Verdict)
-	other := compareCapacity(searched(3, "ttft p95<1s"), searched(6.2))
-	require.Equal(t, VerdictSame, other.Verdict)
+	require.Equal(t, runrecord.VerdictSame, compare.Capacity(searched(6), searched(6.2)).Verdict, "3 % is within 5 % + 5 %")
+	require.Equal(t, runrecord.VerdictBetter, compare.Capacity(searched(8), searched(6.2)).Verdict)
+	other := compare.Capacity(searched(3, "ttft p95<1s"), searched(6.2))
+	require.Equal(t, runrecord.VerdictSame, other.Verdict)
 	require.Contains(t, other.Note, "different objectives")
 	unfinished := searched(3)
 	unfinished.Outcome = "unfinished"
-	require.Equal(t, VerdictSame, compareCapacity(unfinished, searched(6.2)).Verdict, "a lower bound is not a drop")
-	require.Equal(t, VerdictWorse, compareCapacity(&Capacity{Model: "rate", Outcome: "below_min", Precision: 0.05,
+	require.Equal(t, runrecord.VerdictSame, compare.Capacity(unfinished, searched(6.2)).Verdict, "a lower bound is not a drop")
+	require.Equal(t, runrecord.VerdictWorse, compare.Capacity(&runrecord.Capacity{Model: "rate", Outcome: "below_min", Precision: 0.05,
 		Objectives: searched(1).Objectives}, searched(6.2)).Verdict)
-	require.Nil(t, compareCapacity(nil, searched(6.2)))
+	require.Nil(t, compare.Capacity(nil, searched(6.2)))
 
 	base := runOf(call(t0, "", 100))
 	base.SetCapacity(searched(6.2))
@@ -103,9 +106,9 @@ func TestCapacityAgainstTheBaseline(t *testing.T) {
 	require.Contains(t, string(htmlDoc), `id="capacity-comparison"`)
 	var rec struct {
 		Comparison struct {
-			Capacity *CapacityChange `json:"capacity"`
+			Capacity *runrecord.CapacityChange `json:"capacity"`
 		} `json:"comparison"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &rec))
-	require.Equal(t, VerdictWorse, rec.Comparison.Capacity.Verdict)
+	require.Equal(t, runrecord.VerdictWorse, rec.Comparison.Capacity.Verdict)
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -115,7 +117,7 @@ func (p *part) clone() *part {
 // taken: the sketches merged into the group and the timeline, and the exact
 // burst statistics.
 type gapScratch struct {
-	fine, coarse         *Sketch
+	fine, coarse         *sketch.Sketch
 	n, burstGaps, bursts uint64
 	longest              float64
 }
@@ -145,8 +147,8 @@ func (gs *gapScratch) summarise(gaps stream.Gaps) bool {
 }
 
 func (gs *gapScratch) reset() {
-	gs.fine.reset()
-	gs.coarse.reset()
+	gs.fine.Reset()
+	gs.coarse.Reset()
 	gs.n, gs.burstGaps, gs.bursts, gs.longest = 0, 0, 0, 0
 }
 
@@ -161,7 +163,7 @@ func NewCollector(opt Options) *Collector {
 		pairs:   newPairer(),
 	}
 	c.scratch.New = func() any {
-		return &gapScratch{fine: NewSketch(FineAlpha), coarse: NewSketch(CoarseAlpha)}
+		return &gapScratch{fine: sketch.New(sketch.FineAlpha), coarse: sketch.New(sketch.CoarseAlpha)}
 	}
 	return c
 }
@@ -372,15 +374,15 @@ type Run struct {
 	First, Last time.Time
 	Timeline    *Timeline
 	// Excluded is what the collector left out (warm-up, scenarios, tags, setup/teardown).
-	Excluded Exclusions
+	Excluded runrecord.Exclusions
 	// Dispatch is what the test offered and did not send on time (nil when
 	// the binding had nothing to say): schedules and k6's dropped iterations.
-	Dispatch *Dispatch
+	Dispatch *runrecord.Dispatch
 	// droppedCredits are the schedules' credits never sent, counted as
 	// failed calls (SetDispatch); 0 in a client's view of several.
 	droppedCredits uint64
 	// Capacity is a capacity search's answer (nil without a search).
-	Capacity *Capacity
+	Capacity *runrecord.Capacity
 	// Retrieval and Images are the sections beside the chat figures
 	// (sections.go): the embed and rerank calls, and TTFT by the prompt's
 	// images. Nil until the binding sets them.
@@ -394,7 +396,7 @@ type Run struct {
 	jobLevels map[int][]*JobGroup
 	parts     map[string]*Run // each client alone, when the run had several
 	client    string          // the client of this view ("" for a whole run)
-	pairs     []PairedComparison
+	pairs     []runrecord.PairedComparison
 }
 
 // SetMinStage changes how long a load level must hold to be a stage (the
@@ -455,7 +457,7 @@ func (r *Run) distinct(field func(groupKey) string) []string {
 func (r *Run) Category(name string) *Group {
 	g := newGroup()
 	for k, v := range r.groups {
-		if name == AllCategories || k.Category == name {
+		if name == runrecord.AllCategories || k.Category == name {
 			g.merge(v)
 		}
 	}
@@ -465,7 +467,7 @@ func (r *Run) Category(name string) *Group {
 
 // Samples returns the reservoir of a category (AllCategories: every category's, concatenated).
 func (r *Run) Samples(category string) []Sample {
-	if category != AllCategories {
+	if category != runrecord.AllCategories {
 		return r.samples[category]
 	}
 	var all []Sample

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
-	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // Exclude says which calls stay out of the report: a warm-up window, whole
@@ -32,18 +32,6 @@ const (
 	PhaseSetup    = "setup"
 	PhaseTeardown = "teardown"
 )
-
-// Exclusions is what the report left out: the rules in force, and how many
-// calls each rule took out.
-type Exclusions struct {
-	Warmup       string            `json:"warmup,omitempty"`
-	Scenarios    []string          `json:"scenarios,omitempty"`
-	Tags         map[string]string `json:"tags,omitempty"`
-	SetupKept    bool              `json:"setup_teardown_kept,omitempty"`
-	Calls        uint64            `json:"calls"`
-	ByReason     map[string]uint64 `json:"by_reason,omitempty"`
-	IncludedFrom time.Time         `json:"included_from,omitzero"` // end of the warm-up window
-}
 
 // validate names the first option that cannot be applied.
 func (e Exclude) validate() error {
@@ -128,10 +116,10 @@ func (x *excluder) leaveOut(o *Observation) bool {
 	return r != ""
 }
 
-func (x *excluder) snapshot() Exclusions { return x.snapshotOf(x.counts) }
+func (x *excluder) snapshot() runrecord.Exclusions { return x.snapshotOf(x.counts) }
 
 // clientSnapshot is the rules with one client's counts.
-func (x *excluder) clientSnapshot(name string) Exclusions {
+func (x *excluder) clientSnapshot(name string) runrecord.Exclusions {
 	counts := x.byClient[name]
 	if counts == nil {
 		counts = map[string]uint64{}
@@ -139,8 +127,8 @@ func (x *excluder) clientSnapshot(name string) Exclusions {
 	return x.snapshotOf(counts)
 }
 
-func (x *excluder) snapshotOf(counts map[string]uint64) Exclusions {
-	e := Exclusions{Scenarios: x.rules.Scenarios, Tags: maps.Clone(x.rules.Tags), SetupKept: x.rules.KeepSetup,
+func (x *excluder) snapshotOf(counts map[string]uint64) runrecord.Exclusions {
+	e := runrecord.Exclusions{Scenarios: x.rules.Scenarios, Tags: maps.Clone(x.rules.Tags), SetupKept: x.rules.KeepSetup,
 		ByReason: maps.Clone(counts)}
 	if x.rules.Warmup > 0 {
 		e.Warmup = x.rules.Warmup.String()
@@ -152,24 +140,4 @@ func (x *excluder) snapshotOf(counts map[string]uint64) Exclusions {
 		e.Calls += n
 	}
 	return e
-}
-
-// Summary is one line for the text report ("" when nothing was left out).
-func (e Exclusions) Summary() string {
-	if e.Calls == 0 && e.Warmup == "" && len(e.Scenarios) == 0 && len(e.Tags) == 0 {
-		return ""
-	}
-	reasons := make([]string, 0, len(e.ByReason))
-	for r, n := range e.ByReason {
-		label := r
-		if r == "warm-up window" {
-			label = "warm-up window " + e.Warmup
-		}
-		reasons = append(reasons, fmt.Sprintf("%s: %d", label, n))
-	}
-	sort.Strings(reasons)
-	if len(reasons) == 0 {
-		reasons = append(reasons, "no call matched the rules")
-	}
-	return fmt.Sprintf("left out of this report: %d calls (%s)", e.Calls, strings.Join(reasons, ", "))
 }

@@ -2,10 +2,12 @@ package report
 
 import (
 	"encoding/json"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 func call(start time.Time, scenario string, ttftMS float64) *Observation {
@@ -57,11 +59,11 @@ func TestWarmupScenarioTagsAndSetupAreLeftOut(t *testing.T) {
 	add(o)
 
 	run := c.Snapshot()
-	all := run.Category(AllCategories)
+	all := run.Category(runrecord.AllCategories)
 	if int(all.Requests) != kept {
 		t.Fatalf("%d calls in the report, want the %d measured ones", all.Requests, kept)
 	}
-	if p99 := all.S(MetricTTFT).Quantile(0.99); p99 > 110 {
+	if p99 := all.S(runrecord.MetricTTFT).Quantile(0.99); p99 > 110 {
 		t.Fatalf("TTFT P99 %v: a left-out call reached the figures", p99)
 	}
 	ex := run.Excluded
@@ -82,7 +84,7 @@ func TestWarmupScenarioTagsAndSetupAreLeftOut(t *testing.T) {
 		t.Errorf("text does not say what was left out:\n%s", text)
 	}
 	var back struct {
-		Excluded *Exclusions `json:"excluded"`
+		Excluded *runrecord.Exclusions `json:"excluded"`
 	}
 	if err := json.Unmarshal(rec, &back); err != nil || back.Excluded == nil || back.Excluded.Calls != 204 ||
 		back.Excluded.Warmup != "10s" || back.Excluded.Scenarios[0] != "warmup" {
@@ -95,7 +97,7 @@ func TestSetupCallsCanBeKept(t *testing.T) {
 	o := call(t0, "", 100)
 	o.Phase = PhaseSetup
 	c.Add(o)
-	if run := c.Snapshot(); run.Category(AllCategories).Requests != 1 || run.Excluded.Summary() != "" {
+	if run := c.Snapshot(); run.Category(runrecord.AllCategories).Requests != 1 || run.Excluded.Summary() != "" {
 		t.Fatalf("setup call not kept: %+v", run.Excluded)
 	}
 }
@@ -105,7 +107,7 @@ func TestWarmupWithoutTestStartCountsFromTheFirstCall(t *testing.T) {
 	for i := range 10 {
 		c.Add(call(t0.Add(time.Duration(i)*time.Second), "default", 100))
 	}
-	if n := c.Snapshot().Category(AllCategories).Requests; n != 5 {
+	if n := c.Snapshot().Category(runrecord.AllCategories).Requests; n != 5 {
 		t.Fatalf("%d calls kept, want the 5 after the first 5 s", n)
 	}
 }

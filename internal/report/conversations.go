@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // maxTurnRow is the last turn with a row of its own (later turns share it).
@@ -43,14 +45,14 @@ type TurnGroup struct {
 	Turn  int    // maxTurnRow stands for that turn and later ones
 	Cache string // hit, miss or unknown (the server reported no cached count)
 	Calls uint64
-	TTFT  *Sketch
+	TTFT  *sketch.Sketch
 }
 
 // JobGroup is the jobs of one kind and category.
 type JobGroup struct {
 	Kind, Category     string
 	Jobs, Failed       uint64
-	Duration           *Sketch
+	Duration           *sketch.Sketch
 	Model, Think, Tool time.Duration // sums
 	Turns, Steps       uint64
 	TokensOut          int64
@@ -77,7 +79,7 @@ func (c *ConversationCollector) Add(o *Observation) {
 	}
 	g := c.turns[key]
 	if g == nil {
-		g = &TurnGroup{Turn: key.Turn, Cache: key.Cache, TTFT: NewSketch(FineAlpha)}
+		g = &TurnGroup{Turn: key.Turn, Cache: key.Cache, TTFT: sketch.New(sketch.FineAlpha)}
 		c.turns[key] = g
 	}
 	g.Calls++
@@ -107,7 +109,7 @@ func (c *ConversationCollector) AddJob(j *record.Job) {
 }
 
 func newJobGroup(k jobKey) *JobGroup {
-	return &JobGroup{Kind: k.Kind, Category: k.Category, Duration: NewSketch(FineAlpha)}
+	return &JobGroup{Kind: k.Kind, Category: k.Category, Duration: sketch.New(sketch.FineAlpha)}
 }
 
 // add counts one job into the group.
@@ -253,57 +255,24 @@ func writeConversationsHTML(b *bytes.Buffer, turns []*TurnGroup, jobs []*JobGrou
 	writeJobStagesHTML(b, stages, stageNote)
 }
 
-// ConversationRecord is the section in the run record.
-type ConversationRecord struct {
-	Turns []TurnRecord `json:"turns,omitempty"`
-	Jobs  []JobRecord  `json:"jobs,omitempty"`
-	// Stages are the jobs by the load stage their first call was sent in
-	// (jobs_stages.go); StageNote says why a merged record has none.
-	Stages    []JobStageRecord `json:"stages,omitempty"`
-	StageNote string           `json:"stage_note,omitempty"`
-}
-
-// TurnRecord is one turn group in the run record.
-type TurnRecord struct {
-	Turn  int           `json:"turn"` // the last row holds that turn and later ones
-	Cache string        `json:"cache"`
-	Calls uint64        `json:"calls"`
-	TTFT  *MetricRecord `json:"ttft"`
-}
-
-// JobRecord is one job group in the run record (times in ms, means per job).
-type JobRecord struct {
-	Kind      string        `json:"kind"`
-	Category  string        `json:"category"`
-	Jobs      uint64        `json:"jobs"`
-	Failed    uint64        `json:"failed"`
-	Duration  *MetricRecord `json:"duration"`
-	ModelMean float64       `json:"model_mean"`
-	ThinkMean float64       `json:"think_mean"`
-	ToolMean  float64       `json:"tool_mean"`
-	TurnsMean float64       `json:"turns_mean"`
-	StepsMean float64       `json:"steps_mean"`
-	TokensOut int64         `json:"tokens_out"`
-}
-
-func conversationRecord(turns []*TurnGroup, jobs []*JobGroup, stages []JobStage, stageNote string) *ConversationRecord {
+func conversationRecord(turns []*TurnGroup, jobs []*JobGroup, stages []JobStage, stageNote string) *runrecord.ConversationRecord {
 	if len(turns) == 0 && len(jobs) == 0 {
 		return nil
 	}
-	out := &ConversationRecord{Jobs: jobRecords(jobs), Stages: jobStageRecords(stages), StageNote: stageNote}
+	out := &runrecord.ConversationRecord{Jobs: jobRecords(jobs), Stages: jobStageRecords(stages), StageNote: stageNote}
 	for _, g := range turns {
-		out.Turns = append(out.Turns, TurnRecord{Turn: g.Turn, Cache: g.Cache, Calls: g.Calls, TTFT: metricRecord(g.TTFT)})
+		out.Turns = append(out.Turns, runrecord.TurnRecord{Turn: g.Turn, Cache: g.Cache, Calls: g.Calls, TTFT: metricRecord(g.TTFT)})
 	}
 	return out
 }
 
 // jobRecords are job groups in the record: sums become means per job.
-func jobRecords(jobs []*JobGroup) []JobRecord {
-	out := make([]JobRecord, 0, len(jobs))
+func jobRecords(jobs []*JobGroup) []runrecord.JobRecord {
+	out := make([]runrecord.JobRecord, 0, len(jobs))
 	for _, g := range jobs {
 		n := float64(g.Jobs)
 		mean := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / n }
-		out = append(out, JobRecord{Kind: g.Kind, Category: g.Category, Jobs: g.Jobs, Failed: g.Failed,
+		out = append(out, runrecord.JobRecord{Kind: g.Kind, Category: g.Category, Jobs: g.Jobs, Failed: g.Failed,
 			Duration: metricRecord(g.Duration), ModelMean: mean(g.Model), ThinkMean: mean(g.Think), ToolMean: mean(g.Tool),
 			TurnsMean: float64(g.Turns) / n, StepsMean: float64(g.Steps) / n, TokensOut: g.TokensOut})
 	}
@@ -311,7 +280,7 @@ func jobRecords(jobs []*JobGroup) []JobRecord {
 }
 
 // jobGroupsOf turns job records back into groups: the means become sums again.
-func jobGroupsOf(recs []JobRecord) []*JobGroup {
+func jobGroupsOf(recs []runrecord.JobRecord) []*JobGroup {
 	out := make([]*JobGroup, 0, len(recs))
 	for _, j := range recs {
 		n := float64(j.Jobs)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -51,8 +52,8 @@ func TestConversationSection(t *testing.T) {
 	require.Contains(t, string(htmlDoc), `<table id="jobs">`)
 	var rec struct {
 		Conversations struct {
-			Turns []TurnRecord `json:"turns"`
-			Jobs  []JobRecord  `json:"jobs"`
+			Turns []runrecord.TurnRecord `json:"turns"`
+			Jobs  []runrecord.JobRecord  `json:"jobs"`
 		} `json:"conversations"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &rec))

@@ -1,13 +1,14 @@
 package report
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/config"
 	"math"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -37,7 +38,7 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 		Category: "short",
 	}) // a client without prices
 	run := c.Snapshot()
-	short, long, all := run.Category("short").Cost, run.Category("long").Cost, run.Category(AllCategories).Cost
+	short, long, all := run.Category("short").Cost, run.Category("long").Cost, run.Category(runrecord.AllCategories).Cost
 	if short.Calls != 20 || long.Calls != 20 || all.Calls != 40 {
 		t.Fatalf("priced calls: short %d long %d all %d", short.Calls, long.Calls, all.Calls)
 	}
@@ -67,11 +68,11 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 		t.Fatal("no cost table in the HTML report")
 	}
 	rec := NewRecord(run, nil, nil, nil)
-	if cr := rec.Categories[AllCategories].Cost; cr == nil || cr.Calls != 40 || math.Abs(cr.Per1000Calls-5.5) > 1e-9 {
+	if cr := rec.Categories[runrecord.AllCategories].Cost; cr == nil || cr.Calls != 40 || math.Abs(cr.Per1000Calls-5.5) > 1e-9 {
 		t.Fatalf("record cost: %+v", cr)
 	}
 	// Two instances' costs add up (what Merge does per category).
-	sum := rec.Categories["long"].Cost.merge(rec.Categories["short"].Cost)
+	sum := rec.Categories["long"].Cost.Merge(rec.Categories["short"].Cost)
 	if sum.Calls != 40 || math.Abs(sum.Total-0.22) > 1e-9 || math.Abs(sum.Per1000Calls-5.5) > 1e-9 {
 		t.Fatalf("merged cost: %+v", sum)
 	}
@@ -87,7 +88,7 @@ func TestCostWithoutPricesStaysOutOfTheReport(t *testing.T) {
 	if strings.Contains(RenderText(run, nil, nil), "per 1000 calls") {
 		t.Fatal("a cost table without prices")
 	}
-	if NewRecord(run, nil, nil, nil).Categories[AllCategories].Cost != nil {
+	if NewRecord(run, nil, nil, nil).Categories[runrecord.AllCategories].Cost != nil {
 		t.Fatal("a cost record without prices")
 	}
 }
@@ -112,7 +113,7 @@ func TestUnsampledGapsAreSaid(t *testing.T) {
 	if text := RenderText(run, nil, nil); !strings.Contains(text, "left out 30 of 40 gaps") {
 		t.Fatalf("no word of the unsampled gaps:\n%s", text)
 	}
-	if n := NewRecord(run, nil, nil, nil).Categories[AllCategories].GapsUnsampled; n != 30 {
+	if n := NewRecord(run, nil, nil, nil).Categories[runrecord.AllCategories].GapsUnsampled; n != 30 {
 		t.Fatalf("record: %d unsampled gaps, want 30", n)
 	}
 }

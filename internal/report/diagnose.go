@@ -5,20 +5,10 @@ import (
 	"math"
 	"sort"
 	"time"
-)
 
-// Finding is one diagnosis: a stable id, the numbers that support it and what
-// to do next. Values repeats the key numbers for machines (the JSON record).
-type Finding struct {
-	ID       string             `json:"id"`
-	Title    string             `json:"title"`
-	Severity string             `json:"severity"` // "warning": results or service need attention; "info": how to read them
-	Evidence []string           `json:"evidence"`
-	Advice   string             `json:"advice"`
-	Values   map[string]float64 `json:"values,omitempty"`
-	// Client is the client the finding is about when the run had several.
-	Client string `json:"client,omitempty"`
-}
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
+)
 
 // The thresholds of the rules. They are deliberately coarse: a rule speaks
 // only when the effect is large against sampling noise, so a healthy run stays
@@ -100,35 +90,27 @@ const (
 // Diagnose applies every rule to a run. A healthy run gets none. When the run
 // had several clients every rule reads each client alone: two services mixed
 // in one distribution would look like neither.
-func Diagnose(r *Run) []Finding {
+func Diagnose(r *Run) []runrecord.Finding {
 	if r == nil {
 		return nil
 	}
 	if !r.PerClient() {
 		return diagnoseOne(r)
 	}
-	var out []Finding
+	var out []runrecord.Finding
 	for _, name := range r.Clients() {
 		for _, f := range diagnoseOne(r.Client(name)) {
 			f.Client = name
-			f.Title = clientLabel(name) + ": " + f.Title
+			f.Title = runrecord.ClientLabel(name) + ": " + f.Title
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// clientLabel names a client in the report ("(unnamed)" for a Client without a name).
-func clientLabel(name string) string {
-	if name == "" {
-		return "(unnamed)"
-	}
-	return name
-}
-
-func diagnoseOne(r *Run) []Finding {
-	var out []Finding
-	for _, rule := range []func(*Run) []Finding{
+func diagnoseOne(r *Run) []runrecord.Finding {
+	var out []runrecord.Finding
+	for _, rule := range []func(*Run) []runrecord.Finding{
 		ruleAllFailed, ruleLoadShape, ruleKnee, ruleNetwork, ruleGatewayBuffering, ruleClientBound, ruleGeneratorBehind,
 		ruleCacheBusted, ruleHeadOfLine, ruleStalls, ruleLengthVariance, ruleDrift, ruleFinishOmitted,
 	} {
@@ -144,18 +126,18 @@ func diagnoseOne(r *Run) []Finding {
 // explains the cause and how to test for it (the guide keeps an anchor per id).
 func guideLink(id string) string { return "See docs/guide.md#" + id }
 
-func q50(s *Sketch) float64 { return s.Quantile(0.5) }
+func q50(s *sketch.Sketch) float64 { return s.Quantile(0.5) }
 
 // ruleNetwork flags TTFT dominated by what happens before the server answers.
-func ruleNetwork(r *Run) []Finding {
-	all := r.Category(AllCategories)
-	share := all.S(MetricNetworkShare)
+func ruleNetwork(r *Run) []runrecord.Finding {
+	all := r.Category(runrecord.AllCategories)
+	share := all.S(runrecord.MetricNetworkShare)
 	if share.Count() < minSamples {
 		return nil
 	}
 	med := q50(share)
 	conn := ratio(all.ConnectSumMS, all.ConnectTTFTSumMS)
-	if !(med >= networkShareMedian || conn >= connectShare) || q50(all.S(MetricTTFT)) < networkMinTTFTMS {
+	if !(med >= networkShareMedian || conn >= connectShare) || q50(all.S(runrecord.MetricTTFT)) < networkMinTTFTMS {
 		return nil
 	}
 	reuse := ratio(float64(all.ReusedConns), float64(all.ReusedConns+all.NewConns))
@@ -165,12 +147,12 @@ func ruleNetwork(r *Run) []Finding {
 		advice = "Connection set-up (dial + TLS) is a large part of TTFT: make sure connections are reused " +
 			"(keep-alive, a connection pool, HTTP/2) and that nothing closes them between calls."
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "network_heavy", Title: "Network-heavy: much of TTFT passes before the server answers", Severity: "warning",
 		Evidence: []string{
 			fmt.Sprintf("median share of TTFT before response headers / connection set-up: %s (P90 %s)", fmtPct(med), fmtPct(share.Quantile(0.9))),
 			fmt.Sprintf("connection set-up is %s of all TTFT; %s of calls reused a connection; connect P50 %s",
-				fmtPct(conn), fmtPct(reuse), fmtMS(q50(all.S(MetricConnect)))),
+				fmtPct(conn), fmtPct(reuse), fmtMS(q50(all.S(runrecord.MetricConnect)))),
 		},
 		Advice: advice,
 		Values: map[string]float64{"network_share_p50": med, "connect_share": conn, "reuse_rate": reuse},
@@ -179,9 +161,9 @@ func ruleNetwork(r *Run) []Finding {
 
 // ruleGatewayBuffering looks for the pattern of a buffering hop: bursts of events with
 // almost no gap, separated by regular long pauses.
-func ruleGatewayBuffering(r *Run) []Finding {
-	all := r.Category(AllCategories)
-	gaps := all.S(MetricGap)
+func ruleGatewayBuffering(r *Run) []runrecord.Finding {
+	all := r.Category(runrecord.AllCategories)
+	gaps := all.S(runrecord.MetricGap)
 	if all.GapCount < minGapsForBuffer || gaps.Count() < minGapsForBuffer {
 		return nil
 	}
@@ -198,7 +180,7 @@ func ruleGatewayBuffering(r *Run) []Finding {
 		return nil
 	}
 	perBurst := ratio(float64(all.BurstGaps+all.Bursts), float64(all.Bursts))
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "gateway_buffering", Title: "Gateway buffering: tokens arrive in bursts at a regular rhythm", Severity: "warning",
 		Evidence: []string{
 			fmt.Sprintf("%s of %d inter-token gaps are under %s (events delivered together), %.1f events per burst on average",
@@ -222,24 +204,24 @@ func LateTTFTsBound(late, judged uint64) bool {
 }
 
 // ruleClientBound warns when the load generator itself is the bottleneck.
-func ruleClientBound(r *Run) []Finding {
-	all := r.Category(AllCategories)
+func ruleClientBound(r *Run) []runrecord.Finding {
+	all := r.Category(runrecord.AllCategories)
 	var ev []string
 	vals := map[string]float64{}
-	if all.S(MetricClientParse).Count() >= minSamples {
+	if all.S(runrecord.MetricClientParse).Count() >= minSamples {
 		if sh := ratio(all.ParseSumMS, all.ParseE2ESumMS); sh >= clientParseShare {
 			ev = append(ev, fmt.Sprintf("the client spent %s of end-to-end time parsing the streams (limit %s)", fmtPct(sh), fmtPct(clientParseShare)))
 			vals["parse_share"] = sh
 		}
 	}
-	if lag := all.S(MetricEventLag); lag.Count() >= minSamples {
+	if lag := all.S(runrecord.MetricEventLag); lag.Count() >= minSamples {
 		p50, p95 := q50(lag), lag.Quantile(0.95)
 		if p95 >= eventLagP95MS || p50 >= eventLagP50MS {
 			ev = append(ev, fmt.Sprintf("JavaScript event callbacks ran late: P50 %s, P95 %s after the bytes arrived", fmtMS(p50), fmtMS(p95)))
 			vals["event_lag_p95_ms"] = p95
 		}
 	}
-	if lag := all.S(MetricClientLag); lag.Count() >= minSamples {
+	if lag := all.S(runrecord.MetricClientLag); lag.Count() >= minSamples {
 		p50, p95 := q50(lag), lag.Quantile(0.95)
 		if p95 >= ClientLagP95MS || p50 >= ClientLagP50MS {
 			ev = append(ev, fmt.Sprintf("this process ran late while calls were in flight (Go scheduler latency and "+
@@ -269,7 +251,7 @@ func ruleClientBound(r *Run) []Finding {
 	if len(ev) == 0 {
 		return nil
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "client_bound", Title: "Client-bound: the load generator is a bottleneck — do not trust these latencies", Severity: "warning",
 		Evidence: ev,
 		Advice: "Give the load generator more CPU or fewer VUs per instance (distribute the test), drop per-event " +
@@ -281,7 +263,7 @@ func ruleClientBound(r *Run) []Finding {
 }
 
 // ruleCacheBusted: prompts built to share a prefix never hit the cache.
-func ruleCacheBusted(r *Run) []Finding {
+func ruleCacheBusted(r *Run) []runrecord.Finding {
 	var ev []string
 	var known, hits uint64
 	for _, cat := range r.Categories() {
@@ -297,7 +279,7 @@ func ruleCacheBusted(r *Run) []Finding {
 	if known < cacheMinKnown || float64(hits)/float64(known) >= cacheHitMax {
 		return nil
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "cache_busted", Title: "Cache busted: shared-prefix prompts do not hit the prefix cache", Severity: "warning",
 		Evidence: ev,
 		Advice: "Something makes the prefix differ between calls: a timestamp, request id or random field early " +
@@ -311,9 +293,9 @@ func ruleCacheBusted(r *Run) []Finding {
 // ruleHeadOfLine compares short-prompt TTFT in seconds with and without
 // long-prompt prefill in flight, within each concurrency class so that plain
 // load does not pass for blocking.
-func ruleHeadOfLine(r *Run) []Finding {
+func ruleHeadOfLine(r *Run) []runrecord.Finding {
 	tl := r.Timeline
-	type sides struct{ busy, quiet *Sketch }
+	type sides struct{ busy, quiet *sketch.Sketch }
 	byClass := map[int]*sides{}
 	for i := range tl.Buckets {
 		b := &tl.Buckets[i]
@@ -323,7 +305,7 @@ func ruleHeadOfLine(r *Run) []Finding {
 		cl := b.ClassMax
 		s := byClass[cl]
 		if s == nil {
-			s = &sides{NewSketch(CoarseAlpha), NewSketch(CoarseAlpha)}
+			s = &sides{sketch.New(sketch.CoarseAlpha), sketch.New(sketch.CoarseAlpha)}
 			byClass[cl] = s
 		}
 		switch inflight := b.LongPrefill / tl.Width.Seconds(); {
@@ -359,7 +341,7 @@ func ruleHeadOfLine(r *Run) []Finding {
 	if wsum == 0 || wratio/wsum < holRatio {
 		return nil
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "head_of_line", Title: "Long prompts block short ones", Severity: "warning",
 		Evidence: ev,
 		Advice: "Short requests wait behind the prefill of long ones in a shared queue. Enable chunked prefill " +
@@ -369,8 +351,8 @@ func ruleHeadOfLine(r *Run) []Finding {
 }
 
 // ruleStalls reports gaps long enough for a user to think the answer froze.
-func ruleStalls(r *Run) []Finding {
-	all := r.Category(AllCategories)
+func ruleStalls(r *Run) []runrecord.Finding {
+	all := r.Category(runrecord.AllCategories)
 	if all.Requests == 0 || all.StalledRequests < stallMin || float64(all.StalledRequests)/float64(all.Requests) < stallShare {
 		return nil
 	}
@@ -382,11 +364,11 @@ func ruleStalls(r *Run) []Finding {
 		}
 		line := fmt.Sprintf("%s: %d of %d calls stalled (%d stalls)", cat, g.StalledRequests, g.Requests, g.Stalls)
 		if g.GapCount > 0 {
-			line += fmt.Sprintf(", gap P99 %s, longest gap %s", fmtMS(g.S(MetricGap).Quantile(0.99)), fmtMS(g.LongestGapMS))
+			line += fmt.Sprintf(", gap P99 %s, longest gap %s", fmtMS(g.S(runrecord.MetricGap).Quantile(0.99)), fmtMS(g.LongestGapMS))
 		}
 		ev = append(ev, line)
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "stalls", Title: "Streams stall mid-answer", Severity: "warning",
 		Evidence: ev,
 		Advice: "Pauses longer than the stall threshold feel like a frozen answer. Look at the time series for " +
@@ -398,7 +380,7 @@ func ruleStalls(r *Run) []Finding {
 
 // ruleLengthVariance: E2E varies because answers vary in length, not because
 // the service does: compare per-token times instead.
-func ruleLengthVariance(r *Run) []Finding {
+func ruleLengthVariance(r *Run) []runrecord.Finding {
 	var ev []string
 	for _, cat := range r.Categories() {
 		var e2e, toks, tpot []float64
@@ -432,7 +414,7 @@ func ruleLengthVariance(r *Run) []Finding {
 	if len(ev) == 0 {
 		return nil
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "length_variance", Title: "E2E spread is explained by output length", Severity: "info",
 		Evidence: ev,
 		Advice: "Answers of different length take different time; that is not instability. Compare TPOT or " +
@@ -500,7 +482,7 @@ func ranks(v []float64) []float64 {
 
 // ruleDrift compares the first and last third of every stretch of steady load
 // : warm-up makes the start slower, drift the end.
-func ruleDrift(r *Run) []Finding {
+func ruleDrift(r *Run) []runrecord.Finding {
 	tl := r.Timeline
 	var ev []string
 	vals := map[string]float64{}
@@ -509,15 +491,15 @@ func ruleDrift(r *Run) []Finding {
 		third := n / 3
 		early := [2]int{seg[0], seg[0] + third}
 		late := [2]int{seg[1] - third, seg[1]}
-		when := fmt.Sprintf("at %s %s, %s–%s into the run", fmtConc(roundLevel(tl.Buckets[seg[0]].LevelMax)), levelUnit(isRateClass(tl.Buckets[seg[0]].ClassMax)),
+		when := fmt.Sprintf("at %s %s, %s–%s into the run", runrecord.FormatConc(runrecord.RoundLevel(tl.Buckets[seg[0]].LevelMax)), runrecord.LevelUnit(isRateClass(tl.Buckets[seg[0]].ClassMax)),
 			fmtSecs(r, seg[0]), fmtSecs(r, seg[1]))
 		for _, m := range []struct {
 			name   string
-			metric Metric
-			pick   func(*Bucket) *Sketch
+			metric runrecord.Metric
+			pick   func(*Bucket) *sketch.Sketch
 		}{
-			{"TTFT", MetricTTFT, func(b *Bucket) *Sketch { return b.TTFT }},
-			{"tokens/s", MetricTokensPerSec, func(b *Bucket) *Sketch { return b.TokensPerSec }},
+			{"TTFT", runrecord.MetricTTFT, func(b *Bucket) *sketch.Sketch { return b.TTFT }},
+			{"tokens/s", runrecord.MetricTokensPerSec, func(b *Bucket) *sketch.Sketch { return b.TokensPerSec }},
 		} {
 			e, l := tl.window(early[0], early[1], m.pick), tl.window(late[0], late[1], m.pick)
 			if e.Count() < driftMinSide || l.Count() < driftMinSide {
@@ -539,7 +521,7 @@ func ruleDrift(r *Run) []Finding {
 	if len(ev) == 0 {
 		return nil
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "drift", Title: "Warm-up or drift: the same load behaves differently early and late", Severity: "warning",
 		Evidence: ev,
 		Advice: "Results from one stretch of steady load are not stable. If the start is slower (cold cache, " +

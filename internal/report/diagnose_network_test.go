@@ -1,10 +1,11 @@
 package report
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // A server that answers in a millisecond (a local fake, a cache, llm-sim's

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // The rules that read a run as a curve of latency against concurrency: which
@@ -13,10 +15,10 @@ import (
 // decodeSpeed is the per-request tokens/s median of a group, or 1000/TPOT when
 // the client did not report tokens/s; ok is false with too few calls.
 func decodeSpeed(g *Group) (speed float64, ok bool) {
-	if s := g.S(MetricTokensPerSec); s.Count() >= stageMinCalls {
+	if s := g.S(runrecord.MetricTokensPerSec); s.Count() >= stageMinCalls {
 		return q50(s), true
 	}
-	if s := g.S(MetricTPOT); s.Count() >= stageMinCalls && q50(s) > 0 {
+	if s := g.S(runrecord.MetricTPOT); s.Count() >= stageMinCalls && q50(s) > 0 {
 		return 1000 / q50(s), true
 	}
 	return nan(), false
@@ -25,10 +27,10 @@ func decodeSpeed(g *Group) (speed float64, ok bool) {
 // decodeClearlySlower says whether streams decode more slowly in hi than in lo
 // beyond sampling noise (on tokens/s, or on TPOT when that is all there is).
 func decodeClearlySlower(lo, hi *Group) bool {
-	if lo.S(MetricTokensPerSec).Count() >= stageMinCalls && hi.S(MetricTokensPerSec).Count() >= stageMinCalls {
-		return clearlyAbove(lo.S(MetricTokensPerSec), hi.S(MetricTokensPerSec))
+	if lo.S(runrecord.MetricTokensPerSec).Count() >= stageMinCalls && hi.S(runrecord.MetricTokensPerSec).Count() >= stageMinCalls {
+		return clearlyAbove(lo.S(runrecord.MetricTokensPerSec), hi.S(runrecord.MetricTokensPerSec))
 	}
-	return clearlyAbove(hi.S(MetricTPOT), lo.S(MetricTPOT))
+	return clearlyAbove(hi.S(runrecord.MetricTPOT), lo.S(runrecord.MetricTPOT))
 }
 
 // stagePoint is one category at one stage, with the medians the rules compare.
@@ -40,7 +42,7 @@ type stagePoint struct {
 
 func (p stagePoint) vs(q stagePoint) string {
 	return fmt.Sprintf("TTFT P50 %s at %s %s → %s at %s %s (×%.2f); tokens/s P50 %.1f → %.1f (×%.2f)",
-		fmtMS(p.ttft), fmtConc(p.st.Concurrency), p.st.Unit(), fmtMS(q.ttft), fmtConc(q.st.Concurrency), q.st.Unit(), q.ttft/p.ttft,
+		fmtMS(p.ttft), runrecord.FormatConc(p.st.Concurrency), p.st.Unit(), fmtMS(q.ttft), runrecord.FormatConc(q.st.Concurrency), q.st.Unit(), q.ttft/p.ttft,
 		p.tps, q.tps, q.tps/p.tps)
 }
 
@@ -50,7 +52,7 @@ func (p stagePoint) vs(q stagePoint) string {
 // are full. So decode saturation compares the lowest and the highest stage,
 // and queueing looks for the pair of stages where TTFT grew most while
 // tokens/s held.
-func ruleLoadShape(r *Run) []Finding {
+func ruleLoadShape(r *Run) []runrecord.Finding {
 	stages := r.Stages()
 	var queue, decode []string
 	vals := map[string]float64{}
@@ -58,11 +60,11 @@ func ruleLoadShape(r *Run) []Finding {
 		var pts []stagePoint
 		for _, st := range stages {
 			g := st.ByCategory[cat]
-			if g == nil || g.S(MetricTTFT).Count() < stageMinCalls {
+			if g == nil || g.S(runrecord.MetricTTFT).Count() < stageMinCalls {
 				continue
 			}
 			if tps, ok := decodeSpeed(g); ok {
-				pts = append(pts, stagePoint{st: st, g: g, ttft: q50(g.S(MetricTTFT)), tps: tps})
+				pts = append(pts, stagePoint{st: st, g: g, ttft: q50(g.S(runrecord.MetricTTFT)), tps: tps})
 			}
 		}
 		if len(pts) < 2 {
@@ -79,9 +81,9 @@ func ruleLoadShape(r *Run) []Finding {
 			vals[cat+".ttft_ratio"] = b.ttft / a.ttft
 		}
 	}
-	var out []Finding
+	var out []runrecord.Finding
 	if len(queue) > 0 {
-		out = append(out, Finding{
+		out = append(out, runrecord.Finding{
 			ID: "queue_bound", Title: "Queue-bound: TTFT grows with load while decode speed holds", Severity: "warning",
 			Evidence: queue, Values: vals,
 			Advice: "Requests wait before the model starts on them: the server has compute to spare but admits too " +
@@ -90,7 +92,7 @@ func ruleLoadShape(r *Run) []Finding {
 		})
 	}
 	if len(decode) > 0 {
-		out = append(out, Finding{
+		out = append(out, runrecord.Finding{
 			ID: "decode_saturated", Title: "Decode-saturated: tokens/s per request falls as load rises", Severity: "warning",
 			Evidence: decode, Values: vals,
 			Advice: "The accelerator is the bottleneck: every extra stream slows the others. Scale out, use a " +
@@ -109,7 +111,7 @@ func mostQueued(pts []stagePoint) (a, b stagePoint, ok bool) {
 			growth := hi.ttft / lo.ttft
 			if hi.st.Concurrency < stageConcRatio*lo.st.Concurrency ||
 				growth < queueTTFTRatio || hi.ttft-lo.ttft < queueTTFTMinDelta || hi.tps/lo.tps < queueTPSHolds ||
-				!clearlyAbove(hi.g.S(MetricTTFT), lo.g.S(MetricTTFT)) {
+				!clearlyAbove(hi.g.S(runrecord.MetricTTFT), lo.g.S(runrecord.MetricTTFT)) {
 				continue
 			}
 			if growth > best {
@@ -122,10 +124,10 @@ func mostQueued(pts []stagePoint) (a, b stagePoint, ok bool) {
 
 // ruleKnee finds the concurrency beyond which latency rises faster than
 // throughput in a step load and advises running at 80 % of it.
-func ruleKnee(r *Run) []Finding {
+func ruleKnee(r *Run) []runrecord.Finding {
 	var stages []*Stage
 	for _, st := range r.Stages() {
-		if st.All.S(MetricE2E).Count() >= stageMinCalls || st.All.S(MetricTTFT).Count() >= stageMinCalls {
+		if st.All.S(runrecord.MetricE2E).Count() >= stageMinCalls || st.All.S(runrecord.MetricTTFT).Count() >= stageMinCalls {
 			stages = append(stages, st)
 		}
 	}
@@ -133,10 +135,10 @@ func ruleKnee(r *Run) []Finding {
 		return nil
 	}
 	// One latency for the whole curve: E2E when every stage has it.
-	metric, name := MetricE2E, "E2E"
+	metric, name := runrecord.MetricE2E, "E2E"
 	for _, st := range stages {
-		if st.All.S(MetricE2E).Count() < stageMinCalls {
-			metric, name = MetricTTFT, "TTFT"
+		if st.All.S(runrecord.MetricE2E).Count() < stageMinCalls {
+			metric, name = runrecord.MetricTTFT, "TTFT"
 		}
 	}
 	useTokens := true
@@ -163,19 +165,19 @@ func ruleKnee(r *Run) []Finding {
 		knee, what := a.Concurrency, "concurrent requests"
 		rec := math.Floor(kneeAdvice * knee)
 		if a.ByRate {
-			what, rec = "requests per second", roundLevel(kneeAdvice*knee)
+			what, rec = "requests per second", runrecord.RoundLevel(kneeAdvice*knee)
 		}
-		return []Finding{{
-			ID: "knee", Title: fmt.Sprintf("Soft capacity (knee) at about %s %s", fmtConc(knee), what),
+		return []runrecord.Finding{{
+			ID: "knee", Title: fmt.Sprintf("Soft capacity (knee) at about %s %s", runrecord.FormatConc(knee), what),
 			Severity: "info",
 			Evidence: []string{
 				fmt.Sprintf("from %s to %s %s %s P50 went %s → %s (×%.2f) while throughput went %.1f → %.1f %s (×%.2f)",
-					fmtConc(a.Concurrency), fmtConc(b.Concurrency), b.Unit(), name, fmtMS(la), fmtMS(lb), gl,
+					runrecord.FormatConc(a.Concurrency), runrecord.FormatConc(b.Concurrency), b.Unit(), name, fmtMS(la), fmtMS(lb), gl,
 					throughput(a), throughput(b), unit, gt),
 			},
 			Advice: fmt.Sprintf("Beyond ~%s %s the service queues instead of serving more. "+
 				"Plan for at most 80%% of it: ~%s %s, and re-measure when the server or model changes.",
-				fmtConc(knee), what, fmtConc(rec), what),
+				runrecord.FormatConc(knee), what, runrecord.FormatConc(rec), what),
 			Values: map[string]float64{"knee": knee, "recommended": rec, "latency_ratio": gl, "throughput_ratio": gt},
 		}}
 	}

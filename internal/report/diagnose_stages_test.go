@@ -2,12 +2,14 @@ package report
 
 import (
 	"fmt"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // shortSteps is a step load the way examples/step-load.js runs it: 12 s per
@@ -93,12 +95,12 @@ func TestMedianIntervalCoversTheMedian(t *testing.T) {
 		misses := 0
 		const trials = 2000
 		for range trials {
-			s := NewSketch(FineAlpha)
+			s := sketch.New(sketch.FineAlpha)
 			for range n {
 				s.Add(100 * math.Exp(rng.NormFloat64()*0.5)) // log-normal, median 100
 			}
 			lo, hi := medianInterval(s)
-			if lo > 100*(1+FineAlpha) || hi < 100*(1-FineAlpha) {
+			if lo > 100*(1+sketch.FineAlpha) || hi < 100*(1-sketch.FineAlpha) {
 				misses++
 			}
 		}
@@ -109,9 +111,9 @@ func TestMedianIntervalCoversTheMedian(t *testing.T) {
 }
 
 func TestClearlyAboveNeedsMoreEffectWithFewerCalls(t *testing.T) {
-	sample := func(seed uint64, n int, median float64) *Sketch {
+	sample := func(seed uint64, n int, median float64) *sketch.Sketch {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		s := NewSketch(FineAlpha)
+		s := sketch.New(sketch.FineAlpha)
 		for range n {
 			s.Add(median * math.Exp(rng.NormFloat64()*0.3))
 		}

@@ -5,9 +5,11 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
-func ids(fs []Finding) []string {
+func ids(fs []runrecord.Finding) []string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, f.ID)

@@ -5,70 +5,19 @@ import (
 	"math"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
-
-// Dispatch is what the test offered and did not send on time: the
-// extension's schedules (credits claimed late, credits never sent) and k6's
-// arrival-rate executors (iterations dropped at a tick with no free VU).
-// Percentiles over the calls that were sent omit both, so the report says so
-// instead of letting them look better exactly when the test fell behind.
-type Dispatch struct {
-	Schedules []ScheduleStats `json:"schedules,omitempty"`
-	// K6Dropped is k6's dropped_iterations count; nil when k6 reported none
-	// (no arrival-rate executor, or none dropped).
-	K6Dropped *float64 `json:"k6_dropped_iterations,omitempty"`
-	// K6Shortfall is what the dropping executor lacked, when k6 dropped
-	// iterations and its summary had the figures (nil otherwise).
-	K6Shortfall *VUShortfall `json:"k6_vu_shortfall,omitempty"`
-}
-
-// VUShortfall compares the VUs k6 had with those the offered load needed:
-// by Little's law, the iterations offered per second (run and dropped) times
-// how long one took is how many VUs were busy at once had none been
-// missing.
-type VUShortfall struct {
-	VUsMax       float64 `json:"vus_max"`      // k6's vus_max: the most VUs it ran
-	OfferedRate  float64 `json:"offered_rate"` // iterations/s offered: run and dropped, over the run
-	IterationSec float64 `json:"iteration_s"`  // the mean iteration's duration
-	NeededVUs    float64 `json:"needed_vus"`   // OfferedRate × IterationSec
-}
-
-// NewVUShortfall is the shortfall of a run of seconds that ran iterations
-// and dropped dropped, with vusMax VUs at most and a mean iteration of
-// iterSec: nil when a figure is missing.
-func NewVUShortfall(vusMax, iterations, dropped, seconds, iterSec float64) *VUShortfall {
-	if vusMax <= 0 || seconds <= 0 || iterSec <= 0 || dropped <= 0 {
-		return nil
-	}
-	rate := (iterations + dropped) / seconds
-	return &VUShortfall{VUsMax: vusMax, OfferedRate: rate, IterationSec: iterSec, NeededVUs: math.Ceil(rate * iterSec)}
-}
-
-// ScheduleStats is one schedule's account.
-type ScheduleStats struct {
-	Name     string  `json:"name"`
-	Kind     string  `json:"kind"`
-	Claimed  uint64  `json:"claimed"`
-	Late     uint64  `json:"late"`    // claimed more than 1 ms after they were due
-	Dropped  uint64  `json:"dropped"` // due before the test stopped, never sent
-	MaxLagMS float64 `json:"max_lag_ms"`
-	// Trace is a trace replay's summary (format, rows, mean rate, predicted
-	// prefix reuse), "" for synthetic schedules.
-	Trace string `json:"trace,omitempty"`
-	// PrefixReuse is the share of prompt tokens the trace's hash ids predict
-	// an infinite cache reuses (nil without prefix identity).
-	PrefixReuse *float64 `json:"prefix_reuse,omitempty"`
-}
 
 // SetDispatch gives the run (and each client's view of it) its dispatch
 // account. The schedules' dropped credits become failed calls of the run
 // (error type dropped): a credit is no client's until a call takes it, so
 // they count in a client's or a category's figures only when the run had
 // that one alone, and in the whole run's always.
-func (r *Run) SetDispatch(d *Dispatch) {
+func (r *Run) SetDispatch(d *runrecord.Dispatch) {
 	r.Dispatch = d
-	credits, _ := d.dropped()
+	credits, _ := d.Dropped()
 	r.droppedCredits = credits
 	for _, v := range r.parts {
 		v.Dispatch = d
@@ -80,7 +29,7 @@ func (r *Run) droppedIn(cat string) uint64 {
 	if r.droppedCredits == 0 {
 		return 0
 	}
-	if cat == AllCategories {
+	if cat == runrecord.AllCategories {
 		return r.droppedCredits
 	}
 	if cats := r.Categories(); len(cats) == 1 && cats[0] == cat {
@@ -97,21 +46,6 @@ func (g *Group) addDropped(n uint64) {
 	g.Requests += n
 	g.Failures += n
 	g.Errors[string(stream.ErrDropped)] += n
-}
-
-// dropped is every send the test owed and never made: schedule credits and
-// k6's dropped iterations.
-func (d *Dispatch) dropped() (credits uint64, iterations float64) {
-	if d == nil {
-		return 0, 0
-	}
-	for _, s := range d.Schedules {
-		credits += s.Dropped
-	}
-	if d.K6Dropped != nil {
-		iterations = *d.K6Dropped
-	}
-	return credits, iterations
 }
 
 // The rule that marks a run's percentiles unreliable: the generator sent
@@ -132,12 +66,12 @@ func DispatchBoundMS(ttftP50 float64) float64 {
 }
 
 // ruleGeneratorBehind: the test did not offer the load it was written for.
-func ruleGeneratorBehind(r *Run) []Finding {
-	all := r.Category(AllCategories)
+func ruleGeneratorBehind(r *Run) []runrecord.Finding {
+	all := r.Category(runrecord.AllCategories)
 	var ev []string
 	vals := map[string]float64{}
 	if d := r.dispatchDelays(); d.Count() >= dispatchMinSamples {
-		p99, bound := d.Quantile(0.99), DispatchBoundMS(q50(all.S(MetricTTFT)))
+		p99, bound := d.Quantile(0.99), DispatchBoundMS(q50(all.S(runrecord.MetricTTFT)))
 		if p99 > bound {
 			ev = append(ev, fmt.Sprintf("calls went out late: dispatch delay (send − due) P99 %s, P50 %s, above the bound of %s "+
 				"(50 ms or 10%% of the TTFT P50); ttft_from_due and e2e_from_due include it", fmtMS(p99), fmtMS(q50(d)), fmtMS(bound)))
@@ -145,7 +79,7 @@ func ruleGeneratorBehind(r *Run) []Finding {
 			vals["dispatch_bound_ms"] = bound
 		}
 	}
-	credits, iterations := r.Dispatch.dropped()
+	credits, iterations := r.Dispatch.Dropped()
 	if credits > 0 {
 		ev = append(ev, fmt.Sprintf("%d schedule credits were due but never sent before the test stopped: counted as failed "+
 			"calls (error type dropped), absent from every percentile", credits))
@@ -164,7 +98,7 @@ func ruleGeneratorBehind(r *Run) []Finding {
 	if len(ev) == 0 {
 		return nil
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "generator_behind", Title: "The load generator fell behind its schedule — these percentiles omit the wait", Severity: "warning",
 		Evidence: ev,
 		Advice: "The test offered less load, later, than it was written for, and percentiles over the calls it sent look " +
@@ -178,10 +112,10 @@ func ruleGeneratorBehind(r *Run) []Finding {
 // dispatchDelays is the dispatch delay of every call a schedule asked for:
 // the chat calls' and the embed and rerank calls' (lateness is the load
 // generator's, whatever the call).
-func (r *Run) dispatchDelays() *Sketch {
-	d := r.Category(AllCategories).S(MetricDispatchDelay).Clone()
+func (r *Run) dispatchDelays() *sketch.Sketch {
+	d := r.Category(runrecord.AllCategories).S(runrecord.MetricDispatchDelay).Clone()
 	for _, g := range r.Retrieval {
-		_ = d.Merge(g.DispatchDelay) // same accuracy: both are FineAlpha
+		_ = d.Merge(g.DispatchDelay) // same accuracy: both are sketch.FineAlpha
 	}
 	return d
 }
@@ -192,7 +126,7 @@ func (r *Run) dispatchLines() []string { return dispatchLinesOf(r.Dispatch, r.se
 
 // dispatchLinesOf are the lines of a dispatch account; reuse words a
 // trace's predicted prefix reuse.
-func dispatchLinesOf(d *Dispatch, reuse func(predicted float64) string) []string {
+func dispatchLinesOf(d *runrecord.Dispatch, reuse func(predicted float64) string) []string {
 	if d == nil {
 		return nil
 	}
@@ -208,7 +142,7 @@ func dispatchLinesOf(d *Dispatch, reuse func(predicted float64) string) []string
 			out = append(out, "  "+reuse(*s.PrefixReuse))
 		}
 	}
-	credits, iterations := d.dropped()
+	credits, iterations := d.Dropped()
 	if credits > 0 || iterations > 0 {
 		var parts []string
 		if credits > 0 {
@@ -235,7 +169,7 @@ func dispatchLinesOf(d *Dispatch, reuse func(predicted float64) string) []string
 // usage said was cached: the share of the prompt tokens, when any answer
 // said whether it hit the cache.
 func (r *Run) seenReuse(predicted float64) string {
-	all := r.Category(AllCategories)
+	all := r.Category(runrecord.AllCategories)
 	if all.PromptTokens == 0 || all.CacheHit+all.CacheMiss == 0 {
 		return fmt.Sprintf("prefix reuse: the trace predicts %.1f%%; the server reported no cached tokens to compare "+
 			"(llm_server_* from serverMetrics may)", 100*predicted)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -35,12 +36,12 @@ func TestDueTimeFiguresAreKeptApart(t *testing.T) {
 		obs = append(obs, scheduled(i, 30))
 	}
 	obs = append(obs, call(t0, "", 200)) // a closed-model call: no due time
-	all := runOf(obs...).Category(AllCategories)
-	require.Equal(t, uint64(40), all.S(MetricDispatchDelay).Count(), "only calls with a due time")
-	require.InEpsilon(t, 30, all.S(MetricDispatchDelay).Quantile(0.5), 0.02)
-	require.InEpsilon(t, 230, all.S(MetricTTFTFromDue).Quantile(0.5), 0.02, "TTFT from the due time includes the lateness")
-	require.InEpsilon(t, 200, all.S(MetricTTFT).Quantile(0.5), 0.02, "TTFT from the send does not")
-	require.InEpsilon(t, 730, all.S(MetricE2EFromDue).Quantile(0.5), 0.02)
+	all := runOf(obs...).Category(runrecord.AllCategories)
+	require.Equal(t, uint64(40), all.S(runrecord.MetricDispatchDelay).Count(), "only calls with a due time")
+	require.InEpsilon(t, 30, all.S(runrecord.MetricDispatchDelay).Quantile(0.5), 0.02)
+	require.InEpsilon(t, 230, all.S(runrecord.MetricTTFTFromDue).Quantile(0.5), 0.02, "TTFT from the due time includes the lateness")
+	require.InEpsilon(t, 200, all.S(runrecord.MetricTTFT).Quantile(0.5), 0.02, "TTFT from the send does not")
+	require.InEpsilon(t, 730, all.S(runrecord.MetricE2EFromDue).Quantile(0.5), 0.02)
 }
 
 func TestGeneratorBehind(t *testing.T) {
@@ -53,7 +54,7 @@ func TestGeneratorBehind(t *testing.T) {
 	}
 	// On time, nothing dropped: no finding.
 	r := runOf(onTime()...)
-	r.SetDispatch(&Dispatch{Schedules: []ScheduleStats{{Name: "poisson", Kind: "poisson", Claimed: 40}}})
+	r.SetDispatch(&runrecord.Dispatch{Schedules: []runrecord.ScheduleStats{{Name: "poisson", Kind: "poisson", Claimed: 40}}})
 	require.NotContains(t, ids(Diagnose(r)), "generator_behind")
 	require.NotContains(t, RenderText(r, nil, nil), "percentiles omit")
 
@@ -66,21 +67,21 @@ func TestGeneratorBehind(t *testing.T) {
 	require.Contains(t, ids(fs), "generator_behind")
 
 	// Dropped credits and k6's dropped iterations, each alone.
-	for _, d := range []*Dispatch{
-		{Schedules: []ScheduleStats{{Name: "poisson", Kind: "poisson", Claimed: 40, Dropped: 7}}},
+	for _, d := range []*runrecord.Dispatch{
+		{Schedules: []runrecord.ScheduleStats{{Name: "poisson", Kind: "poisson", Claimed: 40, Dropped: 7}}},
 		{K6Dropped: ptr(12.0)},
 	} {
 		r := runOf(onTime()...)
 		r.SetDispatch(d)
 		fs := Diagnose(r)
-		i := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == "generator_behind" })
+		i := slices.IndexFunc(fs, func(f runrecord.Finding) bool { return f.ID == "generator_behind" })
 		require.GreaterOrEqual(t, i, 0)
 		text := RenderText(r, fs, nil)
 		require.Contains(t, text, "percentiles omit")
 		_, _, rec, err := Render(r, nil, RenderOptions{})
 		require.NoError(t, err)
 		var parsed struct {
-			Dispatch *Dispatch `json:"dispatch"`
+			Dispatch *runrecord.Dispatch `json:"dispatch"`
 		}
 		require.NoError(t, json.Unmarshal(rec, &parsed))
 		require.NotNil(t, parsed.Dispatch, "the run record carries the account")
@@ -98,20 +99,20 @@ func ptr[T any](v T) *T { return &v }
 // figures.
 func TestK6ShortfallIsShown(t *testing.T) {
 	// 60 run + 540 dropped over 3 s: 200 iterations/s offered, 1 s each.
-	f := NewVUShortfall(2, 60, 540, 3, 1)
+	f := runrecord.NewVUShortfall(2, 60, 540, 3, 1)
 	require.NotNil(t, f)
 	require.InDelta(t, 200, f.OfferedRate, 1e-9)
 	require.InDelta(t, 200, f.NeededVUs, 0)
-	require.Nil(t, NewVUShortfall(0, 60, 540, 3, 1), "no vus_max: unknown")
-	require.Nil(t, NewVUShortfall(2, 60, 0, 3, 1), "nothing dropped: no shortfall")
+	require.Nil(t, runrecord.NewVUShortfall(0, 60, 540, 3, 1), "no vus_max: unknown")
+	require.Nil(t, runrecord.NewVUShortfall(2, 60, 0, 3, 1), "nothing dropped: no shortfall")
 
 	r := runOf(call(t0, "", 100))
-	r.SetDispatch(&Dispatch{K6Dropped: ptr(540.0), K6Shortfall: f})
+	r.SetDispatch(&runrecord.Dispatch{K6Dropped: ptr(540.0), K6Shortfall: f})
 	fs := Diagnose(r)
 	text := RenderText(r, fs, nil)
 	require.Contains(t, text, "had 2 VUs at most")
 	require.Contains(t, text, "needs about 200")
-	i := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == "generator_behind" })
+	i := slices.IndexFunc(fs, func(f runrecord.Finding) bool { return f.ID == "generator_behind" })
 	require.GreaterOrEqual(t, i, 0)
 	require.InDelta(t, 200, fs[i].Values["k6_needed_vus"], 0)
 }
@@ -121,7 +122,7 @@ func TestK6ShortfallIsShown(t *testing.T) {
 // there is nothing to compare.
 func TestTraceReuseBesideWhatWasSeen(t *testing.T) {
 	reuse := 0.5
-	d := &Dispatch{Schedules: []ScheduleStats{{Name: "t.jsonl", Kind: "trace", Claimed: 2, Trace: "trace t.jsonl", PrefixReuse: &reuse}}}
+	d := &runrecord.Dispatch{Schedules: []runrecord.ScheduleStats{{Name: "t.jsonl", Kind: "trace", Claimed: 2, Trace: "trace t.jsonl", PrefixReuse: &reuse}}}
 	hit, miss := call(t0, "", 100), call(t0.Add(time.Second), "", 100)
 	hit.Usage = &protocol.Usage{PromptTokens: 1000, CachedTokens: 800, CachedReported: true}
 	hit.Cache = stream.CacheHit
@@ -141,15 +142,15 @@ func TestTraceReuseBesideWhatWasSeen(t *testing.T) {
 // when the run had one, no client's when it had several), in the text and
 // in the record.
 func TestDroppedCreditsAreFailedCalls(t *testing.T) {
-	d := &Dispatch{Schedules: []ScheduleStats{{Name: "constant", Kind: "constant", Claimed: 40, Dropped: 10}}}
+	d := &runrecord.Dispatch{Schedules: []runrecord.ScheduleStats{{Name: "constant", Kind: "constant", Claimed: 40, Dropped: 10}}}
 	var obs []*Observation
 	for i := range 40 {
 		obs = append(obs, scheduled(i, 2))
 	}
 	r := runOf(obs...)
-	require.Zero(t, r.Category(AllCategories).Failures, "before the account: only the calls")
+	require.Zero(t, r.Category(runrecord.AllCategories).Failures, "before the account: only the calls")
 	r.SetDispatch(d)
-	all := r.Category(AllCategories)
+	all := r.Category(runrecord.AllCategories)
 	require.Equal(t, uint64(50), all.Requests)
 	require.Equal(t, uint64(10), all.Failures)
 	require.Equal(t, uint64(10), all.Errors["dropped"])
@@ -162,10 +163,10 @@ func TestDroppedCreditsAreFailedCalls(t *testing.T) {
 	require.Contains(t, text, "error type dropped")
 	_, _, raw, err := Render(r, nil, RenderOptions{})
 	require.NoError(t, err)
-	var rec Record
+	var rec runrecord.Record
 	require.NoError(t, json.Unmarshal(raw, &rec))
-	require.Equal(t, uint64(10), rec.Categories[AllCategories].Failures)
-	require.Equal(t, uint64(10), rec.Categories[AllCategories].Errors["dropped"])
+	require.Equal(t, uint64(10), rec.Categories[runrecord.AllCategories].Failures)
+	require.Equal(t, uint64(10), rec.Categories[runrecord.AllCategories].Errors["dropped"])
 
 	// Two categories and two clients: the credit's is unknown, the run's is not.
 	a, b := scheduled(1, 2), scheduled(2, 2)
@@ -173,14 +174,14 @@ func TestDroppedCreditsAreFailedCalls(t *testing.T) {
 	b.Name, b.Category = "b", "long"
 	r = runOf(a, b)
 	r.SetDispatch(d)
-	require.Equal(t, uint64(10), r.Category(AllCategories).Failures)
-	require.Equal(t, uint64(12), r.Category(AllCategories).Requests)
+	require.Equal(t, uint64(10), r.Category(runrecord.AllCategories).Failures)
+	require.Equal(t, uint64(12), r.Category(runrecord.AllCategories).Requests)
 	require.Zero(t, r.Category("short").Failures)
 	require.True(t, r.PerClient())
-	require.Zero(t, r.Client("a").Category(AllCategories).Failures, "no client took the credits")
+	require.Zero(t, r.Client("a").Category(runrecord.AllCategories).Failures, "no client took the credits")
 
 	// Late is not dropped.
 	r = runOf(obs...)
-	r.SetDispatch(&Dispatch{Schedules: []ScheduleStats{{Name: "constant", Kind: "constant", Claimed: 40, Late: 40}}})
-	require.Zero(t, r.Category(AllCategories).Failures)
+	r.SetDispatch(&runrecord.Dispatch{Schedules: []runrecord.ScheduleStats{{Name: "constant", Kind: "constant", Claimed: 40, Late: 40}}})
+	require.Zero(t, r.Category(runrecord.AllCategories).Failures)
 }

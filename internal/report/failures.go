@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // A run whose every call failed has no latency to show, and every rule that
@@ -43,8 +45,8 @@ func (e FirstError) earlier(o FirstError) FirstError {
 const maxErrorMessage = 200
 
 // ruleAllFailed: every call of the run (or of one client) failed.
-func ruleAllFailed(r *Run) []Finding {
-	all := r.Category(AllCategories)
+func ruleAllFailed(r *Run) []runrecord.Finding {
+	all := r.Category(runrecord.AllCategories)
 	if all.Requests == 0 || all.Failures < all.Requests {
 		return nil
 	}
@@ -74,7 +76,7 @@ func ruleAllFailed(r *Run) []Finding {
 	if all.FirstError.Type != "" {
 		evidence = append(evidence, fmt.Sprintf("the first failure (%s): %s", all.FirstError.Type, orNone(msg)))
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID: "all_failed", Title: title, Severity: "warning", Evidence: evidence,
 		Advice: "No call succeeded, so no latency or throughput figure could be measured. The error type and " +
 			"message say where to look: the URL, key and model (http_4xx), the server (http_5xx, stream_error), " +

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -27,7 +28,7 @@ func TestEveryCallFailedTheSameWay(t *testing.T) {
 	})
 	fs := Diagnose(r)
 	require.Equal(t, []string{"all_failed"}, ids(fs))
-	all := r.Category(AllCategories)
+	all := r.Category(runrecord.AllCategories)
 	require.Contains(t, fs[0].Title, "Every call failed")
 	require.Contains(t, fs[0].Title, "the same way, truncated")
 	require.Contains(t, fs[0].Title, `"stream ended with [DONE] but no finish reason"`)

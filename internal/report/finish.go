@@ -1,6 +1,10 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+)
 
 // An answer whose stream ended cleanly but whose server named no finish
 // reason is complete (stream's completeness rule): llm-d's simulator and
@@ -24,8 +28,8 @@ func finishOmittedLine(n uint64) string {
 }
 
 // ruleFinishOmitted: most successful answers named no finish reason.
-func ruleFinishOmitted(r *Run) []Finding {
-	all := r.Category(AllCategories)
+func ruleFinishOmitted(r *Run) []runrecord.Finding {
+	all := r.Category(runrecord.AllCategories)
 	ok := all.Requests - all.Failures
 	if all.FinishOmitted == 0 || ok == 0 {
 		return nil
@@ -34,7 +38,7 @@ func ruleFinishOmitted(r *Run) []Finding {
 	if share < finishOmittedShare {
 		return nil
 	}
-	return []Finding{{
+	return []runrecord.Finding{{
 		ID:       "finish_omitted",
 		Title:    "Answers without a finish reason: the server or a gateway omits it",
 		Severity: "info",
@@ -52,7 +56,7 @@ func ruleFinishOmitted(r *Run) []Finding {
 func finishOmittedLines(r *Run) []string {
 	var lines []string
 	forEachView(r, func(label string, v *Run) {
-		if line := finishOmittedLine(v.Category(AllCategories).FinishOmitted); line != "" {
+		if line := finishOmittedLine(v.Category(runrecord.AllCategories).FinishOmitted); line != "" {
 			lines = append(lines, line+suffix(label))
 		}
 	})

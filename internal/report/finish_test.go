@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // collectWith feeds a synthetic run's calls, changed by edit, to a collector.
@@ -23,7 +25,7 @@ func collectWith(s synth, edit func(i int, o *Observation)) *Run {
 func TestAnswersWithoutFinishReason(t *testing.T) {
 	s := synth{seed: 1, stages: []synthStage{{12, 90}}}
 	r := collectWith(s, func(_ int, o *Observation) { o.FinishOmitted = true })
-	all := r.Category(AllCategories)
+	all := r.Category(runrecord.AllCategories)
 	require.Equal(t, all.Requests, all.FinishOmitted)
 
 	fs := Diagnose(r)
@@ -62,15 +64,15 @@ func TestAnswersWithoutFinishReasonPerClient(t *testing.T) {
 
 // The count survives the run record and sums over a merge's instances.
 func TestAnswersWithoutFinishReasonMerged(t *testing.T) {
-	var recs []*Record
+	var recs []*runrecord.Record
 	total := uint64(0)
 	for i, seg := range []string{"0:1/2", "1/2:1"} {
 		r := collectWith(synth{seed: uint64(5 + i), stages: []synthStage{{8, 30}}}, func(_ int, o *Observation) { o.FinishOmitted = true })
-		total += r.Category(AllCategories).FinishOmitted
+		total += r.Category(runrecord.AllCategories).FinishOmitted
 		recs = append(recs, recordThrough(t, seg+".json", r, testInfo(seg)))
 	}
 	merged, err := Merge(recs...)
 	require.NoError(t, err)
-	require.Equal(t, total, merged.Categories[AllCategories].FinishOmitted)
+	require.Equal(t, total, merged.Categories[runrecord.AllCategories].FinishOmitted)
 	require.Contains(t, RenderRecordText(merged), fmt.Sprintf("%d answers ended without a finish reason", total))
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // fmtMS prints a millisecond value the way a tester reads it.
@@ -24,13 +26,13 @@ func fmtMS(v float64) string {
 }
 
 // fmtMetric prints a value of metric m with its unit.
-func fmtMetric(m Metric, v float64) string {
+func fmtMetric(m runrecord.Metric, v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "-"
-	case m == MetricTokensPerSec:
+	case m == runrecord.MetricTokensPerSec:
 		return fmt.Sprintf("%.1f/s", v)
-	case m == MetricNetworkShare:
+	case m == runrecord.MetricNetworkShare:
 		return fmtPct(v)
 	default:
 		return fmtMS(v)
@@ -42,11 +44,4 @@ func fmtPct(v float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*v)
-}
-
-func fmtConc(v float64) string {
-	if v == math.Trunc(v) {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -21,11 +22,11 @@ func TestGapStatisticsAreExact(t *testing.T) {
 	c.Add(&Observation{
 		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: msD(50), E2E: time.Second, TPOT: msD(400)},
 	}) // a per-token mean without the gaps behind it is not a gap
-	g := c.Snapshot().Category(AllCategories)
+	g := c.Snapshot().Category(runrecord.AllCategories)
 	if g.GapCount != 5 || g.BurstGaps != 3 || g.Bursts != 2 || g.LongestGapMS != 31.5 {
 		t.Fatalf("gaps %d, burst gaps %d, bursts %d, longest %v", g.GapCount, g.BurstGaps, g.Bursts, g.LongestGapMS)
 	}
-	if n := g.S(MetricGap).Count(); n != 5 {
+	if n := g.S(runrecord.MetricGap).Count(); n != 5 {
 		t.Fatalf("gap sketch holds %d values, want the 5 real gaps", n)
 	}
 }
@@ -60,7 +61,7 @@ func TestStallEvidenceQuotesTheLongestRealGap(t *testing.T) {
 }
 
 func TestEveryAdviceLinksItsGuideSection(t *testing.T) {
-	var fs []Finding
+	var fs []runrecord.Finding
 	for _, s := range []synth{
 		{seed: 1, stages: []synthStage{{12, 90}}, stallProb: 0.1},
 		{seed: 1, stages: []synthStage{{12, 90}}, gateway: true, connectMS: 80, parseShare: 0.2},
@@ -78,7 +79,7 @@ func TestEveryAdviceLinksItsGuideSection(t *testing.T) {
 	}
 }
 
-func findingByID(fs []Finding, id string) *Finding {
+func findingByID(fs []runrecord.Finding, id string) *runrecord.Finding {
 	for i := range fs {
 		if fs[i].ID == id {
 			return &fs[i]

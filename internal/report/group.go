@@ -4,58 +4,10 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
-
-// Metric names one distribution kept per group. The names are the JSON keys of
-// the run record and the metric argument of Record.P95, so they are stable.
-type Metric int
-
-// The distributions kept for every (category, model, stage). Durations are in
-// milliseconds; tokens_per_sec in tokens/s; network_share is a fraction.
-const (
-	MetricTTFB Metric = iota
-	MetricTTFT
-	MetricTTFTAnswer
-	MetricE2E
-	MetricGap
-	MetricTPOT
-	MetricTokensPerSec
-	MetricClientParse
-	MetricConnect
-	MetricEventLag
-	MetricNetworkShare
-	MetricTTFTCacheHit
-	MetricTTFTCacheMiss
-	MetricClientLag
-	// The due-time figures of calls a schedule asked for (record.Call.Due):
-	// send − due, and TTFT and E2E counted from the due time.
-	MetricDispatchDelay
-	MetricTTFTFromDue
-	MetricE2EFromDue
-	numMetrics
-)
-
-var metricNames = [numMetrics]string{ //nolint:gochecknoglobals // read-only table
-	"ttfb", "ttft", "ttft_answer", "e2e", "gap", "tpot", "tokens_per_sec",
-	"client_parse", "connect", "event_lag", "network_share", "ttft_cache_hit", "ttft_cache_miss", "client_lag",
-	"dispatch_delay", "ttft_from_due", "e2e_from_due",
-}
-
-func (m Metric) String() string { return metricNames[m] }
-
-// MetricByName resolves a record/metric name; ok is false for unknown names.
-func MetricByName(name string) (Metric, bool) {
-	for i, n := range metricNames {
-		if n == name {
-			return Metric(i), true
-		}
-	}
-	return 0, false
-}
-
-// isDuration says whether the metric is a time (ms), for formatting.
-func (m Metric) isDuration() bool { return m != MetricTokensPerSec && m != MetricNetworkShare }
 
 // Group holds the statistics of one (category, model, stage level), or a merge of several.
 type Group struct {
@@ -67,7 +19,7 @@ type Group struct {
 	// FinishOmitted counts the complete answers whose server named no
 	// finish reason (stream.Result.FinishOmitted).
 	FinishOmitted uint64
-	Sketches      [numMetrics]*Sketch
+	Sketches      [runrecord.NumMetrics]*sketch.Sketch
 
 	CacheHit, CacheMiss, CacheUnknown   uint64
 	SharedPrefix, SharedHit, SharedMiss uint64
@@ -92,19 +44,19 @@ type Group struct {
 	// Sums over OK calls with a TTFT: how much of it was connection set-up.
 	ConnectSumMS, ConnectTTFTSumMS float64
 	NewConns, ReusedConns          uint64
-	Cost                           Cost
+	Cost                           runrecord.Cost
 }
 
 func newGroup() *Group {
 	g := &Group{Errors: map[string]uint64{}}
 	for i := range g.Sketches {
-		g.Sketches[i] = NewSketch(FineAlpha)
+		g.Sketches[i] = sketch.New(sketch.FineAlpha)
 	}
 	return g
 }
 
 // S returns the sketch of metric m.
-func (g *Group) S(m Metric) *Sketch { return g.Sketches[m] }
+func (g *Group) S(m runrecord.Metric) *sketch.Sketch { return g.Sketches[m] }
 
 func (g *Group) clone() *Group {
 	c := *g
@@ -153,7 +105,7 @@ func (g *Group) merge(o *Group) {
 	g.ConnectTTFTSumMS += o.ConnectTTFTSumMS
 	g.NewConns += o.NewConns
 	g.ReusedConns += o.ReusedConns
-	g.Cost.merge(o.Cost)
+	g.Cost.Merge(o.Cost)
 }
 
 // unsampledLine says how many gaps the gap-sample cap kept out of k6's
@@ -186,7 +138,7 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	g.OutputTokens += o.OutputTokens
 	g.CachedTokens += o.CachedTokens()
 	g.addClientTrouble(o)
-	g.Cost.add(o)
+	addCost(&g.Cost, o)
 	g.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
 	g.addConnection(o)
 	if !o.OK {
@@ -253,12 +205,12 @@ func (g *Group) addClientTrouble(o *Observation) {
 	}
 	if o.ClientLag > 0 {
 		v, _ := ms(o.ClientLag)
-		g.Sketches[MetricClientLag].Add(v)
+		g.Sketches[runrecord.MetricClientLag].Add(v)
 	}
 	if v, ok := ms(o.DispatchDelay()); ok {
 		// Lateness is the load generator's, whatever the answer: a failed
 		// call was sent late as much as an answered one.
-		g.Sketches[MetricDispatchDelay].Add(v)
+		g.Sketches[runrecord.MetricDispatchDelay].Add(v)
 	}
 }
 
@@ -266,12 +218,12 @@ func (g *Group) addClientTrouble(o *Observation) {
 // opened a connection (with its set-up time) or reused one.
 func (g *Group) addConnection(o *Observation) {
 	if v, ok := ms(o.TTFB); ok {
-		g.Sketches[MetricTTFB].Add(v)
+		g.Sketches[runrecord.MetricTTFB].Add(v)
 	}
 	if o.Connect > 0 {
 		g.NewConns++
 		v, _ := ms(o.Connect)
-		g.Sketches[MetricConnect].Add(v)
+		g.Sketches[runrecord.MetricConnect].Add(v)
 	} else if o.Connect == 0 {
 		g.ReusedConns++
 	}
@@ -298,33 +250,33 @@ func (g *Group) addTTFTJudgement(o *Observation) {
 func (g *Group) addLatencies(o *Observation) {
 	ttft, hasTTFT := ms(o.TTFT)
 	if hasTTFT {
-		g.Sketches[MetricTTFT].Add(ttft)
+		g.Sketches[runrecord.MetricTTFT].Add(ttft)
 		switch o.Cache {
 		case stream.CacheHit:
-			g.Sketches[MetricTTFTCacheHit].Add(ttft)
+			g.Sketches[runrecord.MetricTTFTCacheHit].Add(ttft)
 		case stream.CacheMiss:
-			g.Sketches[MetricTTFTCacheMiss].Add(ttft)
+			g.Sketches[runrecord.MetricTTFTCacheMiss].Add(ttft)
 		}
 		if c, ok := ms(o.Connect); ok {
 			g.ConnectSumMS += c
 			g.ConnectTTFTSumMS += ttft
 		}
 		if ttft > 0 {
-			g.Sketches[MetricNetworkShare].Add(networkShare(o, ttft))
+			g.Sketches[runrecord.MetricNetworkShare].Add(networkShare(o, ttft))
 		}
 	}
 	if v, ok := ms(o.TTFTAnswer); ok {
-		g.Sketches[MetricTTFTAnswer].Add(v)
+		g.Sketches[runrecord.MetricTTFTAnswer].Add(v)
 	}
 	e2e, hasE2E := ms(o.E2E)
 	if hasE2E {
-		g.Sketches[MetricE2E].Add(e2e)
+		g.Sketches[runrecord.MetricE2E].Add(e2e)
 	}
 	if v, ok := ms(o.FromDue(o.TTFT)); ok {
-		g.Sketches[MetricTTFTFromDue].Add(v)
+		g.Sketches[runrecord.MetricTTFTFromDue].Add(v)
 	}
 	if v, ok := ms(o.FromDue(o.E2E)); ok {
-		g.Sketches[MetricE2EFromDue].Add(v)
+		g.Sketches[runrecord.MetricE2EFromDue].Add(v)
 	}
 }
 
@@ -333,13 +285,13 @@ func (g *Group) addLatencies(o *Observation) {
 // event loop's lag.
 func (g *Group) addPace(o *Observation) {
 	if v, ok := ms(o.TPOT); ok {
-		g.Sketches[MetricTPOT].Add(v)
+		g.Sketches[runrecord.MetricTPOT].Add(v)
 	}
 	if o.TokensPerSec > 0 {
-		g.Sketches[MetricTokensPerSec].Add(o.TokensPerSec)
+		g.Sketches[runrecord.MetricTokensPerSec].Add(o.TokensPerSec)
 	}
 	if p, ok := ms(o.ClientParse); ok {
-		g.Sketches[MetricClientParse].Add(p)
+		g.Sketches[runrecord.MetricClientParse].Add(p)
 		if e2e, hasE2E := ms(o.E2E); hasE2E && e2e > 0 {
 			g.ParseSumMS += p
 			g.ParseE2ESumMS += e2e
@@ -347,7 +299,7 @@ func (g *Group) addPace(o *Observation) {
 	}
 	if o.EventLag > 0 {
 		v, _ := ms(o.EventLag)
-		g.Sketches[MetricEventLag].Add(v)
+		g.Sketches[runrecord.MetricEventLag].Add(v)
 	}
 }
 
@@ -355,7 +307,7 @@ func (g *Group) addPace(o *Observation) {
 // distribution: a per-call mean would pass for a gap and hide both bursts
 // and stalls.
 func (g *Group) addGaps(gs *gapScratch) {
-	_ = g.Sketches[MetricGap].Merge(gs.fine)
+	_ = g.Sketches[runrecord.MetricGap].Merge(gs.fine)
 	g.LongestGapMS = max(g.LongestGapMS, gs.longest)
 	g.GapCount += gs.n
 	g.BurstGaps += gs.burstGaps

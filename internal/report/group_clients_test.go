@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // abRun is an A/B (or shadow) test: every iteration sends one dataset item to
@@ -77,13 +79,13 @@ func TestTwoClientsAreReportedApart(t *testing.T) {
 			}
 		}
 		alone, view := c.Snapshot(), run.Client(name)
-		if a, v := alone.Category(AllCategories).Requests, view.Category(AllCategories).Requests; a != v || a == 0 {
+		if a, v := alone.Category(runrecord.AllCategories).Requests, view.Category(runrecord.AllCategories).Requests; a != v || a == 0 {
 			t.Errorf("%s: %d calls alone, %d in its view", name, a, v)
 		}
 		if a, v := len(alone.Stages()), len(view.Stages()); a != v {
 			t.Errorf("%s: %d stages alone, %d in its view", name, a, v)
 		}
-		if a, v := len(alone.Samples(AllCategories)), len(view.Samples(AllCategories)); a != v {
+		if a, v := len(alone.Samples(runrecord.AllCategories)), len(view.Samples(runrecord.AllCategories)); a != v {
 			t.Errorf("%s: %d samples alone, %d in its view", name, a, v)
 		}
 	}
@@ -121,10 +123,10 @@ func TestTwoClientsAreReportedApart(t *testing.T) {
 		t.Error("a rendering shows NaN")
 	}
 	var back struct {
-		Clients map[string]*ClientRecord `json:"clients"`
-		Routes  []RouteRecord            `json:"routes"`
-		Paired  []PairedComparison       `json:"paired"`
-		Stages  []StageRecord            `json:"stages"`
+		Clients map[string]*runrecord.ClientRecord `json:"clients"`
+		Routes  []runrecord.RouteRecord            `json:"routes"`
+		Paired  []runrecord.PairedComparison       `json:"paired"`
+		Stages  []runrecord.StageRecord            `json:"stages"`
 	}
 	if err := json.Unmarshal(rec, &back); err != nil {
 		t.Fatal(err)
@@ -132,7 +134,7 @@ func TestTwoClientsAreReportedApart(t *testing.T) {
 	if len(back.Clients) != 2 || len(back.Clients["large"].Stages) < 2 || len(back.Routes) != 2 || len(back.Paired) != 1 || back.Stages != nil {
 		t.Fatalf("record: %d clients, %d routes, %d paired, run-wide stages %v", len(back.Clients), len(back.Routes), len(back.Paired), back.Stages)
 	}
-	if _, err := LoadBaseline(rec); err != nil {
+	if _, err := runrecord.LoadBaseline(rec); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -143,7 +145,7 @@ func TestPairedComparisonNamesTheFasterClient(t *testing.T) {
 	if len(ps) != 1 || ps[0].A != "large" || ps[0].B != "small" || ps[0].Pairs < 50 {
 		t.Fatalf("%+v", ps)
 	}
-	byMetric := map[string]PairedRow{}
+	byMetric := map[string]runrecord.PairedRow{}
 	for _, row := range ps[0].Rows {
 		byMetric[row.Metric] = row
 	}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // A paired comparison answers the shadow-traffic and model-routing question:
@@ -126,38 +129,16 @@ func (p *pairer) record(key pairKey, a, b pairValues) {
 	}
 }
 
-// PairedComparison is clients A and B on the same dataset items.
-type PairedComparison struct {
-	A     string      `json:"a"`
-	B     string      `json:"b"`
-	Pairs uint64      `json:"pairs"`
-	Rows  []PairedRow `json:"rows"`
-}
-
-// PairedRow is one metric: the medians on each side and the median of the
-// per-item differences B − A with its 95 % interval.
-type PairedRow struct {
-	Metric     string  `json:"metric"`
-	Pairs      int     `json:"pairs"`
-	MedianA    float64 `json:"median_a"`
-	MedianB    float64 `json:"median_b"`
-	MedianDiff float64 `json:"median_diff"` // B − A
-	CILow      float64 `json:"ci_low"`
-	CIHigh     float64 `json:"ci_high"`
-	RelDiff    float64 `json:"rel_diff"` // MedianDiff / MedianA
-	Verdict    string  `json:"verdict"`
-}
-
-func (p *pairer) snapshot() []PairedComparison {
+func (p *pairer) snapshot() []runrecord.PairedComparison {
 	keys := make([]pairKey, 0, len(p.pairs))
 	for k := range p.pairs {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].A < keys[j].A || keys[i].A == keys[j].A && keys[i].B < keys[j].B })
-	var out []PairedComparison
+	var out []runrecord.PairedComparison
 	for _, k := range keys {
 		s := p.pairs[k]
-		pc := PairedComparison{A: k.A, B: k.B, Pairs: s.seen}
+		pc := runrecord.PairedComparison{A: k.A, B: k.B, Pairs: s.seen}
 		for m, pm := range pairMetrics {
 			pc.Rows = append(pc.Rows, pairedRow(pm.name, pm.higherBetter, k, s, m))
 		}
@@ -166,7 +147,7 @@ func (p *pairer) snapshot() []PairedComparison {
 	return out
 }
 
-func pairedRow(metric string, higherBetter bool, k pairKey, s *pairSample, m int) PairedRow {
+func pairedRow(metric string, higherBetter bool, k pairKey, s *pairSample, m int) runrecord.PairedRow {
 	var a, b, d []float64
 	for i := range s.a {
 		x, y := s.a[i][m], s.b[i][m]
@@ -175,7 +156,7 @@ func pairedRow(metric string, higherBetter bool, k pairKey, s *pairSample, m int
 		}
 		a, b, d = append(a, x), append(b, y), append(d, y-x)
 	}
-	row := PairedRow{Metric: metric, Pairs: len(d), Verdict: "too few pairs"}
+	row := runrecord.PairedRow{Metric: metric, Pairs: len(d), Verdict: "too few pairs"}
 	if len(d) < pairMin {
 		return row
 	}
@@ -187,9 +168,9 @@ func pairedRow(metric string, higherBetter bool, k pairKey, s *pairSample, m int
 	// statistics whose ranks bound the median's with 95 % probability.
 	j := max(0, int(math.Floor((float64(n)-pairZ*math.Sqrt(float64(n)))/2)))
 	row.CILow, row.CIHigh = d[j], d[n-1-j]
-	row.RelDiff = finiteOr0(row.MedianDiff / row.MedianA)
+	row.RelDiff = runrecord.FiniteOr0(row.MedianDiff / row.MedianA)
 	row.Verdict = "no significant difference"
-	if math.Abs(row.RelDiff) >= minEffect && (row.CILow > 0 || row.CIHigh < 0) {
+	if math.Abs(row.RelDiff) >= compare.MinEffect && (row.CILow > 0 || row.CIHigh < 0) {
 		better := row.CIHigh < 0 // B lower
 		if higherBetter {
 			better = !better
@@ -211,10 +192,10 @@ func median(v []float64) float64 {
 }
 
 // Paired returns the paired comparisons of the run (clients that served the same dataset items).
-func (r *Run) Paired() []PairedComparison { return r.pairs }
+func (r *Run) Paired() []runrecord.PairedComparison { return r.pairs }
 
 // describe is a row in one line of text.
-func (row PairedRow) describe(pc PairedComparison) string {
+func describePair(row runrecord.PairedRow, pc runrecord.PairedComparison) string {
 	f := func(v float64) string { return fmtMS(v) }
 	sf := fmtSigned
 	if row.Metric == "tokens_per_sec" {

@@ -1,10 +1,11 @@
 package report
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // A primary that fails every call, each answered by its fallback: one client,

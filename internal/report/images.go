@@ -1,16 +1,18 @@
 package report
 
-// TTFT split by the pictures in the prompt. Image tokens cost prefill, so a
-// run that mixes prompts with and without images (or of several sizes) has
-// TTFTs that differ for that reason alone; the split shows by how much,
-// next to the prompts without images of the same run.
-
 import (
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
+
+// TTFT split by the pictures in the prompt. Image tokens cost prefill, so a
+// run that mixes prompts with and without images (or of several sizes) has
+// TTFTs that differ for that reason alone; the split shows by how much,
+// next to the prompts without images of the same run.
 
 // ImageCollector gathers the answered chat calls' TTFT by the prompt's
 // image count and total size.
@@ -30,7 +32,7 @@ type ImageGroup struct {
 	// Size names the total pixels of the prompt's pictures.
 	Size  string
 	Calls uint64
-	TTFT  *Sketch
+	TTFT  *sketch.Sketch
 	// Bytes is the pictures' encoded bytes, summed.
 	Bytes int64
 }
@@ -74,7 +76,7 @@ func (c *ImageCollector) Add(o *Observation) {
 	}
 	g := c.groups[key]
 	if g == nil {
-		g = &ImageGroup{Images: key.Count, TTFT: NewSketch(FineAlpha)}
+		g = &ImageGroup{Images: key.Count, TTFT: sketch.New(sketch.FineAlpha)}
 		if key.Size >= 0 {
 			g.Size = imageSizes[key.Size].name
 		}

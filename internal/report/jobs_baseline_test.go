@@ -9,6 +9,8 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // jobsRun is a run with n chat conversations lasting dur each, model time
@@ -29,7 +31,7 @@ func jobsRun(t *testing.T, n int, dur, model time.Duration) *Run {
 }
 
 // jobsRecord is the run record of jobsRun, as a later run's baseline.
-func jobsRecord(t *testing.T, n int, dur, model time.Duration) *Record {
+func jobsRecord(t *testing.T, n int, dur, model time.Duration) *runrecord.Record {
 	t.Helper()
 	rec, err := runRecord(jobsRun(t, n, dur, model), nil, nil, RenderOptions{})
 	require.NoError(t, err)
@@ -44,16 +46,16 @@ func TestJobsAgainstTheBaseline(t *testing.T) {
 	base := jobsRecord(t, 30, 5*time.Second, time.Second)
 	require.NotNil(t, base.Conversations)
 
-	same := compareJobs(jobsRecord(t, 30, 5500*time.Millisecond, time.Second).Conversations, base.Conversations)
+	same := compare.Jobs(jobsRecord(t, 30, 5500*time.Millisecond, time.Second).Conversations, base.Conversations)
 	require.Len(t, same, 3)
 	for _, c := range same {
-		require.Equal(t, VerdictSame, c.Verdict, c.String())
+		require.Equal(t, runrecord.VerdictSame, c.Verdict, jobChangeText(c))
 	}
-	faster := compareJobs(jobsRecord(t, 30, 3*time.Second, time.Second).Conversations, base.Conversations)
-	require.Equal(t, VerdictBetter, faster[0].Verdict)
-	require.Empty(t, compareJobs(jobsRecord(t, 5, 9*time.Second, time.Second).Conversations, base.Conversations),
+	faster := compare.Jobs(jobsRecord(t, 30, 3*time.Second, time.Second).Conversations, base.Conversations)
+	require.Equal(t, runrecord.VerdictBetter, faster[0].Verdict)
+	require.Empty(t, compare.Jobs(jobsRecord(t, 5, 9*time.Second, time.Second).Conversations, base.Conversations),
 		"5 jobs are too few for a p95")
-	require.Nil(t, compareJobs(nil, base.Conversations))
+	require.Nil(t, compare.Jobs(nil, base.Conversations))
 
 	cur := jobsRun(t, 30, 8*time.Second, 3*time.Second)
 	text, htmlDoc, raw, err := Render(cur, nil, RenderOptions{Baseline: base})
@@ -64,9 +66,9 @@ func TestJobsAgainstTheBaseline(t *testing.T) {
 	require.Contains(t, string(htmlDoc), `id="jobs-comparison"`)
 	var rec struct {
 		Comparison struct {
-			Jobs []JobChange `json:"jobs"`
+			Jobs []runrecord.JobChange `json:"jobs"`
 		} `json:"comparison"`
-		Findings []Finding `json:"findings"`
+		Findings []runrecord.Finding `json:"findings"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &rec))
 	require.Len(t, rec.Comparison.Jobs, 3)

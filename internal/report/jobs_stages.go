@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // levelJobKey is a job group of one load class.
@@ -53,7 +54,7 @@ func (r *Run) JobStages() []JobStage {
 }
 
 func (s *JobStage) label() string {
-	return fmtConc(roundLevel(s.Concurrency)) + " " + levelUnit(s.ByRate)
+	return runrecord.FormatConc(runrecord.RoundLevel(s.Concurrency)) + " " + runrecord.LevelUnit(s.ByRate)
 }
 
 var jobStageColumns = append([]string{"stage"}, jobColumns...) //nolint:gochecknoglobals // read-only table
@@ -96,27 +97,18 @@ func writeJobStagesHTML(b *bytes.Buffer, stages []JobStage, note string) {
 	}
 }
 
-// JobStageRecord is one stage's jobs in the run record.
-type JobStageRecord struct {
-	Concurrency float64     `json:"concurrency"`       // VUs, or the arrival rate when by_rate
-	ByRate      bool        `json:"by_rate,omitempty"` // the stage is an arrival rate (requests/s)
-	First       time.Time   `json:"first"`             // the stage's first call start
-	Last        time.Time   `json:"last"`              // and its last
-	Jobs        []JobRecord `json:"jobs"`
-}
-
-func jobStageRecords(stages []JobStage) []JobStageRecord {
-	var out []JobStageRecord
+func jobStageRecords(stages []JobStage) []runrecord.JobStageRecord {
+	var out []runrecord.JobStageRecord
 	for i := range stages {
 		s := &stages[i]
-		out = append(out, JobStageRecord{Concurrency: s.Concurrency, ByRate: s.ByRate, First: s.First, Last: s.Last,
+		out = append(out, runrecord.JobStageRecord{Concurrency: s.Concurrency, ByRate: s.ByRate, First: s.First, Last: s.Last,
 			Jobs: jobRecords(s.Jobs)})
 	}
 	return out
 }
 
 // jobStagesOf turns the records back into stages (means back into sums).
-func jobStagesOf(recs []JobStageRecord) []JobStage {
+func jobStagesOf(recs []runrecord.JobStageRecord) []JobStage {
 	out := make([]JobStage, 0, len(recs))
 	for _, r := range recs {
 		out = append(out, JobStage{Concurrency: r.Concurrency, ByRate: r.ByRate, First: r.First, Last: r.Last,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // stagedJobsRun is a step load of 2 then 8 VUs, 10 s each, with conversations
@@ -65,7 +67,7 @@ func TestJobsByLoadStage(t *testing.T) {
 	require.NotEmpty(t, row("8 VUs"), text)
 	require.Contains(t, string(htmlDoc), `<table id="job-stages">`)
 	var rec struct {
-		Conversations ConversationRecord `json:"conversations"`
+		Conversations runrecord.ConversationRecord `json:"conversations"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &rec))
 	require.Len(t, rec.Conversations.Stages, 2)
@@ -87,7 +89,7 @@ func TestJobsOfOneStageHaveNoStageTable(t *testing.T) {
 // levels summed, jobs added); instances whose stages do not line up merge
 // none, and the merged record says why.
 func TestMergeOfJobsByStage(t *testing.T) {
-	rec := func(segment string, n2, n8 int) *Record {
+	rec := func(segment string, n2, n8 int) *runrecord.Record {
 		r, err := runRecord(stagedJobsRun(t, n2, n8, time.Second, 4*time.Second), nil, nil, RenderOptions{})
 		require.NoError(t, err)
 		r.Run = testInfo(segment)
@@ -120,16 +122,16 @@ func TestJobsByStageAgainstTheBaseline(t *testing.T) {
 	require.NoError(t, err)
 	cur, err := runRecord(stagedJobsRun(t, 25, 25, time.Second, 4*time.Second), nil, nil, RenderOptions{})
 	require.NoError(t, err)
-	var staged []JobChange
-	for _, ch := range compareJobs(cur.Conversations, base.Conversations) {
+	var staged []runrecord.JobChange
+	for _, ch := range compare.Jobs(cur.Conversations, base.Conversations) {
 		if ch.Stage != "" {
 			staged = append(staged, ch)
 		}
 	}
 	require.Len(t, staged, 6, "three figures for each of two stages")
 	require.Equal(t, "2 VUs", staged[0].Stage)
-	require.Equal(t, VerdictSame, staged[0].Verdict)
+	require.Equal(t, runrecord.VerdictSame, staged[0].Verdict)
 	require.Equal(t, "8 VUs", staged[3].Stage)
-	require.Equal(t, VerdictWorse, staged[3].Verdict, staged[3].String())
-	require.Contains(t, staged[3].label(), "conversation · chat · 8 VUs")
+	require.Equal(t, runrecord.VerdictWorse, staged[3].Verdict, jobChangeText(staged[3]))
+	require.Contains(t, staged[3].Label(), "conversation · chat · 8 VUs")
 }

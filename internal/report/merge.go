@@ -9,20 +9,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
-
-// InstanceRecord is one of the records a merged record was made of.
-type InstanceRecord struct {
-	Source   string    `json:"source"`            // the file it was read from
-	Segment  string    `json:"segment,omitempty"` // empty: the whole test
-	Start    time.Time `json:"start"`
-	End      time.Time `json:"end"`
-	Requests uint64    `json:"requests"`
-	Findings []Finding `json:"findings,omitempty"` // what that instance's report found on its own share
-}
 
 // mergedStageNote replaces stages and waves in a merged record: both are
 // read off a run's per-second timeline, which records do not carry. Routes
@@ -39,7 +29,7 @@ const mergedStageNote = "a merged record has no stages, waves, route table or pa
 // proportion to the calls it saw. It refuses records that are not parts of
 // one test (another load shape, dataset or client), and sets of
 // segments that overlap or leave a part of the test out.
-func Merge(records ...*Record) (*Record, error) {
+func Merge(records ...*runrecord.Record) (*runrecord.Record, error) {
 	if len(records) == 0 {
 		return nil, errors.New("report: merge: no run records given")
 	}
@@ -52,7 +42,7 @@ func Merge(records ...*Record) (*Record, error) {
 	}
 	out := newMergedRecord(records[0])
 	for i, r := range records {
-		if err := out.addInstance(names[i], r); err != nil {
+		if err := addInstance(out, names[i], r); err != nil {
 			return nil, fmt.Errorf("report: merge: %s: %w", names[i], err)
 		}
 	}
@@ -64,9 +54,9 @@ func Merge(records ...*Record) (*Record, error) {
 	if err := mergeSections(out, records, names); err != nil {
 		return nil, err
 	}
-	finishCategories(out.Categories, records, func(r *Record) map[string]*CategoryRecord { return r.Categories })
+	finishCategories(out.Categories, records, func(r *runrecord.Record) map[string]*runrecord.CategoryRecord { return r.Categories })
 	for name, cl := range out.Clients {
-		finishCategories(cl.Categories, records, func(r *Record) map[string]*CategoryRecord {
+		finishCategories(cl.Categories, records, func(r *runrecord.Record) map[string]*runrecord.CategoryRecord {
 			if c := r.Clients[name]; c != nil {
 				return c.Categories
 			}
@@ -79,13 +69,13 @@ func Merge(records ...*Record) (*Record, error) {
 
 // recordNames names each record by the file it was read from, or by its
 // place in the list, for the errors to say which one is wrong.
-func recordNames(records []*Record) ([]string, error) {
+func recordNames(records []*runrecord.Record) ([]string, error) {
 	names := make([]string, len(records))
 	for i, r := range records {
 		if r == nil {
 			return nil, fmt.Errorf("report: merge: record %d is nil", i+1)
 		}
-		names[i] = r.source
+		names[i] = r.Source
 		if names[i] == "" {
 			names[i] = fmt.Sprintf("record %d", i+1)
 		}
@@ -97,7 +87,7 @@ func recordNames(records []*Record) ([]string, error) {
 // already, without run information, of another test or segment sequence, or
 // whose segments overlap or leave a part of the test out. A lone record
 // without run information is its own whole.
-func checkOneTest(records []*Record, names []string) error {
+func checkOneTest(records []*runrecord.Record, names []string) error {
 	first := records[0]
 	segs := make([]segment, len(records))
 	for i, r := range records {
@@ -119,7 +109,7 @@ func checkOneTest(records []*Record, names []string) error {
 		if i == 0 {
 			continue
 		}
-		if d := diffFlat(first.Run.identity(), r.Run.identity()); len(d) > 0 {
+		if d := runrecord.IdentityDifferences(first.Run, r.Run); len(d) > 0 {
 			return fmt.Errorf("report: merge: %s and %s are not records of the same test: %s", names[0], names[i], strings.Join(d, "; "))
 		}
 		// A whole-test record has no sequence; the coverage check below says it overlaps.
@@ -138,10 +128,10 @@ func checkOneTest(records []*Record, names []string) error {
 
 // newMergedRecord starts the whole test's record from its first part: the
 // same run information, with no segment of its own.
-func newMergedRecord(first *Record) *Record {
-	out := &Record{
-		Format: RecordFormat, Meta: maps.Clone(first.Meta), Start: first.Start, End: first.End,
-		Categories: map[string]*CategoryRecord{}, Findings: []Finding{}, StageNote: mergedStageNote,
+func newMergedRecord(first *runrecord.Record) *runrecord.Record {
+	out := &runrecord.Record{
+		Format: runrecord.RecordFormat, Meta: maps.Clone(first.Meta), Start: first.Start, End: first.End,
+		Categories: map[string]*runrecord.CategoryRecord{}, Findings: []runrecord.Finding{}, StageNote: mergedStageNote,
 	}
 	if first.Run != nil {
 		run := *first.Run
@@ -153,18 +143,18 @@ func newMergedRecord(first *Record) *Record {
 
 // addInstance adds one part's span, exclusions and categories (the whole
 // test's and each client's) to the merged record, and lists the part.
-func (out *Record) addInstance(name string, r *Record) error {
+func addInstance(out *runrecord.Record, name string, r *runrecord.Record) error {
 	if r.Start.Before(out.Start) {
 		out.Start = r.Start
 	}
 	if r.End.After(out.End) {
 		out.End = r.End
 	}
-	inst := InstanceRecord{Source: name, Start: r.Start, End: r.End, Findings: r.Findings}
+	inst := runrecord.InstanceRecord{Source: name, Start: r.Start, End: r.End, Findings: r.Findings}
 	if r.Run != nil {
 		inst.Segment = r.Run.Segment
 	}
-	if all := r.Categories[AllCategories]; all != nil {
+	if all := r.Categories[runrecord.AllCategories]; all != nil {
 		inst.Requests = all.Requests
 	}
 	out.Instances = append(out.Instances, inst)
@@ -174,10 +164,10 @@ func (out *Record) addInstance(name string, r *Record) error {
 	}
 	for cname, cl := range r.Clients {
 		if out.Clients == nil {
-			out.Clients = map[string]*ClientRecord{}
+			out.Clients = map[string]*runrecord.ClientRecord{}
 		}
 		if out.Clients[cname] == nil {
-			out.Clients[cname] = &ClientRecord{Categories: map[string]*CategoryRecord{}, StageNote: mergedStageNote}
+			out.Clients[cname] = &runrecord.ClientRecord{Categories: map[string]*runrecord.CategoryRecord{}, StageNote: mergedStageNote}
 		}
 		if err := mergeCategories(out.Clients[cname].Categories, cl.Categories); err != nil {
 			return fmt.Errorf("client %s: %w", cname, err)
@@ -186,7 +176,7 @@ func (out *Record) addInstance(name string, r *Record) error {
 	return nil
 }
 
-func mergeCategories(into, from map[string]*CategoryRecord) error {
+func mergeCategories(into, from map[string]*runrecord.CategoryRecord) error {
 	for cat, cr := range from {
 		if err := mergeCategory(into, cat, cr); err != nil {
 			return fmt.Errorf("%s: %w", cat, err)
@@ -195,10 +185,10 @@ func mergeCategories(into, from map[string]*CategoryRecord) error {
 	return nil
 }
 
-func mergeCategory(into map[string]*CategoryRecord, cat string, cr *CategoryRecord) error {
+func mergeCategory(into map[string]*runrecord.CategoryRecord, cat string, cr *runrecord.CategoryRecord) error {
 	m := into[cat]
 	if m == nil {
-		m = &CategoryRecord{Metrics: map[string]*MetricRecord{}}
+		m = &runrecord.CategoryRecord{Metrics: map[string]*runrecord.MetricRecord{}}
 		into[cat] = m
 	}
 	m.Requests += cr.Requests
@@ -207,7 +197,7 @@ func mergeCategory(into map[string]*CategoryRecord, cat string, cr *CategoryReco
 	m.OutputTokens += cr.OutputTokens
 	m.CacheHits += cr.CacheHits
 	m.CacheMisses += cr.CacheMisses
-	m.Cost = m.Cost.merge(cr.Cost)
+	m.Cost = m.Cost.Merge(cr.Cost)
 	m.GapsUnsampled += cr.GapsUnsampled
 	m.FinishOmitted += cr.FinishOmitted
 	for k, v := range cr.Errors {
@@ -225,7 +215,7 @@ func mergeCategory(into map[string]*CategoryRecord, cat string, cr *CategoryReco
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		} else {
-			m.Metrics[name] = &MetricRecord{Sketch: mr.Sketch.Clone()}
+			m.Metrics[name] = &runrecord.MetricRecord{Sketch: mr.Sketch.Clone()}
 		}
 	}
 	return nil
@@ -234,9 +224,9 @@ func mergeCategory(into map[string]*CategoryRecord, cat string, cr *CategoryReco
 // finishCategories derives what cannot be summed: headline figures from the
 // merged sketches, the cache hit rate from the summed counts, and the
 // merged random sample. of picks the same map out of each instance's record.
-func finishCategories(cats map[string]*CategoryRecord, records []*Record, of func(*Record) map[string]*CategoryRecord) {
+func finishCategories(cats map[string]*runrecord.CategoryRecord, records []*runrecord.Record, of func(*runrecord.Record) map[string]*runrecord.CategoryRecord) {
 	for cat, m := range cats {
-		parts := make([]*CategoryRecord, 0, len(records))
+		parts := make([]*runrecord.CategoryRecord, 0, len(records))
 		for _, r := range records {
 			if cr := of(r)[cat]; cr != nil {
 				parts = append(parts, cr)
@@ -246,7 +236,7 @@ func finishCategories(cats map[string]*CategoryRecord, records []*Record, of fun
 	}
 }
 
-func finishCategory(cat string, m *CategoryRecord, parts []*CategoryRecord) {
+func finishCategory(cat string, m *runrecord.CategoryRecord, parts []*runrecord.CategoryRecord) {
 	for name, mr := range m.Metrics {
 		m.Metrics[name] = metricRecord(mr.Sketch)
 	}
@@ -263,7 +253,7 @@ func finishCategory(cat string, m *CategoryRecord, parts []*CategoryRecord) {
 // proportional to the calls it saw gives a uniform sample of all calls, of the
 // size a single run keeps (the largest full sample). The draw is seeded by
 // the category and metric, so the same records always merge to the same file.
-func mergeSamples(cat string, parts []*CategoryRecord) (map[string][]float64, uint64) {
+func mergeSamples(cat string, parts []*runrecord.CategoryRecord) (map[string][]float64, uint64) {
 	var seen uint64
 	size := 0 // 0: nobody had to sample
 	for _, p := range parts {
@@ -280,7 +270,7 @@ func mergeSamples(cat string, parts []*CategoryRecord) (map[string][]float64, ui
 		return nil, 0
 	}
 	out := map[string][]float64{}
-	for _, m := range reservoirMetrics {
+	for _, m := range runrecord.SampledMetrics {
 		name := m.String()
 		h := fnv.New64a()
 		_, _ = h.Write([]byte(cat + "/" + name))
@@ -303,7 +293,7 @@ func mergeSamples(cat string, parts []*CategoryRecord) (map[string][]float64, ui
 	return out, seen
 }
 
-func mergeExclusions(a, b *Exclusions) *Exclusions {
+func mergeExclusions(a, b *runrecord.Exclusions) *runrecord.Exclusions {
 	if b == nil {
 		return a
 	}
@@ -326,11 +316,11 @@ func mergeExclusions(a, b *Exclusions) *Exclusions {
 }
 
 // sortedCategories lists a record's categories, "all" last.
-func sortedCategories(rec *Record) []string {
+func sortedCategories(rec *runrecord.Record) []string {
 	cats := slices.Collect(maps.Keys(rec.Categories))
 	sort.Strings(cats)
-	if i := slices.Index(cats, AllCategories); i >= 0 {
-		cats = append(slices.Delete(cats, i, i+1), AllCategories)
+	if i := slices.Index(cats, runrecord.AllCategories); i >= 0 {
+		cats = append(slices.Delete(cats, i, i+1), runrecord.AllCategories)
 	}
 	return cats
 }

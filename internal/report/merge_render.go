@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // A merged run exists only as a record (there is no collector behind it), so
@@ -15,35 +17,35 @@ import (
 
 func recordRate(num, den uint64) float64 { return ratio(float64(num), float64(den)) }
 
-func recordQ50(cr *CategoryRecord, m Metric) float64 {
+func recordQ50(cr *runrecord.CategoryRecord, m runrecord.Metric) float64 {
 	if mr := cr.Metrics[m.String()]; mr != nil && mr.Count > 0 {
 		return mr.P50
 	}
 	return math.NaN()
 }
 
-func recordHitRate(cr *CategoryRecord) float64 {
+func recordHitRate(cr *runrecord.CategoryRecord) float64 {
 	if cr.CacheHitRate == nil {
 		return math.NaN()
 	}
 	return *cr.CacheHitRate
 }
 
-func instancesSummary(rec *Record) string {
+func instancesSummary(rec *runrecord.Record) string {
 	segs := make([]string, 0, len(rec.Instances))
 	for _, in := range rec.Instances {
-		segs = append(segs, segmentName(in.Segment))
+		segs = append(segs, runrecord.SegmentName(in.Segment))
 	}
 	return fmt.Sprintf("merged from %d instances (segments %s)", len(rec.Instances), strings.Join(segs, ", "))
 }
 
 // RenderRecordText is the text report of a (merged) run record.
-func RenderRecordText(rec *Record) string {
+func RenderRecordText(rec *runrecord.Record) string {
 	var b strings.Builder
 	cats := sortedCategories(rec)
-	all := rec.Categories[AllCategories]
+	all := rec.Categories[runrecord.AllCategories]
 	if all == nil {
-		all = &CategoryRecord{}
+		all = &runrecord.CategoryRecord{}
 	}
 	fmt.Fprintf(&b, "\n█ LLM streams — %s: %d calls, %s\n\n", instancesSummary(rec), all.Requests, runLength(rec))
 	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
@@ -58,7 +60,7 @@ func RenderRecordText(rec *Record) string {
 	for _, cat := range cats {
 		cr := rec.Categories[cat]
 		fmt.Fprintf(&b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, cat, cr.Requests, fmtPct(recordRate(cr.Failures, cr.Requests)),
-			fmtMetric(MetricTokensPerSec, recordQ50(cr, MetricTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, errorList(cr.Errors))
+			fmtMetric(runrecord.MetricTokensPerSec, recordQ50(cr, runrecord.MetricTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, errorList(cr.Errors))
 	}
 	if line := finishOmittedLine(all.FinishOmitted); line != "" {
 		fmt.Fprintf(&b, "\n  %s\n", line)
@@ -84,7 +86,7 @@ func RenderRecordText(rec *Record) string {
 	}
 	b.WriteString("\n  instances:\n")
 	for _, in := range rec.Instances {
-		fmt.Fprintf(&b, "    %-10s %8d calls  %s  findings: %s\n", segmentName(in.Segment), in.Requests, in.Source, findingIDs(in.Findings))
+		fmt.Fprintf(&b, "    %-10s %8d calls  %s  findings: %s\n", runrecord.SegmentName(in.Segment), in.Requests, in.Source, findingIDs(in.Findings))
 	}
 	if rec.StageNote != "" {
 		fmt.Fprintf(&b, "\n  %s\n", rec.StageNote)
@@ -92,7 +94,7 @@ func RenderRecordText(rec *Record) string {
 	return b.String()
 }
 
-func findingIDs(fs []Finding) string {
+func findingIDs(fs []runrecord.Finding) string {
 	if len(fs) == 0 {
 		return "none"
 	}
@@ -104,14 +106,14 @@ func findingIDs(fs []Finding) string {
 }
 
 // RenderRecordHTML is the one-page HTML report of a (merged) run record.
-func RenderRecordHTML(rec *Record, title string) []byte {
+func RenderRecordHTML(rec *runrecord.Record, title string) []byte {
 	var b bytes.Buffer
 	if title == "" {
 		title = "LLM streaming report"
 	}
-	all := rec.Categories[AllCategories]
+	all := rec.Categories[runrecord.AllCategories]
 	if all == nil {
-		all = &CategoryRecord{}
+		all = &runrecord.CategoryRecord{}
 	}
 	fmt.Fprintf(&b, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n",
 		html.EscapeString(title), htmlStyle)
@@ -133,7 +135,7 @@ func RenderRecordHTML(rec *Record, title string) []byte {
 		cr := rec.Categories[cat]
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n",
 			html.EscapeString(cat), cr.Requests, fmtPct(recordRate(cr.Failures, cr.Requests)),
-			fmtMetric(MetricTokensPerSec, recordQ50(cr, MetricTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, html.EscapeString(errorList(cr.Errors)))
+			fmtMetric(runrecord.MetricTokensPerSec, recordQ50(cr, runrecord.MetricTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, html.EscapeString(errorList(cr.Errors)))
 	}
 	b.WriteString("</table>\n")
 	b.WriteString(`<h2>Latency</h2><div class="wide"><table id="latency"><tr><th>metric</th><th>category</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>n</th></tr>` + "\n")
@@ -154,7 +156,7 @@ func RenderRecordHTML(rec *Record, title string) []byte {
 	}
 	b.WriteString(`<h2>Instances</h2><table id="instances"><tr><th>segment</th><th>calls</th><th>record</th><th>findings on its share</th></tr>` + "\n")
 	for _, in := range rec.Instances {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(segmentName(in.Segment)),
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(runrecord.SegmentName(in.Segment)),
 			in.Requests, html.EscapeString(in.Source), html.EscapeString(findingIDs(in.Findings)))
 	}
 	b.WriteString("</table>\n")
@@ -167,6 +169,6 @@ func RenderRecordHTML(rec *Record, title string) []byte {
 
 // runLength is the span of the merged run, to the tenth of a second (short
 // CI runs would read "0s" to the second).
-func runLength(rec *Record) time.Duration {
+func runLength(rec *runrecord.Record) time.Duration {
 	return rec.End.Sub(rec.Start).Round(100 * time.Millisecond)
 }

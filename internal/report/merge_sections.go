@@ -1,21 +1,24 @@
 package report
 
-// The merge of the run record's sections beside the categories: the
-// dispatch account, the embed and rerank groups, TTFT by images and the
-// conversations. As for the categories, counts are summed and every
-// distribution is merged sketch by sketch, never averaged; a record without
-// a section adds nothing to it.
-
 import (
 	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
+// The merge of the run record's sections beside the categories: the
+// dispatch account, the embed and rerank groups, TTFT by images and the
+// conversations. As for the categories, counts are summed and every
+// distribution is merged sketch by sketch, never averaged; a record without
+// a section adds nothing to it.
+
 // mergeSections gives the merged record the sections of its parts.
-func mergeSections(out *Record, records []*Record, names []string) error {
+func mergeSections(out *runrecord.Record, records []*runrecord.Record, names []string) error {
 	for i, r := range records {
 		out.Dispatch = mergeDispatch(out.Dispatch, r.Dispatch)
 		if err := checkSectionSketches(r); err != nil {
@@ -32,7 +35,7 @@ func mergeSections(out *Record, records []*Record, names []string) error {
 	if out.Conversations, err = mergeConversations(records); err != nil {
 		return fmt.Errorf("report: merge: conversations: %w", err)
 	}
-	caps := make([]*Capacity, len(records))
+	caps := make([]*runrecord.Capacity, len(records))
 	for i, r := range records {
 		caps[i] = r.Capacity
 	}
@@ -44,12 +47,12 @@ func mergeSections(out *Record, records []*Record, names []string) error {
 
 // checkSectionSketches refuses a section distribution without its sketch: its
 // percentiles alone cannot be merged.
-func checkSectionSketches(r *Record) error {
-	check := func(what string, mr *MetricRecord) error {
+func checkSectionSketches(r *runrecord.Record) error {
+	check := func(what string, mr *runrecord.MetricRecord) error {
 		if mr == nil || mr.Sketch == nil {
 			return fmt.Errorf("%s has no sketch: its percentiles cannot be merged", what)
 		}
-		return mr.Sketch.validate()
+		return mr.Sketch.Validate()
 	}
 	var errs []error
 	for _, g := range r.Retrieval {
@@ -72,7 +75,7 @@ func checkSectionSketches(r *Record) error {
 }
 
 // mergeSketch adds s into *into (a clone of s when *into is nil).
-func mergeSketch(into **Sketch, s *Sketch) error {
+func mergeSketch(into **sketch.Sketch, s *sketch.Sketch) error {
 	if *into == nil {
 		*into = s.Clone()
 		return nil
@@ -86,12 +89,12 @@ func mergeSketch(into **Sketch, s *Sketch) error {
 // are kept when every part says the same; parts replaying different shares
 // of a trace say different things, and the reuse of the whole cannot be
 // recomputed from the parts' shares, so it is then unknown.
-func mergeDispatch(a, b *Dispatch) *Dispatch {
+func mergeDispatch(a, b *runrecord.Dispatch) *runrecord.Dispatch {
 	if b == nil {
 		return a
 	}
 	if a == nil {
-		a = &Dispatch{}
+		a = &runrecord.Dispatch{}
 	}
 	for _, s := range b.Schedules {
 		i := -1
@@ -130,7 +133,7 @@ func mergeDispatch(a, b *Dispatch) *Dispatch {
 // mergeShortfall sums the VUs the instances that dropped iterations had and
 // needed: offered rates add, and the mean iteration is weighted by each
 // instance's offered rate, so NeededVUs stays Little's law over the union.
-func mergeShortfall(a, b *VUShortfall) *VUShortfall {
+func mergeShortfall(a, b *runrecord.VUShortfall) *runrecord.VUShortfall {
 	if b == nil {
 		return a
 	}
@@ -143,7 +146,7 @@ func mergeShortfall(a, b *VUShortfall) *VUShortfall {
 	if rate > 0 {
 		iter = (a.OfferedRate*a.IterationSec + b.OfferedRate*b.IterationSec) / rate
 	}
-	return &VUShortfall{VUsMax: a.VUsMax + b.VUsMax, OfferedRate: rate, IterationSec: iter, NeededVUs: a.NeededVUs + b.NeededVUs}
+	return &runrecord.VUShortfall{VUsMax: a.VUsMax + b.VUsMax, OfferedRate: rate, IterationSec: iter, NeededVUs: a.NeededVUs + b.NeededVUs}
 }
 
 // retrievalKey of a merged group: an operation's calls of one category at
@@ -158,7 +161,7 @@ type retrievalRank struct {
 	Rank         int
 }
 
-func mergeRetrieval(records []*Record) ([]RetrievalRecord, error) {
+func mergeRetrieval(records []*runrecord.Record) ([]runrecord.RetrievalRecord, error) {
 	stages := map[[2]string]int{} // op/category → its number of stages, -1 when instances differ
 	for _, r := range records {
 		n := map[[2]string]int{}
@@ -175,7 +178,7 @@ func mergeRetrieval(records []*Record) ([]RetrievalRecord, error) {
 	}
 	merged := map[retrievalRank]*retrievalMerge{}
 	for _, r := range records {
-		groups := append([]RetrievalRecord(nil), r.Retrieval...)
+		groups := append([]runrecord.RetrievalRecord(nil), r.Retrieval...)
 		sort.SliceStable(groups, func(i, j int) bool { return groups[i].Load < groups[j].Load })
 		rank := map[[2]string]int{}
 		for _, g := range groups {
@@ -188,7 +191,7 @@ func mergeRetrieval(records []*Record) ([]RetrievalRecord, error) {
 			}
 			m := merged[key]
 			if m == nil {
-				m = &retrievalMerge{rec: RetrievalRecord{Op: g.Op, Category: g.Category, ByRate: g.ByRate, Metrics: map[string]*MetricRecord{}}}
+				m = &retrievalMerge{rec: runrecord.RetrievalRecord{Op: g.Op, Category: g.Category, ByRate: g.ByRate, Metrics: map[string]*runrecord.MetricRecord{}}}
 				merged[key] = m
 			}
 			if err := m.add(r, g); err != nil {
@@ -210,7 +213,7 @@ func mergeRetrieval(records []*Record) ([]RetrievalRecord, error) {
 		}
 		return a.Rank < b.Rank
 	})
-	var out []RetrievalRecord
+	var out []runrecord.RetrievalRecord
 	for _, k := range keys {
 		out = append(out, merged[k].finish())
 	}
@@ -220,15 +223,15 @@ func mergeRetrieval(records []*Record) ([]RetrievalRecord, error) {
 // retrievalMerge gathers one merged group; loads are summed per instance
 // (each instance's call-weighted mean when several of its groups share it).
 type retrievalMerge struct {
-	rec       RetrievalRecord
-	loadCalls map[*Record][2]float64 // instance → (Σ load×calls, Σ calls)
+	rec       runrecord.RetrievalRecord
+	loadCalls map[*runrecord.Record][2]float64 // instance → (Σ load×calls, Σ calls)
 	items     float64
 	tps       *float64
 }
 
-func (m *retrievalMerge) add(r *Record, g RetrievalRecord) error {
+func (m *retrievalMerge) add(r *runrecord.Record, g runrecord.RetrievalRecord) error {
 	if m.loadCalls == nil {
-		m.loadCalls = map[*Record][2]float64{}
+		m.loadCalls = map[*runrecord.Record][2]float64{}
 	}
 	lc := m.loadCalls[r]
 	m.loadCalls[r] = [2]float64{lc[0] + g.Load*float64(g.Calls), lc[1] + float64(g.Calls)}
@@ -254,19 +257,19 @@ func (m *retrievalMerge) add(r *Record, g RetrievalRecord) error {
 	}
 	for name, mr := range g.Metrics {
 		have := m.rec.Metrics[name]
-		var s *Sketch
+		var s *sketch.Sketch
 		if have != nil {
 			s = have.Sketch
 		}
 		if err := mergeSketch(&s, mr.Sketch); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		m.rec.Metrics[name] = &MetricRecord{Sketch: s}
+		m.rec.Metrics[name] = &runrecord.MetricRecord{Sketch: s}
 	}
 	return nil
 }
 
-func (m *retrievalMerge) finish() RetrievalRecord {
+func (m *retrievalMerge) finish() runrecord.RetrievalRecord {
 	rec := m.rec
 	for _, lc := range m.loadCalls {
 		if lc[1] > 0 {
@@ -288,7 +291,7 @@ func (m *retrievalMerge) finish() RetrievalRecord {
 // An instance whose prompts had no images has no section, yet its answered
 // calls belong in the row of prompts without images: that row takes them
 // from its chat calls' TTFT (the same answered calls the section counts).
-func mergeImages(records []*Record) ([]ImageRecord, error) {
+func mergeImages(records []*runrecord.Record) ([]runrecord.ImageRecord, error) {
 	withImages := false
 	for _, r := range records {
 		withImages = withImages || len(r.Images) > 0
@@ -301,7 +304,7 @@ func mergeImages(records []*Record) ([]ImageRecord, error) {
 		Size   string
 	}
 	groups := map[key]*ImageGroup{}
-	add := func(k key, calls uint64, bytes int64, s *Sketch) error {
+	add := func(k key, calls uint64, bytes int64, s *sketch.Sketch) error {
 		g := groups[k]
 		if g == nil {
 			g = &ImageGroup{Images: k.Images, Size: k.Size}
@@ -313,8 +316,8 @@ func mergeImages(records []*Record) ([]ImageRecord, error) {
 	}
 	for _, r := range records {
 		if len(r.Images) == 0 {
-			if all := r.Categories[AllCategories]; all != nil {
-				if mr := all.Metrics[MetricTTFT.String()]; mr != nil && mr.Sketch != nil && mr.Count > 0 {
+			if all := r.Categories[runrecord.AllCategories]; all != nil {
+				if mr := all.Metrics[runrecord.MetricTTFT.String()]; mr != nil && mr.Sketch != nil && mr.Count > 0 {
 					if err := add(key{}, mr.Count, 0, mr.Sketch); err != nil {
 						return nil, err
 					}
@@ -354,7 +357,7 @@ func imageSizeRank(name string) int {
 // job groups by kind and category (and by stage, mergeJobStages); the jobs'
 // means are turned back into sums (conversationGroups), summed, and divided
 // by the union's jobs.
-func mergeConversations(records []*Record) (*ConversationRecord, error) {
+func mergeConversations(records []*runrecord.Record) (*runrecord.ConversationRecord, error) {
 	turns := map[turnKey]*TurnGroup{}
 	jobs := map[jobKey]*JobGroup{}
 	var stages [][]JobStage

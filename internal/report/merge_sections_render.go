@@ -1,16 +1,19 @@
 package report
 
+import (
+	"bytes"
+	"fmt"
+	"html"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
+)
+
 // A merged record's sections, rendered as a single run's are: the dispatch
 // account among the notes above the tables, the embed and rerank, images
 // and conversations tables after the chat figures. The images' and
 // conversations' records carry their sketches, so they become groups again
 // and share the single run's tables.
-
-import (
-	"bytes"
-	"fmt"
-	"html"
-)
 
 // recordReuse words a trace's predicted prefix reuse without the servers'
 // cached tokens, which a record does not keep.
@@ -20,7 +23,7 @@ func recordReuse(predicted float64) string {
 
 // recordDispatchText is the dispatch account's lines, the notes above the
 // tables as in a single run's text.
-func recordDispatchText(rec *Record) string {
+func recordDispatchText(rec *runrecord.Record) string {
 	out := ""
 	for _, l := range dispatchLinesOf(rec.Dispatch, recordReuse) {
 		out += "  " + l + "\n"
@@ -32,7 +35,7 @@ func recordDispatchText(rec *Record) string {
 }
 
 // recordSectionsText is the sections' text, after the chat figures.
-func recordSectionsText(rec *Record) string {
+func recordSectionsText(rec *runrecord.Record) string {
 	out := ""
 	for _, s := range []string{retrievalRecordText(rec.Retrieval), ImageText(imageGroups(rec.Images)), ConversationText(conversationGroups(rec.Conversations))} {
 		if s != "" {
@@ -43,7 +46,7 @@ func recordSectionsText(rec *Record) string {
 }
 
 // writeRecordSectionsHTML writes the dispatch account and the sections.
-func writeRecordSectionsHTML(b *bytes.Buffer, rec *Record) {
+func writeRecordSectionsHTML(b *bytes.Buffer, rec *runrecord.Record) {
 	if lines := dispatchLinesOf(rec.Dispatch, recordReuse); len(lines) > 0 {
 		b.WriteString(`<h2>Dispatch</h2><p class="sub">`)
 		for i, l := range lines {
@@ -60,7 +63,7 @@ func writeRecordSectionsHTML(b *bytes.Buffer, rec *Record) {
 	writeConversationsHTML(b, turns, jobs, stages, note)
 }
 
-func imageGroups(recs []ImageRecord) []*ImageGroup {
+func imageGroups(recs []runrecord.ImageRecord) []*ImageGroup {
 	out := make([]*ImageGroup, 0, len(recs))
 	for _, g := range recs {
 		out = append(out, &ImageGroup{Images: g.Images, Size: g.Size, Calls: g.Calls, Bytes: g.Bytes, TTFT: sketchOf(g.TTFT)})
@@ -70,7 +73,7 @@ func imageGroups(recs []ImageRecord) []*ImageGroup {
 
 // conversationGroups turns the section's record back into groups: the jobs'
 // means become sums again.
-func conversationGroups(c *ConversationRecord) ([]*TurnGroup, []*JobGroup, []JobStage, string) {
+func conversationGroups(c *runrecord.ConversationRecord) ([]*TurnGroup, []*JobGroup, []JobStage, string) {
 	if c == nil {
 		return nil, nil, nil, ""
 	}
@@ -82,9 +85,9 @@ func conversationGroups(c *ConversationRecord) ([]*TurnGroup, []*JobGroup, []Job
 }
 
 // sketchOf is a record's sketch, an empty one when it has none.
-func sketchOf(mr *MetricRecord) *Sketch {
+func sketchOf(mr *runrecord.MetricRecord) *sketch.Sketch {
 	if mr == nil || mr.Sketch == nil {
-		return NewSketch(FineAlpha)
+		return sketch.New(sketch.FineAlpha)
 	}
 	return mr.Sketch
 }

@@ -4,11 +4,14 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // sketchOfValues is a fine sketch of vs (ms).
-func sketchOfValues(vs ...float64) *Sketch {
-	s := NewSketch(FineAlpha)
+func sketchOfValues(vs ...float64) *sketch.Sketch {
+	s := sketch.New(sketch.FineAlpha)
 	for _, v := range vs {
 		s.Add(v)
 	}
@@ -25,17 +28,17 @@ func evenValues(n int, lo, step float64) []float64 {
 }
 
 // sectionRecord is a record of one segment whose chat calls' TTFTs are ttfts.
-func sectionRecord(segment string, ttfts []float64) *Record {
-	all := &CategoryRecord{Requests: uint64(len(ttfts)), Metrics: map[string]*MetricRecord{
-		MetricTTFT.String(): metricRecord(sketchOfValues(ttfts...))}}
-	return &Record{Format: RecordFormat, Categories: map[string]*CategoryRecord{AllCategories: all}, Run: testInfo(segment)}
+func sectionRecord(segment string, ttfts []float64) *runrecord.Record {
+	all := &runrecord.CategoryRecord{Requests: uint64(len(ttfts)), Metrics: map[string]*runrecord.MetricRecord{
+		runrecord.MetricTTFT.String(): metricRecord(sketchOfValues(ttfts...))}}
+	return &runrecord.Record{Format: runrecord.RecordFormat, Categories: map[string]*runrecord.CategoryRecord{runrecord.AllCategories: all}, Run: testInfo(segment)}
 }
 
 func f64(v float64) *float64 { return &v }
 
 // wantQuantiles fails unless got has the count and the P50/P95/P99 of a
 // sketch of every value in want (the union's own sketch, not an average).
-func wantQuantiles(t *testing.T, what string, got *MetricRecord, want []float64) {
+func wantQuantiles(t *testing.T, what string, got *runrecord.MetricRecord, want []float64) {
 	t.Helper()
 	s := sketchOfValues(want...)
 	if got == nil || got.Count != s.Count() {
@@ -52,23 +55,23 @@ func wantQuantiles(t *testing.T, what string, got *MetricRecord, want []float64)
 
 func TestMergeCarriesDispatchAndRetrieval(t *testing.T) {
 	a, b := sectionRecord("0:1/2", evenValues(10, 100, 5)), sectionRecord("1/2:1", evenValues(10, 300, 5))
-	a.Dispatch = &Dispatch{
-		Schedules:   []ScheduleStats{{Name: "main", Kind: "constant", Claimed: 10, Late: 2, Dropped: 1, MaxLagMS: 30}},
+	a.Dispatch = &runrecord.Dispatch{
+		Schedules:   []runrecord.ScheduleStats{{Name: "main", Kind: "constant", Claimed: 10, Late: 2, Dropped: 1, MaxLagMS: 30}},
 		K6Dropped:   f64(3),
-		K6Shortfall: &VUShortfall{VUsMax: 4, OfferedRate: 2, IterationSec: 1.5, NeededVUs: 3},
+		K6Shortfall: &runrecord.VUShortfall{VUsMax: 4, OfferedRate: 2, IterationSec: 1.5, NeededVUs: 3},
 	}
-	b.Dispatch = &Dispatch{Schedules: []ScheduleStats{{Name: "main", Kind: "constant", Claimed: 20, Late: 3, MaxLagMS: 50}},
-		K6Dropped: f64(1), K6Shortfall: &VUShortfall{VUsMax: 4, OfferedRate: 6, IterationSec: 0.5, NeededVUs: 3}}
+	b.Dispatch = &runrecord.Dispatch{Schedules: []runrecord.ScheduleStats{{Name: "main", Kind: "constant", Claimed: 20, Late: 3, MaxLagMS: 50}},
+		K6Dropped: f64(1), K6Shortfall: &runrecord.VUShortfall{VUsMax: 4, OfferedRate: 6, IterationSec: 0.5, NeededVUs: 3}}
 	durA1, durA2, durB1, durB2 := evenValues(8, 10, 1), evenValues(6, 40, 2), evenValues(7, 12, 3), evenValues(9, 80, 1)
-	embed := func(load float64, calls, failed uint64, dur []float64, batch float64) RetrievalRecord {
-		return RetrievalRecord{Op: "embed", Category: "default", Load: load, Calls: calls, Failed: failed,
+	embed := func(load float64, calls, failed uint64, dur []float64, batch float64) runrecord.RetrievalRecord {
+		return runrecord.RetrievalRecord{Op: "embed", Category: "default", Load: load, Calls: calls, Failed: failed,
 			Errors: map[string]uint64{"http_5xx": failed}, BatchMean: f64(batch), InputTokens: 100, RequestBytes: 1000,
-			InputTokensPerSec: f64(50), Metrics: map[string]*MetricRecord{"duration": metricRecord(sketchOfValues(dur...))}}
+			InputTokensPerSec: f64(50), Metrics: map[string]*runrecord.MetricRecord{"duration": metricRecord(sketchOfValues(dur...))}}
 	}
 	// Each instance ran its share of two stages: 2+3 VUs, then 4+5.
-	a.Retrieval = []RetrievalRecord{embed(4, 7, 1, durA2, 2), embed(2, 9, 1, durA1, 1)}
-	b.Retrieval = []RetrievalRecord{embed(3, 8, 1, durB1, 3), embed(5, 10, 1, durB2, 4),
-		{Op: "rerank", Category: "default", Load: 5, Calls: 1, Metrics: map[string]*MetricRecord{}}}
+	a.Retrieval = []runrecord.RetrievalRecord{embed(4, 7, 1, durA2, 2), embed(2, 9, 1, durA1, 1)}
+	b.Retrieval = []runrecord.RetrievalRecord{embed(3, 8, 1, durB1, 3), embed(5, 10, 1, durB2, 4),
+		{Op: "rerank", Category: "default", Load: 5, Calls: 1, Metrics: map[string]*runrecord.MetricRecord{}}}
 
 	m, err := Merge(a, b)
 	if err != nil {
@@ -126,20 +129,20 @@ func TestMergeCarriesImagesAndConversations(t *testing.T) {
 	ttftA, ttftB := evenValues(12, 100, 7), evenValues(15, 120, 3)
 	a, b := sectionRecord("0:1/2", ttftA), sectionRecord("1/2:1", ttftB)
 	noneA, oneA := ttftA[:8], ttftA[8:]
-	a.Images = []ImageRecord{{Images: 0, Calls: 8, TTFT: metricRecord(sketchOfValues(noneA...))},
+	a.Images = []runrecord.ImageRecord{{Images: 0, Calls: 8, TTFT: metricRecord(sketchOfValues(noneA...))},
 		{Images: 1, Size: "≤1 MP", Calls: 4, Bytes: 4096, TTFT: metricRecord(sketchOfValues(oneA...))}}
 	// b's prompts had no images: it has no section, and its calls are all prompts without images.
 	turn1A, turn1B, turn2B := evenValues(5, 90, 4), evenValues(6, 95, 2), evenValues(4, 200, 9)
 	jobA, jobB := evenValues(3, 1000, 100), evenValues(5, 2000, 50)
-	a.Conversations = &ConversationRecord{
-		Turns: []TurnRecord{{Turn: 1, Cache: "miss", Calls: 5, TTFT: metricRecord(sketchOfValues(turn1A...))}},
-		Jobs: []JobRecord{{Kind: "conversation", Category: "default", Jobs: 3, Failed: 1, Duration: metricRecord(sketchOfValues(jobA...)),
+	a.Conversations = &runrecord.ConversationRecord{
+		Turns: []runrecord.TurnRecord{{Turn: 1, Cache: "miss", Calls: 5, TTFT: metricRecord(sketchOfValues(turn1A...))}},
+		Jobs: []runrecord.JobRecord{{Kind: "conversation", Category: "default", Jobs: 3, Failed: 1, Duration: metricRecord(sketchOfValues(jobA...)),
 			ModelMean: 100, ThinkMean: 10, ToolMean: 0, TurnsMean: 2, StepsMean: 2, TokensOut: 300}},
 	}
-	b.Conversations = &ConversationRecord{
-		Turns: []TurnRecord{{Turn: 1, Cache: "miss", Calls: 6, TTFT: metricRecord(sketchOfValues(turn1B...))},
+	b.Conversations = &runrecord.ConversationRecord{
+		Turns: []runrecord.TurnRecord{{Turn: 1, Cache: "miss", Calls: 6, TTFT: metricRecord(sketchOfValues(turn1B...))},
 			{Turn: 2, Cache: "hit", Calls: 4, TTFT: metricRecord(sketchOfValues(turn2B...))}},
-		Jobs: []JobRecord{{Kind: "conversation", Category: "default", Jobs: 5, Duration: metricRecord(sketchOfValues(jobB...)),
+		Jobs: []runrecord.JobRecord{{Kind: "conversation", Category: "default", Jobs: 5, Duration: metricRecord(sketchOfValues(jobB...)),
 			ModelMean: 200, ThinkMean: 50, ToolMean: 0, TurnsMean: 4, StepsMean: 4, TokensOut: 500}},
 	}
 	m, err := Merge(b, a)
@@ -187,7 +190,7 @@ func TestMergeCarriesImagesAndConversations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := ParseRecord("merged.json", raw)
+	back, err := runrecord.ParseRecord("merged.json", raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +210,8 @@ func TestMergeOfRecordsWithoutSectionsHasNone(t *testing.T) {
 
 func TestMergeRefusesASectionWithoutItsSketch(t *testing.T) {
 	a, b := sectionRecord("0:1/2", evenValues(3, 100, 1)), sectionRecord("1/2:1", evenValues(3, 100, 1))
-	b.Conversations = &ConversationRecord{Turns: []TurnRecord{{Turn: 1, Cache: "hit", Calls: 3, TTFT: &MetricRecord{Count: 3, P50: 5}}}}
-	b.source = "b.json"
+	b.Conversations = &runrecord.ConversationRecord{Turns: []runrecord.TurnRecord{{Turn: 1, Cache: "hit", Calls: 3, TTFT: &runrecord.MetricRecord{Count: 3, P50: 5}}}}
+	b.Source = "b.json"
 	_, err := Merge(a, b)
 	if err == nil || !strings.Contains(err.Error(), "b.json") || !strings.Contains(err.Error(), "turn 1 hit ttft has no sketch") {
 		t.Fatalf("merge of a turn without its sketch: %v", err)

@@ -2,31 +2,34 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"math"
 	"sort"
 	"strings"
 	"testing"
 )
 
-func testInfo(segment string) *RunInfo {
-	return &RunInfo{
+func testInfo(segment string) *runrecord.RunInfo {
+	return &runrecord.RunInfo{
 		K6Version: "v1.8.1", ModuleVersion: "v0.9.0",
 		Load:     map[string]any{"default": map[string]any{"executor": "shared-iterations", "vus": 8, "iterations": 400}},
-		Datasets: []DatasetInfo{{Source: "synthetic", Options: map[string]any{"seed": 7}, Items: 500}},
-		Clients:  []ClientInfo{{Name: "chat", Protocol: "openai", Model: "m1", Host: "http://127.0.0.1:8080"}},
+		Datasets: []runrecord.DatasetInfo{{Source: "synthetic", Options: map[string]any{"seed": 7}, Items: 500}},
+		Clients:  []runrecord.ClientInfo{{Name: "chat", Protocol: "openai", Model: "m1", Host: "http://127.0.0.1:8080"}},
 		Segment:  segment,
 	}
 }
 
 // recordThrough writes and reads a record the way report() and the merge
 // command do, so the test also covers the JSON round trip.
-func recordThrough(t *testing.T, name string, r *Run, info *RunInfo) *Record {
+func recordThrough(t *testing.T, name string, r *Run, info *runrecord.RunInfo) *runrecord.Record {
 	t.Helper()
 	b, err := marshalRecord(r, Diagnose(r), nil, RenderOptions{Info: info, Meta: map[string]any{"k6Version": "v1.8.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := ParseRecord(name, b)
+	rec, err := runrecord.ParseRecord(name, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +62,7 @@ func splitRun(n int) (whole *Run, parts []*Run, ttfts []float64) {
 func TestMergeOfSegmentsEqualsTheWholeRun(t *testing.T) {
 	whole, parts, ttfts := splitRun(3)
 	segs := []string{"0:1/3", "1/3:2/3", "2/3:1"}
-	recs := make([]*Record, len(parts))
+	recs := make([]*runrecord.Record, len(parts))
 	for i, p := range parts {
 		recs[i] = recordThrough(t, segs[i]+".json", p, testInfo(segs[i]))
 	}
@@ -104,15 +107,15 @@ func TestMergeOfSegmentsEqualsTheWholeRun(t *testing.T) {
 			}
 		}
 	}
-	if merged.Categories[AllCategories].Requests < 500 {
-		t.Fatalf("too few calls to mean anything: %d", merged.Categories[AllCategories].Requests)
+	if merged.Categories[runrecord.AllCategories].Requests < 500 {
+		t.Fatalf("too few calls to mean anything: %d", merged.Categories[runrecord.AllCategories].Requests)
 	}
 	// And against the exact order statistics of every call.
 	sort.Float64s(ttfts)
-	mt := merged.Categories[AllCategories].Metrics["ttft"]
+	mt := merged.Categories[runrecord.AllCategories].Metrics["ttft"]
 	for _, c := range []struct{ q, got float64 }{{0.5, mt.P50}, {0.95, mt.P95}, {0.99, mt.P99}} {
 		want := exactQuantile(ttfts, c.q)
-		if rel := math.Abs(c.got-want) / want; rel > FineAlpha {
+		if rel := math.Abs(c.got-want) / want; rel > sketch.FineAlpha {
 			t.Errorf("merged TTFT q%g %g, exact %g (rel err %.4f)", c.q, c.got, want, rel)
 		}
 	}
@@ -132,34 +135,34 @@ func TestMergeOfSegmentsEqualsTheWholeRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := ParseRecord("merged.json", b)
+	back, err := runrecord.ParseRecord("merged.json", b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, row := range Compare(NewRecord(whole, nil, nil, nil), back).Rows {
-		if row.Verdict != VerdictSame {
+	for _, row := range compare.Records(NewRecord(whole, nil, nil, nil), back).Rows {
+		if row.Verdict != runrecord.VerdictSame {
 			t.Errorf("the whole run judged %q against the merge of its parts: %+v", row.Verdict, row)
 		}
 	}
 	// Compared as a record with the single run's record: nothing changed, and
 	// the same rows and figures as comparing the live run with the merge.
-	cr := Compare(merged, single)
+	cr := compare.Records(merged, single)
 	if len(cr.Rows) == 0 || len(cr.Differences) != 0 {
 		t.Fatalf("record comparison: %d rows, differences %q", len(cr.Rows), cr.Differences)
 	}
 	for _, row := range cr.Rows {
-		if row.Verdict != VerdictSame {
+		if row.Verdict != runrecord.VerdictSame {
 			t.Errorf("the merge judged %q against the single run: %+v", row.Verdict, row)
 		}
 	}
 	slower := recordThrough(t, "slower.json", synth{seed: 12, stages: []synthStage{{16, 60}},
 		queueMS: func(int) float64 { return 300 }}.collect(), testInfo(""))
-	for _, row := range Compare(merged, slower).Rows {
-		if row.Metric == "ttft" && row.Stat == "p50" && row.Verdict != VerdictBetter {
+	for _, row := range compare.Records(merged, slower).Rows {
+		if row.Metric == "ttft" && row.Stat == "p50" && row.Verdict != runrecord.VerdictBetter {
 			t.Errorf("%s: TTFT 300 ms faster than the baseline judged %q", row.Category, row.Verdict)
 		}
 	}
-	merged.Comparison = Compare(merged, slower)
+	merged.Comparison = compare.Records(merged, slower)
 	text := RenderRecordText(merged)
 	for _, want := range []string{"merged from 3 instances", "0:1/3", "2/3:1", "ttft", "no stages", "figures changed significantly"} {
 		if !strings.Contains(text, want) {
@@ -174,7 +177,7 @@ func TestMergeOfSegmentsEqualsTheWholeRun(t *testing.T) {
 
 func TestMergeRefusesWhatIsNotOneWholeTest(t *testing.T) {
 	_, parts, _ := splitRun(2)
-	rec := func(name, seg string, edit func(*RunInfo)) *Record {
+	rec := func(name, seg string, edit func(*runrecord.RunInfo)) *runrecord.Record {
 		info := testInfo(seg)
 		if edit != nil {
 			edit(info)
@@ -188,20 +191,20 @@ func TestMergeRefusesWhatIsNotOneWholeTest(t *testing.T) {
 	}
 	noInfo := recordThrough(t, "old.json", parts[1], nil)
 	for name, c := range map[string]struct {
-		recs []*Record
+		recs []*runrecord.Record
 		want []string
 	}{
-		"overlap":       {[]*Record{a, rec("c.json", "0:1/2", nil)}, []string{"c.json", "a.json", "overlaps", "0:1/2"}},
-		"missing":       {[]*Record{rec("x.json", "0:1/3", nil), rec("y.json", "2/3:1", nil)}, []string{"1/3:2/3", "missing"}},
-		"missing tail":  {[]*Record{a}, []string{"1/2:1"}},
-		"whole twice":   {[]*Record{rec("w1.json", "", nil), rec("w2.json", "", nil)}, []string{"overlaps"}},
-		"half + whole":  {[]*Record{rec("h.json", "0:1/2", func(i *RunInfo) { i.SegmentSequence = "0,1/2,1" }), rec("w.json", "", nil)}, []string{"w.json (segment 0:1 (whole test)) overlaps h.json"}},
-		"other load":    {[]*Record{a, rec("v.json", "1/2:1", func(i *RunInfo) { i.Load["default"].(map[string]any)["vus"] = 20 })}, []string{"v.json", "not records of the same test", "load.default.vus 8 vs 20"}},
-		"other model":   {[]*Record{a, rec("m.json", "1/2:1", func(i *RunInfo) { i.Clients[0].Model = "m2" })}, []string{"clients.chat.model m1 vs m2"}},
-		"other dataset": {[]*Record{a, rec("d.json", "1/2:1", func(i *RunInfo) { i.Datasets[0].Options["seed"] = 8 })}, []string{"datasets.1.options.seed 7 vs 8"}},
-		"sequence":      {[]*Record{a, rec("s.json", "1/2:1", func(i *RunInfo) { i.SegmentSequence = "0,1/2,1" })}, []string{"sequences"}},
-		"bad segment":   {[]*Record{a, rec("bad.json", "1/2-1", nil)}, []string{"bad.json", "1/2-1"}},
-		"no run info":   {[]*Record{a, noInfo}, []string{"old.json", "no run information"}},
+		"overlap":       {[]*runrecord.Record{a, rec("c.json", "0:1/2", nil)}, []string{"c.json", "a.json", "overlaps", "0:1/2"}},
+		"missing":       {[]*runrecord.Record{rec("x.json", "0:1/3", nil), rec("y.json", "2/3:1", nil)}, []string{"1/3:2/3", "missing"}},
+		"missing tail":  {[]*runrecord.Record{a}, []string{"1/2:1"}},
+		"whole twice":   {[]*runrecord.Record{rec("w1.json", "", nil), rec("w2.json", "", nil)}, []string{"overlaps"}},
+		"half + whole":  {[]*runrecord.Record{rec("h.json", "0:1/2", func(i *runrecord.RunInfo) { i.SegmentSequence = "0,1/2,1" }), rec("w.json", "", nil)}, []string{"w.json (segment 0:1 (whole test)) overlaps h.json"}},
+		"other load":    {[]*runrecord.Record{a, rec("v.json", "1/2:1", func(i *runrecord.RunInfo) { i.Load["default"].(map[string]any)["vus"] = 20 })}, []string{"v.json", "not records of the same test", "load.default.vus 8 vs 20"}},
+		"other model":   {[]*runrecord.Record{a, rec("m.json", "1/2:1", func(i *runrecord.RunInfo) { i.Clients[0].Model = "m2" })}, []string{"clients.chat.model m1 vs m2"}},
+		"other dataset": {[]*runrecord.Record{a, rec("d.json", "1/2:1", func(i *runrecord.RunInfo) { i.Datasets[0].Options["seed"] = 8 })}, []string{"datasets.1.options.seed 7 vs 8"}},
+		"sequence":      {[]*runrecord.Record{a, rec("s.json", "1/2:1", func(i *runrecord.RunInfo) { i.SegmentSequence = "0,1/2,1" })}, []string{"sequences"}},
+		"bad segment":   {[]*runrecord.Record{a, rec("bad.json", "1/2-1", nil)}, []string{"bad.json", "1/2-1"}},
+		"no run info":   {[]*runrecord.Record{a, noInfo}, []string{"old.json", "no run information"}},
 		"none":          {nil, []string{"no run records"}},
 	} {
 		_, err := Merge(c.recs...)
@@ -216,7 +219,7 @@ func TestMergeRefusesWhatIsNotOneWholeTest(t *testing.T) {
 		}
 	}
 	// Versions may differ between instances (say so, but merge).
-	if _, err := Merge(a, rec("v2.json", "1/2:1", func(i *RunInfo) { i.ModuleVersion = "v0.9.1" })); err != nil {
+	if _, err := Merge(a, rec("v2.json", "1/2:1", func(i *runrecord.RunInfo) { i.ModuleVersion = "v0.9.1" })); err != nil {
 		t.Errorf("another module version must not block a merge: %v", err)
 	}
 }
@@ -240,4 +243,8 @@ func TestSegmentsParseLikeK6Writes(t *testing.T) {
 	if err := checkCoverage([]string{"a", "b"}, segs); err != nil {
 		t.Errorf("50%%:1 and 0:0.5 cover the test: %v", err)
 	}
+}
+
+func exactQuantile(sorted []float64, q float64) float64 {
+	return sorted[int(q*float64(len(sorted)-1))]
 }

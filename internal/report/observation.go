@@ -21,9 +21,6 @@ type Observation = record.Call
 // DefaultCategory names calls that carry no category tag.
 const DefaultCategory = "default"
 
-// AllCategories is the row that aggregates every category.
-const AllCategories = "all"
-
 func category(o *Observation) string {
 	if o.Category == "" {
 		return DefaultCategory

@@ -1,10 +1,12 @@
 package report
 
 import (
-	"encoding/json"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"testing"
 	"time"
+
+	"encoding/json"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // A run record comes from a file a user names: whatever its bytes, reading
@@ -27,8 +29,8 @@ func FuzzParseRecord(f *testing.F) {
 	}
 	r := c.Snapshot()
 	rec := NewRecord(r, nil, nil, nil)
-	rec.Run = &RunInfo{Segment: "0:1/2", Clients: []ClientInfo{{Name: "a", Protocol: "openai-chat", Host: "http://127.0.0.1"}}}
-	rec.Categories = map[string]*CategoryRecord{AllCategories: rec.Categories[AllCategories]}
+	rec.Run = &runrecord.RunInfo{Segment: "0:1/2", Clients: []runrecord.ClientInfo{{Name: "a", Protocol: "openai-chat", Host: "http://127.0.0.1"}}}
+	rec.Categories = map[string]*runrecord.CategoryRecord{runrecord.AllCategories: rec.Categories[runrecord.AllCategories]}
 	if v2, err := json.Marshal(rec); err == nil {
 		f.Add(v2)
 	}
@@ -36,7 +38,7 @@ func FuzzParseRecord(f *testing.F) {
 		`{"alpha":0.01,"zero":1,"offset":230,"counts":[1],"n":2,"sum":100,"min":0,"max":100}}}}}}`))
 	f.Add([]byte(`{"format":2,"categories":{"all":{"metrics":{"ttft":{"sketch":{"alpha":0.01,"n":1,"sum":1,"min":1,"max":1,"ddsketch":"AgAAAAAAAAAAAAAAAAAA8D8="}}}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rec, err := ParseRecord("fuzz.json", data)
+		rec, err := runrecord.ParseRecord("fuzz.json", data)
 		if err != nil {
 			return
 		}
@@ -49,7 +51,7 @@ func FuzzParseRecord(f *testing.F) {
 		if rec.Run != nil {
 			other := *rec.Run
 			other.Segment = "1/2:1"
-			_, _ = Merge(rec, &Record{Format: RecordFormat, Categories: rec.Categories, Run: &other})
+			_, _ = Merge(rec, &runrecord.Record{Format: runrecord.RecordFormat, Categories: rec.Categories, Run: &other})
 		}
 	})
 }

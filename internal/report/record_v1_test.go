@@ -6,6 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // testdata/record-format1.json was written by the module before sketches moved
@@ -21,11 +24,11 @@ func TestFormat1RecordLoadsAsBaselineWithTheSameFigures(t *testing.T) {
 	if !bytes.Contains(data, []byte(`"format": 1`)) || !bytes.Contains(data, []byte(`"counts": [`)) {
 		t.Fatal("fixture is not a format-1 record")
 	}
-	rec, err := ParseRecord(v1Fixture, data)
+	rec, err := runrecord.ParseRecord(v1Fixture, data)
 	if err != nil {
 		t.Fatalf("a format-1 record must still load: %v", err)
 	}
-	if rec.Format != RecordFormat {
+	if rec.Format != runrecord.RecordFormat {
 		t.Errorf("converted record says format %d", rec.Format)
 	}
 	checked := 0
@@ -51,17 +54,17 @@ func TestFormat1RecordLoadsAsBaselineWithTheSameFigures(t *testing.T) {
 	if checked < 30 {
 		t.Fatalf("only %d figures checked: fixture too small", checked)
 	}
-	if _, ok := rec.P95(AllCategories, "ttft"); !ok {
+	if _, ok := rec.P95(runrecord.AllCategories, "ttft"); !ok {
 		t.Error("converted record has no TTFT P95")
 	}
 	// The same run, collected again by this version, compares equal to it.
 	cur := synth{seed: 1, stages: []synthStage{{4, 30}}}.collect()
-	c := Compare(NewRecord(cur, nil, nil, nil), rec)
+	c := compare.Records(NewRecord(cur, nil, nil, nil), rec)
 	if c == nil || len(c.Rows) == 0 {
 		t.Fatal("no comparison against the converted baseline")
 	}
 	for _, row := range c.Rows {
-		if row.Verdict != VerdictSame || math.Abs(row.Delta) > 1e-9 {
+		if row.Verdict != runrecord.VerdictSame || math.Abs(row.Delta) > 1e-9 {
 			t.Errorf("the same run judged %q (Δ %g) against its converted record: %+v", row.Verdict, row.Delta, row)
 		}
 	}
@@ -73,7 +76,7 @@ func TestUnknownRecordFormatIsRefusedNamingFileAndFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	future := bytes.Replace(data, []byte(`"format": 1`), []byte(`"format": 9`), 1)
-	_, err = ParseRecord("runs/old.json", future)
+	_, err = runrecord.ParseRecord("runs/old.json", future)
 	if err == nil {
 		t.Fatal("a record of an unknown format must be refused")
 	}
@@ -84,7 +87,7 @@ func TestUnknownRecordFormatIsRefusedNamingFileAndFormat(t *testing.T) {
 	}
 	// A format-1 record whose sketch is corrupt is refused, not half-converted.
 	bad := bytes.Replace(data, []byte(`"zero": 0`), []byte(`"zero": 5`), 1)
-	_, err = ParseRecord("runs/old.json", bad)
+	_, err = runrecord.ParseRecord("runs/old.json", bad)
 	if err == nil || !strings.Contains(err.Error(), "runs/old.json") || !strings.Contains(err.Error(), "format 1") {
 		t.Fatalf("corrupt format-1 sketch: %v", err)
 	}

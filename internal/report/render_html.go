@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
@@ -20,15 +23,15 @@ type RenderOptions struct {
 	// dataset fingerprint, models, start time…); shown in the HTML and stored in the record.
 	Meta map[string]any
 	// Findings to show; nil means Diagnose(r).
-	Findings []Finding
+	Findings []runrecord.Finding
 	// Info is how the run was made; stored in the record.
-	Info *RunInfo
+	Info *runrecord.RunInfo
 	// Server is the servers' own view (serverMetrics), shown beside the
 	// client's figures and stored in the record (server.go).
 	Server []servermetrics.View
 	// Baseline is the record this run is compared with (Compare), when Render
 	// is given no comparison of its own.
-	Baseline *Record
+	Baseline *runrecord.Record
 	// BaselineServer is the baseline record's server view, compared with it.
 	BaselineServer []servermetrics.View
 }
@@ -36,7 +39,7 @@ type RenderOptions struct {
 // Render produces the three outputs of a run at once: the run's record
 // (compared with opt.Baseline unless cmp is given), then the text and the
 // HTML page of the same figures.
-func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, record []byte, err error) {
+func Render(r *Run, cmp *runrecord.Comparison, opt RenderOptions) (text string, htmlDoc, record []byte, err error) {
 	if r == nil {
 		return "", nil, nil, fmt.Errorf("report: no run to render")
 	}
@@ -46,12 +49,12 @@ func Render(r *Run, cmp *Comparison, opt RenderOptions) (text string, htmlDoc, r
 		if PartialSegment(opt.Info) {
 			// The server counted every instance's calls: llmstream merge
 			// holds its count against the whole test's (mergedCountFindings).
-			findings = slices.DeleteFunc(findings, func(f Finding) bool { return f.ID == "server_count_mismatch" })
+			findings = slices.DeleteFunc(findings, func(f runrecord.Finding) bool { return f.ID == "server_count_mismatch" })
 		}
-		findings = serverChangeFinding(compareServers(opt.Server, baselineServer(opt)), findings)
+		findings = serverChangeFinding(compare.Servers(opt.Server, baselineServer(opt)), findings)
 		if opt.Baseline != nil {
-			findings = capacityChangeFinding(compareCapacity(r.Capacity, opt.Baseline.Capacity), findings)
-			findings = jobsChangeFinding(compareJobs(conversationRecord(r.Turns, r.Jobs, r.JobStages(), ""), opt.Baseline.Conversations), findings)
+			findings = capacityChangeFinding(compare.Capacity(r.Capacity, opt.Baseline.Capacity), findings)
+			findings = jobsChangeFinding(compare.Jobs(conversationRecord(r.Turns, r.Jobs, r.JobStages(), ""), opt.Baseline.Conversations), findings)
 		}
 	}
 	opt.Findings = findings
@@ -98,7 +101,7 @@ svg .legend{font-size:10px;fill:#374151}svg .empty{font-size:13px;fill:#9ca3af;t
 
 // RenderHTML writes one self-contained page: inline CSS and SVG, no script,
 // no external resource. Every chart is an <svg class="chart"> with a stable id.
-func RenderHTML(r *Run, cmp *Comparison, opt RenderOptions) []byte {
+func RenderHTML(r *Run, cmp *runrecord.Comparison, opt RenderOptions) []byte {
 	var b bytes.Buffer
 	if r == nil {
 		return nil
@@ -140,7 +143,7 @@ func writeHTMLHead(b *bytes.Buffer, r *Run, title string) {
 	if title == "" {
 		title = "LLM load test — where the time went"
 	}
-	all := r.Category(AllCategories)
+	all := r.Category(runrecord.AllCategories)
 	esc := html.EscapeString
 	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", esc(title), htmlStyle)
 	fmt.Fprintf(b, "<h1>%s</h1><p class=\"sub\">%d calls · %s · %s · models: %s</p>\n", esc(title), all.Requests,
@@ -159,13 +162,13 @@ func writeSummaryHTML(b *bytes.Buffer, rows []summaryRow, heading string) {
 	for _, row := range rows {
 		g := row.g
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(row.label), g.Requests,
-			fmtPct(g.FailureRate()), fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
+			fmtPct(g.FailureRate()), fmtMetric(runrecord.MetricTokensPerSec, q50(g.S(runrecord.MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
 	}
 	b.WriteString("</table>\n")
 }
 
 // writeFindingsHTML is the diagnosis: each finding with its evidence and advice.
-func writeFindingsHTML(b *bytes.Buffer, findings []Finding) {
+func writeFindingsHTML(b *bytes.Buffer, findings []runrecord.Finding) {
 	esc := html.EscapeString
 	b.WriteString(`<h2>Diagnosis</h2><div id="diagnosis">`)
 	if len(findings) == 0 {
@@ -207,11 +210,11 @@ func writeChartsHTML(b *bytes.Buffer, r *Run) {
 }
 
 // latencyCaptions name each latency table.
-var latencyCaptions = map[Metric]string{ //nolint:gochecknoglobals // read-only table
-	MetricTTFT: "TTFT: time to first token", MetricTTFTAnswer: "TTFT-answer: after any reasoning",
-	MetricE2E: "E2E: the whole call", MetricGap: "Gap between output events", MetricTPOT: "TPOT: time per output token",
-	MetricDispatchDelay: "Dispatch delay: sent after the due time", MetricTTFTFromDue: "TTFT from the due time",
-	MetricE2EFromDue: "E2E from the due time",
+var latencyCaptions = map[runrecord.Metric]string{ //nolint:gochecknoglobals // read-only table
+	runrecord.MetricTTFT: "TTFT: time to first token", runrecord.MetricTTFTAnswer: "TTFT-answer: after any reasoning",
+	runrecord.MetricE2E: "E2E: the whole call", runrecord.MetricGap: "Gap between output events", runrecord.MetricTPOT: "TPOT: time per output token",
+	runrecord.MetricDispatchDelay: "Dispatch delay: sent after the due time", runrecord.MetricTTFTFromDue: "TTFT from the due time",
+	runrecord.MetricE2EFromDue: "E2E from the due time",
 }
 
 // writeLatencyHTML writes one small table per latency (mean, p50, p95, p99
@@ -236,7 +239,7 @@ func writeLatencyHTML(b *bytes.Buffer, rows []summaryRow, heading string) {
 	b.WriteString("</div>\n")
 }
 
-func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
+func writeComparisonHTML(b *bytes.Buffer, cmp *runrecord.Comparison) {
 	fmt.Fprintf(b, `<h2>Against the baseline of %s</h2>`, html.EscapeString(cmp.BaselineStart.UTC().Format("2006-01-02 15:04")))
 	if d := cmp.DifferencesLine(); d != "" {
 		b.WriteString(`<div class="finding" id="baseline-differs">` + html.EscapeString(d) + "</div>\n")
@@ -249,7 +252,7 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *Comparison) {
 			ci = fmt.Sprintf("[%s, %s]", fmtSigned(row.CILow), fmtSigned(row.CIHigh))
 		}
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%+.1f%%</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",
-			html.EscapeString(row.label()), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, verdictClass(row.Verdict), row.Verdict)
+			html.EscapeString(row.Label()), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, verdictClass(row.Verdict), row.Verdict)
 	}
 	b.WriteString("</table>\n")
 	writeServerChangesHTML(b, cmp.Server)
@@ -276,9 +279,9 @@ func secTick(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) + "s"
 func distributionCharts(r *Run, cats []string, sfx string) string {
 	var out strings.Builder
 	// TTFT per category.
-	var sk []*Sketch
+	var sk []*sketch.Sketch
 	for _, c := range cats {
-		sk = append(sk, r.Category(c).S(MetricTTFT))
+		sk = append(sk, r.Category(c).S(runrecord.MetricTTFT))
 	}
 	lo, hi := histRange(sk...)
 	ttft := chart{ID: "ttft-hist" + sfx, Title: "TTFT distribution per category", XLabel: "time to first token (log scale)",
@@ -288,15 +291,15 @@ func distributionCharts(r *Run, cats []string, sfx string) string {
 	}
 	out.WriteString(ttft.svg())
 
-	all := r.Category(AllCategories)
-	g := all.S(MetricGap)
+	all := r.Category(runrecord.AllCategories)
+	g := all.S(runrecord.MetricGap)
 	glo, ghi := histRange(g)
 	gap := chart{ID: "gap-hist" + sfx, Title: fmt.Sprintf("Inter-token gaps (%s under 1 ms, longest %s)", fmtPct(all.BurstShare()), fmtMS(all.LongestGapMS)),
 		XLabel: "gap between output events (log scale)", YLabel: "share of gaps", LogX: true, FmtX: msTick, FmtY: share,
 		Series: []series{histogramSeries("all", g, glo, ghi, 50)}}
 	out.WriteString(gap.svg())
 
-	hit, miss := all.S(MetricTTFTCacheHit), all.S(MetricTTFTCacheMiss)
+	hit, miss := all.S(runrecord.MetricTTFTCacheHit), all.S(runrecord.MetricTTFTCacheMiss)
 	clo, chi := histRange(hit, miss)
 	cache := chart{ID: "ttft-cache" + sfx, Title: fmt.Sprintf("TTFT: cache hit (%d) vs miss (%d)", hit.Count(), miss.Count()),
 		XLabel: "time to first token (log scale)", YLabel: "share of calls", LogX: true, FmtX: msTick, FmtY: share,
@@ -349,10 +352,10 @@ func stageCharts(r *Run, sfx string) string {
 	stages := r.Stages()
 	var t50, t95, tps, thr []point
 	for _, st := range stages {
-		s := st.All.S(MetricTTFT)
+		s := st.All.S(runrecord.MetricTTFT)
 		t50 = append(t50, point{st.Concurrency, s.Quantile(0.5)})
 		t95 = append(t95, point{st.Concurrency, s.Quantile(0.95)})
-		tps = append(tps, point{st.Concurrency, q50(st.All.S(MetricTokensPerSec))})
+		tps = append(tps, point{st.Concurrency, q50(st.All.S(runrecord.MetricTokensPerSec))})
 		thr = append(thr, point{st.Concurrency, st.OutputTokensPerSec})
 	}
 	var intro string
@@ -393,8 +396,8 @@ func stagePlaceholder(stages []*Stage) string {
 	}
 	st := stages[0]
 	return fmt.Sprintf("Needs a step load: the whole run was one stage (%s %s: TTFT p50 %s, %s per request, %s output tokens/s), "+
-		"and one point draws no curve.", fmtConc(roundLevel(st.Concurrency)), levelUnit(st.ByRate),
-		fmtMS(q50(st.All.S(MetricTTFT))), fmtMetric(MetricTokensPerSec, q50(st.All.S(MetricTokensPerSec))),
+		"and one point draws no curve.", runrecord.FormatConc(runrecord.RoundLevel(st.Concurrency)), runrecord.LevelUnit(st.ByRate),
+		fmtMS(q50(st.All.S(runrecord.MetricTTFT))), fmtMetric(runrecord.MetricTokensPerSec, q50(st.All.S(runrecord.MetricTokensPerSec))),
 		strconv.FormatFloat(st.OutputTokensPerSec, 'f', 0, 64)) + how
 }
 
@@ -412,7 +415,7 @@ func writeWavesHTML(b *bytes.Buffer, r *Run, sfx, head string) {
 			rec = fmtDur(w.Recovery)
 		}
 		fmt.Fprintf(b, "<tr><td>%.0fs–%.0fs</td><td>%s → %s %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			w.Start.Sub(r.Timeline.Origin).Seconds(), w.End.Sub(r.Timeline.Origin).Seconds(), fmtConc(roundLevel(w.Base)), fmtConc(roundLevel(w.Peak)), levelUnit(w.ByRate),
+			w.Start.Sub(r.Timeline.Origin).Seconds(), w.End.Sub(r.Timeline.Origin).Seconds(), runrecord.FormatConc(runrecord.RoundLevel(w.Base)), runrecord.FormatConc(runrecord.RoundLevel(w.Peak)), runrecord.LevelUnit(w.ByRate),
 			fmtMS(w.BeforeTTFTP50), fmtMS(w.PeakTTFTP50), html.EscapeString(rec))
 	}
 	b.WriteString("</table>\n")
@@ -443,15 +446,15 @@ func writeRoutesHTML(b *bytes.Buffer, r *Run) {
 		`<th>failed</th><th>TTFT p50</th><th>TTFT p95</th><th>E2E p50</th><th>tok/s p50</th></tr>`)
 	for _, rr := range recs {
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			html.EscapeString(rr.label()), rr.Requests, fmtPct(ratio(float64(rr.Failures), float64(rr.Requests))),
-			fmtMS(rr.TTFTP50), fmtMS(rr.TTFTP95), fmtMS(rr.E2EP50), fmtMetric(MetricTokensPerSec, rr.TokensPerSecP50))
+			html.EscapeString(rr.Label()), rr.Requests, fmtPct(ratio(float64(rr.Failures), float64(rr.Requests))),
+			fmtMS(rr.TTFTP50), fmtMS(rr.TTFTP95), fmtMS(rr.E2EP50), fmtMetric(runrecord.MetricTokensPerSec, rr.TokensPerSecP50))
 	}
 	b.WriteString("</table>\n")
 }
 
 func writePairedHTML(b *bytes.Buffer, r *Run) {
 	for i, pc := range r.Paired() {
-		a, bn := html.EscapeString(clientLabel(pc.A)), html.EscapeString(clientLabel(pc.B))
+		a, bn := html.EscapeString(runrecord.ClientLabel(pc.A)), html.EscapeString(runrecord.ClientLabel(pc.B))
 		fmt.Fprintf(b, `<h2>Paired: %s vs %s on the same dataset items</h2><p class="sub">%d pairs; difference = %s − %s, `+
 			`median of the per-item differences with its 95%% interval.</p><table id="paired-%d"><tr><th>metric</th><th>pairs</th>`+
 			`<th>%s p50</th><th>%s p50</th><th>median Δ</th><th>95%% CI</th><th>verdict</th></tr>`, a, bn, pc.Pairs, bn, a, i, a, bn)
@@ -484,19 +487,19 @@ func clientCharts(r *Run) string {
 	var out strings.Builder
 	for _, m := range []struct {
 		id, title, x string
-		metric       Metric
+		metric       runrecord.Metric
 	}{
-		{"ttft-clients", "TTFT distribution per client", "time to first token (log scale)", MetricTTFT},
-		{"e2e-clients", "End-to-end time per client", "end-to-end time (log scale)", MetricE2E},
+		{"ttft-clients", "TTFT distribution per client", "time to first token (log scale)", runrecord.MetricTTFT},
+		{"e2e-clients", "End-to-end time per client", "end-to-end time (log scale)", runrecord.MetricE2E},
 	} {
-		var sk []*Sketch
+		var sk []*sketch.Sketch
 		for _, name := range r.Clients() {
-			sk = append(sk, r.Client(name).Category(AllCategories).S(m.metric))
+			sk = append(sk, r.Client(name).Category(runrecord.AllCategories).S(m.metric))
 		}
 		lo, hi := histRange(sk...)
 		c := chart{ID: m.id, Title: m.title, XLabel: m.x, YLabel: "share of calls", LogX: true, FmtX: msTick, FmtY: share}
 		for i, name := range r.Clients() {
-			c.Series = append(c.Series, histogramSeries(clientLabel(name), sk[i], lo, hi, 40))
+			c.Series = append(c.Series, histogramSeries(runrecord.ClientLabel(name), sk[i], lo, hi, 40))
 		}
 		out.WriteString(c.svg())
 	}

@@ -2,12 +2,13 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"html"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"encoding/json"
 )
 
 // pageLayout is what testdata/layout-probe.js measures in Chromium.

@@ -2,14 +2,18 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"encoding/json"
+
+	"os/exec"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"path/filepath"
 )
 
 // chartIDs are the charts a report must contain (the README and the browser test rely on them).
@@ -70,10 +74,10 @@ func TestRenderRecordIsAValidBaseline(t *testing.T) {
 	if err := json.Unmarshal(rec, &raw); err != nil {
 		t.Fatal(err)
 	}
-	if raw["format"] != float64(RecordFormat) {
+	if raw["format"] != float64(runrecord.RecordFormat) {
 		t.Fatalf("format = %v", raw["format"])
 	}
-	back, err := LoadBaseline(rec)
+	back, err := runrecord.LoadBaseline(rec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,23 +6,26 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // textMetrics are the latency rows of the text summary, in reading order.
 //
 //nolint:gochecknoglobals // read-only table
-var textMetrics = []Metric{MetricTTFT, MetricTTFTAnswer, MetricE2E, MetricGap, MetricTPOT,
-	MetricDispatchDelay, MetricTTFTFromDue, MetricE2EFromDue}
+var textMetrics = []runrecord.Metric{runrecord.MetricTTFT, runrecord.MetricTTFTAnswer, runrecord.MetricE2E, runrecord.MetricGap, runrecord.MetricTPOT,
+	runrecord.MetricDispatchDelay, runrecord.MetricTTFTFromDue, runrecord.MetricE2EFromDue}
 
 // RenderText is the compact LLM section appended to k6's own end-of-test
 // summary: one row per category plus "all", every figure from the sketches,
 // so no threshold has to name a tag for it to appear.
-func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
+func RenderText(r *Run, findings []runrecord.Finding, cmp *runrecord.Comparison) string {
 	var b strings.Builder
 	if r == nil {
 		return ""
 	}
-	all := r.Category(AllCategories)
+	all := r.Category(runrecord.AllCategories)
 	writeTextHeadline(&b, r, findings)
 	if all.Requests == 0 {
 		b.WriteString("  no LLM calls were recorded\n")
@@ -52,8 +55,8 @@ func RenderText(r *Run, findings []Finding, cmp *Comparison) string {
 // writeTextHeadline writes the section's title line, what the report left
 // out, and the headline of a run whose calls all failed (no figure below
 // would say why).
-func writeTextHeadline(b *strings.Builder, r *Run, findings []Finding) {
-	all := r.Category(AllCategories)
+func writeTextHeadline(b *strings.Builder, r *Run, findings []runrecord.Finding) {
+	all := r.Category(runrecord.AllCategories)
 	fmt.Fprintf(b, "\n█ LLM streams — where the time went (%d calls, %s, models: %s)\n\n",
 		all.Requests, r.Duration().Round(1e9), strings.Join(nonEmpty(r.Models()), ", "))
 	if ex := r.Excluded.Summary(); ex != "" {
@@ -86,7 +89,7 @@ func writeSummaryText(b *strings.Builder, rows []summaryRow, heading string, w i
 	for _, row := range rows {
 		g := row.g
 		fmt.Fprintf(b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, row.label, g.Requests, fmtPct(g.FailureRate()),
-			fmtMetric(MetricTokensPerSec, q50(g.S(MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, errorList(g.Errors))
+			fmtMetric(runrecord.MetricTokensPerSec, q50(g.S(runrecord.MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, errorList(g.Errors))
 	}
 }
 
@@ -110,9 +113,9 @@ func writeStagesText(b *strings.Builder, label string, v *Run) {
 	if stages := v.Stages(); len(stages) > 1 {
 		fmt.Fprintf(b, "\n  %-12s %9s %9s %9s %10s %12s  %s\n", "stage ("+stages[0].Unit()+")", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s", label)
 		for _, st := range stages {
-			fmt.Fprintf(b, "  %-12s %9d %9s %9s %10s %12.1f\n", fmtConc(st.Concurrency), st.Calls,
-				fmtMS(q50(st.All.S(MetricTTFT))), fmtMS(st.All.S(MetricTTFT).Quantile(0.95)),
-				fmtMetric(MetricTokensPerSec, q50(st.All.S(MetricTokensPerSec))), st.OutputTokensPerSec)
+			fmt.Fprintf(b, "  %-12s %9d %9s %9s %10s %12.1f\n", runrecord.FormatConc(st.Concurrency), st.Calls,
+				fmtMS(q50(st.All.S(runrecord.MetricTTFT))), fmtMS(st.All.S(runrecord.MetricTTFT).Quantile(0.95)),
+				fmtMetric(runrecord.MetricTokensPerSec, q50(st.All.S(runrecord.MetricTokensPerSec))), st.OutputTokensPerSec)
 		}
 	}
 	if waves := v.Waves(); len(waves) > 0 {
@@ -128,7 +131,7 @@ func writeStagesText(b *strings.Builder, label string, v *Run) {
 }
 
 // writeFindingsText writes the diagnosis: each finding with its evidence and advice.
-func writeFindingsText(b *strings.Builder, findings []Finding) {
+func writeFindingsText(b *strings.Builder, findings []runrecord.Finding) {
 	b.WriteString("\n  diagnosis: ")
 	if len(findings) == 0 {
 		b.WriteString("nothing stands out (docs/guide.md says what each rule looks for)\n")
@@ -144,7 +147,7 @@ func writeFindingsText(b *strings.Builder, findings []Finding) {
 	}
 }
 
-func writeComparisonText(b *strings.Builder, cmp *Comparison) {
+func writeComparisonText(b *strings.Builder, cmp *runrecord.Comparison) {
 	if cmp == nil {
 		return
 	}
@@ -158,17 +161,17 @@ func writeComparisonText(b *strings.Builder, cmp *Comparison) {
 		b.WriteString("\n  baseline: no category in common with the baseline record\n")
 		return
 	}
-	var changed []ComparisonRow
+	var changed []runrecord.ComparisonRow
 	for _, row := range cmp.Rows {
-		if row.Verdict != VerdictSame {
+		if row.Verdict != runrecord.VerdictSame {
 			changed = append(changed, row)
 		}
 	}
 	fmt.Fprintf(b, "\n  baseline (%s): %d of %d figures changed significantly (%.0f%% bootstrap CI, ≥%.0f%% effect)\n",
-		cmp.BaselineStart.Format("2006-01-02 15:04"), len(changed), len(cmp.Rows), 100*cmp.Confidence, 100*minEffect)
+		cmp.BaselineStart.Format("2006-01-02 15:04"), len(changed), len(cmp.Rows), 100*cmp.Confidence, 100*compare.MinEffect)
 	sort.SliceStable(changed, func(i, j int) bool { return math.Abs(changed[i].DeltaPct) > math.Abs(changed[j].DeltaPct) })
 	for _, row := range changed {
-		fmt.Fprintf(b, "    %-7s %-14s %-6s %-4s %9s → %-9s %+7.1f%%  CI [%s, %s]\n", row.Verdict, row.label(), row.Metric,
+		fmt.Fprintf(b, "    %-7s %-14s %-6s %-4s %9s → %-9s %+7.1f%%  CI [%s, %s]\n", row.Verdict, row.Label(), row.Metric,
 			row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, fmtSigned(row.CILow), fmtSigned(row.CIHigh))
 	}
 }
@@ -208,18 +211,18 @@ type summaryRow struct {
 func summaryRows(r *Run) []summaryRow {
 	var rows []summaryRow
 	if !r.PerClient() {
-		for _, cat := range append(r.Categories(), AllCategories) {
+		for _, cat := range append(r.Categories(), runrecord.AllCategories) {
 			rows = append(rows, summaryRow{cat, r.Category(cat)})
 		}
 		return rows
 	}
 	for _, name := range r.Clients() {
 		v := r.Client(name)
-		for _, cat := range append(v.Categories(), AllCategories) {
-			rows = append(rows, summaryRow{clientLabel(name) + " · " + cat, v.Category(cat)})
+		for _, cat := range append(v.Categories(), runrecord.AllCategories) {
+			rows = append(rows, summaryRow{runrecord.ClientLabel(name) + " · " + cat, v.Category(cat)})
 		}
 	}
-	return append(rows, summaryRow{"every client · all", r.Category(AllCategories)})
+	return append(rows, summaryRow{"every client · all", r.Category(runrecord.AllCategories)})
 }
 
 func rowHeading(r *Run) string {
@@ -236,7 +239,7 @@ func forEachView(r *Run, fn func(label string, v *Run)) {
 		return
 	}
 	for _, name := range r.Clients() {
-		fn("client "+clientLabel(name), r.Client(name))
+		fn("client "+runrecord.ClientLabel(name), r.Client(name))
 	}
 }
 
@@ -250,9 +253,9 @@ func suffix(label string) string {
 func writePairedText(b *strings.Builder, r *Run) {
 	for _, pc := range r.Paired() {
 		fmt.Fprintf(b, "\n  paired: %s vs %s on the same dataset items (%d pairs; difference = %s − %s)\n",
-			clientLabel(pc.A), clientLabel(pc.B), pc.Pairs, clientLabel(pc.B), clientLabel(pc.A))
+			runrecord.ClientLabel(pc.A), runrecord.ClientLabel(pc.B), pc.Pairs, runrecord.ClientLabel(pc.B), runrecord.ClientLabel(pc.A))
 		for _, row := range pc.Rows {
-			fmt.Fprintf(b, "    %s\n", row.describe(pc))
+			fmt.Fprintf(b, "    %s\n", describePair(row, pc))
 		}
 	}
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"hash/fnv"
 	"math/rand/v2"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // Sample is one successful call kept for the bootstrap and for correlations
@@ -51,16 +53,16 @@ func (r *reservoir) offer(s Sample) {
 }
 
 // values extracts one metric, leaving out calls where it was not measured.
-func samplesOf(items []Sample, m Metric) []float64 {
+func samplesOf(items []Sample, m runrecord.Metric) []float64 {
 	out := make([]float64, 0, len(items))
 	for _, s := range items {
 		var v float64
 		switch m {
-		case MetricTTFT:
+		case runrecord.MetricTTFT:
 			v = s.TTFT
-		case MetricE2E:
+		case runrecord.MetricE2E:
 			v = s.E2E
-		case MetricTPOT:
+		case runrecord.MetricTPOT:
 			v = s.TPOT
 		default:
 			return nil
@@ -71,6 +73,3 @@ func samplesOf(items []Sample, m Metric) []float64 {
 	}
 	return out
 }
-
-// reservoirMetrics are the metrics a record keeps raw samples of.
-var reservoirMetrics = []Metric{MetricTTFT, MetricE2E, MetricTPOT} //nolint:gochecknoglobals // read-only table

@@ -1,19 +1,22 @@
 package report
 
-// The report's section of the non-streamed calls (client.embed,
-// client.rerank): per operation, category and load stage, how many calls,
-// how long they took (TTFB, whole answer), how big their batches were and
-// how fast their input went. They are kept apart from the chat calls'
-// groups: a call without a first token or gaps would otherwise count as an
-// answered stream with no TTFT, and the diagnosis would judge it as one.
-
 import (
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
+
+// The report's section of the non-streamed calls (client.embed,
+// client.rerank): per operation, category and load stage, how many calls,
+// how long they took (TTFB, whole answer), how big their batches were and
+// how fast their input went. They are kept apart from the chat calls'
+// groups: a call without a first token or gaps would otherwise count as an
+// answered stream with no TTFT, and the diagnosis would judge it as one.
 
 // RetrievalCollector gathers the non-streamed calls. It leaves out what
 // the chat collector leaves out (warm-up, setup, scenarios, tags).
@@ -36,11 +39,11 @@ type RetrievalGroup struct {
 	Level                 float64
 	ByRate                bool
 	Calls, Failed         uint64
-	Duration, TTFB, Parse *Sketch // ms, answered calls
+	Duration, TTFB, Parse *sketch.Sketch // ms, answered calls
 	// DispatchDelay (every call) and E2EFromDue (answered calls: the whole
 	// answer counted from the due time) are the due-time figures of the
 	// calls a schedule asked for; empty for closed-model calls.
-	DispatchDelay, E2EFromDue *Sketch
+	DispatchDelay, E2EFromDue *sketch.Sketch
 	Items, InputTokens        int64  // answered calls' batch items and input tokens (known counts only)
 	TokensKnown               uint64 // answered calls whose input tokens were counted
 	RequestBytes              int64
@@ -69,8 +72,8 @@ func (c *RetrievalCollector) Add(o *Observation) {
 	g := c.groups[key]
 	if g == nil {
 		g = &RetrievalGroup{Op: r.Op, Category: key.Category, ByRate: o.Rate > 0, errors: map[string]uint64{},
-			Duration: NewSketch(FineAlpha), TTFB: NewSketch(FineAlpha), Parse: NewSketch(FineAlpha),
-			DispatchDelay: NewSketch(FineAlpha), E2EFromDue: NewSketch(FineAlpha)}
+			Duration: sketch.New(sketch.FineAlpha), TTFB: sketch.New(sketch.FineAlpha), Parse: sketch.New(sketch.FineAlpha),
+			DispatchDelay: sketch.New(sketch.FineAlpha), E2EFromDue: sketch.New(sketch.FineAlpha)}
 		c.groups[key] = g
 	}
 	g.Calls++
@@ -164,7 +167,7 @@ var retrievalColumns = []string{ //nolint:gochecknoglobals // read-only table
 
 // cells are the group's row of the section: "-" for what was not measured.
 // A single run's groups and a merged record's share it.
-func (rr *RetrievalRecord) cells() []string {
+func retrievalCells(rr *runrecord.RetrievalRecord) []string {
 	load := fmt.Sprintf("%.0f VUs", rr.Load)
 	if rr.ByRate {
 		load = fmt.Sprintf("%.3g/s", rr.Load)
@@ -195,7 +198,7 @@ func RetrievalText(groups []*RetrievalGroup) string {
 }
 
 // retrievalRecordText is RetrievalText of the groups' records.
-func retrievalRecordText(groups []RetrievalRecord) string {
+func retrievalRecordText(groups []runrecord.RetrievalRecord) string {
 	if len(groups) == 0 {
 		return ""
 	}
@@ -204,7 +207,7 @@ func retrievalRecordText(groups []RetrievalRecord) string {
 	widths := []int{-7, -16, 7, 6, 6, 9, 9, 9, 9, 8, 9, 9, 16}
 	writeCells(&b, widths, retrievalColumns)
 	for i := range groups {
-		writeCells(&b, widths, groups[i].cells())
+		writeCells(&b, widths, retrievalCells(&groups[i]))
 		if errs := errorTypes(groups[i].Errors); errs != "" {
 			fmt.Fprintf(&b, "          failures: %s\n", errs)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/embed"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -126,7 +127,7 @@ func TestSectionsReachEveryFormatAndTheFinding(t *testing.T) {
 	require.InEpsilon(t, 250, rec.Retrieval[0].Metrics["e2e_from_due"].P50, 0.02)
 	require.Len(t, rec.Images, 2)
 	require.InEpsilon(t, 300, rec.Images[1].TTFT.P50, 0.02)
-	_, err = ParseRecord("run.json", raw)
+	_, err = runrecord.ParseRecord("run.json", raw)
 	require.NoError(t, err, "a record with the sections still loads as a baseline")
 
 	// Closed-model embeds: no due time, none invented.

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 func TestComparisonSaysHowTheBaselineWasMadeDifferently(t *testing.T) {
@@ -41,7 +44,7 @@ func TestComparisonSaysHowTheBaselineWasMadeDifferently(t *testing.T) {
 	}
 	var back struct {
 		Comparison struct{ Differences []string } `json:"comparison"`
-		Run        *RunInfo                       `json:"run"`
+		Run        *runrecord.RunInfo             `json:"run"`
 	}
 	if err := json.Unmarshal(rec, &back); err != nil {
 		t.Fatal(err)
@@ -65,7 +68,7 @@ func TestComparisonSaysHowTheBaselineWasMadeDifferently(t *testing.T) {
 	}
 	// A half of a distributed run against a whole run.
 	half := testInfo("0:1/2")
-	if d := Differences(half, baseInfo); len(d) == 0 || d[len(d)-1] != "execution segment 0:1/2 vs whole test" {
+	if d := runrecord.Differences(half, baseInfo); len(d) == 0 || d[len(d)-1] != "execution segment 0:1/2 vs whole test" {
 		t.Errorf("segment difference: %q", d)
 	}
 }
@@ -78,9 +81,9 @@ func TestMergedSampleIsProportionalToCallsSeen(t *testing.T) {
 		}
 		return out
 	}
-	big := &CategoryRecord{SamplesSeen: 3000, Samples: map[string][]float64{"ttft": vals(2000, 1)}}
-	small := &CategoryRecord{SamplesSeen: 1000, Samples: map[string][]float64{"ttft": vals(1000, 2)}}
-	got, seen := mergeSamples("c", []*CategoryRecord{big, small})
+	big := &runrecord.CategoryRecord{SamplesSeen: 3000, Samples: map[string][]float64{"ttft": vals(2000, 1)}}
+	small := &runrecord.CategoryRecord{SamplesSeen: 1000, Samples: map[string][]float64{"ttft": vals(1000, 2)}}
+	got, seen := mergeSamples("c", []*runrecord.CategoryRecord{big, small})
 	ones, twos := 0, 0
 	for _, v := range got["ttft"] {
 		if v == 1 {
@@ -93,9 +96,9 @@ func TestMergedSampleIsProportionalToCallsSeen(t *testing.T) {
 		t.Errorf("seen %d, %d from the 3000-call instance and %d from the 1000-call one; want 1500 and 500", seen, ones, twos)
 	}
 	// Nobody sampled: the union is everything.
-	a := &CategoryRecord{SamplesSeen: 10, Samples: map[string][]float64{"ttft": vals(10, 1)}}
-	b := &CategoryRecord{SamplesSeen: 5, Samples: map[string][]float64{"ttft": vals(5, 2)}}
-	if got, _ := mergeSamples("c", []*CategoryRecord{a, b}); len(got["ttft"]) != 15 {
+	a := &runrecord.CategoryRecord{SamplesSeen: 10, Samples: map[string][]float64{"ttft": vals(10, 1)}}
+	b := &runrecord.CategoryRecord{SamplesSeen: 5, Samples: map[string][]float64{"ttft": vals(5, 2)}}
+	if got, _ := mergeSamples("c", []*runrecord.CategoryRecord{a, b}); len(got["ttft"]) != 15 {
 		t.Errorf("kept %d of 15 calls", len(got["ttft"]))
 	}
 }
@@ -108,7 +111,7 @@ func TestClientHostKeepsNoSecret(t *testing.T) {
 		"not a url at all":                 "(not a URL)",
 		"https://sk-secret@%zz/bad-escape": "(not a URL)",
 	} {
-		got := ClientHost(in)
+		got := runrecord.ClientHost(in)
 		if got != want {
 			t.Errorf("ClientHost(%q) = %q, want %q", in, got, want)
 		}
@@ -120,8 +123,8 @@ func TestClientHostKeepsNoSecret(t *testing.T) {
 
 // compareWith compares a run made as info says with a baseline, as report()
 // does: through the run's record.
-func compareWith(r *Run, base *Record, info *RunInfo) *Comparison {
+func compareWith(r *Run, base *runrecord.Record, info *runrecord.RunInfo) *runrecord.Comparison {
 	rec := NewRecord(r, nil, nil, nil)
 	rec.Run = info
-	return Compare(rec, base)
+	return compare.Records(rec, base)
 }

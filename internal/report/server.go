@@ -1,9 +1,5 @@
 package report
 
-// The server's own view beside the client's: what the inference server's
-// /metrics counted over the run and per stage (internal/servermetrics), the
-// TTFT split it makes exact, and the findings that cite it.
-
 import (
 	"bytes"
 	"fmt"
@@ -13,8 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
+
+// The server's own view beside the client's: what the inference server's
+// /metrics counted over the run and per stage (internal/servermetrics), the
+// TTFT split it makes exact, and the findings that cite it.
 
 // The thresholds of the server rules.
 const (
@@ -54,7 +56,7 @@ func clientWindowName(v servermetrics.View) string {
 }
 
 // ServerStageName names a load stage in the server view's windows.
-func ServerStageName(st *Stage) string { return fmtConc(st.Concurrency) + " " + st.Unit() }
+func ServerStageName(st *Stage) string { return runrecord.FormatConc(st.Concurrency) + " " + st.Unit() }
 
 // serverRun is the part of the run a view sits beside: its client's calls
 // when the run had several clients.
@@ -75,14 +77,14 @@ type ttftSplit struct {
 
 func splitTTFT(g *Group, w *servermetrics.Window) (ttftSplit, bool) {
 	sp := ttftSplit{queue: math.NaN(), prefill: math.NaN(), scheduled: math.NaN()}
-	if g == nil || g.S(MetricTTFT).Count() == 0 || w == nil {
+	if g == nil || g.S(runrecord.MetricTTFT).Count() == 0 || w == nil {
 		return sp, false
 	}
 	h, ok := w.Histograms[servermetrics.TTFT]
 	if !ok || h.Mean == nil {
 		return sp, false
 	}
-	sp.client, sp.server = g.S(MetricTTFT).Mean(), *h.Mean*1e3
+	sp.client, sp.server = g.S(runrecord.MetricTTFT).Mean(), *h.Mean*1e3
 	sp.outside = sp.client - sp.server
 	if q, ok := w.Histograms[servermetrics.Queue]; ok && q.Mean != nil {
 		sp.queue = *q.Mean * 1e3
@@ -146,11 +148,11 @@ type serverRow struct {
 
 func serverRows(r *Run, v servermetrics.View) []serverRow {
 	run := serverRun(r, v)
-	rows := []serverRow{{label: "run", w: v.Run, g: run.Category(AllCategories)}}
+	rows := []serverRow{{label: "run", w: v.Run, g: run.Category(runrecord.AllCategories)}}
 	if v.Measured != nil {
 		// The run's server figures count the warm-up's calls, the client's
 		// leave them out: the client's TTFT goes beside the window after it.
-		rows = []serverRow{{label: "run", w: v.Run}, {label: "after warm-up", w: v.Measured, g: run.Category(AllCategories)}}
+		rows = []serverRow{{label: "run", w: v.Run}, {label: "after warm-up", w: v.Measured, g: run.Category(runrecord.AllCategories)}}
 	}
 	stages := run.Stages()
 	for i := range v.Stages {
@@ -172,8 +174,8 @@ var serverColumns = []string{"finished", "prompt tok", "waiting p95", "running p
 func (row serverRow) cells() []string {
 	w := row.w
 	client := "–"
-	if row.g != nil && row.g.S(MetricTTFT).Count() > 0 {
-		client = fmtMS(row.g.S(MetricTTFT).Mean())
+	if row.g != nil && row.g.S(runrecord.MetricTTFT).Count() > 0 {
+		client = fmtMS(row.g.S(runrecord.MetricTTFT).Mean())
 	}
 	return []string{
 		counterCell(w, servermetrics.RequestsFinished), counterCell(w, servermetrics.PromptTokens),
@@ -250,7 +252,7 @@ func serverText(r *Run, views, baseline []servermetrics.View) string {
 		}
 		b.WriteString(legend + ")\n")
 		run := serverRun(r, v)
-		if sp, ok := splitTTFT(run.Category(AllCategories), clientWindow(v)); ok {
+		if sp, ok := splitTTFT(run.Category(runrecord.AllCategories), clientWindow(v)); ok {
 			fmt.Fprintf(&b, "\n  TTFT split (%s): %s\n", clientWindowName(v), sp)
 		} else {
 			b.WriteString("\n  TTFT split: the server exposes no TTFT histogram; the client's own inference (diagnosis) stands\n")
@@ -263,7 +265,7 @@ func serverText(r *Run, views, baseline []servermetrics.View) string {
 		if v.Run.PrefixHitRatio != nil {
 			fmt.Fprintf(&b, "  server prefix-cache hit ratio (Δhits/Δqueries, prompt tokens): %s\n", fmtPct(*v.Run.PrefixHitRatio))
 		}
-		if line := serverChangesLine(v, compareServers(views, baseline)); line != "" {
+		if line := serverChangesLine(v, compare.Servers(views, baseline)); line != "" {
 			fmt.Fprintf(&b, "  against the baseline: %s\n", line)
 		}
 	}
@@ -301,7 +303,7 @@ func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
 			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</table></div>\n")
-		if sp, ok := splitTTFT(serverRun(r, v).Category(AllCategories), clientWindow(v)); ok {
+		if sp, ok := splitTTFT(serverRun(r, v).Category(runrecord.AllCategories), clientWindow(v)); ok {
 			fmt.Fprintf(b, "<p>TTFT split (%s): %s</p>\n", clientWindowName(v), esc(sp.String()))
 		}
 	}
@@ -311,7 +313,7 @@ func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
 // diagnoseServer adds the findings the server's figures support: its own
 // queue (added to a client-side queue_bound, or one of its own), KV-cache
 // pressure, and counts that disagree with what the client sent.
-func diagnoseServer(r *Run, views []servermetrics.View, findings []Finding) []Finding {
+func diagnoseServer(r *Run, views []servermetrics.View, findings []runrecord.Finding) []runrecord.Finding {
 	if r == nil {
 		return findings
 	}
@@ -329,11 +331,11 @@ func diagnoseServer(r *Run, views []servermetrics.View, findings []Finding) []Fi
 			windows = append(windows, &v.Stages[i])
 		}
 		if ev := serverQueueEvidence(v, windows); len(ev) > 0 {
-			i := slices.IndexFunc(findings, func(f Finding) bool { return f.ID == "queue_bound" && f.Client == client })
+			i := slices.IndexFunc(findings, func(f runrecord.Finding) bool { return f.ID == "queue_bound" && f.Client == client })
 			if i >= 0 {
 				findings[i].Evidence = append(findings[i].Evidence, ev...)
 			} else {
-				findings = append(findings, Finding{
+				findings = append(findings, runrecord.Finding{
 					ID: "queue_bound", Title: "Queue-bound: the server's own queue holds requests before it starts on them", Severity: "warning",
 					Evidence: ev, Client: client,
 					Advice: "Requests wait in the server's scheduler queue: it admits fewer at once than arrive. Raise its batch/" +
@@ -343,7 +345,7 @@ func diagnoseServer(r *Run, views []servermetrics.View, findings []Finding) []Fi
 			}
 		}
 		if ev := kvEvidence(v, windows); len(ev) > 0 {
-			findings = append(findings, Finding{
+			findings = append(findings, runrecord.Finding{
 				ID: "kv_pressure", Title: "KV-cache pressure: the server ran out of cache blocks", Severity: "warning",
 				Evidence: ev, Client: client,
 				Advice: "Running sequences filled the KV cache: new ones wait for blocks and running ones are preempted " +
@@ -368,7 +370,7 @@ func diagnoseServer(r *Run, views []servermetrics.View, findings []Finding) []Fi
 // server found none of the tokens it looked up. A low but non-zero ratio
 // alone says nothing: the share of a prompt its shared prefix is, which the
 // ratio is in, is not known here.
-func serverCacheEvidence(run *Run, v servermetrics.View, client string, findings []Finding) []Finding {
+func serverCacheEvidence(run *Run, v servermetrics.View, client string, findings []runrecord.Finding) []runrecord.Finding {
 	if v.Run == nil || v.Run.PrefixHitRatio == nil {
 		return findings
 	}
@@ -384,14 +386,14 @@ func serverCacheEvidence(run *Run, v servermetrics.View, client string, findings
 	ratio := *v.Run.PrefixHitRatio
 	ev := fmt.Sprintf("server %s over the run: %s of the prompt tokens it looked up were in its prefix cache (Δhits/Δqueries), "+
 		"with %d shared-prefix calls", v.Endpoint, fmtPct(ratio), shared)
-	if i := slices.IndexFunc(findings, func(f Finding) bool { return f.ID == "cache_busted" && f.Client == client }); i >= 0 {
+	if i := slices.IndexFunc(findings, func(f runrecord.Finding) bool { return f.ID == "cache_busted" && f.Client == client }); i >= 0 {
 		findings[i].Evidence = append(findings[i].Evidence, ev)
 		return findings
 	}
 	if known >= cacheMinKnown || ratio > 0 {
 		return findings
 	}
-	return append(findings, Finding{
+	return append(findings, runrecord.Finding{
 		ID: "cache_busted", Title: "Cache busted: the server's prefix cache found none of the shared prefixes", Severity: "warning",
 		Evidence: []string{ev}, Client: client,
 		Advice: "Something makes the prefix differ between calls: a timestamp, request id or random field early in the " +
@@ -464,8 +466,8 @@ func requestCountEvidence(w *servermetrics.Window, calls uint64, excluded string
 }
 
 // countMismatchFinding is server_count_mismatch with its evidence.
-func countMismatchFinding(ev []string, client string) Finding {
-	return Finding{
+func countMismatchFinding(ev []string, client string) runrecord.Finding {
+	return runrecord.Finding{
 		ID: "server_count_mismatch", Title: "The server counted other work than the client sent", Severity: "warning",
 		Evidence: ev, Client: client,
 		Advice: "More means someone else used the server during the run (another tenant, a health check that generates, " +
@@ -478,8 +480,8 @@ func countMismatchFinding(ev []string, client string) Finding {
 // instance scraped the whole server, so only the whole test's calls (the
 // instances' together) can be held against its count. One endpoint only: with
 // several, which calls went to which is not in the record.
-func mergedCountFindings(rec *Record) []Finding {
-	all := rec.Categories[AllCategories]
+func mergedCountFindings(rec *runrecord.Record) []runrecord.Finding {
+	all := rec.Categories[runrecord.AllCategories]
 	if len(rec.Server) != 1 || rec.Server[0].Run == nil || all == nil {
 		return nil
 	}
@@ -489,14 +491,14 @@ func mergedCountFindings(rec *Record) []Finding {
 		excluded = fmt.Sprintf(", %d of them left out of the report", ex.Calls)
 	}
 	if ev := requestCountEvidence(rec.Server[0].Run, calls, excluded); len(ev) > 0 {
-		return []Finding{countMismatchFinding(ev, "")}
+		return []runrecord.Finding{countMismatchFinding(ev, "")}
 	}
 	return nil
 }
 
 // PartialSegment says whether a run was one execution segment of a test,
 // not all of it: a server's counts then hold every instance's calls.
-func PartialSegment(info *RunInfo) bool {
+func PartialSegment(info *runrecord.RunInfo) bool {
 	if info == nil || info.Segment == "" {
 		return false
 	}
@@ -513,7 +515,7 @@ func countEvidence(run *Run, w *servermetrics.Window) []string {
 	if run == nil || w == nil {
 		return nil
 	}
-	all := run.Category(AllCategories)
+	all := run.Category(runrecord.AllCategories)
 	calls := all.Requests
 	excluded := ""
 	if ex := run.Excluded; ex.Calls > 0 {

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -28,7 +30,7 @@ func serverView(finished, prompt float64, waiting servermetrics.GaugeStats, hist
 }
 
 func runTotals(r *Run) (calls uint64, prompt int64) {
-	all := r.Category(AllCategories)
+	all := r.Category(runrecord.AllCategories)
 	return all.Requests, all.PromptTokens
 }
 
@@ -37,7 +39,7 @@ func runTotals(r *Run) (calls uint64, prompt int64) {
 func TestServerViewHealthyGivesTheSplitAndNoFinding(t *testing.T) {
 	r := synth{seed: 1, stages: []synthStage{{12, 90}}}.collect()
 	calls, prompt := runTotals(r)
-	clientTTFT := r.Category(AllCategories).S(MetricTTFT).Mean() / 1e3
+	clientTTFT := r.Category(runrecord.AllCategories).S(runrecord.MetricTTFT).Mean() / 1e3
 	v := serverView(float64(calls), float64(prompt), servermetrics.GaugeStats{Samples: 90},
 		map[string]servermetrics.HistStats{
 			servermetrics.TTFT:    {Count: float64(calls), Mean: ptr(clientTTFT - 0.012)},
@@ -52,7 +54,7 @@ func TestServerViewHealthyGivesTheSplitAndNoFinding(t *testing.T) {
 	assert.Contains(t, text, "The server's own view — http://vllm:8000/metrics (vllm, 90 scrapes")
 	assert.Contains(t, text, "outside the server 12.0ms")
 	assert.Contains(t, text, "queue 2.00ms")
-	var got Record
+	var got runrecord.Record
 	require.NoError(t, json.Unmarshal(rec, &got))
 	require.Len(t, got.Server, 1)
 	assert.InDelta(t, float64(calls), got.Server[0].Run.Counters[servermetrics.RequestsFinished], 0)
@@ -77,7 +79,7 @@ func TestServerFindingsCiteTheServer(t *testing.T) {
 	assert.Contains(t, fs[0].Advice, "docs/guide.md#queue_bound")
 
 	// A client-side queue_bound gets the server's evidence, not a twin.
-	client := []Finding{{ID: "queue_bound", Evidence: []string{"TTFT grew"}}}
+	client := []runrecord.Finding{{ID: "queue_bound", Evidence: []string{"TTFT grew"}}}
 	fs = diagnoseServer(r, []servermetrics.View{queued}, client)
 	require.Equal(t, []string{"queue_bound"}, ids(fs))
 	assert.Len(t, fs[0].Evidence, 2)
@@ -118,7 +120,7 @@ func TestServerCacheBusted(t *testing.T) {
 	known := sy.collect() // every call's cache state known (all misses)
 	v.Run.PrefixHitRatio = ptr(0.0)
 	assert.Empty(t, diagnoseServer(known, []servermetrics.View{v}, nil), "the client's own rule speaks for known states")
-	fs = diagnoseServer(known, []servermetrics.View{v}, []Finding{{ID: "cache_busted", Evidence: []string{"client"}}})
+	fs = diagnoseServer(known, []servermetrics.View{v}, []runrecord.Finding{{ID: "cache_busted", Evidence: []string{"client"}}})
 	require.Equal(t, []string{"cache_busted"}, ids(fs))
 	assert.Len(t, fs[0].Evidence, 2)
 }
@@ -162,7 +164,7 @@ func TestServerChangeAgainstABaselineRecordIsAFinding(t *testing.T) {
 	baseView := serverView(float64(calls), float64(prompt), waiting, hists(0.1, 0.05))
 	_, _, raw, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{baseView}})
 	require.NoError(t, err)
-	base, err := ParseRecord("base.json", raw)
+	base, err := runrecord.ParseRecord("base.json", raw)
 	require.NoError(t, err)
 	require.Len(t, base.Server, 1, "the record keeps the server's view")
 
@@ -180,9 +182,9 @@ func TestServerChangeAgainstABaselineRecordIsAFinding(t *testing.T) {
 		now := serverView(float64(calls), float64(prompt), waiting, hists(c.queue, c.prefill))
 		text, _, raw, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{now}, Baseline: base})
 		require.NoError(t, err, c.name)
-		rec, err := ParseRecord("run.json", raw)
+		rec, err := runrecord.ParseRecord("run.json", raw)
 		require.NoError(t, err, c.name)
-		var regressed *Finding
+		var regressed *runrecord.Finding
 		for i := range rec.Findings {
 			if rec.Findings[i].ID == "server_regressed" {
 				regressed = &rec.Findings[i]
@@ -202,10 +204,10 @@ func TestServerChangeAgainstABaselineRecordIsAFinding(t *testing.T) {
 	// llmstream merge --baseline compares records: the same rows, from the files alone.
 	cur := *base
 	cur.Server = []servermetrics.View{serverView(float64(calls), float64(prompt), waiting, hists(0.4, 0.05))}
-	cmp := Compare(&cur, base)
+	cmp := compare.Records(&cur, base)
 	require.NotNil(t, cmp)
 	assert.Len(t, changedServer(cmp.Server), 1)
-	assert.Contains(t, RenderRecordText(&Record{Categories: base.Categories, Comparison: cmp}), "queue mean 100ms → 400ms")
+	assert.Contains(t, RenderRecordText(&runrecord.Record{Categories: base.Categories, Comparison: cmp}), "queue mean 100ms → 400ms")
 }
 
 // An endpoint that was never read: the report says why, finds nothing, and
@@ -224,11 +226,11 @@ func TestServerViewMissingSaysWhy(t *testing.T) {
 // Several instances scraped one server: the merged record keeps it once.
 func TestMergeKeepsEachServerOnce(t *testing.T) {
 	_, parts, _ := splitRun(2)
-	record := func(name, segment string, r *Run) *Record {
+	record := func(name, segment string, r *Run) *runrecord.Record {
 		b, err := marshalRecord(r, nil, nil, RenderOptions{Info: testInfo(segment),
 			Server: []servermetrics.View{serverView(100, 1000, servermetrics.GaugeStats{Samples: 30}, nil)}})
 		require.NoError(t, err)
-		rec, err := ParseRecord(name, b)
+		rec, err := runrecord.ParseRecord(name, b)
 		require.NoError(t, err)
 		return rec
 	}
@@ -289,7 +291,7 @@ func TestTwoClientsOnTwoServersWithAWarmup(t *testing.T) {
 func TestWarmupSplitsTheTTFTAfterIt(t *testing.T) {
 	r := synth{seed: 1, stages: []synthStage{{12, 90}}}.collect()
 	calls, prompt := runTotals(r)
-	clientTTFT := r.Category(AllCategories).S(MetricTTFT).Mean() / 1e3
+	clientTTFT := r.Category(runrecord.AllCategories).S(runrecord.MetricTTFT).Mean() / 1e3
 	ttft := func(mean float64) map[string]servermetrics.HistStats {
 		return map[string]servermetrics.HistStats{servermetrics.TTFT: {Count: float64(calls), Mean: ptr(mean)}}
 	}
@@ -309,24 +311,24 @@ func TestWarmupSplitsTheTTFTAfterIt(t *testing.T) {
 // server_count_mismatch on its own; the merged record holds the server's
 // count against the whole test's calls, and raises it only when they differ.
 func TestSegmentsLeaveTheCountToTheMerge(t *testing.T) {
-	var recs []*Record
+	var recs []*runrecord.Record
 	var total uint64
 	for i, seg := range []string{"0:1/2", "1/2:1"} {
 		r := synth{seed: uint64(i + 1), stages: []synthStage{{4, 30}}}.collect()
 		calls, _ := runTotals(r)
 		total += calls
-		info := &RunInfo{Segment: seg, SegmentSequence: "0,1/2,1"}
+		info := &runrecord.RunInfo{Segment: seg, SegmentSequence: "0,1/2,1"}
 		require.True(t, PartialSegment(info))
 		v := serverView(0, 0, servermetrics.GaugeStats{Samples: 30}, nil)
-		recs = append(recs, &Record{Server: []servermetrics.View{v}, Run: info})
+		recs = append(recs, &runrecord.Record{Server: []servermetrics.View{v}, Run: info})
 		_, _, raw, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{v}, Info: info})
 		require.NoError(t, err)
-		rec, err := ParseRecord(seg, raw)
+		rec, err := runrecord.ParseRecord(seg, raw)
 		require.NoError(t, err)
 		assert.NotContains(t, ids(rec.Findings), "server_count_mismatch", seg)
 		recs[i] = rec
 	}
-	assert.False(t, PartialSegment(&RunInfo{Segment: "0:1"}))
+	assert.False(t, PartialSegment(&runrecord.RunInfo{Segment: "0:1"}))
 	assert.False(t, PartialSegment(nil))
 	for _, c := range []struct {
 		finished float64

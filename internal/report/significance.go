@@ -1,6 +1,10 @@
 package report
 
-import "math"
+import (
+	"math"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
+)
 
 // The rules that compare load stages work on stages of a few dozen calls (a
 // step load of 12 s stages gives 10–50 per stage), too few for a fixed "medians
@@ -22,10 +26,10 @@ const medianZ = 2.576
 // quantiles at 0.5 ∓ z·0.5/√n, the order statistics whose ranks bound the
 // median's rank with the binomial distribution's normal approximation. It
 // makes no assumption on the shape of the distribution.
-func medianInterval(s *Sketch) (lo, hi float64) {
+func medianInterval(s *sketch.Sketch) (lo, hi float64) {
 	n := float64(s.Count())
 	if n == 0 {
-		return nan(), nan()
+		return math.NaN(), math.NaN()
 	}
 	d := medianZ * 0.5 / math.Sqrt(n)
 	return s.Quantile(math.Max(0, 0.5-d)), s.Quantile(math.Min(1, 0.5+d))
@@ -33,7 +37,7 @@ func medianInterval(s *Sketch) (lo, hi float64) {
 
 // clearlyAbove says whether the median of a is above the median of b beyond
 // sampling noise: a's interval lies entirely above b's.
-func clearlyAbove(a, b *Sketch) bool {
+func clearlyAbove(a, b *sketch.Sketch) bool {
 	if a.Count() < stageMinCalls || b.Count() < stageMinCalls {
 		return false
 	}

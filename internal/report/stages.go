@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // A load stage is a window of steady concurrency. Calls are keyed by the
@@ -235,7 +237,7 @@ func (r *Run) StageNote() string {
 	var names []string
 	longest := seen[0]
 	for _, s := range seen {
-		names = append(names, fmtConc(roundLevel(s.l.VUsSum/float64(s.l.Calls))))
+		names = append(names, runrecord.FormatConc(runrecord.RoundLevel(s.l.VUsSum/float64(s.l.Calls))))
 		if s.l.steady() > longest.l.steady() {
 			longest = s
 		}
@@ -245,12 +247,12 @@ func (r *Run) StageNote() string {
 		need = fmt.Sprintf("%s of steady starts (as long as a call of the quickest level, %s, and at least %s; minStage sets it)",
 			fmtDur(r.minStage()), fmtDur(r.serviceCall()), fmtDur(minStageFloor))
 	}
-	unit := levelUnit(isRateClass(longest.class))
+	unit := runrecord.LevelUnit(isRateClass(longest.class))
 	return fmt.Sprintf("no load stages to compare: the load had %d levels (%s %s) but %s held long enough; "+
 		"the longest, %s %s, kept calls starting for %s over %d calls, and a stage needs %s and %d calls. "+
 		"Hold each level longer to get the latency-against-load curve.",
 		len(seen), strings.Join(names, ", "), unit, map[bool]string{true: "only one", false: "none"}[qualified == 1],
-		fmtConc(roundLevel(longest.l.VUsSum/float64(longest.l.Calls))), unit, fmtDur(longest.l.steady()), longest.l.Calls,
+		runrecord.FormatConc(runrecord.RoundLevel(longest.l.VUsSum/float64(longest.l.Calls))), unit, fmtDur(longest.l.steady()), longest.l.Calls,
 		need, stageMinCalls)
 }
 
@@ -262,21 +264,5 @@ func fmtDur(d time.Duration) string {
 	return d.Round(time.Millisecond).String()
 }
 
-// levelUnit names what a load level counts.
-func levelUnit(byRate bool) string {
-	if byRate {
-		return "req/s"
-	}
-	return "VUs"
-}
-
-// roundLevel rounds a mean level for reading: whole VUs, rates to 0.1.
-func roundLevel(v float64) float64 {
-	if v >= 10 {
-		return math.Round(v)
-	}
-	return math.Round(v*10) / 10
-}
-
 // Unit names what the stage's level counts ("VUs" or "req/s").
-func (st *Stage) Unit() string { return levelUnit(st.ByRate) }
+func (st *Stage) Unit() string { return runrecord.LevelUnit(st.ByRate) }

@@ -1,10 +1,11 @@
 package report
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // A warm-up scenario of a few VUs, then an arrival-rate step load: the warm-up

@@ -1,13 +1,14 @@
 package report
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // openLoad is an arrival-rate test: Poisson arrivals at each rate for secs

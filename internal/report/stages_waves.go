@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // A wave is a burst of load on top of a steadier level: concurrency rises
@@ -74,7 +77,7 @@ func (r *Run) Waves() []Wave {
 		}
 		conc[i] = last
 	}
-	ttft := func(b *Bucket) *Sketch { return b.TTFT }
+	ttft := func(b *Bucket) *sketch.Sketch { return b.TTFT }
 	var out []Wave
 	for i := quiet; i < n; i++ {
 		// A steady stretch before i: every bucket within ×1.2 (+1) of its lowest.
@@ -104,7 +107,7 @@ func (r *Run) Waves() []Wave {
 		for _, c := range conc[i:end] {
 			w.Peak = math.Max(w.Peak, c)
 		}
-		w.RecoveryLimitMS = recoveryLimit(w.BeforeTTFTP50, q50(tl.window(i-quiet, i, func(b *Bucket) *Sketch { return b.Gap })))
+		w.RecoveryLimitMS = recoveryLimit(w.BeforeTTFTP50, q50(tl.window(i-quiet, i, func(b *Bucket) *sketch.Sketch { return b.Gap })))
 		// Windows look back from k, so a window that reads "recovered" holds
 		// no call started after k: the recovery time errs late by at most a
 		// window, never early. After the burst they do not reach back into it.
@@ -138,7 +141,7 @@ func (r *Run) Waves() []Wave {
 // Describe is the wave in one line of text.
 func (w Wave) Describe(origin time.Time) string {
 	s := fmt.Sprintf("burst %.0fs–%.0fs (%s → %s %s): TTFT P50 %s before, %s at worst; ",
-		w.Start.Sub(origin).Seconds(), w.End.Sub(origin).Seconds(), fmtConc(roundLevel(w.Base)), fmtConc(roundLevel(w.Peak)), levelUnit(w.ByRate),
+		w.Start.Sub(origin).Seconds(), w.End.Sub(origin).Seconds(), runrecord.FormatConc(runrecord.RoundLevel(w.Base)), runrecord.FormatConc(runrecord.RoundLevel(w.Peak)), runrecord.LevelUnit(w.ByRate),
 		fmtMS(w.BeforeTTFTP50), fmtMS(w.PeakTTFTP50))
 	if !w.Recovered {
 		return s + fmt.Sprintf("not back to its level (≤ %s) in the %s the run went on after the load came down",
@@ -148,25 +151,10 @@ func (w Wave) Describe(origin time.Time) string {
 		fmtMS(w.RecoveryLimitMS), fmtDur(w.Recovery))
 }
 
-// WaveRecord is a wave in the run record. Times are seconds into the run.
-type WaveRecord struct {
-	StartSeconds    float64  `json:"start_seconds"`
-	EndSeconds      float64  `json:"end_seconds"`
-	Base            float64  `json:"base_concurrency"`
-	Peak            float64  `json:"peak_concurrency"`
-	BeforeTTFTP50   float64  `json:"before_ttft_p50"`
-	PeakTTFTP50     float64  `json:"peak_ttft_p50"`
-	RecoveryLimitMS float64  `json:"recovery_limit_ms"`
-	Recovered       bool     `json:"recovered"`
-	RecoverySeconds *float64 `json:"recovery_seconds"` // null when it did not recover
-	ObservedAfter   float64  `json:"observed_after_seconds"`
-	Text            string   `json:"text"`
-}
-
-func waveRecords(r *Run) []WaveRecord {
-	var out []WaveRecord
+func waveRecords(r *Run) []runrecord.WaveRecord {
+	var out []runrecord.WaveRecord
 	for _, w := range r.Waves() {
-		wr := WaveRecord{
+		wr := runrecord.WaveRecord{
 			StartSeconds: w.Start.Sub(r.Timeline.Origin).Seconds(), EndSeconds: w.End.Sub(r.Timeline.Origin).Seconds(),
 			Base: w.Base, Peak: w.Peak, BeforeTTFTP50: w.BeforeTTFTP50, PeakTTFTP50: w.PeakTTFTP50,
 			RecoveryLimitMS: w.RecoveryLimitMS, Recovered: w.Recovered, ObservedAfter: w.ObservedAfter.Seconds(),

@@ -5,6 +5,8 @@ import (
 	"html"
 	"math"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // A tiny line-chart drawer: enough for histograms (on a log axis) and time
@@ -308,7 +310,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // histogramSeries turns a sketch into a share-per-bin curve on a log axis:
 // sketch buckets are regrouped into `bins` equal log-width bins between lo and
 // hi so that several categories line up on one chart.
-func histogramSeries(name string, s *Sketch, lo, hi float64, bins int) series {
+func histogramSeries(name string, s *sketch.Sketch, lo, hi float64, bins int) series {
 	out := series{Name: name}
 	if s.Count() == 0 || !(hi > lo) || lo <= 0 {
 		return out
@@ -342,7 +344,7 @@ func histogramSeries(name string, s *Sketch, lo, hi float64, bins int) series {
 }
 
 // histRange is the common log range of several sketches (0.5th–99.9th percentile, padded).
-func histRange(sk ...*Sketch) (lo, hi float64) {
+func histRange(sk ...*sketch.Sketch) (lo, hi float64) {
 	lo, hi = math.Inf(1), 0
 	for _, s := range sk {
 		if s.Count() == 0 {

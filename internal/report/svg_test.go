@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // roundTicks says why ticks are not ones a reader would write on an axis
@@ -182,7 +184,7 @@ func TestOneStageRunSaysItNeedsAStepLoad(t *testing.T) {
 
 func TestLatencyTablesOnePerMetric(t *testing.T) {
 	_, doc, _ := sampleReport(t)
-	for _, m := range []Metric{MetricTTFT, MetricTTFTAnswer, MetricE2E, MetricGap, MetricTPOT} {
+	for _, m := range []runrecord.Metric{runrecord.MetricTTFT, runrecord.MetricTTFTAnswer, runrecord.MetricE2E, runrecord.MetricGap, runrecord.MetricTPOT} {
 		re := regexp.MustCompile(`<table id="latency-` + m.String() + `"><caption>[^<]+</caption><tr><th>category</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th></tr>`)
 		if !re.Match(doc) {
 			t.Errorf("no latency table of its own for %s", m)

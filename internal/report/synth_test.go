@@ -1,12 +1,12 @@
 package report
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 

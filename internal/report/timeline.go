@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // Bucket is one slice of wall time (1 s at first; wider after merging).
@@ -18,11 +20,11 @@ type Bucket struct {
 	ClassMin, ClassMax int
 	LevelMax           float64
 
-	TTFT, Gap, TokensPerSec *Sketch // coarse sketches, nil until used
+	TTFT, Gap, TokensPerSec *sketch.Sketch // coarse sketches, nil until used
 	// ShortTTFT holds TTFTs of short-prompt calls started here, LongPrefill the
 	// seconds of long-prompt prefill (start → first token) overlapping this
 	// bucket: together they show whether long prompts block short ones.
-	ShortTTFT   *Sketch
+	ShortTTFT   *sketch.Sketch
 	LongPrefill float64
 }
 
@@ -46,7 +48,7 @@ func (b *Bucket) merge(o *Bucket) {
 	b.ShortTTFT = mergeCoarse(b.ShortTTFT, o.ShortTTFT)
 }
 
-func mergeCoarse(a, b *Sketch) *Sketch {
+func mergeCoarse(a, b *sketch.Sketch) *sketch.Sketch {
 	if b == nil {
 		return a
 	}
@@ -59,7 +61,7 @@ func mergeCoarse(a, b *Sketch) *Sketch {
 
 func (b *Bucket) clone() Bucket {
 	c := *b
-	for _, p := range []**Sketch{&c.TTFT, &c.Gap, &c.TokensPerSec, &c.ShortTTFT} {
+	for _, p := range []**sketch.Sketch{&c.TTFT, &c.Gap, &c.TokensPerSec, &c.ShortTTFT} {
 		if *p != nil {
 			*p = (*p).Clone()
 		}
@@ -67,9 +69,9 @@ func (b *Bucket) clone() Bucket {
 	return c
 }
 
-func coarse(p **Sketch) *Sketch {
+func coarse(p **sketch.Sketch) *sketch.Sketch {
 	if *p == nil {
-		*p = NewSketch(CoarseAlpha)
+		*p = sketch.New(sketch.CoarseAlpha)
 	}
 	return *p
 }
@@ -166,8 +168,8 @@ func (tl *Timeline) BucketStart(i int) time.Time {
 }
 
 // windowTTFT merges the TTFT sketches of buckets [from, to).
-func (tl *Timeline) window(from, to int, pick func(*Bucket) *Sketch) *Sketch {
-	s := NewSketch(CoarseAlpha)
+func (tl *Timeline) window(from, to int, pick func(*Bucket) *sketch.Sketch) *sketch.Sketch {
+	s := sketch.New(sketch.CoarseAlpha)
 	for i := max(0, from); i < min(to, len(tl.Buckets)); i++ {
 		if p := pick(&tl.Buckets[i]); p != nil {
 			_ = s.Merge(p)

@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"hash/fnv"
@@ -7,69 +7,17 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"time"
-)
 
-// Comparison is this run against a stored baseline, per category, metric and
-// percentile: change one variable at a time against a fixed baseline (docs/guide.md).
-type Comparison struct {
-	BaselineStart time.Time      `json:"baseline_start"`
-	BaselineMeta  map[string]any `json:"baseline_meta,omitempty"`
-	// Differences is how this run was made differently from the baseline
-	// ("load.default.vus 50 vs 20": this run's value first). Verdicts across
-	// different set-ups measure the set-up too; renderers show this above them.
-	Differences []string        `json:"differences,omitempty"`
-	Confidence  float64         `json:"confidence"`
-	Resamples   int             `json:"resamples"`
-	Rows        []ComparisonRow `json:"rows"`
-	// Server is the servers' own figures against the baseline's
-	// (serverMetrics on both sides; server_baseline.go).
-	Server []ServerChange `json:"server,omitempty"`
-	// Capacity is the capacity search's answer against the baseline's
-	// (both runs searched; capacity_baseline.go).
-	Capacity *CapacityChange `json:"capacity,omitempty"`
-	// Jobs is the conversations' and agent jobs' times against the
-	// baseline's, per kind and category (jobs_baseline.go).
-	Jobs []JobChange `json:"jobs,omitempty"`
-}
-
-// ComparisonRow is one figure compared. Times in ms; a positive delta is slower.
-type ComparisonRow struct {
-	Client   string  `json:"client,omitempty"` // with several clients on both sides
-	Category string  `json:"category"`
-	Metric   string  `json:"metric"`
-	Stat     string  `json:"stat"` // "p50", "p95", "p99"
-	Baseline float64 `json:"baseline"`
-	Current  float64 `json:"current"`
-	Delta    float64 `json:"delta"`
-	DeltaPct float64 `json:"delta_pct"`
-	HasCI    bool    `json:"has_ci"`
-	CILow    float64 `json:"ci_low"`
-	CIHigh   float64 `json:"ci_high"`
-	Verdict  string  `json:"verdict"` // VerdictBetter, VerdictWorse, VerdictSame
-}
-
-// label names the row's calls: "category", or "client · category".
-func (row ComparisonRow) label() string {
-	if row.Client == "" {
-		return row.Category
-	}
-	return row.Client + " · " + row.Category
-}
-
-// The verdicts of a comparison row.
-const (
-	VerdictBetter = "better"
-	VerdictWorse  = "worse"
-	VerdictSame   = "no significant change"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 const (
 	bootstrapResamples = 1000
 	bootstrapLevel     = 0.95
-	// minEffect: a change smaller than 5 % is "no significant change" even
+	// MinEffect: a change smaller than 5 % is "no significant change" even
 	// when the interval excludes zero — it is not worth acting on.
-	minEffect = 0.05
+	MinEffect = 0.05
 	// minCompareSamples: fewer calls on either side make the interval meaningless.
 	minCompareSamples = 30
 )
@@ -79,31 +27,23 @@ var compareStats = []struct { //nolint:gochecknoglobals // read-only table
 	q    float64
 }{{"p50", 0.5}, {"p95", 0.95}, {"p99", 0.99}}
 
-// DifferencesLine is the comparison's warning line, "" when the runs were made alike.
-func (c *Comparison) DifferencesLine() string {
-	if c == nil || len(c.Differences) == 0 {
-		return ""
-	}
-	return describeDifferences(c.Differences)
-}
-
-// Compare sets a run record against a baseline record: for every category
+// Records sets a run record against a baseline record: for every category
 // both have, P50/P95/P99 of TTFT, E2E and TPOT with a bootstrap confidence
 // interval of the difference, and how the two runs were made differently. It
 // is the one comparison: a run is compared through its record (NewRecord),
 // and a merged run is a record like any other. The bootstrap is seeded, so the
 // same inputs give the same intervals. Without samples on either side the row
 // has no interval and its verdict is "no significant change".
-func Compare(cur, base *Record) *Comparison {
+func Records(cur, base *runrecord.Record) *runrecord.Comparison {
 	if cur == nil || base == nil {
 		return nil
 	}
 	c := newComparison(base)
-	c.Differences = Differences(cur.Run, base.Run)
-	c.Server = compareServers(cur.Server, base.Server)
-	c.Capacity = compareCapacity(cur.Capacity, base.Capacity)
-	c.Jobs = compareJobs(cur.Conversations, base.Conversations)
-	seed := cur.seed
+	c.Differences = runrecord.Differences(cur.Run, base.Run)
+	c.Server = Servers(cur.Server, base.Server)
+	c.Capacity = Capacity(cur.Capacity, base.Capacity)
+	c.Jobs = Jobs(cur.Conversations, base.Conversations)
+	seed := cur.Seed
 	if seed == 0 {
 		seed = recordCompareSeed
 	}
@@ -112,26 +52,26 @@ func Compare(cur, base *Record) *Comparison {
 		// merged, a faster client's calls would hide the other's regression.
 		for _, name := range slices.Sorted(maps.Keys(cur.Clients)) {
 			if bc := base.Clients[name]; bc != nil {
-				c.compareCategories(name, cur.Clients[name].Categories, bc.Categories, seed)
+				compareCategories(c, name, cur.Clients[name].Categories, bc.Categories, seed)
 			}
 		}
 		return c
 	}
-	c.compareCategories("", cur.Categories, base.Categories, seed)
+	compareCategories(c, "", cur.Categories, base.Categories, seed)
 	return c
 }
 
 // compareCategories adds the rows of every category (not "all") of a run or
 // of one client's part of it.
-func (c *Comparison) compareCategories(client string, cur, base map[string]*CategoryRecord, seed uint64) {
+func compareCategories(c *runrecord.Comparison, client string, cur, base map[string]*runrecord.CategoryRecord, seed uint64) {
 	for _, cat := range slices.Sorted(maps.Keys(cur)) {
-		if cat == AllCategories {
+		if cat == runrecord.AllCategories {
 			continue
 		}
 		cr := cur[cat]
 		n := len(c.Rows)
-		c.compareCategory(cat, base[cat], seed, func(m Metric) ([]float64, *Sketch) {
-			var s *Sketch
+		compareCategory(c, cat, base[cat], seed, func(m runrecord.Metric) ([]float64, *sketch.Sketch) {
+			var s *sketch.Sketch
 			if mr := cr.Metrics[m.String()]; mr != nil {
 				s = mr.Sketch
 			}
@@ -148,17 +88,17 @@ func (c *Comparison) compareCategories(client string, cur, base map[string]*Cate
 // keeps the collector's seed.
 const recordCompareSeed = 1
 
-func newComparison(base *Record) *Comparison {
-	return &Comparison{BaselineStart: base.Start, BaselineMeta: base.Meta, Confidence: bootstrapLevel, Resamples: bootstrapResamples}
+func newComparison(base *runrecord.Record) *runrecord.Comparison {
+	return &runrecord.Comparison{BaselineStart: base.Start, BaselineMeta: base.Meta, Confidence: bootstrapLevel, Resamples: bootstrapResamples}
 }
 
 // compareCategory adds the rows of one category; current gives this run's
 // sample and sketch of a metric.
-func (c *Comparison) compareCategory(cat string, br *CategoryRecord, seed uint64, current func(Metric) ([]float64, *Sketch)) {
+func compareCategory(c *runrecord.Comparison, cat string, br *runrecord.CategoryRecord, seed uint64, current func(runrecord.Metric) ([]float64, *sketch.Sketch)) {
 	if br == nil {
 		return
 	}
-	for _, m := range reservoirMetrics {
+	for _, m := range runrecord.SampledMetrics {
 		cur, sk := current(m)
 		old := br.Samples[m.String()]
 		mr := br.Metrics[m.String()]
@@ -172,7 +112,7 @@ func (c *Comparison) compareCategory(cat string, br *CategoryRecord, seed uint64
 			ci, curQ, oldQ = bootstrapDiff(cur, old, seed, cat+"/"+m.String())
 		}
 		for i, st := range compareStats {
-			row := ComparisonRow{Category: cat, Metric: m.String(), Stat: st.name, Verdict: VerdictSame}
+			row := runrecord.ComparisonRow{Category: cat, Metric: m.String(), Stat: st.name, Verdict: runrecord.VerdictSame}
 			if withCI {
 				row.Current, row.Baseline = curQ[i], oldQ[i]
 				row.HasCI, row.CILow, row.CIHigh = true, ci[i][0], ci[i][1]
@@ -181,13 +121,13 @@ func (c *Comparison) compareCategory(cat string, br *CategoryRecord, seed uint64
 				row.Baseline = map[string]float64{"p50": mr.P50, "p95": mr.P95, "p99": mr.P99}[st.name]
 			}
 			row.Delta = row.Current - row.Baseline
-			row.DeltaPct = finiteOr0(row.Delta / row.Baseline)
-			if row.HasCI && math.Abs(row.DeltaPct) >= minEffect {
+			row.DeltaPct = runrecord.FiniteOr0(row.Delta / row.Baseline)
+			if row.HasCI && math.Abs(row.DeltaPct) >= MinEffect {
 				switch {
 				case row.CILow > 0:
-					row.Verdict = VerdictWorse
+					row.Verdict = runrecord.VerdictWorse
 				case row.CIHigh < 0:
-					row.Verdict = VerdictBetter
+					row.Verdict = runrecord.VerdictBetter
 				}
 			}
 			c.Rows = append(c.Rows, row)

@@ -1,4 +1,4 @@
-package report
+package runrecord
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
@@ -54,8 +55,10 @@ type Record struct {
 	// a merged record keeps each endpoint once (servermetrics.Merge).
 	Server []servermetrics.View `json:"server,omitempty"`
 
-	source string // the file it was read from, for messages
-	seed   uint64 // the collector's seed, for the comparison's bootstrap (0: read from a file)
+	// Source is the file it was read from, for messages; Seed is the
+	// collector's seed, for the comparison's bootstrap (0: read from a file).
+	Source string `json:"-"`
+	Seed   uint64 `json:"-"`
 }
 
 // CategoryRecord summarises one category.
@@ -82,14 +85,14 @@ type CategoryRecord struct {
 
 // MetricRecord is one distribution: headline figures plus the full sketch.
 type MetricRecord struct {
-	Count  uint64  `json:"count"`
-	Mean   float64 `json:"mean"`
-	P50    float64 `json:"p50"`
-	P95    float64 `json:"p95"`
-	P99    float64 `json:"p99"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
-	Sketch *Sketch `json:"sketch"`
+	Count  uint64         `json:"count"`
+	Mean   float64        `json:"mean"`
+	P50    float64        `json:"p50"`
+	P95    float64        `json:"p95"`
+	P99    float64        `json:"p99"`
+	Min    float64        `json:"min"`
+	Max    float64        `json:"max"`
+	Sketch *sketch.Sketch `json:"sketch"`
 }
 
 // StageRecord is one load stage of the run.
@@ -103,121 +106,6 @@ type StageRecord struct {
 	TokensPerSecP50    float64 `json:"tokens_per_sec_p50"`
 	RequestsPerSec     float64 `json:"requests_per_sec"`
 	OutputTokensPerSec float64 `json:"output_tokens_per_sec"`
-}
-
-func metricRecord(s *Sketch) *MetricRecord {
-	return &MetricRecord{
-		Count: s.Count(), Mean: s.Mean(), P50: s.Quantile(0.5), P95: s.Quantile(0.95), P99: s.Quantile(0.99),
-		Min: s.Min, Max: s.Max, Sketch: s,
-	}
-}
-
-func finiteOr0(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
-	}
-	return v
-}
-
-// NewRecord builds the record of a run.
-func NewRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any) *Record {
-	if findings == nil {
-		findings = []Finding{}
-	}
-	rec := &Record{
-		Format: RecordFormat, Meta: meta, Start: r.First, End: r.Last,
-		Categories: map[string]*CategoryRecord{}, Findings: findings, Comparison: cmp, seed: r.opt.Seed,
-	}
-	rec.Clients, rec.Routes, rec.Paired = clientRecords(r), routeRecords(r), r.Paired()
-	if ex := r.Excluded; ex.Summary() != "" {
-		rec.Excluded = &ex
-	}
-	for _, cat := range append(r.Categories(), AllCategories) {
-		rec.Categories[cat] = categoryRecordOf(r, cat)
-	}
-	if !r.PerClient() { // with several clients, stages and waves are per client only
-		rec.Stages, rec.StageNote, rec.Waves = stageRecords(r), r.StageNote(), waveRecords(r)
-	}
-	return rec
-}
-
-// categoryRecordOf is the record of a category of a run (or of one client's
-// view of it), with the raw samples a later comparison resamples.
-func categoryRecordOf(r *Run, cat string) *CategoryRecord {
-	cr := categoryRecord(r.Category(cat))
-	if cat != AllCategories && len(r.samples[cat]) > 0 {
-		cr.Samples = map[string][]float64{}
-		for _, m := range reservoirMetrics {
-			if v := samplesOf(r.samples[cat], m); len(v) > 0 {
-				cr.Samples[m.String()] = v
-			}
-		}
-		cr.SamplesSeen = r.seen[cat]
-	}
-	return cr
-}
-
-// categoryRecord is the record of one group's figures.
-func categoryRecord(g *Group) *CategoryRecord {
-	cr := &CategoryRecord{
-		Requests: g.Requests, Failures: g.Failures, Errors: g.Errors, Stalls: g.Stalls,
-		CacheHits: g.CacheHit, CacheMisses: g.CacheMiss,
-		OutputTokens: g.OutputTokens, Metrics: map[string]*MetricRecord{}, Cost: g.costRecord(),
-		GapsUnsampled: g.GapsUnsampled, FinishOmitted: g.FinishOmitted,
-	}
-	if hr := g.CacheHitRate(); !math.IsNaN(hr) {
-		cr.CacheHitRate = &hr
-	}
-	for m, s := range g.Sketches {
-		if s.Count() > 0 {
-			cr.Metrics[Metric(m).String()] = metricRecord(s)
-		}
-	}
-	return cr
-}
-
-// MarshalRecord renders the run record as indented JSON.
-func MarshalRecord(r *Run, findings []Finding, cmp *Comparison, meta map[string]any) ([]byte, error) {
-	if r == nil {
-		return nil, errors.New("report: no run to record")
-	}
-	return marshalRecord(r, findings, cmp, RenderOptions{Meta: meta})
-}
-
-func marshalRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOptions) ([]byte, error) {
-	rec, err := runRecord(r, findings, cmp, opt)
-	if err != nil {
-		return nil, err
-	}
-	return encodeRecord(rec)
-}
-
-// runRecord is the record of a run as Render writes it: how it was made, the
-// servers' view, and the comparison with opt.Baseline unless cmp is given.
-func runRecord(r *Run, findings []Finding, cmp *Comparison, opt RenderOptions) (*Record, error) {
-	if r == nil {
-		return nil, errors.New("report: no run to record")
-	}
-	rec := NewRecord(r, findings, nil, opt.Meta)
-	rec.Run = opt.Info
-	rec.Server = opt.Server
-	rec.Dispatch = r.Dispatch
-	rec.Capacity = r.Capacity
-	rec.Retrieval, rec.Images = retrievalRecords(r.Retrieval), imageRecords(r.Images)
-	rec.Conversations = conversationRecord(r.Turns, r.Jobs, r.JobStages(), "")
-	if cmp == nil {
-		cmp = Compare(rec, opt.Baseline)
-	}
-	rec.Comparison = cmp
-	return rec, nil
-}
-
-func encodeRecord(rec *Record) ([]byte, error) {
-	b, err := json.MarshalIndent(rec, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("report: encoding the run record: %w", err)
-	}
-	return b, nil
 }
 
 // LoadBaseline reads a run record written by MarshalRecord (or by an older
@@ -255,7 +143,7 @@ func ParseRecord(name string, data []byte) (*Record, error) {
 		return nil, fmt.Errorf("report: %s: %w", name, err)
 	}
 	rec.Format = RecordFormat // converted, if it was older
-	rec.source = name
+	rec.Source = name
 	return rec, nil
 }
 
@@ -268,7 +156,7 @@ func checkCategories(prefix string, cats map[string]*CategoryRecord) error {
 			if mr == nil || mr.Sketch == nil {
 				return fmt.Errorf("%s%s/%s has no sketch", prefix, cat, name)
 			}
-			if err := mr.Sketch.validate(); err != nil {
+			if err := mr.Sketch.Validate(); err != nil {
 				return fmt.Errorf("%s%s/%s: %w", prefix, cat, name, err)
 			}
 		}
@@ -318,7 +206,7 @@ func (r *Record) ClientP95(client, category, metric string) (time.Duration, bool
 	if r == nil {
 		return 0, false
 	}
-	if cr := r.Clients[clientLabel(client)]; cr != nil {
+	if cr := r.Clients[ClientLabel(client)]; cr != nil {
 		return p95Of(cr.Categories, category, metric)
 	}
 	return p95Of(r.Categories, category, metric)
@@ -327,7 +215,7 @@ func (r *Record) ClientP95(client, category, metric string) (time.Duration, bool
 func p95Of(cats map[string]*CategoryRecord, category, metric string) (time.Duration, bool) {
 	m, known := MetricByName(metric)
 	cr := cats[category]
-	if !known || !m.isDuration() || cr == nil {
+	if !known || !m.IsDuration() || cr == nil {
 		return 0, false
 	}
 	mr := cr.Metrics[metric]
@@ -335,4 +223,36 @@ func p95Of(cats map[string]*CategoryRecord, category, metric string) (time.Durat
 		return 0, false
 	}
 	return time.Duration(mr.P95 * float64(time.Millisecond)), true
+}
+
+// ClientRecord is one client's part of the run record when the run had
+// several: its categories (with the raw samples a later run compares
+// against), stages and waves.
+type ClientRecord struct {
+	Categories map[string]*CategoryRecord `json:"categories"`
+	Stages     []StageRecord              `json:"stages,omitempty"`
+	StageNote  string                     `json:"stage_note,omitempty"`
+	Waves      []WaveRecord               `json:"waves,omitempty"`
+}
+
+// InstanceRecord is one of the records a merged record was made of.
+type InstanceRecord struct {
+	Source   string    `json:"source"`            // the file it was read from
+	Segment  string    `json:"segment,omitempty"` // empty: the whole test
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	Requests uint64    `json:"requests"`
+	Findings []Finding `json:"findings,omitempty"` // what that instance's report found on its own share
+}
+
+// AllCategories is the row that aggregates every category.
+const AllCategories = "all"
+
+// FiniteOr0 is v, or 0 when v is NaN or infinite: JSON has neither, so a figure
+// the record cannot state is stored as 0.
+func FiniteOr0(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }

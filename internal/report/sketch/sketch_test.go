@@ -1,4 +1,4 @@
-package report
+package sketch
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ func exactQuantile(sorted []float64, q float64) float64 {
 func TestSketchQuantilesWithinRelativeError(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, alpha := range []float64{FineAlpha, CoarseAlpha} {
-		s := NewSketch(alpha)
+		s := New(alpha)
 		var vals []float64
 		for range 20000 {
 			v := math.Exp(rng.NormFloat64()*1.5 + 5) // lognormal: spans several decades
@@ -35,7 +35,7 @@ func TestSketchQuantilesWithinRelativeError(t *testing.T) {
 
 func TestSketchMergeEqualsSingleSketch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	a, b, all := NewSketch(FineAlpha), NewSketch(FineAlpha), NewSketch(FineAlpha)
+	a, b, all := New(FineAlpha), New(FineAlpha), New(FineAlpha)
 	for i := range 5000 {
 		v := rng.ExpFloat64() * 100
 		if i%3 == 0 {
@@ -60,10 +60,10 @@ func TestSketchMergeEqualsSingleSketch(t *testing.T) {
 		a.Min != all.Min || a.Max != all.Max {
 		t.Errorf("merged stats differ: %+v vs %+v", a.N, all.N)
 	}
-	if err := a.Merge(NewSketch(CoarseAlpha)); err != nil {
+	if err := a.Merge(New(CoarseAlpha)); err != nil {
 		t.Errorf("merging an empty sketch of other accuracy should be a no-op: %v", err)
 	}
-	c := NewSketch(CoarseAlpha)
+	c := New(CoarseAlpha)
 	c.Add(1)
 	if err := a.Merge(c); err == nil {
 		t.Error("merging sketches of different accuracy must fail")
@@ -71,7 +71,7 @@ func TestSketchMergeEqualsSingleSketch(t *testing.T) {
 }
 
 func TestSketchEmptyAndBadValues(t *testing.T) {
-	s := NewSketch(FineAlpha)
+	s := New(FineAlpha)
 	if !math.IsNaN(s.Quantile(0.5)) || !math.IsNaN(s.Mean()) {
 		t.Fatal("empty sketch must answer NaN")
 	}
@@ -87,7 +87,7 @@ func TestSketchEmptyAndBadValues(t *testing.T) {
 }
 
 func TestSketchMemoryIsBoundedByRangeNotCount(t *testing.T) {
-	s := NewSketch(FineAlpha)
+	s := New(FineAlpha)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 200000 {
 		s.Add(10 + rng.Float64()*990) // 10 ms .. 1 s
@@ -108,7 +108,7 @@ func TestSketchMemoryIsBoundedByRangeNotCount(t *testing.T) {
 }
 
 func TestSketchJSONRoundTrip(t *testing.T) {
-	s := NewSketch(FineAlpha)
+	s := New(FineAlpha)
 	for i := 1; i <= 100; i++ {
 		s.Add(float64(i))
 	}
@@ -129,7 +129,7 @@ func TestSketchJSONRoundTrip(t *testing.T) {
 		t.Fatalf("round trip changed the exact statistics: %+v vs %+v", back, s)
 	}
 	back.N++
-	if back.validate() == nil {
+	if back.Validate() == nil {
 		t.Fatal("inconsistent counts must be rejected")
 	}
 	for _, bad := range []string{
@@ -147,7 +147,7 @@ func TestSketchJSONRoundTrip(t *testing.T) {
 }
 
 func TestSketchFractionBelow(t *testing.T) {
-	s := NewSketch(FineAlpha)
+	s := New(FineAlpha)
 	for i := range 100 {
 		if i < 40 {
 			s.Add(0)
@@ -184,7 +184,7 @@ func TestSketchQuantilesOnLatencyShapes(t *testing.T) {
 		"zeros":   func() float64 { return float64(rng.IntN(3)) * rng.ExpFloat64() * 20 },
 	}
 	for name, gen := range shapes {
-		s := NewSketch(FineAlpha)
+		s := New(FineAlpha)
 		vals := make([]float64, 50000)
 		for i := range vals {
 			vals[i] = gen()
@@ -207,7 +207,7 @@ func TestSketchQuantilesOnLatencyShapes(t *testing.T) {
 }
 
 func TestSketchBinsAreOrderedAndCountEverything(t *testing.T) {
-	s := NewSketch(FineAlpha)
+	s := New(FineAlpha)
 	for _, v := range []float64{500, 0, 3, 3, 70, 0.5, 500} {
 		s.Add(v)
 	}

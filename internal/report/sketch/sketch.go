@@ -1,4 +1,4 @@
-package report
+package sketch
 
 import (
 	"encoding/base64"
@@ -50,8 +50,8 @@ const (
 	CoarseAlpha = 0.05
 )
 
-// NewSketch returns an empty sketch with relative accuracy alpha (0 < alpha < 1).
-func NewSketch(alpha float64) *Sketch {
+// New returns an empty sketch with relative accuracy alpha (0 < alpha < 1).
+func New(alpha float64) *Sketch {
 	dd, err := newDD(alpha)
 	if err != nil {
 		// Only the constants above reach here; a bad one is a programming error.
@@ -124,8 +124,8 @@ func (s *Sketch) Clone() *Sketch {
 	return &c
 }
 
-// reset empties the sketch, keeping its allocated buckets for reuse.
-func (s *Sketch) reset() {
+// Reset empties the sketch, keeping its allocated buckets for reuse.
+func (s *Sketch) Reset() {
 	s.dd.Clear()
 	s.N, s.Sum, s.Min, s.Max = 0, 0, 0, 0
 }
@@ -261,7 +261,7 @@ func (s *Sketch) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("sketch buckets are not a logarithmic mapping of accuracy %g", j.Alpha)
 	}
 	*s = Sketch{Alpha: j.Alpha, N: j.N, Sum: j.Sum, Min: j.Min, Max: j.Max, dd: dd, maxIdx: dd.MaxIndexableValue()}
-	return s.validate()
+	return s.Validate()
 }
 
 // decodeDD reads sketches-go's encoding into bounded stores. The decoder is
@@ -275,9 +275,9 @@ func decodeDD(raw []byte) (dd *ddsketch.DDSketch, err error) {
 	return ddsketch.DecodeDDSketch(raw, boundedStore, nil)
 }
 
-// validate checks a sketch read from a record: the buckets hold exactly the
+// Validate checks a sketch read from a record: the buckets hold exactly the
 // stated count, whole counts only, no negative values, and the extremes agree.
-func (s *Sketch) validate() error {
+func (s *Sketch) Validate() error {
 	if s.dd == nil {
 		return errors.New("sketch has no buckets")
 	}
@@ -293,3 +293,5 @@ func (s *Sketch) validate() error {
 	}
 	return nil
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

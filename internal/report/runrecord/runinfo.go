@@ -1,4 +1,4 @@
-package report
+package runrecord
 
 import (
 	"encoding/json"
@@ -65,6 +65,10 @@ func (ri *RunInfo) identity() map[string]any {
 	return flatten(map[string]any{"load": ri.Load, "datasets": ri.Datasets, "clients": ri.Clients})
 }
 
+// IdentityDifferences lists how runs a and b differ in what must be equal
+// for their records to be parts of one test; none when they are.
+func IdentityDifferences(a, b *RunInfo) []string { return diffFlat(a.identity(), b.identity()) }
+
 func (ri *RunInfo) versions() map[string]any {
 	if ri == nil {
 		return nil
@@ -81,13 +85,14 @@ func Differences(a, b *RunInfo) []string {
 	}
 	out := diffFlat(a.identity(), b.identity())
 	out = append(out, diffFlat(flatten(a.versions()), flatten(b.versions()))...)
-	if sa, sb := segmentName(a.Segment), segmentName(b.Segment); sa != sb {
+	if sa, sb := SegmentName(a.Segment), SegmentName(b.Segment); sa != sb {
 		out = append(out, fmt.Sprintf("execution segment %s vs %s", sa, sb))
 	}
 	return out
 }
 
-func segmentName(s string) string {
+// SegmentName names an execution segment for a reader: "whole test" for none.
+func SegmentName(s string) string {
 	if s == "" {
 		return "whole test"
 	}

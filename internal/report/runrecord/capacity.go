@@ -1,4 +1,8 @@
-package report
+package runrecord
+
+import (
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
+)
 
 // Capacity is the answer of a capacity search (internal/capacity): the
 // highest load that met every objective, how it was found, and every window
@@ -104,7 +108,7 @@ type CapacityWindow struct {
 
 	// Sketches are the window's distributions (ms), so a merge recomputes
 	// the percentiles of several instances instead of averaging them.
-	Sketches map[string]*Sketch `json:"sketches,omitempty"`
+	Sketches map[string]*sketch.Sketch `json:"sketches,omitempty"`
 }
 
 // CapacityMargin is one objective's figure in a window.
@@ -128,12 +132,4 @@ type CapacityInstance struct {
 	Outcome  string    `json:"outcome"`
 	Capacity *float64  `json:"capacity"`
 	Levels   []float64 `json:"levels"` // the windows' levels, in order
-}
-
-// SetCapacity gives the run (and each client's view of it) the search's answer.
-func (r *Run) SetCapacity(c *Capacity) {
-	r.Capacity = c
-	for _, v := range r.parts {
-		v.Capacity = c
-	}
 }

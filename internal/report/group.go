@@ -21,30 +21,16 @@ type Group struct {
 	FinishOmitted uint64
 	Sketches      [runrecord.NumMetrics]*sketch.Sketch
 
-	CacheHit, CacheMiss, CacheUnknown   uint64
-	SharedPrefix, SharedHit, SharedMiss uint64
-	Stalls, StalledRequests             uint64
-	// Gap statistics kept exactly, whatever the gap sketch's resolution: the
-	// longest real gap, how many gaps there were, how many were part of a burst
-	// (under nearZeroGapMS) and how many bursts (runs of such gaps) they formed.
-	LongestGapMS                float64
-	GapCount, BurstGaps, Bursts uint64
+	CacheHit, CacheMiss uint64
+	Stalls              uint64
 	// GapsUnsampled counts the gaps that gapSamples 'sampled' kept out of
 	// k6's llm_inter_token_gap (the figures above use every gap).
-	GapsUnsampled   uint64
-	StarvedRequests uint64 // calls whose idle timer fired far too late
-	// TTFTJudged counts the OK calls whose TTFT could be judged
-	// (stream.TTFTCheck); LateFirstReads those whose first token was read
-	// together with the next (dated by it, a decode step late), LateSends
-	// those whose request went out half a decode step or more after t0.
-	TTFTJudged, LateFirstReads, LateSends    uint64
-	PromptTokens, OutputTokens, CachedTokens int64
-	// Sums over OK calls where both parse time and E2E were measured: the client's share.
-	ParseSumMS, ParseE2ESumMS float64
-	// Sums over OK calls with a TTFT: how much of it was connection set-up.
-	ConnectSumMS, ConnectTTFTSumMS float64
-	NewConns, ReusedConns          uint64
-	Cost                           runrecord.Cost
+	GapsUnsampled uint64
+	OutputTokens  int64
+	// Tallies are the exact counters the record keeps beside these, so a
+	// merged record is diagnosed like a run.
+	runrecord.Tallies
+	Cost runrecord.Cost
 }
 
 func newGroup() *Group {
@@ -81,30 +67,10 @@ func (g *Group) merge(o *Group) {
 	}
 	g.CacheHit += o.CacheHit
 	g.CacheMiss += o.CacheMiss
-	g.CacheUnknown += o.CacheUnknown
-	g.SharedPrefix += o.SharedPrefix
-	g.SharedHit += o.SharedHit
-	g.SharedMiss += o.SharedMiss
 	g.Stalls += o.Stalls
-	g.StalledRequests += o.StalledRequests
-	g.LongestGapMS = max(g.LongestGapMS, o.LongestGapMS)
-	g.GapCount += o.GapCount
-	g.BurstGaps += o.BurstGaps
-	g.Bursts += o.Bursts
 	g.GapsUnsampled += o.GapsUnsampled
-	g.StarvedRequests += o.StarvedRequests
-	g.TTFTJudged += o.TTFTJudged
-	g.LateFirstReads += o.LateFirstReads
-	g.LateSends += o.LateSends
-	g.PromptTokens += o.PromptTokens
 	g.OutputTokens += o.OutputTokens
-	g.CachedTokens += o.CachedTokens
-	g.ParseSumMS += o.ParseSumMS
-	g.ParseE2ESumMS += o.ParseE2ESumMS
-	g.ConnectSumMS += o.ConnectSumMS
-	g.ConnectTTFTSumMS += o.ConnectTTFTSumMS
-	g.NewConns += o.NewConns
-	g.ReusedConns += o.ReusedConns
+	g.Tallies.Add(o.Tallies)
 	g.Cost.Merge(o.Cost)
 }
 

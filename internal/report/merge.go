@@ -26,8 +26,8 @@ const mergedStageNote = "a merged record has no stages, waves, route table or pa
 // counts are summed exactly, distributions are merged sketch by sketch (so
 // each quantile keeps the sketch's 1 % relative accuracy), and the random
 // samples the baseline comparison resamples are drawn from each instance in
-// proportion to the calls it saw. It refuses records that are not parts of
-// one test (another load shape, dataset or client), and sets of
+// proportion to the calls it saw. The whole test is then diagnosed like a
+// run (DiagnoseRecord). It refuses records that are not parts of one test (another load shape, dataset or client), and sets of
 // segments that overlap or leave a part of the test out.
 func Merge(records ...*runrecord.Record) (*runrecord.Record, error) {
 	if len(records) == 0 {
@@ -63,7 +63,9 @@ func Merge(records ...*runrecord.Record) (*runrecord.Record, error) {
 			return nil
 		})
 	}
-	out.Findings = append(out.Findings, mergedCountFindings(out)...)
+	// The whole test is diagnosed like a run, and gets what only the whole
+	// test can show: the servers' counts against every instance's calls.
+	out.Findings = append(append(out.Findings, DiagnoseRecord(out)...), mergedCountFindings(out)...)
 	return out, nil
 }
 
@@ -200,6 +202,12 @@ func mergeCategory(into map[string]*runrecord.CategoryRecord, cat string, cr *ru
 	m.Cost = m.Cost.Merge(cr.Cost)
 	m.GapsUnsampled += cr.GapsUnsampled
 	m.FinishOmitted += cr.FinishOmitted
+	if cr.Tallies != nil {
+		if m.Tallies == nil {
+			m.Tallies = &runrecord.Tallies{}
+		}
+		m.Tallies.Add(*cr.Tallies)
+	}
 	for k, v := range cr.Errors {
 		if m.Errors == nil {
 			m.Errors = map[string]uint64{}

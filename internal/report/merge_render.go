@@ -78,7 +78,7 @@ func RenderRecordText(rec *runrecord.Record) string {
 	}
 	b.WriteString(recordSectionsText(rec))
 	writeComparisonText(&b, rec.Comparison)
-	for _, f := range rec.Findings { // what only the whole test can show (mergedCountFindings)
+	for _, f := range rec.Findings { // the whole test's diagnosis (DiagnoseRecord, mergedCountFindings)
 		fmt.Fprintf(&b, "\n  [%s] %s\n", f.ID, f.Title)
 		for _, e := range f.Evidence {
 			fmt.Fprintf(&b, "      · %s\n", e)

@@ -58,11 +58,12 @@ func categoryRecordOf(r *Run, cat string) *runrecord.CategoryRecord {
 
 // categoryRecord is the record of one group's figures.
 func categoryRecord(g *Group) *runrecord.CategoryRecord {
+	tallies := g.Tallies
 	cr := &runrecord.CategoryRecord{
 		Requests: g.Requests, Failures: g.Failures, Errors: g.Errors, Stalls: g.Stalls,
 		CacheHits: g.CacheHit, CacheMisses: g.CacheMiss,
 		OutputTokens: g.OutputTokens, Metrics: map[string]*runrecord.MetricRecord{}, Cost: g.costRecord(),
-		GapsUnsampled: g.GapsUnsampled, FinishOmitted: g.FinishOmitted,
+		GapsUnsampled: g.GapsUnsampled, FinishOmitted: g.FinishOmitted, Tallies: &tallies,
 	}
 	if hr := g.CacheHitRate(); !math.IsNaN(hr) {
 		cr.CacheHitRate = &hr

@@ -81,6 +81,10 @@ type CategoryRecord struct {
 	// metric name ("ttft", "e2e", "tpot"), in ms: the bootstrap resamples it.
 	Samples     map[string][]float64 `json:"samples,omitempty"`
 	SamplesSeen uint64               `json:"samples_seen,omitempty"`
+	// Tallies are the group's other exact counters (absent from records
+	// written before they were kept: then the rules that read them stay
+	// silent on a merged record).
+	Tallies *Tallies `json:"tallies,omitempty"`
 }
 
 // MetricRecord is one distribution: headline figures plus the full sketch.

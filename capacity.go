@@ -101,6 +101,7 @@ type searchOptions struct {
 	MaxWindows  int               `opt:"maxWindows"`
 	Arrivals    string            `opt:"arrivals"` // "poisson" (default) or "constant"
 	Seed        uint64            `opt:"seed"`
+	Trace       any               `opt:"trace" json:"-"` // a Schedule.trace: its arrivals, scaled to the level
 	Client      any               `opt:"client" json:"-"`
 	Clients     []any             `opt:"clients" json:"-"`
 }
@@ -117,17 +118,22 @@ func (cf capacityFactory) search(opts sobek.Value) (*jsSearch, error) {
 	if err := decodeOptions(opts, "Capacity.search options", &o); err != nil {
 		return nil, err
 	}
+	tr, err := searchTraceOf(o.Trace)
+	if err != nil {
+		return nil, fmt.Errorf("Capacity.search: %w", err)
+	}
 	cfg, err := searchConfig(o)
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: %w", err)
 	}
+	cfg.Trace = searchTraceRecord(tr)
 	gauge, err := env.Registry.NewMetric(capacity.Metric, metrics.Gauge)
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: llm_capacity: %w", err)
 	}
-	key := storeKey("capacity", o, cfg.Objectives)
+	key := storeKey("capacity", o, cfg.Objectives, cfg.Trace, traceOptionsOf(tr))
 	sh, err := dataset.Shared(cf.store, key, func() (*sharedSearch, error) {
-		return newSharedSearch(cfg, o, gauge, cf.list)
+		return newSharedSearch(cfg, o, tr, gauge, cf.list)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: %w", err)
@@ -154,6 +160,9 @@ func searchConfig(o searchOptions) (capacity.Config, error) {
 	}
 	if o.Arrivals != "" && cfg.Model != capacity.ModelRate {
 		return cfg, errors.New("arrivals is for the open model (rate: {min, max})")
+	}
+	if err := checkSearchTrace(o); err != nil {
+		return cfg, err
 	}
 	objs, err := searchObjectives(o)
 	if err != nil {
@@ -229,6 +238,7 @@ type sharedSearch struct {
 	cfg    capacity.Config
 	gauge  *metrics.Metric
 	whole  *schedule.Schedule // the open model's credits
+	trace  *sharedSchedule    // the trace the credits replay (nil: synthetic arrivals)
 	gate   *searchGate        // the closed model's slots
 
 	startOnce sync.Once
@@ -245,20 +255,15 @@ type sharedSearch struct {
 // searchHorizon is how long the open model's schedule runs: past any search.
 const searchHorizon = 10 * 24 * time.Hour
 
-func newSharedSearch(cfg capacity.Config, o searchOptions, gauge *metrics.Metric, list *searchList) (*sharedSearch, error) {
+func newSharedSearch(cfg capacity.Config, o searchOptions, tr *sharedSchedule, gauge *metrics.Metric, list *searchList) (*sharedSearch, error) {
 	s, err := capacity.New(cfg)
 	if err != nil {
 		return nil, err //nolint:wrapcheck // names the option
 	}
-	sh := &sharedSearch{search: s, cfg: s.Config(), gauge: gauge}
+	sh := &sharedSearch{search: s, cfg: s.Config(), gauge: gauge, trace: tr}
 	sh.done, sh.finish = context.WithCancel(context.Background())
 	if cfg.Model == capacity.ModelRate {
-		so := schedule.Options{Rate: cfg.Min, Duration: searchHorizon}
-		if o.Arrivals == "constant" {
-			sh.whole, err = schedule.Constant(so)
-		} else {
-			sh.whole, err = schedule.Poisson(so, o.Seed)
-		}
+		sh.whole, err = searchArrivals(o, tr, cfg.Min)
 		if err != nil {
 			return nil, err //nolint:wrapcheck // names the option
 		}
@@ -315,11 +320,6 @@ func (sh *sharedSearch) tick(ctx context.Context) {
 	}
 }
 
-// drainRate is the rate the schedule runs at while a drain holds the load:
-// the next credit falls due hours later (well inside searchHorizon, which a
-// slower rate would push it past, ending the schedule).
-const drainRate = 1e-4
-
 // advance moves the search to now and applies its level.
 func (sh *sharedSearch) advance() capacity.Step {
 	st := sh.search.Advance(time.Now())
@@ -337,9 +337,12 @@ func (sh *sharedSearch) advance() capacity.Step {
 	level := st.Level
 	if sh.sched != nil {
 		if st.Draining {
-			level = drainRate
+			// Nothing falls due while the backlog drains, and a trace goes
+			// on where it was held.
+			sh.sched.Hold(0)
+		} else {
+			_, _ = sh.sched.SetRate(sh.speed(level), 0) // a positive rate: cannot fail
 		}
-		_, _ = sh.sched.SetRate(level, 0) // a positive rate: cannot fail
 	} else {
 		sh.gate.resize(int(sh.share.Count(uint64(level)))) // #nosec G115 -- a level of at least 1
 	}
@@ -499,8 +502,10 @@ func (j *jsSearch) turn(ctx context.Context) (map[string]any, bool) {
 		}
 		j.sh.search.Claim(c.Due, c.Lag)
 		j.due.at, j.due.from = c.Due, nil // the search accounts for its own credits
-		return map[string]any{"seq": c.Seq, "dueAt": float64(c.Due.UnixMicro()) / 1000,
-			"lag": float64(c.Lag) / float64(time.Millisecond)}, true
+		turn := map[string]any{"seq": c.Seq, "dueAt": float64(c.Due.UnixMicro()) / 1000,
+			"lag": float64(c.Lag) / float64(time.Millisecond)}
+		j.sh.traceTurn(c.Seq, turn)
+		return turn, true
 	}
 	wait, cancel := context.WithTimeout(ctx, tickEvery)
 	defer cancel()

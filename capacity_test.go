@@ -52,3 +52,35 @@ const r = s.result();
 	require.NoError(t, err)
 	require.Equal(t, "60s rate a:errors <1%,a:ttft p95<1s unfinished", v.String())
 }
+
+// A trace as the search's arrivals: its options that the search sets are
+// refused, as are synthetic arrivals beside it, the closed model and a trace
+// with no rate; a good one is in the answer with its recorded mean rate.
+func TestCapacitySearchOverATrace(t *testing.T) {
+	t.Parallel()
+	rows := `{"timestamp": 0, "input_length": 20, "output_length": 10, "hash_ids": [0]}
+{"timestamp": 200, "input_length": 20, "output_length": 30, "hash_ids": [0]}
+{"timestamp": 400, "input_length": 20, "output_length": 10, "hash_ids": [1]}
+`
+	files := map[string]string{"t.jsonl": rows, "one.jsonl": `{"timestamp": 0, "input_length": 20, "output_length": 10, "hash_ids": [0]}` + "\n"}
+	const base = `slo: {ttft: 'p95<2s'}, window: '10s'`
+	for code, want := range map[string]string{
+		`{` + base + `, rate: {min: 1, max: 8}, trace: llm.Schedule.trace('t.jsonl', {rateScale: 2})}`:              "rateScale is the search's",
+		`{` + base + `, rate: {min: 1, max: 8}, trace: llm.Schedule.trace('t.jsonl', {loop: true, loopFor: '1m'})}`: "loop and loopFor are the search's",
+		`{` + base + `, rate: {min: 1, max: 8}, arrivals: 'constant', trace: llm.Schedule.trace('t.jsonl')}`:        "give trace or arrivals/seed",
+		`{` + base + `, concurrency: {min: 1, max: 8}, trace: llm.Schedule.trace('t.jsonl')}`:                       "trace is for the open model",
+		`{` + base + `, rate: {min: 1, max: 8}, trace: 't.jsonl'}`:                                                  "trace must be a Schedule.trace",
+		`{` + base + `, rate: {min: 1, max: 8}, trace: llm.Schedule.constant({rate: 1, duration: '1m'})}`:           "trace must be a Schedule.trace",
+		`{` + base + `, rate: {min: 1, max: 8}, trace: llm.Schedule.trace('one.jsonl')}`:                            "has no mean rate",
+	} {
+		err := initError(t, files, `llm.Capacity.search(`+code+`)`)
+		require.Contains(t, err, want, code)
+		require.Contains(t, err, "Capacity.search", code)
+	}
+	vu := newDatasetVU(t, New(), files, `
+const s = llm.Capacity.search({`+base+`, rate: {min: 1, max: 8}, trace: llm.Schedule.trace('t.jsonl')});
+globalThis.answer = s.result().trace;`)
+	v, err := vu.rt.VU.Runtime().RunString(`[answer.name, answer.rows, answer.mean_rate, answer.scale].join(' ')`)
+	require.NoError(t, err)
+	require.Equal(t, "t.jsonl 3 5 ", v.String(), "no capacity yet: no speed-up")
+}

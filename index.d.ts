@@ -1056,7 +1056,15 @@ declare module "k6/x/llmstream" {
     row?: number;
     inputTokens?: number;
     outputTokens?: number;
-    body?: { messages: { role: 'user'; content: string }[]; max_tokens: number; min_tokens?: number; ignore_eos?: boolean };
+    body?: TraceBody;
+  }
+
+  /** The request a trace row asks for: its prompt built to the row's length (shared blocks shared), its output length. */
+  export interface TraceBody {
+    messages: { role: 'user'; content: string }[];
+    max_tokens: number;
+    min_tokens?: number;
+    ignore_eos?: boolean;
   }
 
   /** How the VUs kept up with a schedule. */
@@ -1154,6 +1162,11 @@ declare module "k6/x/llmstream" {
     /** Open model: `'poisson'` (default) or `'constant'` arrivals, and their seed. */
     arrivals?: 'poisson' | 'constant';
     seed?: number;
+    /**
+     * Open model: a trace's arrivals instead (`Schedule.trace(path, options)` without rateScale or loop),
+     * its time scaled so its mean rate is the level; each turn carries the row's request.
+     */
+    trace?: Schedule;
   }
 
   /** What `next()` returns: the VU's turn at the search's current level. */
@@ -1164,6 +1177,17 @@ declare module "k6/x/llmstream" {
     seq?: number;
     dueAt?: number;
     lag?: number;
+  }
+
+  /** A turn of a search replaying a trace: the credit's row and the request built to it (as `Schedule.trace`'s credits). */
+  export interface CapacityTraceTurn extends CapacityTurn {
+    seq: number;
+    dueAt: number;
+    lag: number;
+    row: number;
+    inputTokens: number;
+    outputTokens: number;
+    body: TraceBody;
   }
 
   /** A window's percentiles of one figure, ms (`null`: not measured). */
@@ -1221,13 +1245,23 @@ declare module "k6/x/llmstream" {
     boundary?: 'smooth' | 'cliff';
     recommended: number | null;
     segment?: string;
+    /** The trace the arrivals replayed: each level is also a speed of its recording (level / mean_rate). */
+    trace?: {
+      name: string;
+      rows: number;
+      /** req/s as recorded. */
+      mean_rate: number;
+      /** capacity and recommended as time multipliers of the recording (null with them). */
+      scale: number | null;
+      recommended_scale: number | null;
+    };
     windows: CapacityWindow[];
   }
 
   /** A capacity search driving an ordinary k6 scenario (a per-vu-iterations loop of turns, or a constant-vus pool). */
-  export interface CapacitySearch {
+  export interface CapacitySearch<Turn extends CapacityTurn = CapacityTurn> {
     /** Waits for this VU's turn at the current level; `null` once the answer is known or the scenario's time is up (at once the first time; a later call holds the VU until the scenario's time is up). */
-    next(): CapacityTurn | null;
+    next(): Turn | null;
     /** The answer so far. */
     result(): CapacityResult;
     /** The longest the search can take (`'360s'`): the scenario's duration or maxDuration. */
@@ -1237,6 +1271,7 @@ declare module "k6/x/llmstream" {
 
   export const Capacity: {
     /** Builds the search (init context); `llm_capacity` (a Gauge) carries its answer. */
+    search(options: CapacityOptions & { trace: Schedule }): CapacitySearch<CapacityTraceTurn>;
     search(options: CapacityOptions): CapacitySearch;
   };
 

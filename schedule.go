@@ -231,24 +231,31 @@ func (j *jsSchedule) Next() (map[string]any, error) {
 		"seq": c.Seq, "dueAt": float64(c.Due.UnixMicro()) / 1000, "offset": c.Offset.Seconds(),
 		"lag": float64(c.Lag) / float64(time.Millisecond),
 	}
-	if tr := j.s.tr; tr != nil {
-		row := int(c.Seq % uint64(tr.Rows())) // #nosec G115 -- a row index, below tr.Rows()
-		r := tr.Row(row)
-		out["row"] = row
-		out["inputTokens"] = r.Input
-		out["outputTokens"] = r.Output
-		maxTokens := max(int64(r.Output), 1) // a kept failure (0 tokens) asks for the least
-		body := map[string]any{
-			"messages":   []any{map[string]any{"role": "user", "content": j.s.prompts.Prompt(row, c.Seq)}},
-			"max_tokens": maxTokens,
-		}
-		if j.s.topt.ExactOutput {
-			body["min_tokens"] = maxTokens
-			body["ignore_eos"] = true
-		}
-		out["body"] = body
+	if j.s.tr != nil {
+		addTraceRow(j.s, c.Seq, out)
 	}
 	return out, nil
+}
+
+// addTraceRow adds credit seq's trace row to a credit: its lengths and the
+// request built to them (s holds a trace).
+func addTraceRow(s *sharedSchedule, seq uint64, out map[string]any) {
+	tr := s.tr
+	row := int(seq % uint64(tr.Rows())) // #nosec G115 -- a row index, below tr.Rows()
+	r := tr.Row(row)
+	out["row"] = row
+	out["inputTokens"] = r.Input
+	out["outputTokens"] = r.Output
+	maxTokens := max(int64(r.Output), 1) // a kept failure (0 tokens) asks for the least
+	body := map[string]any{
+		"messages":   []any{map[string]any{"role": "user", "content": s.prompts.Prompt(row, seq)}},
+		"max_tokens": maxTokens,
+	}
+	if s.topt.ExactOutput {
+		body["min_tokens"] = maxTokens
+		body["ignore_eos"] = true
+	}
+	out["body"] = body
 }
 
 // SetRate changes the rate (credits/s; a trace's rateScale) from at seconds

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -33,6 +34,8 @@ const (
 	maxWindows    = 12   // the search's budget (about 10 windows is the goal)
 )
 
+var capacityScript = filepath.Join("examples", "capacity.js")
+
 type capacityRecord struct {
 	path     string // the file it was read from
 	Capacity struct {
@@ -48,7 +51,12 @@ type capacityRecord struct {
 			Levels   []float64 `json:"levels"`
 		} `json:"instances"`
 		Disagreement string `json:"disagreement"`
-		Windows      []struct {
+		Trace        *struct {
+			Name     string   `json:"name"`
+			MeanRate float64  `json:"mean_rate"`
+			Scale    *float64 `json:"scale"`
+		} `json:"trace"`
+		Windows []struct {
 			Level      float64  `json:"level"`
 			Verdict    string   `json:"verdict"`
 			Reason     string   `json:"reason"`
@@ -68,9 +76,10 @@ func (r capacityRecord) levels() []float64 {
 	return out
 }
 
-// runCapacity runs examples/capacity.js with env, on the execution segments
-// given (none: alone), all at once, and returns each instance's record.
-func runCapacity(t *testing.T, url string, env map[string]string, segments ...string) []capacityRecord {
+// runCapacity runs script (examples/capacity.js and the like, whose record is
+// named after it) with env, on the execution segments given (none: alone),
+// all at once, and returns each instance's record.
+func runCapacity(t *testing.T, script, url string, env map[string]string, segments ...string) []capacityRecord {
 	t.Helper()
 	if len(segments) == 0 {
 		segments = []string{""}
@@ -88,17 +97,18 @@ func runCapacity(t *testing.T, url string, env map[string]string, segments ...st
 			if seg != "" {
 				extra = []string{"--execution-segment", seg, "--execution-segment-sequence", "0,1/2,1"}
 			}
-			code, out := runK6(t, filepath.Join("examples", "capacity.js"), e, extra...)
+			code, out := runK6(t, script, e, extra...)
 			if code != 0 {
 				t.Errorf("segment %q: k6 exited with %d\n%s", seg, code, out)
 				return
 			}
-			raw, err := os.ReadFile(filepath.Join(dir, "capacity.json")) //nolint:gosec // the test's own temp file
+			name := strings.TrimSuffix(filepath.Base(script), ".js") + ".json"
+			raw, err := os.ReadFile(filepath.Join(dir, name)) //nolint:gosec // the test's own temp file
 			if err != nil {
 				t.Errorf("segment %q: no run record: %v", seg, err)
 				return
 			}
-			recs[i].path = filepath.Join(dir, "capacity.json")
+			recs[i].path = filepath.Join(dir, name)
 			if err := json.Unmarshal(raw, &recs[i]); err != nil {
 				t.Errorf("segment %q: run record: %v", seg, err)
 			}
@@ -125,25 +135,26 @@ func checkCapacity(t *testing.T, r capacityRecord, want float64) {
 
 // TestCapacitySearch finds llm-sim's capacity with the open model (constant
 // arrivals, so the boundary is the service rate itself) and the closed one,
-// each in one ordinary k6 run of 3 s windows, and with the open model on two
+// each in one ordinary k6 run of 3 s windows, with the open model on two
 // k6 instances at once (execution segments 0:1/2 and 1/2:1) against one
 // llm-sim: each runs half of every level's arrivals and decides from its own
-// half, and both reach the answer one instance reaches. Windows far past the
-// capacity end early as over-saturated, and their time is in the record. The
-// three run at once: each scenario ends as soon as its answer is known.
+// half, and both reach the answer one instance reaches, and with a trace's
+// arrivals. Windows far past the capacity end early as over-saturated, and
+// their time is in the record; one ends on the server's waiting count. They
+// run at once: each scenario ends as soon as its answer is known.
 func TestCapacitySearch(t *testing.T) {
 	args := simArgs(t, filepath.Join(repoRoot(t), "examples", "capacity.js"))
 	t.Run("open", func(t *testing.T) {
 		t.Parallel()
 		url := startSim(t, args...)
-		r := runCapacity(t, url, map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18"})[0]
+		r := runCapacity(t, capacityScript, url, map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18"})[0]
 		checkCapacity(t, r, capacityRate)
 		checkEarlyStops(t, r, 3)
 	})
 	t.Run("closed", func(t *testing.T) {
 		t.Parallel()
 		url := startSim(t, args...)
-		r := runCapacity(t, url, map[string]string{"MODEL": "concurrency", "TTFT": "p95<150ms", "MIN_CAPACITY": "7"})[0]
+		r := runCapacity(t, capacityScript, url, map[string]string{"MODEL": "concurrency", "TTFT": "p95<150ms", "MIN_CAPACITY": "7"})[0]
 		checkCapacity(t, r, capacityConc)
 	})
 	t.Run("segments", func(t *testing.T) {
@@ -152,7 +163,7 @@ func TestCapacitySearch(t *testing.T) {
 		// Each instance sees half the calls: a longer window and a higher min
 		// keep enough of them in every window.
 		env := map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18", "WINDOW": "4s", "MIN": "12"}
-		recs := runCapacity(t, url, env, "0:1/2", "1/2:1")
+		recs := runCapacity(t, capacityScript, url, env, "0:1/2", "1/2:1")
 		for _, r := range recs {
 			checkCapacity(t, r, capacityRate)
 		}
@@ -162,6 +173,59 @@ func TestCapacitySearch(t *testing.T) {
 			"levels %v and %v", recs[0].levels(), recs[1].levels())
 		checkMergedCapacity(t, recs)
 	})
+	t.Run("trace", func(t *testing.T) {
+		t.Parallel()
+		url := startSim(t, args...)
+		env := map[string]string{"TRACE": filepath.Join(repoRoot(t), "e2e", "testdata", "capacity-trace.jsonl"), "MIN_CAPACITY": "18"}
+		r := runCapacity(t, filepath.Join("examples", "capacity-trace.js"), url, env)[0]
+		checkTraceCapacity(t, r)
+	})
+	t.Run("waiting", func(t *testing.T) {
+		t.Parallel()
+		url := startSim(t, "--model", "sim-long=fast", "--set", "max_num_seqs=16", "--set", "decode_base_ms=20",
+			"--set", "decode_per_seq_ms=0", "--set", "prefill_base_ms=0", "--set", "prefill_per_token_ms=0", "--seed", "1")
+		r := runCapacity(t, filepath.Join("e2e", "testdata", "capacity_waiting.js"), url, map[string]string{"MIN": "18.4"})[0]
+		checkWaitingEndsAWindow(t, r)
+	})
+}
+
+// The trace (e2e/testdata/capacity-trace.jsonl) is recorded at 5 req/s: a
+// row every 0.2 s, answers alternating 10 and 30 tokens (the prefill is free,
+// so a call holds its slot 0.2 or 0.6 s, 0.4 s on average as in the other
+// searches). At 20 req/s the 8 slots hold the two short calls of the last
+// 0.2 s and the six long ones of the last 0.6 s: full, and nobody waits;
+// past it calls queue. So the capacity is 20 req/s, the trace at 4× its
+// speed. A search that sent other lengths than the rows' (30 tokens each:
+// 13 req/s) or took the level for the multiplier would miss it.
+const traceRecordedRate = 5.0
+
+func checkTraceCapacity(t *testing.T, r capacityRecord) {
+	t.Helper()
+	checkCapacity(t, r, capacityRate)
+	tr := r.Capacity.Trace
+	require.NotNil(t, tr, "the record names the trace")
+	require.Contains(t, tr.Name, "capacity-trace.jsonl")
+	require.InDelta(t, traceRecordedRate, tr.MeanRate, 1e-9)
+	require.NotNil(t, tr.Scale)
+	require.InDelta(t, *r.Capacity.Capacity/traceRecordedRate, *tr.Scale, 1e-9)
+	require.InDelta(t, capacityRate/traceRecordedRate, *tr.Scale, capacityError*capacityRate/traceRecordedRate)
+}
+
+// checkWaitingEndsAWindow: llm-sim with 16 slots and 50-token answers of one
+// 20 ms step each (1 s a call: 16 req/s), searched from 18.4 req/s, 15 %
+// past it. The queue grows by 2.4 calls a second: TTFT climbs and the
+// server's waiting count with it, while the client's calls in flight (16
+// running plus the queue) rise by far less than half. The first window ends
+// early on the waiting count, and the capacity is below min.
+func checkWaitingEndsAWindow(t *testing.T, r capacityRecord) {
+	t.Helper()
+	c := r.Capacity
+	require.Equal(t, "below_min", c.Outcome, "levels %v", r.levels())
+	require.NotEmpty(t, c.Windows)
+	w := c.Windows[0]
+	require.Equal(t, "over-saturated: TTFT and the server's waiting count rising", w.Reason)
+	require.NotNil(t, w.EarlyStopS)
+	require.Less(t, *w.EarlyStopS, 8.0, "ended inside its 8 s window")
 }
 
 // checkMergedCapacity merges the instances' records with `llmstream merge`:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 // Metric is the k6 metric (a Gauge) the binding pushes the answer to.
@@ -26,6 +28,10 @@ type Config struct {
 	Share      float64       // of the capacity, for the recommended level; 0: 0.8
 	MaxWindows int           // the search's budget; 0: 12
 	Objectives []Objective
+	// Trace is the trace the open model's arrivals replay (nil: synthetic
+	// arrivals): the binding runs it at level / Trace.MeanRate times its
+	// recorded speed, and the answer reads as that multiplier too.
+	Trace *runrecord.CapacityTrace
 }
 
 // Defaults.
@@ -64,6 +70,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxWindows < 3 {
 		return c, fmt.Errorf("maxWindows must be at least 3, got %d", c.MaxWindows)
+	}
+	if c.Trace != nil && c.Model != ModelRate {
+		return c, errors.New("trace is for the open model (rate: {min, max}): its arrivals are what it replays")
+	}
+	if c.Trace != nil && !(c.Trace.MeanRate > 0) {
+		return c, fmt.Errorf("trace %s has no mean rate to scale (it needs two rows at different times)", c.Trace.Name)
 	}
 	if len(c.Objectives) == 0 {
 		return c, errors.New("slo: no objective (give e.g. {ttft: 'p95<2s', errors: '<1%'})")

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
 func TestParseObjectives(t *testing.T) {
@@ -76,6 +78,10 @@ func TestConfigRefusesBadInput(t *testing.T) {
 		"share":           {func(c *Config) { c.Share = 1.5 }, "share must be in (0, 1]"},
 		"warmup":          {func(c *Config) { c.Warmup = 15 * time.Second }, "warmup must be between"},
 		"no slo":          {func(c *Config) { c.Objectives = nil }, "slo: no objective"},
+		"closed trace": {func(c *Config) {
+			c.Model, c.Trace = ModelConcurrency, &runrecord.CapacityTrace{Name: "t.jsonl", MeanRate: 5}
+		}, "trace is for the open model"},
+		"rateless trace": {func(c *Config) { c.Trace = &runrecord.CapacityTrace{Name: "t.jsonl"} }, "trace t.jsonl has no mean rate"},
 	} {
 		cfg := ok
 		c.mod(&cfg)

@@ -325,6 +325,10 @@ func (s *Search) Result() *runrecord.Capacity {
 		c.Outcome = "unfinished"
 	}
 	s.levels.answer(c)
+	if s.cfg.Trace != nil {
+		c.Trace = &runrecord.CapacityTrace{Name: s.cfg.Trace.Name, Rows: s.cfg.Trace.Rows, MeanRate: s.cfg.Trace.MeanRate}
+		c.WithTraceScales()
+	}
 	return c
 }
 
@@ -350,6 +354,9 @@ func String(c *runrecord.Capacity) string {
 		return "capacity unknown: no level passed before the search ended"
 	}
 	s := fmt.Sprintf("capacity %.3g %s", *c.Capacity, c.Unit)
+	if c.Trace != nil && c.Trace.Scale != nil {
+		s += fmt.Sprintf(" (%s at %.3g× its recorded speed)", c.Trace.Name, *c.Trace.Scale)
+	}
 	if c.FirstFail != nil {
 		s += fmt.Sprintf(" (first fail %.3g)", *c.FirstFail)
 	}

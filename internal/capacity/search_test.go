@@ -22,8 +22,11 @@ type queueSim struct {
 	prefill time.Duration // of service, before the first token
 	tokens  int64
 	jitter  func(i int) time.Duration // extra service time of call i (noise)
-	free    []time.Time               // when each slot is next free
-	pending []*record.Call            // calls not yet finished, by End
+	// waiting feeds the search the count of calls waiting for a slot, as a
+	// server's metrics read it, at every tick.
+	waiting bool
+	free    []time.Time    // when each slot is next free
+	pending []*record.Call // calls not yet finished, by End
 }
 
 func (q *queueSim) serve(i int, due time.Time) *record.Call {
@@ -46,6 +49,17 @@ func (q *queueSim) serve(i int, due time.Time) *record.Call {
 	ttft := begin.Add(q.prefill).Sub(due)
 	return &record.Call{Result: stream.Result{OK: true, Start: due, End: end, TTFT: ttft, E2E: end.Sub(due),
 		TPOT: (svc - q.prefill) / time.Duration(q.tokens-1), OutputTokens: q.tokens}, Name: "c", Due: due}
+}
+
+// waitingAt counts the calls that have not yet begun their service at now.
+func (q *queueSim) waitingAt(now time.Time) int {
+	n := 0
+	for _, c := range q.pending {
+		if c.Start.Add(c.TTFT - q.prefill).After(now) {
+			n++
+		}
+	}
+	return n
 }
 
 // run drives s until it is done or limit passes; it returns the result's
@@ -76,6 +90,9 @@ func (q *queueSim) runEvery(t *testing.T, s *Search, limit, tick time.Duration) 
 			q.pending = append(q.pending[:first], q.pending[first+1:]...)
 			inflight--
 			s.Finish(c)
+		}
+		if q.waiting {
+			s.Waiting(now, float64(q.waitingAt(now)))
 		}
 		st := s.Advance(now)
 		if st.Done {
@@ -267,4 +284,31 @@ func TestDrainWaitsForTheNextLevelsOwnBacklog(t *testing.T) {
 	require.InDelta(t, 0.4, s.perLevel, 1e-9)
 	require.Equal(t, 8, calmFor(s.perLevel, 17), "17 req/s × 0.4 s = 6.8 in flight, plus one")
 	require.Equal(t, 12.0, meanInFlight(near), "the last pass alone would have let 13 in flight open the window")
+}
+
+// A long decode hides a growing queue from the client: at 15 % past the
+// capacity of 16 slots × 1 s calls, the queue grows by 2.4 calls a second,
+// so TTFT climbs steadily while the calls in flight (16 running plus the
+// queue) rise slowly against their own level. The server's waiting count,
+// starting near 0, shows the queue itself: fed as a server's metrics give
+// it, it ends the window as over-saturated, seconds before the calls in
+// flight end the same window without it.
+func TestServersWaitingCountEndsAWindow(t *testing.T) {
+	first := func(waiting bool) runrecord.CapacityWindow {
+		q := &queueSim{slots: 16, service: time.Second, prefill: 20 * time.Millisecond, tokens: 50, waiting: waiting}
+		s, err := New(Config{Model: ModelRate, Min: 18.4, Max: 100, Window: 8 * time.Second,
+			Objectives: objectives(t, map[string]string{"ttft": "p95<2s"})})
+		require.NoError(t, err)
+		q.run(t, s, 10*time.Minute)
+		dump(t, s)
+		return s.Result().Windows[0]
+	}
+	with := first(true)
+	require.Equal(t, "over-saturated: TTFT and the server's waiting count rising", with.Reason)
+	require.NotNil(t, with.EarlyStopS)
+	without := first(false)
+	require.NotContains(t, without.Reason, "waiting count")
+	if without.EarlyStopS != nil {
+		require.Greater(t, *without.EarlyStopS, *with.EarlyStopS, "without the waiting count the window ran longer")
+	}
 }

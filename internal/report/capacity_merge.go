@@ -63,6 +63,7 @@ func MergeCapacity(names []string, parts []*runrecord.Capacity) (*runrecord.Capa
 		out.Outcome, out.Capacity, out.LastPass, out.FirstFail = lowest.Outcome, lowest.Capacity, lowest.LastPass, lowest.FirstFail
 		out.Binding, out.Boundary, out.Recommended = lowest.Binding, lowest.Boundary, lowest.Recommended
 	}
+	out.WithTraceScales()
 	return &out, nil
 }
 
@@ -80,6 +81,8 @@ func capacitySearchDiff(a, b *runrecord.Capacity) string {
 		return fmt.Sprintf("precision %g vs %g", a.Precision, b.Precision)
 	case !slices.Equal(a.Objectives, b.Objectives):
 		return "other objectives"
+	case (a.Trace == nil) != (b.Trace == nil) || a.Trace != nil && (a.Trace.Name != b.Trace.Name || a.Trace.MeanRate != b.Trace.MeanRate):
+		return "other arrivals (a trace on one only, or other traces)"
 	}
 	return ""
 }

@@ -33,7 +33,7 @@ func capacityAnswer(c *runrecord.Capacity) string {
 		}
 		return s + capacityBinding(c)
 	}
-	s := "capacity " + fmtOptLevel(c.Capacity) + " " + c.Unit
+	s := "capacity " + fmtOptLevel(c.Capacity) + " " + c.Unit + capacityScale(c)
 	if c.FirstFail != nil {
 		s += fmt.Sprintf(" (first fail %s, precision %s)", fmtLevel(*c.FirstFail), fmtPct(c.Precision))
 	}
@@ -41,6 +41,15 @@ func capacityAnswer(c *runrecord.Capacity) string {
 		s += ", a " + c.Boundary + " boundary"
 	}
 	return s + capacityBinding(c) + capacityPlan(c)
+}
+
+// capacityScale is the capacity as a speed of the trace the search
+// replayed ("" without one).
+func capacityScale(c *runrecord.Capacity) string {
+	if c.Trace == nil || c.Trace.Scale == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%s at %.3g× its recorded speed)", c.Trace.Name, *c.Trace.Scale)
 }
 
 func capacityBinding(c *runrecord.Capacity) string {
@@ -54,7 +63,11 @@ func capacityPlan(c *runrecord.Capacity) string {
 	if c.Recommended == nil {
 		return ""
 	}
-	return fmt.Sprintf("; plan production at %s %s (%s of it)", fmtLevel(*c.Recommended), c.Unit, fmtPct(c.Share))
+	s := fmt.Sprintf("; plan production at %s %s (%s of it)", fmtLevel(*c.Recommended), c.Unit, fmtPct(c.Share))
+	if c.Trace != nil && c.Trace.RecommendedScale != nil {
+		s += fmt.Sprintf(", the trace at %.3g×", *c.Trace.RecommendedScale)
+	}
+	return s
 }
 
 // fmtLevel prints a level with the digits a search's precision gives it.

@@ -112,3 +112,32 @@ func TestCapacityAgainstTheBaseline(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &rec))
 	require.Equal(t, runrecord.VerdictWorse, rec.Comparison.Capacity.Verdict)
 }
+
+// A search over a trace's arrivals reads both ways: req/s, and the speed-up
+// of the recording; a merge whose instances parted takes the lowest answer
+// and its speed-up; a trace on one part only is another search.
+func TestCapacityOfATraceReadsAsItsSpeedUp(t *testing.T) {
+	c := searched(20)
+	c.Trace = &runrecord.CapacityTrace{Name: "prod.jsonl", Rows: 40, MeanRate: 5}
+	c.WithTraceScales()
+	require.Equal(t, "capacity 20.0 req/s (prod.jsonl at 4× its recorded speed) (first fail 20.8, precision 5.0%), a smooth boundary; "+
+		"bound by ttft p95<2s; plan production at 16.0 req/s (80.0% of it), the trace at 3.2×", capacityAnswer(c))
+
+	traced := func(segment string, levels []float64, verdicts []string) *runrecord.Capacity {
+		p := capacityPart(segment, levels, verdicts, [][]float64{{10, 20}, {30, 40}, {50, 60}})
+		p.Trace = &runrecord.CapacityTrace{Name: "prod.jsonl", Rows: 40, MeanRate: 5}
+		p.WithTraceScales()
+		return p
+	}
+	a, b := traced("0:1/2", []float64{4, 8, 16}, []string{"pass", "pass", "pass"}), traced("1/2:1", []float64{4, 8, 16}, []string{"pass", "fail", "fail"})
+	got, err := MergeCapacity([]string{"a.json", "b.json"}, []*runrecord.Capacity{a, b})
+	require.NoError(t, err)
+	require.NotEmpty(t, got.Disagreement)
+	require.Equal(t, 4.0, *got.Capacity)
+	require.InDelta(t, 0.8, *got.Trace.Scale, 1e-12)
+	require.InDelta(t, 3.2, *a.Trace.Scale, 1e-12, "the instance's own section is left as it was")
+
+	b.Trace = nil
+	_, err = MergeCapacity([]string{"a.json", "b.json"}, []*runrecord.Capacity{a, b})
+	require.ErrorContains(t, err, "other arrivals")
+}

@@ -16,6 +16,8 @@
 // credit a position on its own axis (arrivals at unit rate, or a trace's
 // seconds), and a piecewise-linear clock maps positions to times at the
 // current speed, so a change moves every credit not yet due and none that
-// was claimed. A change is given at an offset from the schedule's start, so
+// was claimed. Hold stops the clock (speed 0) until the next SetRate: the
+// capacity search holds its arrivals while a backlog drains, and a trace
+// then goes on from where it stopped. A change is given at an offset from the schedule's start, so
 // every instance that applies it computes the same due times.
 package schedule

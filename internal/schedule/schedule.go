@@ -178,7 +178,9 @@ func (s *Schedule) peek() bool {
 		}
 		if s.share.Owns(g) {
 			s.pending, s.peeked = pendingCredit{seq: g, pos: pos}, true
-			if s.duration > 0 && s.warp.offset(pos) >= s.duration {
+			// A held clock gives no offset yet: the credit waits for the
+			// speed to be set again, not the schedule's end.
+			if off := s.warp.offset(pos); s.duration > 0 && off != never && off >= s.duration {
 				s.over, s.peeked = true, false
 				return false
 			}
@@ -223,6 +225,17 @@ func (s *Schedule) Next(ctx context.Context) (Credit, error) {
 			return Credit{}, ErrOver
 		}
 		off := s.warp.offset(s.pending.pos)
+		if off == never { // held: wait for the speed to be set again
+			changed := s.changed
+			s.mu.Unlock()
+			select {
+			case <-changed:
+				continue
+			case <-ctx.Done():
+				s.stop()
+				return Credit{}, ctx.Err()
+			}
+		}
 		due := s.origin.Add(off)
 		wait := due.Sub(now)
 		if wait <= 0 {
@@ -273,6 +286,17 @@ func (s *Schedule) SetRate(rate float64, at time.Duration) (time.Duration, error
 	if err := checkRate(rate); err != nil {
 		return 0, err
 	}
+	return s.setSpeed(rate, at), nil
+}
+
+// Hold stops the schedule's clock from offset at on (as SetRate places it):
+// no credit after the ones due by then falls due until SetRate starts it
+// again, and the position it stopped at is where it goes on, so a trace
+// resumes where it was held. Nothing is due meanwhile, so nothing held is
+// late or dropped. It returns the offset it took effect at.
+func (s *Schedule) Hold(at time.Duration) time.Duration { return s.setSpeed(0, at) }
+
+func (s *Schedule) setSpeed(rate float64, at time.Duration) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	floor := s.warp.segs[len(s.warp.segs)-1].at
@@ -283,7 +307,7 @@ func (s *Schedule) SetRate(rate float64, at time.Duration) (time.Duration, error
 	s.warp.change(rate, at)
 	close(s.changed)
 	s.changed = make(chan struct{})
-	return at, nil
+	return at
 }
 
 // End is when the schedule's duration ends (zero before the first claim, or

@@ -306,3 +306,39 @@ func TestOffsetSourceCloneReadsOnAlone(t *testing.T) {
 	require.Equal(t, a, b)
 	require.Equal(t, []float64{5, 6, 7, 8, 9, 10}, a, "rows 1–3, then the loop one mean gap (1 s) after the last")
 }
+
+// A held schedule hands out nothing and owes nothing, however long the hold
+// lasts (past the schedule's duration at the held speed's pace), and goes on
+// from the position it stopped at: a trace resumes where it was held.
+func TestHoldStopsTheClockAndResumesWhereItStopped(t *testing.T) {
+	s, err := Offsets(FixedTimes([]float64{0, 1, 2, 3}), true, Options{Rate: 1, Duration: 24 * time.Hour})
+	require.NoError(t, err)
+	clock := time.Unix(1_000_000, 0)
+	s.now = func() time.Time { return clock }
+	ctx := context.Background()
+	c, err := s.Next(ctx)
+	require.NoError(t, err)
+	require.Equal(t, uint64(0), c.Seq)
+	clock = clock.Add(1500 * time.Millisecond)
+	c, err = s.Next(ctx)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), c.Seq)
+	require.Equal(t, 1500*time.Millisecond, s.Hold(0), "a hold takes effect now, not behind it")
+
+	clock = clock.Add(time.Hour)
+	require.Zero(t, s.Stats().Dropped, "nothing falls due while held")
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	_, err = s.Next(short)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "a held schedule hands out nothing, and is not over")
+
+	at, err := s.SetRate(2, 0)
+	require.NoError(t, err)
+	require.Equal(t, time.Hour+1500*time.Millisecond, at)
+	clock = clock.Add(250 * time.Millisecond)
+	c, err = s.Next(ctx)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), c.Seq)
+	require.Equal(t, time.Hour+1750*time.Millisecond, c.Offset, "half a trace second left at twice the speed")
+	require.Zero(t, c.Lag)
+}

@@ -1,6 +1,9 @@
 package schedule
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // warp maps a source's positions to offsets from the schedule's start: it
 // runs at speed positions per second, from one change to the next. Synthetic
@@ -13,8 +16,12 @@ type warp struct {
 type warpSeg struct {
 	at    time.Duration // offset where this speed starts
 	pos   float64       // the position reached at that offset
-	speed float64       // positions per second, > 0
+	speed float64       // positions per second; 0: held (Hold)
 }
+
+// never is the offset of a position a held clock does not reach until its
+// speed is set again.
+const never = time.Duration(math.MaxInt64)
 
 func newWarp(speed float64) warp { return warp{segs: []warpSeg{{speed: speed}}} }
 
@@ -25,6 +32,12 @@ func (w *warp) offset(pos float64) time.Duration {
 		i--
 	}
 	s := w.segs[i]
+	if s.speed == 0 {
+		if pos <= s.pos {
+			return s.at
+		}
+		return never
+	}
 	return s.at + time.Duration((pos-s.pos)/s.speed*float64(time.Second))
 }
 

@@ -43,6 +43,9 @@ type Capacity struct {
 	Boundary string `json:"boundary,omitempty"`
 	// Recommended is Share × Capacity: the level to plan production at.
 	Recommended *float64 `json:"recommended"`
+	// Trace is the trace whose arrivals the open model replayed (nil for
+	// synthetic arrivals): each level is also a speed of that recording.
+	Trace *CapacityTrace `json:"trace,omitempty"`
 	// Segment is the execution segment this instance ran ("0:1" alone); a
 	// merged record lists every instance's answer in Instances.
 	Segment   string             `json:"segment,omitempty"`
@@ -52,6 +55,38 @@ type Capacity struct {
 	Disagreement string `json:"disagreement,omitempty"`
 
 	Windows []CapacityWindow `json:"windows"`
+}
+
+// CapacityTrace is the trace a search replayed: a level of L req/s ran it
+// at L / MeanRate times its recorded speed, keeping its bursts, lengths and
+// shared prefixes.
+type CapacityTrace struct {
+	Name     string  `json:"name"`      // the file
+	Rows     int     `json:"rows"`      // requests in one pass of it
+	MeanRate float64 `json:"mean_rate"` // req/s as recorded
+	// Scale and RecommendedScale are Capacity and Recommended as time
+	// multipliers of the recording (null with them).
+	Scale            *float64 `json:"scale"`
+	RecommendedScale *float64 `json:"recommended_scale"`
+}
+
+// WithTraceScales fills the trace's multipliers from the answer (after the
+// answer changes, as a merge may change it).
+func (c *Capacity) WithTraceScales() {
+	if c.Trace == nil || !(c.Trace.MeanRate > 0) {
+		return
+	}
+	t := *c.Trace
+	t.Scale, t.RecommendedScale = nil, nil
+	if c.Capacity != nil {
+		v := *c.Capacity / t.MeanRate
+		t.Scale = &v
+	}
+	if c.Recommended != nil {
+		v := *c.Recommended / t.MeanRate
+		t.RecommendedScale = &v
+	}
+	c.Trace = &t
 }
 
 // CapacityObjective is one objective of the search.

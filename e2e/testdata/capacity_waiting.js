@@ -1,0 +1,31 @@
+// A capacity search whose client reads llm-sim's /metrics (serverMetrics,
+// every 100 ms), at a first level past the capacity: the server's waiting
+// count feeds the search's over-saturation test (TestCapacitySearch/waiting).
+import { Client, Capacity, report } from 'k6/x/llmstream';
+
+const client = new Client({
+  baseURL: __ENV.LLM_BASE_URL,
+  model: 'sim-long',
+  serverMetrics: { url: __ENV.LLM_BASE_URL.replace(/\/v1$/, '/metrics'), interval: '100ms' },
+});
+
+const search = Capacity.search({
+  slo: { ttft: 'p95<2s', errors: '<1%' },
+  rate: { min: Number(__ENV.MIN), max: 100 },
+  arrivals: 'constant',
+  window: '8s',
+});
+
+export const options = {
+  scenarios: { search: { executor: 'per-vu-iterations', vus: 64, iterations: 1, maxDuration: search.maxDuration() } },
+};
+
+export default async function () {
+  for (let turn = search.next(); turn !== null; turn = search.next()) {
+    await client.chat({ messages: [{ role: 'user', content: 'Count to fifty.' }], max_tokens: 50 });
+  }
+}
+
+export function handleSummary(data) {
+  return report(data, { json: `${__ENV.LLM_REPORT_DIR}/capacity_waiting.json` });
+}

@@ -36,6 +36,9 @@ func searchTraceOf(v any) (*sharedSchedule, error) {
 		return nil, errors.New("trace: loop and loopFor are the search's (it replays the trace in a loop for as long as it runs); " +
 			"leave them out of Schedule.trace's options")
 	}
+	j.s.mu.Lock()
+	j.s.searched = true
+	j.s.mu.Unlock()
 	return j.s, nil
 }
 

@@ -223,6 +223,9 @@ func dispatchAccount(rt *sobek.Runtime, list *scheduleList, data sobek.Value) *r
 	d := &runrecord.Dispatch{}
 	for _, s := range list.all() {
 		st := s.current().Stats()
+		if s.isSearched() && st.Claimed == 0 {
+			continue // only the search's arrivals: its own section accounts for them
+		}
 		ss := runrecord.ScheduleStats{Name: s.name, Kind: st.Kind, Claimed: st.Claimed, Late: st.Late, Dropped: st.Dropped,
 			MaxLagMS: float64(st.MaxLag) / float64(time.Millisecond)}
 		if s.tr != nil {

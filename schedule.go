@@ -49,6 +49,15 @@ type sharedSchedule struct {
 
 	mu   sync.Mutex
 	part *schedule.Schedule // this instance's share, once known
+	// searched: a capacity search replays this trace on a schedule of its
+	// own, so this one may never hand out a credit.
+	searched bool
+}
+
+func (s *sharedSchedule) isSearched() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.searched
 }
 
 // current is the schedule this instance runs (the whole one until the

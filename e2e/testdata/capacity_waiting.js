@@ -13,16 +13,16 @@ const search = Capacity.search({
   slo: { ttft: 'p95<2s', errors: '<1%' },
   rate: { min: Number(__ENV.MIN), max: 100 },
   arrivals: 'constant',
-  window: '8s',
+  window: '10s',
 });
 
 export const options = {
-  scenarios: { search: { executor: 'per-vu-iterations', vus: 64, iterations: 1, maxDuration: search.maxDuration() } },
+  scenarios: { search: { executor: 'per-vu-iterations', vus: 80, iterations: 1, maxDuration: search.maxDuration() } },
 };
 
 export default async function () {
   for (let turn = search.next(); turn !== null; turn = search.next()) {
-    await client.chat({ messages: [{ role: 'user', content: 'Count to fifty.' }], max_tokens: 50 });
+    await client.chat({ messages: [{ role: 'user', content: 'Count to ten.' }], max_tokens: 10 });
   }
 }
 

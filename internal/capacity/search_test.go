@@ -287,16 +287,16 @@ func TestDrainWaitsForTheNextLevelsOwnBacklog(t *testing.T) {
 }
 
 // A long decode hides a growing queue from the client: at 15 % past the
-// capacity of 16 slots × 1 s calls, the queue grows by 2.4 calls a second,
-// so TTFT climbs steadily while the calls in flight (16 running plus the
+// capacity of 32 slots × 2 s calls, the queue grows by 2.4 calls a second,
+// so TTFT climbs steadily while the calls in flight (32 running plus the
 // queue) rise slowly against their own level. The server's waiting count,
 // starting near 0, shows the queue itself: fed as a server's metrics give
 // it, it ends the window as over-saturated, seconds before the calls in
 // flight end the same window without it.
 func TestServersWaitingCountEndsAWindow(t *testing.T) {
 	first := func(waiting bool) runrecord.CapacityWindow {
-		q := &queueSim{slots: 16, service: time.Second, prefill: 20 * time.Millisecond, tokens: 50, waiting: waiting}
-		s, err := New(Config{Model: ModelRate, Min: 18.4, Max: 100, Window: 8 * time.Second,
+		q := &queueSim{slots: 32, service: 2 * time.Second, prefill: 100 * time.Millisecond, tokens: 10, waiting: waiting}
+		s, err := New(Config{Model: ModelRate, Min: 18.4, Max: 100, Window: 10 * time.Second,
 			Objectives: objectives(t, map[string]string{"ttft": "p95<2s"})})
 		require.NoError(t, err)
 		q.run(t, s, 10*time.Minute)

@@ -342,3 +342,32 @@ func TestHoldStopsTheClockAndResumesWhereItStopped(t *testing.T) {
 	require.Equal(t, time.Hour+1750*time.Millisecond, c.Offset, "half a trace second left at twice the speed")
 	require.Zero(t, c.Lag)
 }
+
+// A trace's parts stay its exact shares through the speed changes and holds
+// a capacity search makes: the same changes at the same offsets on every
+// instance give the whole schedule's credits, each on one instance, due at
+// the same times, and nothing due while held.
+func TestPartsThroughSpeedChangesAndAHoldAreTheWhole(t *testing.T) {
+	times := FixedTimes([]float64{0, 0, 0.5, 0.7, 2, 2.25, 3})
+	steer := func(s *Schedule) *Schedule {
+		_, _ = s.SetRate(3, 2*time.Second)
+		s.Hold(4 * time.Second)
+		_, _ = s.SetRate(0.5, 10*time.Second)
+		return s
+	}
+	whole, err := Offsets(times, true, Options{Rate: 1, Duration: time.Hour})
+	require.NoError(t, err)
+	all := steer(whole).Plan(30*time.Second, 1_000_000)
+	require.NotEmpty(t, all)
+	for _, c := range all {
+		require.False(t, c.Offset > 4*time.Second && c.Offset < 10*time.Second, "nothing is due while held: %v", c.Offset)
+	}
+	var union []Credit
+	for _, sh := range []dataset.Share{share(t, 0, 3), share(t, 1, 3), share(t, 2, 3)} {
+		s, err := Offsets(times, true, Options{Rate: 1, Duration: time.Hour})
+		require.NoError(t, err)
+		union = append(union, steer(s.Part(sh)).Plan(30*time.Second, 1_000_000)...)
+	}
+	slices.SortFunc(union, func(a, b Credit) int { return int(a.Seq) - int(b.Seq) }) //nolint:gosec // small
+	require.Equal(t, all, union)
+}

@@ -209,6 +209,8 @@ func checkTraceCapacity(t *testing.T, r capacityRecord) {
 	require.NotNil(t, tr.Scale)
 	require.InDelta(t, *r.Capacity.Capacity/traceRecordedRate, *tr.Scale, 1e-9)
 	require.InDelta(t, capacityRate/traceRecordedRate, *tr.Scale, capacityError*capacityRate/traceRecordedRate)
+	t.Logf("the trace's capacity: %.3g req/s, %.3g× its recorded speed, in %d windows (levels %v)",
+		*r.Capacity.Capacity, *tr.Scale, len(r.Capacity.Windows), r.levels())
 }
 
 // checkWaitingEndsAWindow: llm-sim with 32 slots and 10-token answers of
@@ -227,6 +229,7 @@ func checkWaitingEndsAWindow(t *testing.T, r capacityRecord) {
 	require.Equal(t, "over-saturated: TTFT and the server's waiting count rising", w.Reason)
 	require.NotNil(t, w.EarlyStopS)
 	require.Less(t, *w.EarlyStopS, 10.0, "ended inside its 10 s window")
+	t.Logf("the first window ended %.1f s in: %s", *w.EarlyStopS, w.Reason)
 }
 
 // checkMergedCapacity merges the instances' records with `llmstream merge`:

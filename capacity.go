@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -17,65 +15,16 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/capacity"
 	"github.com/llmstream/xk6-llmstream/internal/dataset"
-	"github.com/llmstream/xk6-llmstream/internal/record"
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/schedule"
 )
 
 // Capacity: the JS surface of internal/capacity. Capacity.search(options)
-// builds one search per process (in the shared store); a VU's next() waits
+// builds one search per process (in the shared store) and the load it
+// drives (capacity_load.go); a VU's next() waits
 // for its turn at the search's current level (a schedule credit for the
 // open model, a concurrency slot for the closed one) and tags the VU's
 // samples with the window. Every finished call reaches the search from its
 // record (fanout.go).
-
-// searchList is every search of the process, for the calls' records and
-// the report.
-type searchList struct {
-	mu   sync.Mutex
-	list []*sharedSearch
-}
-
-func (l *searchList) add(s *sharedSearch) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.list = append(l.list, s)
-}
-
-func (l *searchList) all() []*sharedSearch {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]*sharedSearch(nil), l.list...)
-}
-
-// finish gives a finished call to every search.
-func (l *searchList) finish(rec *record.Call) {
-	if l == nil {
-		return
-	}
-	for _, s := range l.all() {
-		s.search.Finish(rec)
-	}
-}
-
-// waiting gives every search the servers' waiting count (serverMetrics).
-func (l *searchList) waiting(at time.Time, n float64) {
-	for _, s := range l.all() {
-		s.search.Waiting(at, n)
-	}
-}
-
-// account is the first search's answer, for the report (nil without one).
-func (l *searchList) account() *runrecord.Capacity {
-	if l == nil {
-		return nil
-	}
-	all := l.all()
-	if len(all) == 0 {
-		return nil
-	}
-	return all[0].search.Result()
-}
 
 type capacityFactory struct {
 	vu    modules.VU
@@ -133,7 +82,7 @@ func (cf capacityFactory) search(opts sobek.Value) (*jsSearch, error) {
 	}
 	key := storeKey("capacity", o, cfg.Objectives, cfg.Trace, traceOptionsOf(tr))
 	sh, err := dataset.Shared(cf.store, key, func() (*sharedSearch, error) {
-		return newSharedSearch(cfg, o, tr, gauge, cf.list)
+		return newSharedSearch(cfg, o.Arrivals, o.Seed, tr, gauge, cf.list)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: %w", err)
@@ -170,6 +119,14 @@ func searchConfig(o searchOptions) (capacity.Config, error) {
 	}
 	cfg.Objectives = objs
 	return cfg, nil
+}
+
+// checkSearchTrace refuses a trace with synthetic arrivals' options.
+func checkSearchTrace(o searchOptions) error {
+	if o.Trace != nil && (o.Arrivals != "" || o.Seed != 0) {
+		return fmt.Errorf("give trace or arrivals/seed, not both: the trace's rows are the arrivals")
+	}
+	return nil
 }
 
 // searchObjectives reads slo (with client: the calls of that client only)
@@ -232,172 +189,6 @@ func clientLabel(v any, where string) (string, error) {
 	return c.name(), nil
 }
 
-// sharedSearch is one search of the process and the load it drives.
-type sharedSearch struct {
-	search *capacity.Search
-	cfg    capacity.Config
-	gauge  *metrics.Metric
-	whole  *schedule.Schedule // the open model's credits
-	trace  *sharedSchedule    // the trace the credits replay (nil: synthetic arrivals)
-	gate   *searchGate        // the closed model's slots
-
-	startOnce sync.Once
-	startErr  error
-	sched     *schedule.Schedule // this instance's part of whole
-	share     dataset.Share
-	done      context.Context //nolint:containedctx // ends when the answer is known, to wake the waiting VUs
-	finish    context.CancelFunc
-	applied   atomic.Int64 // the window whose level was applied, +1
-	pushed    atomic.Int64 // the windows judged when llm_capacity was last pushed
-	logged    atomic.Bool
-}
-
-// searchHorizon is how long the open model's schedule runs: past any search.
-const searchHorizon = 10 * 24 * time.Hour
-
-func newSharedSearch(cfg capacity.Config, o searchOptions, tr *sharedSchedule, gauge *metrics.Metric, list *searchList) (*sharedSearch, error) {
-	s, err := capacity.New(cfg)
-	if err != nil {
-		return nil, err //nolint:wrapcheck // names the option
-	}
-	sh := &sharedSearch{search: s, cfg: s.Config(), gauge: gauge, trace: tr}
-	sh.done, sh.finish = context.WithCancel(context.Background())
-	if cfg.Model == capacity.ModelRate {
-		sh.whole, err = searchArrivals(o, tr, cfg.Min)
-		if err != nil {
-			return nil, err //nolint:wrapcheck // names the option
-		}
-	} else {
-		sh.gate = newSearchGate()
-	}
-	list.add(sh)
-	return sh, nil
-}
-
-// start begins the search on the test's clock, once per process: windows
-// count from the test's start, the same on every instance.
-func (sh *sharedSearch) start(vu modules.VU, scope vuScope) error {
-	sh.startOnce.Do(func() {
-		share, _, err := scope.executionShare()
-		if err != nil {
-			sh.startErr = err
-			return
-		}
-		sh.share = share
-		sh.search.SetSegment(share.Segment())
-		if sh.whole != nil {
-			sh.sched = sh.whole.Part(share)
-		}
-		origin := time.Now()
-		if es := lib.GetExecutionState(vu.Context()); es != nil && es.HasStarted() {
-			origin = origin.Add(-es.GetCurrentTestRunDuration())
-		}
-		sh.search.Start(origin)
-		go sh.tick(vu.Context())
-	})
-	return sh.startErr
-}
-
-// tickEvery is how often the search is advanced between calls.
-const tickEvery = 100 * time.Millisecond
-
-// tick advances the search and applies its level until the answer is
-// known or the test ends.
-func (sh *sharedSearch) tick(ctx context.Context) {
-	t := time.NewTicker(tickEvery)
-	defer t.Stop()
-	for {
-		if st := sh.advance(); st.Done {
-			return
-		}
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return
-		case <-sh.done.Done():
-			return
-		}
-	}
-}
-
-// advance moves the search to now and applies its level.
-func (sh *sharedSearch) advance() capacity.Step {
-	st := sh.search.Advance(time.Now())
-	if st.Done {
-		sh.finish()
-		return st
-	}
-	key := int64(st.Window)*2 + 1
-	if st.Draining {
-		key++
-	}
-	if sh.applied.Swap(key) == key {
-		return st
-	}
-	level := st.Level
-	if sh.sched != nil {
-		if st.Draining {
-			// Nothing falls due while the backlog drains, and a trace goes
-			// on where it was held.
-			sh.sched.Hold(0)
-		} else {
-			_, _ = sh.sched.SetRate(sh.speed(level), 0) // a positive rate: cannot fail
-		}
-	} else {
-		sh.gate.resize(int(sh.share.Count(uint64(level)))) // #nosec G115 -- a level of at least 1
-	}
-	return st
-}
-
-// searchGate is the closed model's concurrency: at most size VUs of this
-// instance hold a slot.
-type searchGate struct {
-	mu      sync.Mutex
-	size    int
-	held    int
-	changed chan struct{} // closed when a slot frees or the size changes
-}
-
-func newSearchGate() *searchGate { return &searchGate{changed: make(chan struct{})} }
-
-func (g *searchGate) signal() {
-	close(g.changed)
-	g.changed = make(chan struct{})
-}
-
-func (g *searchGate) resize(n int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.size = n
-	g.signal()
-}
-
-// acquire waits for a slot; false when ctx ended first.
-func (g *searchGate) acquire(ctx context.Context) bool {
-	for {
-		g.mu.Lock()
-		if g.held < g.size {
-			g.held++
-			g.mu.Unlock()
-			return true
-		}
-		ch := g.changed
-		g.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return false
-		}
-	}
-}
-
-func (g *searchGate) release() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.held--
-	g.signal()
-}
-
 // jsSearch is what scripts hold: next() waits for the VU's turn at the
 // current level, result() is the answer so far.
 type jsSearch struct {
@@ -435,7 +226,7 @@ func (j *jsSearch) Next() (map[string]any, error) {
 	}
 	if j.held {
 		j.held = false
-		j.sh.gate.release()
+		j.sh.gate.Release()
 	}
 	ctx, cancel := context.WithCancel(j.vu.Context())
 	defer cancel()
@@ -476,19 +267,6 @@ func (j *jsSearch) over() {
 	}
 }
 
-// scenarioOver tells whether the VU's scenario is past its regular time
-// (duration or maxDuration): k6 reports its progress as complete then, and
-// starts no more iterations; the graceful stop only lets calls in flight
-// end.
-func scenarioOver(ctx context.Context) bool {
-	ss := lib.GetScenarioState(ctx)
-	if ss == nil || ss.ProgressFn == nil {
-		return false
-	}
-	p, _ := ss.ProgressFn()
-	return p >= 1
-}
-
 // turn waits for a credit (open model) or a slot (closed model) and tells
 // the search it was taken.
 func (j *jsSearch) turn(ctx context.Context) (map[string]any, bool) {
@@ -509,21 +287,12 @@ func (j *jsSearch) turn(ctx context.Context) (map[string]any, bool) {
 	}
 	wait, cancel := context.WithTimeout(ctx, tickEvery)
 	defer cancel()
-	if !j.sh.gate.acquire(wait) {
+	if !j.sh.gate.Acquire(wait) {
 		return nil, false
 	}
 	j.held = true
 	j.sh.search.Claim(time.Now(), 0)
 	return map[string]any{}, true
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
 
 // tagWindow tags the VU's next samples with the search's level and window,

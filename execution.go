@@ -75,3 +75,25 @@ func perSecond(n float64, unit time.Duration) float64 {
 	}
 	return n / unit.Seconds()
 }
+
+// scenarioOver tells whether the VU's scenario is past its regular time
+// (duration or maxDuration): k6 reports its progress as complete then, and
+// starts no more iterations; the graceful stop only lets calls in flight
+// end.
+func scenarioOver(ctx context.Context) bool {
+	ss := lib.GetScenarioState(ctx)
+	if ss == nil || ss.ProgressFn == nil {
+		return false
+	}
+	p, _ := ss.ProgressFn()
+	return p >= 1
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -3,18 +3,14 @@
 // into k6 metrics, plus dataset helpers and a report (docs/design.md follows one
 // call through the files of this package).
 //
-// The package is a thin JS binding over k6-free engines in internal/. Its files
-// read top-down in the order a call runs, and each calls only into the files
-// after it: module.go (registration, exports) → chat.go (chat()) →
-// plan.go (the call plan) → routeinfo.go (what a route's samples say) →
-// request.go (the HTTP request) → events.go (onEvent callbacks) → attempt.go
-// (one HTTP attempt through k6) → transport.go (the VU's transports) →
-// fanout.go (the one place a finished call fans out) → samples.go (its k6
-// samples) → metrics.go (the metric registry), then conversation.go,
-// conversation_turn.go and conversation_job.go (a live conversation's
-// turns through chat's path, and its job figures), dataset.go, arrivals.go, schedule.go,
-// report.go, runinfo.go, segment.go. Retries, fallback, price, SLO and the
-// lag warnings are internal/policy's.
+// The package is a thin JS binding over k6-free engines in internal/. Its
+// files use one another one way only, without a loop: docs/design.md lists
+// them top-down, each using only the ones after it. A chat call runs
+// chat.go (chat()) → plan.go (the call plan) → request.go (the HTTP
+// request) → attempt.go (one HTTP attempt through k6) → transport.go (the
+// VU's transports), and fans out from fanout.go → samples.go (its k6
+// samples) → metrics.go (the metric registry). Retries, fallback, price, SLO
+// and the lag warnings are internal/policy's.
 package llmstream
 
 import (

@@ -258,19 +258,7 @@ func stream(ctx context.Context, client *http.Client, url string, payload []byte
 		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
 			data = bytes.TrimSpace(data)
 			if string(data) == "[DONE]" {
-				// Read to EOF: Go's transport pools a connection only once
-				// its body was read to the end.
-				if _, err := io.Copy(io.Discard, br); err != nil {
-					countFailure(ctx, c)
-					return nil
-				}
-				c.requests.Add(1)
-				c.tokens.Add(tokens)
-				c.events.Add(events)
-				if t != nil {
-					t.OK = true
-				}
-				return t
+				return answered(ctx, br, c, t, tokens, events)
 			}
 			var ch chunk
 			if json.Unmarshal(data, &ch) == nil {
@@ -323,6 +311,23 @@ func writeTimings(path string, perVU [][]timing) error {
 
 // countFailure counts a failed answer, except the ones cut by the end of the
 // run, which k6 does not count either.
+// answered ends an answer at its [DONE]: the rest of the body read (Go's
+// transport pools a connection only once its body was read to the end),
+// then the answer counted (nil when the read failed).
+func answered(ctx context.Context, br *bufio.Reader, c *counters, t *timing, tokens, events int64) *timing {
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		countFailure(ctx, c)
+		return nil
+	}
+	c.requests.Add(1)
+	c.tokens.Add(tokens)
+	c.events.Add(events)
+	if t != nil {
+		t.OK = true
+	}
+	return t
+}
+
 func countFailure(ctx context.Context, c *counters) {
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		c.failed.Add(1)

@@ -12,10 +12,11 @@ import (
 )
 
 // Where finished calls go, shared by every Client of a VU (and the gap
-// samplers by every VU): fanout.go sends each call there.
+// samplers and capacity searches by every VU): fanout.go sends each call
+// there.
 
-// sinks are where finished calls go: k6's metrics and the report's collector
-// (with the baseline behind llm_regression).
+// sinks are where finished calls go: k6's metrics, the report's collectors
+// (with the baseline behind llm_regression) and the capacity searches.
 type sinks struct {
 	metrics    *llmMetrics
 	report     *reportState
@@ -45,8 +46,9 @@ func (g *gapSamplers) get(rate int) *sample.Sampler {
 	return s
 }
 
-// searchList is every search of the process, for the calls' records and
-// the report.
+// searchList is every capacity search of the process (capacity_load.go
+// adds each): every finished call's record and the servers' waiting count
+// reach each, and the report reads the first one's answer.
 type searchList struct {
 	mu   sync.Mutex
 	list []*capacity.Search

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +9,8 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // writeRecord writes the record of calls calls on segment, as report() would.

@@ -16,24 +16,13 @@ import (
 const (
 	// minSamples is how many calls stand behind a run-wide median a rule reads.
 	// Rules that compare load stages use stageMinCalls and a significance test
-	// instead (significance.go): stages are short.
+	// instead (collect_significance.go, diagnose_stages.go): stages are short.
 	minSamples = 50
-
-	queueTTFTRatio    = 1.5  // TTFT median up ×1.5 between two stages…
-	queueTTFTMinDelta = 50.0 // …and by at least 50 ms…
-	queueTPSHolds     = 0.85 // …while tokens/s keeps ≥ 85 % of its median at the lower one
-	decodeTPSFall     = 0.75 // tokens/s median at the highest stage ≤ 75 % of the lowest's
-	stageConcRatio    = 1.5  // stages compared must differ by ×1.5 in concurrency
-
-	kneeLatencyRise = 1.2 // latency up ≥ 20 % from one stage to the next…
-	kneeMargin      = 1.1 // …and by ×1.1 more than throughput did
-	kneeAdvice      = 0.8 // run at 80 % of the soft capacity
 
 	networkShareMedian = 0.4  // half the calls spend ≥ 40 % of TTFT before the server could answer
 	connectShare       = 0.25 // or connection set-up is ≥ 25 % of all TTFT
 	networkMinTTFTMS   = 20.0 // and TTFT P50 is worth saving: a share of a millisecond is no finding
 
-	nearZeroGapMS    = 1.0  // a gap under 1 ms is part of a burst
 	burstShareMin    = 0.4  // ≥ 40 % of gaps in bursts…
 	burstShareMax    = 0.98 // …but not all of them (then there is no rhythm to see)
 	longGapSpread    = 3.0  // the other gaps regular: P90/P10 ≤ 3
@@ -125,8 +114,6 @@ func diagnoseOne(r *Run) []runrecord.Finding {
 // guideLink points a finding's advice at the section of the method guide that
 // explains the cause and how to test for it (the guide keeps an anchor per id).
 func guideLink(id string) string { return "See docs/guide.md#" + id }
-
-func q50(s *sketch.Sketch) float64 { return s.Quantile(0.5) }
 
 // ruleNetwork flags TTFT dominated by what happens before the server answers.
 func ruleNetwork(r *Run) []runrecord.Finding {

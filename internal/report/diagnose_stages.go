@@ -7,10 +7,23 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
+// The load-stage rules' thresholds (docs/guide.md explains each one).
+const (
+	queueTTFTRatio    = 1.5  // TTFT median up ×1.5 between two stages…
+	queueTTFTMinDelta = 50.0 // …and by at least 50 ms…
+	queueTPSHolds     = 0.85 // …while tokens/s keeps ≥ 85 % of its median at the lower one
+	decodeTPSFall     = 0.75 // tokens/s median at the highest stage ≤ 75 % of the lowest's
+	stageConcRatio    = 1.5  // stages compared must differ by ×1.5 in concurrency
+
+	kneeLatencyRise = 1.2 // latency up ≥ 20 % from one stage to the next…
+	kneeMargin      = 1.1 // …and by ×1.1 more than throughput did
+	kneeAdvice      = 0.8 // run at 80 % of the soft capacity
+)
+
 // The rules that read a run as a curve of latency against concurrency: which
 // resource runs out as load rises and where. They compare
 // stages of a few dozen calls, so every "went up" is also checked against
-// sampling noise (significance.go).
+// sampling noise (collect_significance.go).
 
 // decodeSpeed is the per-request tokens/s median of a group, or 1000/TPOT when
 // the client did not report tokens/s; ok is false with too few calls.

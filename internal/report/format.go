@@ -3,6 +3,9 @@ package report
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
@@ -45,3 +48,59 @@ func fmtPct(v float64) string {
 	}
 	return fmt.Sprintf("%.1f%%", 100*v)
 }
+
+// fmtLevel prints a level with the digits a search's precision gives it.
+func fmtLevel(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func fmtOptLevel(v *float64) string {
+	if v == nil {
+		return "unknown"
+	}
+	return fmtLevel(*v)
+}
+
+// fmtOptMS prints a window's percentile; "—" when it was not measured.
+func fmtOptMS(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmtMS(*v)
+}
+
+func fmtOptNum(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f", *v)
+}
+
+func fmtSigned(v float64) string {
+	if v >= 0 {
+		return "+" + fmtMS(v)
+	}
+	return "-" + fmtMS(-v)
+}
+
+func errorList(m map[string]uint64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || (m[keys[i]] == m[keys[j]] && keys[i] < keys[j]) })
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s:%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func share(y float64) string { return strconv.FormatFloat(100*y, 'g', 4, 64) + "%" }

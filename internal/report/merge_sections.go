@@ -3,9 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sort"
-	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
@@ -72,15 +70,6 @@ func checkSectionSketches(r *runrecord.Record) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// mergeSketch adds s into *into (a clone of s when *into is nil).
-func mergeSketch(into **sketch.Sketch, s *sketch.Sketch) error {
-	if *into == nil {
-		*into = s.Clone()
-		return nil
-	}
-	return (*into).Merge(s)
 }
 
 // mergeDispatch adds one part's dispatch account: each schedule's credits
@@ -351,52 +340,4 @@ func imageSizeRank(name string) int {
 		}
 	}
 	return -1
-}
-
-// mergeConversations merges the turn groups by turn and cache state and the
-// job groups by kind and category (and by stage, mergeJobStages); the jobs'
-// means are turned back into sums (conversationGroups), summed, and divided
-// by the union's jobs.
-func mergeConversations(records []*runrecord.Record) (*runrecord.ConversationRecord, error) {
-	turns := map[turnKey]*TurnGroup{}
-	jobs := map[jobKey]*JobGroup{}
-	var stages [][]JobStage
-	for _, r := range records {
-		ts, js, ss, _ := conversationGroups(r.Conversations)
-		for _, t := range ts {
-			k := turnKey{Turn: t.Turn, Cache: t.Cache}
-			g := turns[k]
-			if g == nil {
-				g = &TurnGroup{Turn: t.Turn, Cache: t.Cache}
-				turns[k] = g
-			}
-			g.Calls += t.Calls
-			if err := mergeSketch(&g.TTFT, t.TTFT); err != nil {
-				return nil, fmt.Errorf("turn %d %s: %w", t.Turn, t.Cache, err)
-			}
-		}
-		if err := mergeJobGroups(jobs, js); err != nil {
-			return nil, err
-		}
-		stages = append(stages, ss)
-	}
-	ts := make([]*TurnGroup, 0, len(turns))
-	for _, g := range turns {
-		ts = append(ts, g)
-	}
-	sort.Slice(ts, func(i, j int) bool {
-		if ts[i].Turn != ts[j].Turn {
-			return ts[i].Turn < ts[j].Turn
-		}
-		return ts[i].Cache < ts[j].Cache
-	})
-	ss, note, err := mergeJobStages(stages)
-	if err != nil {
-		return nil, err
-	}
-	return conversationRecord(ts, sortedJobGroups(jobs), ss, note), nil
-}
-
-func msDuration(v float64) time.Duration {
-	return time.Duration(math.Round(v * float64(time.Millisecond)))
 }

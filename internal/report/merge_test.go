@@ -2,13 +2,14 @@ package report
 
 import (
 	"encoding/json"
-	"github.com/llmstream/xk6-llmstream/internal/report/compare"
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
-	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"math"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/internal/report/compare"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 func testInfo(segment string) *runrecord.RunInfo {

@@ -1,10 +1,10 @@
 package report
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
-	"encoding/json"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )

@@ -16,26 +16,6 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
-// RenderOptions carry what the report cannot know by itself.
-type RenderOptions struct {
-	Title string
-	// Meta is the run's metadata (k6 and module versions, options, seed,
-	// dataset fingerprint, models, start time…); shown in the HTML and stored in the record.
-	Meta map[string]any
-	// Findings to show; nil means Diagnose(r).
-	Findings []runrecord.Finding
-	// Info is how the run was made; stored in the record.
-	Info *runrecord.RunInfo
-	// Server is the servers' own view (serverMetrics), shown beside the
-	// client's figures and stored in the record (server.go).
-	Server []servermetrics.View
-	// Baseline is the record this run is compared with (Compare), when Render
-	// is given no comparison of its own.
-	Baseline *runrecord.Record
-	// BaselineServer is the baseline record's server view, compared with it.
-	BaselineServer []servermetrics.View
-}
-
 // Render produces the three outputs of a run at once: the run's record
 // (compared with opt.Baseline unless cmp is given), then the text and the
 // HTML page of the same figures.
@@ -259,22 +239,6 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *runrecord.Comparison) {
 	writeCapacityChangeHTML(b, cmp.Capacity)
 	writeJobChangesHTML(b, cmp.Jobs)
 }
-
-// Tick labels: the ticks sit on round values, so they print without the
-// fixed decimals of a figure in a table ("20ms", not "20.0ms").
-func msTick(x float64) string {
-	switch {
-	case x == 0:
-		return "0"
-	case x >= 1000:
-		return strconv.FormatFloat(x/1000, 'g', 4, 64) + "s"
-	default:
-		return strconv.FormatFloat(x, 'g', 4, 64) + "ms"
-	}
-}
-func share(y float64) string   { return strconv.FormatFloat(100*y, 'g', 4, 64) + "%" }
-func numTick(y float64) string { return strconv.FormatFloat(y, 'g', 6, 64) }
-func secTick(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) + "s" }
 
 func distributionCharts(r *Run, cats []string, sfx string) string {
 	var out strings.Builder

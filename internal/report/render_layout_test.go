@@ -2,13 +2,12 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"html"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
-
-	"encoding/json"
 )
 
 // pageLayout is what testdata/layout-probe.js measures in Chromium.

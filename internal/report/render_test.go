@@ -2,18 +2,16 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"encoding/json"
-
-	"os/exec"
-
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
-	"path/filepath"
 )
 
 // chartIDs are the charts a report must contain (the README and the browser test rely on them).

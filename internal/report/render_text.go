@@ -176,78 +176,8 @@ func writeComparisonText(b *strings.Builder, cmp *runrecord.Comparison) {
 	}
 }
 
-func fmtSigned(v float64) string {
-	if v >= 0 {
-		return "+" + fmtMS(v)
-	}
-	return "-" + fmtMS(-v)
-}
-
-func errorList(m map[string]uint64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || (m[keys[i]] == m[keys[j]] && keys[i] < keys[j]) })
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s:%d", k, m[k]))
-	}
-	return strings.Join(parts, " ")
-}
-
 func nonEmpty(s []string) []string {
 	return slices.DeleteFunc(slices.Clone(s), func(v string) bool { return v == "" })
-}
-
-// summaryRow is one row of the summary tables.
-type summaryRow struct {
-	label string
-	g     *Group
-}
-
-// summaryRows are the rows of the summary tables: each category and "all";
-// with several clients, each client's categories and total, then the run's.
-func summaryRows(r *Run) []summaryRow {
-	var rows []summaryRow
-	if !r.PerClient() {
-		for _, cat := range append(r.Categories(), runrecord.AllCategories) {
-			rows = append(rows, summaryRow{cat, r.Category(cat)})
-		}
-		return rows
-	}
-	for _, name := range r.Clients() {
-		v := r.Client(name)
-		for _, cat := range append(v.Categories(), runrecord.AllCategories) {
-			rows = append(rows, summaryRow{runrecord.ClientLabel(name) + " · " + cat, v.Category(cat)})
-		}
-	}
-	return append(rows, summaryRow{"every client · all", r.Category(runrecord.AllCategories)})
-}
-
-func rowHeading(r *Run) string {
-	if r.PerClient() {
-		return "client · category"
-	}
-	return "category"
-}
-
-// forEachView calls fn with the run, or with each client's view when it had several.
-func forEachView(r *Run, fn func(label string, v *Run)) {
-	if !r.PerClient() {
-		fn("", r)
-		return
-	}
-	for _, name := range r.Clients() {
-		fn("client "+runrecord.ClientLabel(name), r.Client(name))
-	}
-}
-
-func suffix(label string) string {
-	if label == "" {
-		return ""
-	}
-	return " — " + label
 }
 
 func writePairedText(b *strings.Builder, r *Run) {
@@ -258,4 +188,41 @@ func writePairedText(b *strings.Builder, r *Run) {
 			fmt.Fprintf(b, "    %s\n", describePair(row, pc))
 		}
 	}
+}
+
+// describe is a row in one line of text.
+func describePair(row runrecord.PairedRow, pc runrecord.PairedComparison) string {
+	f := func(v float64) string { return fmtMS(v) }
+	sf := fmtSigned
+	if row.Metric == "tokens_per_sec" {
+		f = func(v float64) string { return fmt.Sprintf("%.1f/s", v) }
+		sf = func(v float64) string { return fmt.Sprintf("%+.1f/s", v) }
+	}
+	if row.Pairs < pairMin {
+		return fmt.Sprintf("%-14s %d pairs: too few to compare", row.Metric, row.Pairs)
+	}
+	return fmt.Sprintf("%-14s %s %s vs %s %s: median difference %s (%+.1f%%), 95%% CI [%s, %s], %d pairs → %s",
+		row.Metric, pc.A, f(row.MedianA), pc.B, f(row.MedianB), sf(row.MedianDiff), 100*row.RelDiff,
+		sf(row.CILow), sf(row.CIHigh), row.Pairs, row.Verdict)
+}
+
+// finishOmittedLine is the report's line about n answers without a finish
+// reason ("" when there were none).
+func finishOmittedLine(n uint64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d answers ended without a finish reason: the server or a gateway omits it", n)
+}
+
+// finishOmittedLines are the report's lines about answers without a finish
+// reason: one per client that had any (with several clients, each named).
+func finishOmittedLines(r *Run) []string {
+	var lines []string
+	forEachView(r, func(label string, v *Run) {
+		if line := finishOmittedLine(v.Category(runrecord.AllCategories).FinishOmitted); line != "" {
+			lines = append(lines, line+suffix(label))
+		}
+	})
+	return lines
 }

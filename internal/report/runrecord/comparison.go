@@ -17,13 +17,13 @@ type Comparison struct {
 	Resamples   int             `json:"resamples"`
 	Rows        []ComparisonRow `json:"rows"`
 	// Server is the servers' own figures against the baseline's
-	// (serverMetrics on both sides; server_baseline.go).
+	// (serverMetrics on both sides; compare.Servers).
 	Server []ServerChange `json:"server,omitempty"`
 	// Capacity is the capacity search's answer against the baseline's
-	// (both runs searched; capacity_baseline.go).
+	// (both runs searched; compare.Capacity).
 	Capacity *CapacityChange `json:"capacity,omitempty"`
 	// Jobs is the conversations' and agent jobs' times against the
-	// baseline's, per kind and category (jobs_baseline.go).
+	// baseline's, per kind and category (compare.Jobs).
 	Jobs []JobChange `json:"jobs,omitempty"`
 }
 

@@ -7,7 +7,7 @@ type ConversationRecord struct {
 	Turns []TurnRecord `json:"turns,omitempty"`
 	Jobs  []JobRecord  `json:"jobs,omitempty"`
 	// Stages are the jobs by the load stage their first call was sent in
-	// (jobs_stages.go); StageNote says why a merged record has none.
+	// (the report's collect_job_stages.go); StageNote says why a merged record has none.
 	Stages    []JobStageRecord `json:"stages,omitempty"`
 	StageNote string           `json:"stage_note,omitempty"`
 }

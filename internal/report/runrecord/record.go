@@ -28,7 +28,7 @@ type Record struct {
 	StageNote  string                     `json:"stage_note,omitempty"` // why no stages could be compared
 	Waves      []WaveRecord               `json:"waves,omitempty"`
 	// With several clients: each client's own figures, stages and waves
-	// (render_record.go), the routes, and the paired comparisons.
+	// (ClientRecord), the routes, and the paired comparisons.
 	Clients    map[string]*ClientRecord `json:"clients,omitempty"`
 	Routes     []RouteRecord            `json:"routes,omitempty"`
 	Paired     []PairedComparison       `json:"paired,omitempty"`

@@ -150,21 +150,3 @@ func (w Wave) Describe(origin time.Time) string {
 	return s + fmt.Sprintf("back to its level (≤ %s) %s after the load came down",
 		fmtMS(w.RecoveryLimitMS), fmtDur(w.Recovery))
 }
-
-func waveRecords(r *Run) []runrecord.WaveRecord {
-	var out []runrecord.WaveRecord
-	for _, w := range r.Waves() {
-		wr := runrecord.WaveRecord{
-			StartSeconds: w.Start.Sub(r.Timeline.Origin).Seconds(), EndSeconds: w.End.Sub(r.Timeline.Origin).Seconds(),
-			Base: w.Base, Peak: w.Peak, BeforeTTFTP50: w.BeforeTTFTP50, PeakTTFTP50: w.PeakTTFTP50,
-			RecoveryLimitMS: w.RecoveryLimitMS, Recovered: w.Recovered, ObservedAfter: w.ObservedAfter.Seconds(),
-			Text: w.Describe(r.Timeline.Origin),
-		}
-		if w.Recovered {
-			v := w.Recovery.Seconds()
-			wr.RecoverySeconds = &v
-		}
-		out = append(out, wr)
-	}
-	return out
-}

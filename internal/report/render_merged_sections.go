@@ -6,7 +6,6 @@ import (
 	"html"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
-	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // A merged record's sections, rendered as a single run's are: the dispatch
@@ -70,26 +69,3 @@ func imageGroups(recs []runrecord.ImageRecord) []*ImageGroup {
 	}
 	return out
 }
-
-// conversationGroups turns the section's record back into groups: the jobs'
-// means become sums again.
-func conversationGroups(c *runrecord.ConversationRecord) ([]*TurnGroup, []*JobGroup, []JobStage, string) {
-	if c == nil {
-		return nil, nil, nil, ""
-	}
-	turns := make([]*TurnGroup, 0, len(c.Turns))
-	for _, t := range c.Turns {
-		turns = append(turns, &TurnGroup{Turn: t.Turn, Cache: t.Cache, Calls: t.Calls, TTFT: sketchOf(t.TTFT)})
-	}
-	return turns, jobGroupsOf(c.Jobs), jobStagesOf(c.Stages), c.StageNote
-}
-
-// sketchOf is a record's sketch, an empty one when it has none.
-func sketchOf(mr *runrecord.MetricRecord) *sketch.Sketch {
-	if mr == nil || mr.Sketch == nil {
-		return sketch.New(sketch.FineAlpha)
-	}
-	return mr.Sketch
-}
-
-func roundCount(v float64) uint64 { return uint64(max(0, v+0.5)) } // #nosec G115 -- a non-negative count

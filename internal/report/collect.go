@@ -27,7 +27,7 @@ type Options struct {
 	ShortPromptTokens, LongPromptTokens int64
 	// MinStage is how long calls must keep starting at one concurrency for it
 	// to be a stage. Zero: relative to the calls themselves, stageCallSpans
-	// median call durations and at least minStageFloor (stages.go).
+	// median call durations and at least minStageFloor (collect_collect_stages.go).
 	MinStage time.Duration
 	// Exclude says which calls stay out of the report (warm-up, scenarios, tags, setup/teardown).
 	Exclude Exclude
@@ -384,15 +384,15 @@ type Run struct {
 	// Capacity is a capacity search's answer (nil without a search).
 	Capacity *runrecord.Capacity
 	// Retrieval and Images are the sections beside the chat figures
-	// (sections.go): the embed and rerank calls, and TTFT by the prompt's
+	// (collect_sections.go): the embed and rerank calls, and TTFT by the prompt's
 	// images. Nil until the binding sets them.
 	Retrieval []*RetrievalGroup
 	Images    []*ImageGroup
 	// Turns and Jobs are the live conversations' section
-	// (conversations.go): TTFT by turn and the jobs' figures.
+	// (collect_conversations.go): TTFT by turn and the jobs' figures.
 	Turns []*TurnGroup
 	Jobs  []*JobGroup
-	// jobLevels are the jobs by the load class of their first call (jobs_stages.go).
+	// jobLevels are the jobs by the load class of their first call (collect_job_stages.go).
 	jobLevels map[int][]*JobGroup
 	parts     map[string]*Run // each client alone, when the run had several
 	client    string          // the client of this view ("" for a whole run)

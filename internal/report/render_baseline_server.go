@@ -16,48 +16,6 @@ import (
 // on the server's side, whatever the client's figures did, so a worse one is
 // a finding of its own (server_regressed).
 
-func serverChangeText(c runrecord.ServerChange) string {
-	f := func(v float64) string {
-		switch c.Unit {
-		case "ms":
-			return fmtMS(v)
-		case "share":
-			return fmtPct(v)
-		case "per s":
-			return fmt.Sprintf("%.2f/s", v)
-		default:
-			return fmt.Sprintf("%.2f", v)
-		}
-	}
-	return fmt.Sprintf("%s %s → %s", c.Figure, f(c.Baseline), f(c.Current))
-}
-
-// serverChangeFinding is server_regressed when a server figure got worse
-// than the baseline's, one finding per client (or one for the run).
-func serverChangeFinding(changes []runrecord.ServerChange, findings []runrecord.Finding) []runrecord.Finding {
-	byClient := map[string][]string{}
-	var order []string
-	for _, c := range changes {
-		if c.Verdict != runrecord.VerdictWorse {
-			continue
-		}
-		if _, seen := byClient[c.Client]; !seen {
-			order = append(order, c.Client)
-		}
-		byClient[c.Client] = append(byClient[c.Client], fmt.Sprintf("server %s against the baseline: %s", c.Endpoint, serverChangeText(c)))
-	}
-	for _, client := range order {
-		findings = append(findings, runrecord.Finding{
-			ID: "server_regressed", Title: "The server is worse than in the baseline, by its own figures", Severity: "warning",
-			Evidence: byClient[client], Client: client,
-			Advice: "The server's own /metrics moved against the baseline run: the change is on the server's side (engine " +
-				"version or flags, model, hardware, other traffic on it), not in the network or this client. Compare how " +
-				"the two servers were set up; the client's own comparison rows say how much a user felt it. " + guideLink("server_regressed"),
-		})
-	}
-	return findings
-}
-
 // serverChangesLine is the text report's line of a view's changes: every
 // figure compared, the changed ones marked.
 func serverChangesLine(v servermetrics.View, changes []runrecord.ServerChange) string {

@@ -45,3 +45,5 @@ func clearlyAbove(a, b *sketch.Sketch) bool {
 	_, bhi := medianInterval(b)
 	return alo > bhi
 }
+
+func q50(s *sketch.Sketch) float64 { return s.Quantile(0.5) }

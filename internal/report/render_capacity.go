@@ -70,40 +70,6 @@ func capacityPlan(c *runrecord.Capacity) string {
 	return s
 }
 
-// fmtLevel prints a level with the digits a search's precision gives it.
-func fmtLevel(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	default:
-		return fmt.Sprintf("%.2f", v)
-	}
-}
-
-func fmtOptLevel(v *float64) string {
-	if v == nil {
-		return "unknown"
-	}
-	return fmtLevel(*v)
-}
-
-// fmtOptMS prints a window's percentile; "—" when it was not measured.
-func fmtOptMS(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return fmtMS(*v)
-}
-
-func fmtOptNum(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%.1f", *v)
-}
-
 var capacityColumns = []string{"#", "phase", "level", "verdict", "calls", "ttft p95", "tpot p95", "e2e p99", //nolint:gochecknoglobals // column heads
 	"goodput/s", "out tok/s", "stopped", "why"}
 
@@ -149,28 +115,6 @@ func CapacityText(c *runrecord.Capacity) string {
 	}
 	writeAlignedText(&b, capacityColumns, rows)
 	return b.String()
-}
-
-// writeAlignedText writes a table of text cells in columns as wide as
-// their widest cell; the last column is left ragged.
-func writeAlignedText(b *strings.Builder, head []string, rows [][]string) {
-	width := make([]int, len(head))
-	for _, row := range append([][]string{head}, rows...) {
-		for i, c := range row {
-			width[i] = max(width[i], len([]rune(c)))
-		}
-	}
-	for _, row := range append([][]string{head}, rows...) {
-		b.WriteString("  ")
-		for i, c := range row {
-			if i == len(row)-1 {
-				b.WriteString(c)
-				break
-			}
-			fmt.Fprintf(b, "%-*s  ", width[i], c)
-		}
-		b.WriteString("\n")
-	}
 }
 
 // writeCapacityHTML writes the section: the answer, level against TTFT p95

@@ -193,19 +193,3 @@ func median(v []float64) float64 {
 
 // Paired returns the paired comparisons of the run (clients that served the same dataset items).
 func (r *Run) Paired() []runrecord.PairedComparison { return r.pairs }
-
-// describe is a row in one line of text.
-func describePair(row runrecord.PairedRow, pc runrecord.PairedComparison) string {
-	f := func(v float64) string { return fmtMS(v) }
-	sf := fmtSigned
-	if row.Metric == "tokens_per_sec" {
-		f = func(v float64) string { return fmt.Sprintf("%.1f/s", v) }
-		sf = func(v float64) string { return fmt.Sprintf("%+.1f/s", v) }
-	}
-	if row.Pairs < pairMin {
-		return fmt.Sprintf("%-14s %d pairs: too few to compare", row.Metric, row.Pairs)
-	}
-	return fmt.Sprintf("%-14s %s %s vs %s %s: median difference %s (%+.1f%%), 95%% CI [%s, %s], %d pairs → %s",
-		row.Metric, pc.A, f(row.MedianA), pc.B, f(row.MedianB), sf(row.MedianDiff), 100*row.RelDiff,
-		sf(row.CILow), sf(row.CIHigh), row.Pairs, row.Verdict)
-}

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
@@ -158,69 +157,4 @@ func errorTypes(errs map[string]uint64) string {
 		parts = append(parts, fmt.Sprintf("%s×%d", t, errs[t]))
 	}
 	return strings.Join(parts, " ")
-}
-
-// retrievalColumns are the section's columns, in the text and the HTML.
-var retrievalColumns = []string{ //nolint:gochecknoglobals // read-only table
-	"op", "category", "load", "calls", "failed", "dur p50", "dur p95", "TTFB p95", "parse p50", "batch", "in tok/s",
-	"late p99", "dur from due p95"}
-
-// cells are the group's row of the section: "-" for what was not measured.
-// A single run's groups and a merged record's share it.
-func retrievalCells(rr *runrecord.RetrievalRecord) []string {
-	load := fmt.Sprintf("%.0f VUs", rr.Load)
-	if rr.ByRate {
-		load = fmt.Sprintf("%.3g/s", rr.Load)
-	}
-	batch, tps := "-", "-"
-	if rr.BatchMean != nil {
-		batch = fmt.Sprintf("%.1f", *rr.BatchMean)
-	}
-	if rr.InputTokensPerSec != nil {
-		tps = fmt.Sprintf("%.0f", *rr.InputTokensPerSec)
-	}
-	q := func(name string, p float64) string {
-		if mr := rr.Metrics[name]; mr != nil && mr.Sketch != nil {
-			return fmtMS(mr.Sketch.Quantile(p))
-		}
-		return "-"
-	}
-	return []string{rr.Op, rr.Category, load, fmt.Sprint(rr.Calls), fmt.Sprint(rr.Failed),
-		q("duration", 0.5), q("duration", 0.95), q("ttfb", 0.95), q("parse", 0.5), batch, tps,
-		q("dispatch_delay", 0.99), q("e2e_from_due", 0.95)}
-}
-
-// RetrievalText is the section's text: "" without such calls. A failed
-// call counts in calls and failed only; the timings are the answered ones'.
-// The due-time columns are "-" for calls no schedule asked for.
-func RetrievalText(groups []*RetrievalGroup) string {
-	return retrievalRecordText(retrievalRecords(groups))
-}
-
-// retrievalRecordText is RetrievalText of the groups' records.
-func retrievalRecordText(groups []runrecord.RetrievalRecord) string {
-	if len(groups) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("Embeddings and rerank (non-streamed: no TTFT or gaps)\n")
-	widths := []int{-7, -16, 7, 6, 6, 9, 9, 9, 9, 8, 9, 9, 16}
-	writeCells(&b, widths, retrievalColumns)
-	for i := range groups {
-		writeCells(&b, widths, retrievalCells(&groups[i]))
-		if errs := errorTypes(groups[i].Errors); errs != "" {
-			fmt.Fprintf(&b, "          failures: %s\n", errs)
-		}
-	}
-	return b.String()
-}
-
-// writeCells writes one row of a text table: each cell in its width
-// (negative: left-aligned), two spaces in.
-func writeCells(b *strings.Builder, widths []int, cells []string) {
-	b.WriteString(" ")
-	for i, c := range cells {
-		fmt.Fprintf(b, " %*s", widths[i], c)
-	}
-	b.WriteString("\n")
 }

@@ -6,24 +6,7 @@ import (
 	"html"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
-
-func addCost(c *runrecord.Cost, o *Observation) {
-	if !o.Priced {
-		return
-	}
-	c.Merge(runrecord.Cost{Calls: 1, Total: o.Cost.Total(), Saved: o.Cost.Saved, Currency: o.Currency})
-}
-
-func (g *Group) costRecord() *runrecord.CostRecord {
-	c := g.Cost
-	if c.Calls == 0 {
-		return nil
-	}
-	return &runrecord.CostRecord{Currency: c.Currency, Calls: c.Calls, Total: c.Total, Per1000Calls: c.Per1000(), SavedByCache: c.Saved}
-}
 
 // costRows are the summary rows of priced calls (none when no client had prices).
 func costRows(rows []summaryRow) []summaryRow {

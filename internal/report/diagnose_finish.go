@@ -18,15 +18,6 @@ import (
 // leaves it out by design, not the odd answer of a gateway.
 const finishOmittedShare = 0.5
 
-// finishOmittedLine is the report's line about n answers without a finish
-// reason ("" when there were none).
-func finishOmittedLine(n uint64) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d answers ended without a finish reason: the server or a gateway omits it", n)
-}
-
 // ruleFinishOmitted: most successful answers named no finish reason.
 func ruleFinishOmitted(r *Run) []runrecord.Finding {
 	all := r.Category(runrecord.AllCategories)
@@ -49,16 +40,4 @@ func ruleFinishOmitted(r *Run) []runrecord.Finding {
 			"them; requireFinishReason: true fails them if the finish must be named.",
 		Values: map[string]float64{"finish_omitted": float64(all.FinishOmitted), "share": share},
 	}}
-}
-
-// finishOmittedLines are the report's lines about answers without a finish
-// reason: one per client that had any (with several clients, each named).
-func finishOmittedLines(r *Run) []string {
-	var lines []string
-	forEachView(r, func(label string, v *Run) {
-		if line := finishOmittedLine(v.Category(runrecord.AllCategories).FinishOmitted); line != "" {
-			lines = append(lines, line+suffix(label))
-		}
-	})
-	return lines
 }

@@ -3,50 +3,10 @@ package report
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
-
-// SetDispatch gives the run (and each client's view of it) its dispatch
-// account. The schedules' dropped credits become failed calls of the run
-// (error type dropped): a credit is no client's until a call takes it, so
-// they count in a client's or a category's figures only when the run had
-// that one alone, and in the whole run's always.
-func (r *Run) SetDispatch(d *runrecord.Dispatch) {
-	r.Dispatch = d
-	credits, _ := d.Dropped()
-	r.droppedCredits = credits
-	for _, v := range r.parts {
-		v.Dispatch = d
-	}
-}
-
-// droppedIn is how many dropped credits count in category cat's figures.
-func (r *Run) droppedIn(cat string) uint64 {
-	if r.droppedCredits == 0 {
-		return 0
-	}
-	if cat == runrecord.AllCategories {
-		return r.droppedCredits
-	}
-	if cats := r.Categories(); len(cats) == 1 && cats[0] == cat {
-		return r.droppedCredits
-	}
-	return 0
-}
-
-// addDropped counts n dropped credits as failed calls.
-func (g *Group) addDropped(n uint64) {
-	if n == 0 {
-		return
-	}
-	g.Requests += n
-	g.Failures += n
-	g.Errors[string(stream.ErrDropped)] += n
-}
 
 // The rule that marks a run's percentiles unreliable: the generator sent
 // late by more than a small share of what is measured, or dropped sends.
@@ -118,62 +78,4 @@ func (r *Run) dispatchDelays() *sketch.Sketch {
 		_ = d.Merge(g.DispatchDelay) // same accuracy: both are sketch.FineAlpha
 	}
 	return d
-}
-
-// dispatchLines are the report's headline lines about what was not sent on
-// time ("" when there is nothing to say).
-func (r *Run) dispatchLines() []string { return dispatchLinesOf(r.Dispatch, r.seenReuse) }
-
-// dispatchLinesOf are the lines of a dispatch account; reuse words a
-// trace's predicted prefix reuse.
-func dispatchLinesOf(d *runrecord.Dispatch, reuse func(predicted float64) string) []string {
-	if d == nil {
-		return nil
-	}
-	var out []string
-	for _, s := range d.Schedules {
-		line := fmt.Sprintf("schedule %s (%s): %d credits sent, %d late (worst %s), %d dropped", s.Name, s.Kind, s.Claimed,
-			s.Late, fmtMS(s.MaxLagMS), s.Dropped)
-		out = append(out, line)
-		if s.Trace != "" {
-			out = append(out, "  "+s.Trace)
-		}
-		if s.PrefixReuse != nil {
-			out = append(out, "  "+reuse(*s.PrefixReuse))
-		}
-	}
-	credits, iterations := d.Dropped()
-	if credits > 0 || iterations > 0 {
-		var parts []string
-		if credits > 0 {
-			parts = append(parts, fmt.Sprintf("%d schedule credits", credits))
-		}
-		if iterations > 0 {
-			parts = append(parts, fmt.Sprintf("%.0f k6 dropped_iterations", iterations))
-		}
-		line := "percentiles omit " + strings.Join(parts, " and ") + ": sends the test owed and never made"
-		if credits > 0 {
-			line += "; the credits count as failed calls (error type dropped)"
-		}
-		out = append(out, line)
-	}
-	if f := d.K6Shortfall; f != nil {
-		out = append(out, fmt.Sprintf("k6's arrival-rate executor had %.0f VUs at most; %.3g iterations/s offered × %s each "+
-			"needs about %.0f (raise preAllocatedVUs/maxVUs, or use a Schedule, which sends late instead of dropping)",
-			f.VUsMax, f.OfferedRate, fmtMS(1000*f.IterationSec), f.NeededVUs))
-	}
-	return out
-}
-
-// seenReuse sets the reuse a trace predicts beside what the servers'
-// usage said was cached: the share of the prompt tokens, when any answer
-// said whether it hit the cache.
-func (r *Run) seenReuse(predicted float64) string {
-	all := r.Category(runrecord.AllCategories)
-	if all.PromptTokens == 0 || all.CacheHit+all.CacheMiss == 0 {
-		return fmt.Sprintf("prefix reuse: the trace predicts %.1f%%; the server reported no cached tokens to compare "+
-			"(llm_server_* from serverMetrics may)", 100*predicted)
-	}
-	return fmt.Sprintf("prefix reuse: the trace predicts %.1f%%; the servers' usage reported %.1f%% of prompt tokens cached",
-		100*predicted, 100*float64(all.CachedTokens)/float64(all.PromptTokens))
 }

@@ -301,3 +301,6 @@ func ratio(a, b float64) float64 {
 	}
 	return a / b
 }
+
+// nearZeroGapMS: a gap under 1 ms is part of a burst (Group.BurstGaps).
+const nearZeroGapMS = 1.0

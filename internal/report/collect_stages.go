@@ -120,7 +120,7 @@ type Stage struct {
 	All         *Group        // every category and model merged
 	ByCategory  map[string]*Group
 	// Throughput is completed calls (and output tokens) per second while the
-	// stage's load was on (stage_throughput.go).
+	// stage's load was on (collect_stage_throughput.go).
 	RequestsPerSec, OutputTokensPerSec float64
 }
 

@@ -13,31 +13,6 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
-func jobChangeText(c runrecord.JobChange) string {
-	return fmt.Sprintf("%s %s → %s (%+.0f%%)", c.Figure, fmtMS(c.Baseline), fmtMS(c.Current), c.DeltaPct)
-}
-
-// jobsChangeFinding is jobs_regressed when a job time got worse than the
-// baseline's.
-func jobsChangeFinding(changes []runrecord.JobChange, findings []runrecord.Finding) []runrecord.Finding {
-	var evidence []string
-	for _, c := range changes {
-		if c.Verdict == runrecord.VerdictWorse {
-			evidence = append(evidence, fmt.Sprintf("%s against the baseline: %s", c.Label(), jobChangeText(c)))
-		}
-	}
-	if len(evidence) == 0 {
-		return findings
-	}
-	return append(findings, runrecord.Finding{
-		ID: "jobs_regressed", Title: "Conversations or agent jobs take longer than in the baseline", Severity: "warning",
-		Evidence: evidence,
-		Advice: "A job spans every turn, tool call and pause: compare its model time with its duration. Model time up: the " +
-			"calls got slower (the baseline rows say which figure). Duration up with model time alike: more turns or steps, " +
-			"longer tools or think time, or the job's script changed. " + guideLink("jobs_regressed"),
-	})
-}
-
 // changedJobs is the changes that are not "no significant change".
 func changedJobs(changes []runrecord.JobChange) []runrecord.JobChange {
 	var out []runrecord.JobChange

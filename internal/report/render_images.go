@@ -1,0 +1,39 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+import ()
+
+// imageColumns are the section's columns, in the text and the HTML.
+var imageColumns = []string{"images", "size", "calls", "TTFT p50", "TTFT p95", "image KB"} //nolint:gochecknoglobals // read-only table
+
+// cells are the group's row of the section.
+func (g *ImageGroup) cells() []string {
+	count, size, kb := "none", "-", "-"
+	if g.Images > 0 {
+		count, size = fmt.Sprint(g.Images), g.Size
+		if g.Images == 5 {
+			count = "5+"
+		}
+		kb = fmt.Sprintf("%.0f", float64(g.Bytes)/float64(g.Calls)/1024)
+	}
+	return []string{count, size, fmt.Sprint(g.Calls), fmtMS(g.TTFT.Quantile(0.5)), fmtMS(g.TTFT.Quantile(0.95)), kb}
+}
+
+// ImageText is the section's text: "" when no prompt had images.
+func ImageText(groups []*ImageGroup) string {
+	if len(groups) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("TTFT by images in the prompt (answered chat calls; image tokens cost prefill)\n")
+	widths := []int{-7, -9, 7, 10, 10, 12}
+	writeCells(&b, widths, imageColumns)
+	for _, g := range groups {
+		writeCells(&b, widths, g.cells())
+	}
+	return b.String()
+}

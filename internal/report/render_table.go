@@ -1,0 +1,76 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"strconv"
+	"strings"
+)
+
+import ()
+
+func writeTableHTML(b *bytes.Buffer, id string, head []string, rows [][]string) {
+	fmt.Fprintf(b, `<table id="%s"><tr>`, id)
+	for _, h := range head {
+		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(h))
+	}
+	b.WriteString("</tr>\n")
+	for _, row := range rows {
+		b.WriteString("<tr>")
+		for _, c := range row {
+			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n")
+}
+
+// writeCells writes one row of a text table: each cell in its width
+// (negative: left-aligned), two spaces in.
+func writeCells(b *strings.Builder, widths []int, cells []string) {
+	b.WriteString(" ")
+	for i, c := range cells {
+		fmt.Fprintf(b, " %*s", widths[i], c)
+	}
+	b.WriteString("\n")
+}
+
+// writeAlignedText writes a table of text cells in columns as wide as
+// their widest cell; the last column is left ragged.
+func writeAlignedText(b *strings.Builder, head []string, rows [][]string) {
+	width := make([]int, len(head))
+	for _, row := range append([][]string{head}, rows...) {
+		for i, c := range row {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, row := range append([][]string{head}, rows...) {
+		b.WriteString("  ")
+		for i, c := range row {
+			if i == len(row)-1 {
+				b.WriteString(c)
+				break
+			}
+			fmt.Fprintf(b, "%-*s  ", width[i], c)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// Tick labels: the ticks sit on round values, so they print without the
+// fixed decimals of a figure in a table ("20ms", not "20.0ms").
+func msTick(x float64) string {
+	switch {
+	case x == 0:
+		return "0"
+	case x >= 1000:
+		return strconv.FormatFloat(x/1000, 'g', 4, 64) + "s"
+	default:
+		return strconv.FormatFloat(x, 'g', 4, 64) + "ms"
+	}
+}
+
+func numTick(y float64) string { return strconv.FormatFloat(y, 'g', 6, 64) }
+
+func secTick(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) + "s" }

@@ -1,69 +1,11 @@
 package report
 
 import (
-	"fmt"
-	"maps"
-	"slices"
 	"sync"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
-
-// Options tune a Collector. The zero value is usable.
-type Options struct {
-	// Start is the test start; the timeline begins there (zero: at the first call).
-	Start time.Time
-	// MaxBuckets caps the timeline; beyond it neighbouring buckets merge (default 3600).
-	MaxBuckets int
-	// ReservoirSize is how many calls per category are kept for the bootstrap (default 2000).
-	ReservoirSize int
-	// Seed makes the reservoirs and the bootstrap reproducible (default 1).
-	Seed uint64
-	// ShortPromptTokens / LongPromptTokens classify prompts for the head-of-line
-	// rule when the server reports prompt tokens (defaults 500 and 2000).
-	ShortPromptTokens, LongPromptTokens int64
-	// MinStage is how long calls must keep starting at one concurrency for it
-	// to be a stage. Zero: relative to the calls themselves, stageCallSpans
-	// median call durations and at least minStageFloor (collect_collect_stages.go).
-	MinStage time.Duration
-	// Exclude says which calls stay out of the report (warm-up, scenarios, tags, setup/teardown).
-	Exclude Exclude
-}
-
-// Validate names the first option that cannot be applied.
-func (o Options) Validate() error {
-	if o.MinStage < 0 {
-		return fmt.Errorf("minStage must not be negative (got %s)", o.MinStage)
-	}
-	return o.Exclude.validate()
-}
-
-func (o Options) withDefaults() Options {
-	if o.MaxBuckets <= 0 {
-		o.MaxBuckets = 3600
-	}
-	if o.ReservoirSize <= 0 {
-		o.ReservoirSize = 2000
-	}
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
-	if o.ShortPromptTokens <= 0 {
-		o.ShortPromptTokens = 500
-	}
-	if o.LongPromptTokens <= 0 {
-		o.LongPromptTokens = 2000
-	}
-	return o
-}
-
-type groupKey struct {
-	Client, Category, Model, Route string
-	Level                          int
-}
 
 // Collector aggregates observations from every VU of a process. It is safe
 // for concurrent use; its memory depends on the number of clients,
@@ -111,45 +53,6 @@ func (p *part) clone() *part {
 		c.reservoirs[k] = r.clone()
 	}
 	return &c
-}
-
-// gapScratch summarises the gaps of one call before the collector's lock is
-// taken: the sketches merged into the group and the timeline, and the exact
-// burst statistics.
-type gapScratch struct {
-	fine, coarse         *sketch.Sketch
-	n, burstGaps, bursts uint64
-	longest              float64
-}
-
-// summarise fills gs from a call's gaps; false when none was measured.
-func (gs *gapScratch) summarise(gaps stream.Gaps) bool {
-	inBurst := false
-	for i := range gaps {
-		v, ok := ms(gaps.At(i))
-		if !ok {
-			continue
-		}
-		gs.fine.Add(v)
-		gs.coarse.Add(v)
-		gs.n++
-		gs.longest = max(gs.longest, v)
-		near := v < nearZeroGapMS
-		if near {
-			gs.burstGaps++
-			if !inBurst {
-				gs.bursts++
-			}
-		}
-		inBurst = near
-	}
-	return gs.n > 0
-}
-
-func (gs *gapScratch) reset() {
-	gs.fine.Reset()
-	gs.coarse.Reset()
-	gs.n, gs.burstGaps, gs.bursts, gs.longest = 0, 0, 0, 0
 }
 
 // NewCollector returns an empty collector.
@@ -361,122 +264,4 @@ func (p *part) freeze(r *Run) {
 		r.seen[k] = res.Seen
 	}
 	r.First, r.Last, r.Timeline = p.first, p.last, p.timeline.clone()
-}
-
-// Run is a frozen copy of a Collector's statistics, what the diagnosis and
-// the renderers read.
-type Run struct {
-	opt         Options
-	groups      map[groupKey]*Group
-	levels      map[int]levelInfo
-	samples     map[string][]Sample
-	seen        map[string]uint64
-	First, Last time.Time
-	Timeline    *Timeline
-	// Excluded is what the collector left out (warm-up, scenarios, tags, setup/teardown).
-	Excluded runrecord.Exclusions
-	// Dispatch is what the test offered and did not send on time (nil when
-	// the binding had nothing to say): schedules and k6's dropped iterations.
-	Dispatch *runrecord.Dispatch
-	// droppedCredits are the schedules' credits never sent, counted as
-	// failed calls (SetDispatch); 0 in a client's view of several.
-	droppedCredits uint64
-	// Capacity is a capacity search's answer (nil without a search).
-	Capacity *runrecord.Capacity
-	// Retrieval and Images are the sections beside the chat figures
-	// (collect_sections.go): the embed and rerank calls, and TTFT by the prompt's
-	// images. Nil until the binding sets them.
-	Retrieval []*RetrievalGroup
-	Images    []*ImageGroup
-	// Turns and Jobs are the live conversations' section
-	// (collect_conversations.go): TTFT by turn and the jobs' figures.
-	Turns []*TurnGroup
-	Jobs  []*JobGroup
-	// jobLevels are the jobs by the load class of their first call (collect_job_stages.go).
-	jobLevels map[int][]*JobGroup
-	parts     map[string]*Run // each client alone, when the run had several
-	client    string          // the client of this view ("" for a whole run)
-	pairs     []runrecord.PairedComparison
-}
-
-// SetMinStage changes how long a load level must hold to be a stage (the
-// MinStage option) for this frozen run and each client's view of it: the
-// stages are found when read, so report() can still choose it.
-func (r *Run) SetMinStage(d time.Duration) {
-	r.opt.MinStage = d
-	for _, v := range r.parts {
-		v.opt.MinStage = d
-	}
-}
-
-// Clients lists the clients (Client name option) seen, sorted.
-func (r *Run) Clients() []string { return r.distinct(func(k groupKey) string { return k.Client }) }
-
-// Client is the run as one client saw it: every figure, stage, wave and rule
-// of that client alone. With a single client it is the run itself.
-func (r *Run) Client(name string) *Run {
-	if v := r.parts[name]; v != nil {
-		return v
-	}
-	return r
-}
-
-// PerClient says whether the run had several clients, so that every table and
-// rule must be read per client.
-func (r *Run) PerClient() bool { return len(r.parts) > 1 }
-
-// ClientName is the client of a per-client view ("" for a whole run).
-func (r *Run) ClientName() string { return r.client }
-
-// Duration is the wall time from the first call start to the last call end.
-func (r *Run) Duration() time.Duration {
-	if r.First.IsZero() || r.Last.Before(r.First) {
-		return 0
-	}
-	return r.Last.Sub(r.First)
-}
-
-// Categories lists the categories seen, sorted.
-func (r *Run) Categories() []string { return r.distinct(func(k groupKey) string { return k.Category }) }
-
-// Models lists the models seen, sorted.
-func (r *Run) Models() []string { return r.distinct(func(k groupKey) string { return k.Model }) }
-
-// distinct lists one field of the group keys, sorted, without repeats.
-func (r *Run) distinct(field func(groupKey) string) []string {
-	set := map[string]bool{}
-	for k := range r.groups {
-		set[field(k)] = true
-	}
-	return sortedKeys(set)
-}
-
-// Category merges every model and stage of one category; AllCategories
-// merges everything. The schedules' dropped credits count as failed calls
-// where they belong (droppedIn).
-func (r *Run) Category(name string) *Group {
-	g := newGroup()
-	for k, v := range r.groups {
-		if name == runrecord.AllCategories || k.Category == name {
-			g.merge(v)
-		}
-	}
-	g.addDropped(r.droppedIn(name))
-	return g
-}
-
-// Samples returns the reservoir of a category (AllCategories: every category's, concatenated).
-func (r *Run) Samples(category string) []Sample {
-	if category != runrecord.AllCategories {
-		return r.samples[category]
-	}
-	var all []Sample
-	for _, k := range sortedKeys(r.samples) {
-		all = append(all, r.samples[k]...)
-	}
-	return all
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

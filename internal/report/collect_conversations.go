@@ -9,14 +9,10 @@ package report
 import (
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
-
-// maxTurnRow is the last turn with a row of its own (later turns share it).
-const maxTurnRow = 10
 
 // ConversationCollector gathers the answered turns' TTFT and the jobs.
 type ConversationCollector struct {
@@ -27,31 +23,6 @@ type ConversationCollector struct {
 	// byLevel are the jobs again, by the load class their first call was
 	// sent in (collect_job_stages.go).
 	byLevel map[levelJobKey]*JobGroup
-}
-
-type turnKey struct {
-	Turn  int
-	Cache string
-}
-
-type jobKey struct{ Kind, Category string }
-
-// TurnGroup is the answered turns of one number and one cache state.
-type TurnGroup struct {
-	Turn  int    // maxTurnRow stands for that turn and later ones
-	Cache string // hit, miss or unknown (the server reported no cached count)
-	Calls uint64
-	TTFT  *sketch.Sketch
-}
-
-// JobGroup is the jobs of one kind and category.
-type JobGroup struct {
-	Kind, Category     string
-	Jobs, Failed       uint64
-	Duration           *sketch.Sketch
-	Model, Think, Tool time.Duration // sums
-	Turns, Steps       uint64
-	TokensOut          int64
 }
 
 // NewConversationCollector makes an empty collector leaving out what opt says.
@@ -104,35 +75,6 @@ func (c *ConversationCollector) AddJob(j *record.Job) {
 	c.byLevel[lk].add(j)
 }
 
-func newJobGroup(k jobKey) *JobGroup {
-	return &JobGroup{Kind: k.Kind, Category: k.Category, Duration: sketch.New(sketch.FineAlpha)}
-}
-
-// add counts one job into the group.
-func (g *JobGroup) add(j *record.Job) {
-	g.Jobs++
-	if j.Failed {
-		g.Failed++
-	}
-	d, _ := ms(j.Duration(j.End))
-	g.Duration.Add(d)
-	g.Model += j.Model
-	g.Think += j.Think
-	g.Tool += j.Tool
-	g.Turns += uint64(j.Turns) // #nosec G115 -- a count, never negative
-	g.Steps += uint64(j.Steps) // #nosec G115 -- a count, never negative
-	g.TokensOut += j.TokensOut
-}
-
-// Conversations is the section's groups: the answered turns (by turn, then
-// cache state), the jobs (by kind, then category) and the jobs by the load
-// class of their first call.
-type Conversations struct {
-	Turns   []*TurnGroup
-	Jobs    []*JobGroup
-	ByLevel map[int][]*JobGroup
-}
-
 // Groups are the section's groups, copies.
 func (c *ConversationCollector) Groups() Conversations {
 	c.mu.Lock()
@@ -161,25 +103,4 @@ func (c *ConversationCollector) Groups() Conversations {
 		sortJobGroups(gs)
 	}
 	return Conversations{Turns: turns, Jobs: jobs, ByLevel: byLevel}
-}
-
-// clone copies the group, its sketch too: the collector goes on adding.
-func (g *JobGroup) clone() *JobGroup {
-	cp := *g
-	cp.Duration = g.Duration.Clone()
-	return &cp
-}
-
-func sortJobGroups(jobs []*JobGroup) {
-	sort.Slice(jobs, func(i, j int) bool {
-		if jobs[i].Kind != jobs[j].Kind {
-			return jobs[i].Kind < jobs[j].Kind
-		}
-		return jobs[i].Category < jobs[j].Category
-	})
-}
-
-// SetConversations gives the run its conversations' groups.
-func (r *Run) SetConversations(c Conversations) {
-	r.Turns, r.Jobs, r.jobLevels = c.Turns, c.Jobs, c.ByLevel
 }

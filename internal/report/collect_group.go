@@ -304,3 +304,47 @@ func ratio(a, b float64) float64 {
 
 // nearZeroGapMS: a gap under 1 ms is part of a burst (Group.BurstGaps).
 const nearZeroGapMS = 1.0
+
+// gapScratch summarises the gaps of one call before the collector's lock is
+// taken: the sketches merged into the group and the timeline, and the exact
+// burst statistics.
+type gapScratch struct {
+	fine, coarse         *sketch.Sketch
+	n, burstGaps, bursts uint64
+	longest              float64
+}
+
+// summarise fills gs from a call's gaps; false when none was measured.
+func (gs *gapScratch) summarise(gaps stream.Gaps) bool {
+	inBurst := false
+	for i := range gaps {
+		v, ok := ms(gaps.At(i))
+		if !ok {
+			continue
+		}
+		gs.fine.Add(v)
+		gs.coarse.Add(v)
+		gs.n++
+		gs.longest = max(gs.longest, v)
+		near := v < nearZeroGapMS
+		if near {
+			gs.burstGaps++
+			if !inBurst {
+				gs.bursts++
+			}
+		}
+		inBurst = near
+	}
+	return gs.n > 0
+}
+
+func (gs *gapScratch) reset() {
+	gs.fine.Reset()
+	gs.coarse.Reset()
+	gs.n, gs.burstGaps, gs.bursts, gs.longest = 0, 0, 0, 0
+}
+
+type groupKey struct {
+	Client, Category, Model, Route string
+	Level                          int
+}

@@ -7,6 +7,9 @@
 package report
 
 import (
+	"maps"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,4 +78,28 @@ func ms(d time.Duration) (float64, bool) {
 		return 0, false
 	}
 	return float64(d) / float64(time.Millisecond), true
+}
+
+// concurrencyClass maps a VU count to its class: exact up to 20, then a 5 %
+// logarithmic grid, so a ramp to 10 000 VUs makes at most ~130 classes.
+func concurrencyClass(v int) int {
+	if v <= 20 {
+		return max(v, 0)
+	}
+	return 20 + int(math.Round(math.Log(float64(v)/20)/math.Log(1.05)))
+}
+
+// rateClassBase keeps the classes of arrival rates apart from VU counts.
+const rateClassBase = 1 << 20
+
+// rateClass maps an arrival rate to its class: a 5 % logarithmic grid.
+func rateClass(r float64) int {
+	return rateClassBase + int(math.Round(math.Log(r)/math.Log(1.05)))
+}
+
+// isRateClass says whether a class is one of arrival rates.
+func isRateClass(c int) bool { return c >= rateClassBase/2 }
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }

@@ -10,6 +10,13 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
+// The report's sections beside the chat calls' figures: the non-streamed
+// embed and rerank calls (collect_retrieval.go) and the chat calls' TTFT by the
+// pictures in their prompts (collect_images.go). Their collectors are fed live
+// beside the chat collector; the binding hands their groups to the frozen
+// run, so that the text, the HTML and the run record all carry them from
+// the same groups.
+
 // The report's section of the non-streamed calls (client.embed,
 // client.rerank): per operation, category and load stage, how many calls,
 // how long they took (TTFB, whole answer), how big their batches were and

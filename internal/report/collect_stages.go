@@ -21,92 +21,10 @@ import (
 // queue for longer than the plateau lasts.
 // A ramp passes through each class in about one second and is left out.
 
-// concurrencyClass maps a VU count to its class: exact up to 20, then a 5 %
-// logarithmic grid, so a ramp to 10 000 VUs makes at most ~130 classes.
-func concurrencyClass(v int) int {
-	if v <= 20 {
-		return max(v, 0)
-	}
-	return 20 + int(math.Round(math.Log(float64(v)/20)/math.Log(1.05)))
-}
-
-// rateClassBase keeps the classes of arrival rates apart from VU counts.
-const rateClassBase = 1 << 20
-
-// rateClass maps an arrival rate to its class: a 5 % logarithmic grid.
-func rateClass(r float64) int {
-	return rateClassBase + int(math.Round(math.Log(r)/math.Log(1.05)))
-}
-
-// isRateClass says whether a class is one of arrival rates.
-func isRateClass(c int) bool { return c >= rateClassBase/2 }
-
-// levelInfo tracks how long and at which concurrency a class was used.
-type levelInfo struct {
-	Calls       uint64
-	VUsSum      float64
-	ActiveSum   float64
-	E2ESumMS    float64 // over calls with an E2E, for the typical call duration
-	E2ECalls    uint64
-	First, Last time.Time
-	// Steady time: spans of call starts no more than spanGap() apart, summed.
-	spanStart, lastStart time.Time
-	closedDur            time.Duration
-}
-
-// Two visits of one class (a wave coming back to it) are told apart by a
-// pause in its call starts longer than a few calls.
 const (
-	minSpanGap    = 2 * time.Second
-	spanGapCalls  = 3
 	stageCallSpan = 1               // a stage lasts at least this many typical calls…
 	minStageFloor = 3 * time.Second // …and never less than this
 )
-
-// spanGap is how long starts may pause within one visit of the class.
-func (l *levelInfo) spanGap() time.Duration {
-	return max(minSpanGap, spanGapCalls*l.meanCall())
-}
-
-// meanCall is the mean E2E of the class's calls (0 before any).
-func (l *levelInfo) meanCall() time.Duration {
-	if l.E2ECalls == 0 {
-		return 0
-	}
-	return time.Duration(l.E2ESumMS / float64(l.E2ECalls) * float64(time.Millisecond))
-}
-
-// steady is the time during which calls kept starting in this class.
-func (l *levelInfo) steady() time.Duration { return l.closedDur + l.lastStart.Sub(l.spanStart) }
-
-func (l *levelInfo) add(o *Observation) {
-	l.Calls++
-	l.VUsSum += level(o)
-	l.ActiveSum += float64(o.Active)
-	if v, ok := ms(o.E2E); ok && o.OK {
-		l.E2ESumMS += v
-		l.E2ECalls++
-	}
-	t := o.Start
-	switch {
-	case l.Calls == 1:
-		l.spanStart, l.lastStart = t, t
-	case t.After(l.lastStart):
-		if t.Sub(l.lastStart) > l.spanGap() {
-			l.closedDur += l.lastStart.Sub(l.spanStart)
-			l.spanStart = t
-		}
-		l.lastStart = t
-	case t.Before(l.spanStart) && l.spanStart.Sub(t) <= l.spanGap():
-		l.spanStart = t // calls end out of order: an earlier start may arrive late
-	}
-	if l.First.IsZero() || o.Start.Before(l.First) {
-		l.First = o.Start
-	}
-	if o.Start.After(l.Last) {
-		l.Last = o.Start
-	}
-}
 
 // Stage is a concurrency class with enough steady time to be compared with others.
 type Stage struct {
@@ -120,7 +38,7 @@ type Stage struct {
 	All         *Group        // every category and model merged
 	ByCategory  map[string]*Group
 	// Throughput is completed calls (and output tokens) per second while the
-	// stage's load was on (collect_stage_throughput.go).
+	// stage's load was on (collect_stages.go).
 	RequestsPerSec, OutputTokensPerSec float64
 }
 
@@ -266,3 +184,73 @@ func fmtDur(d time.Duration) string {
 
 // Unit names what the stage's level counts ("VUs" or "req/s").
 func (st *Stage) Unit() string { return runrecord.LevelUnit(st.ByRate) }
+
+// A stage's throughput is what the service delivered while that load was on:
+// completions and output tokens per second of wall time. Dividing the stage's
+// own calls by the span of their start times is wrong twice over: a stray call
+// that ends the test at this VU count (k6 winds VUs down one by one) stretches
+// the span by the whole time the test spent at other levels, and the calls
+// started last are still running when the span ends. So throughput is read off
+// the timeline instead: the seconds in which every call that started belonged
+// to the stage, counting what completed in them, after skipping one typical
+// call duration at the start of each stretch, while completions still come
+// from the previous load level.
+
+// bucketClass is the concurrency class of the calls that started in a bucket,
+// or -1 when they started at different levels (a step between stages).
+func bucketClass(b *Bucket) int {
+	lo, hi := b.ClassMin, b.ClassMax
+	if lo != hi {
+		return -1
+	}
+	return hi
+}
+
+// measureThroughput sets st.RequestsPerSec and st.OutputTokensPerSec.
+func (r *Run) measureThroughput(st *Stage) {
+	tl := r.Timeline
+	buckets := func(d time.Duration) int { return int(math.Ceil(float64(d) / float64(tl.Width))) }
+	skip, maxIdle := 1, 1
+	if e2e := st.All.S(runrecord.MetricE2E); e2e.Count() > 0 {
+		skip = max(1, buckets(time.Duration(q50(e2e)*float64(time.Millisecond))))
+		// Seconds without a start are part of the stretch while a call may still
+		// be running or the next one be thinking; beyond that the stage was over.
+		pace := 3 * st.Steady / time.Duration(max(1, st.Calls)) // #nosec G115 -- a call count, far below 2^63
+		maxIdle = 1 + buckets(max(time.Duration(e2e.Quantile(0.99)*float64(time.Millisecond)), pace))
+	}
+	var seconds float64
+	var completed uint64
+	var tokens int64
+	for i := 0; i < len(tl.Buckets); {
+		if b := &tl.Buckets[i]; b.Requests == 0 || bucketClass(b) != st.Class {
+			i++
+			continue
+		}
+		// A stretch runs to the last bucket where calls of this stage started;
+		// a few seconds without any start (long calls) do not end it.
+		first, last, j := i, i, i+1
+		for ; j < len(tl.Buckets) && j-last <= maxIdle; j++ {
+			b := &tl.Buckets[j]
+			if b.Requests == 0 {
+				continue
+			}
+			if bucketClass(b) != st.Class {
+				break
+			}
+			last = j
+		}
+		for k := first + skip; k <= last; k++ {
+			seconds += tl.Width.Seconds()
+			completed += tl.Buckets[k].Completed
+			tokens += tl.Buckets[k].OutputTokens
+		}
+		i = j
+	}
+	if seconds == 0 {
+		// Stretches shorter than one call: the start span is all there is.
+		seconds = st.Steady.Seconds()
+		completed, tokens = st.All.Requests, st.All.OutputTokens
+	}
+	st.RequestsPerSec = float64(completed) / seconds
+	st.OutputTokensPerSec = float64(tokens) / seconds
+}

@@ -99,7 +99,7 @@ func mergeJobStages(parts [][]JobStage) ([]JobStage, string, error) {
 			} else {
 				m.Concurrency += s.Concurrency
 			}
-			m.First, m.Last = earlier(m.First, s.First), later(m.Last, s.Last)
+			m.First, m.Last = earlierOf(m.First, s.First), laterOf(m.Last, s.Last)
 			if err := mergeJobGroups(groups, s.Jobs); err != nil {
 				return nil, "", fmt.Errorf("stage %d: %w", i+1, err)
 			}
@@ -126,14 +126,14 @@ func jobStagesApart(parts [][]JobStage) string {
 	return ""
 }
 
-func earlier(a, b time.Time) time.Time {
+func earlierOf(a, b time.Time) time.Time {
 	if a.IsZero() || b.Before(a) {
 		return b
 	}
 	return a
 }
 
-func later(a, b time.Time) time.Time {
+func laterOf(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
 	}

@@ -34,36 +34,13 @@ type capacityFactory struct {
 	list  *searchList
 }
 
-type searchRange struct {
-	Min float64 `opt:"min"`
-	Max float64 `opt:"max"`
-}
-
-type searchOptions struct {
-	SLO         map[string]string `opt:"slo"`
-	Rate        *searchRange      `opt:"rate"`
-	Concurrency *searchRange      `opt:"concurrency"`
-	Window      time.Duration     `opt:"window"`
-	Warmup      time.Duration     `opt:"warmup"`
-	Precision   float64           `opt:"precision"`
-	Share       float64           `opt:"share"`
-	MaxWindows  int               `opt:"maxWindows"`
-	Arrivals    string            `opt:"arrivals"` // "poisson" (default) or "constant"
-	Seed        uint64            `opt:"seed"`
-	Trace       any               `opt:"trace" json:"-"` // a Schedule.trace: its arrivals, scaled to the level
-	Client      any               `opt:"client" json:"-"`
-	Clients     []any             `opt:"clients" json:"-"`
-}
-
-const defaultSearchWindow = 20 * time.Second
-
 // search is Capacity.search(options), in the init context.
 func (cf capacityFactory) search(opts sobek.Value) (*jsSearch, error) {
 	env := cf.vu.InitEnv()
 	if env == nil {
 		return nil, errors.New("Capacity.search must be called in the init context (outside the default function)")
 	}
-	var o searchOptions
+	var o capacity.Options
 	if err := decodeOptions(opts, "Capacity.search options", &o); err != nil {
 		return nil, err
 	}
@@ -71,7 +48,7 @@ func (cf capacityFactory) search(opts sobek.Value) (*jsSearch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: %w", err)
 	}
-	cfg, err := searchConfig(o)
+	cfg, err := capacity.ConfigOf(o, clientLabel)
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: %w", err)
 	}
@@ -88,92 +65,6 @@ func (cf capacityFactory) search(opts sobek.Value) (*jsSearch, error) {
 		return nil, fmt.Errorf("Capacity.search: %w", err)
 	}
 	return &jsSearch{sh: sh, vu: cf.vu, scope: cf.scope, due: cf.due}, nil
-}
-
-// searchConfig turns the options into the engine's configuration.
-func searchConfig(o searchOptions) (capacity.Config, error) {
-	cfg := capacity.Config{Window: o.Window, Warmup: o.Warmup, Precision: o.Precision, Share: o.Share, MaxWindows: o.MaxWindows}
-	if cfg.Window == 0 {
-		cfg.Window = defaultSearchWindow
-	}
-	switch {
-	case o.Rate != nil && o.Concurrency != nil:
-		return cfg, errors.New("give rate (open model) or concurrency (closed model), not both")
-	case o.Rate != nil:
-		cfg.Model, cfg.Min, cfg.Max = capacity.ModelRate, o.Rate.Min, o.Rate.Max
-	case o.Concurrency != nil:
-		cfg.Model, cfg.Min, cfg.Max = capacity.ModelConcurrency, o.Concurrency.Min, o.Concurrency.Max
-	}
-	if o.Arrivals != "" && o.Arrivals != "poisson" && o.Arrivals != "constant" {
-		return cfg, fmt.Errorf("arrivals must be 'poisson' or 'constant', got %q", o.Arrivals)
-	}
-	if o.Arrivals != "" && cfg.Model != capacity.ModelRate {
-		return cfg, errors.New("arrivals is for the open model (rate: {min, max})")
-	}
-	if err := checkSearchTrace(o); err != nil {
-		return cfg, err
-	}
-	objs, err := searchObjectives(o)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Objectives = objs
-	return cfg, nil
-}
-
-// checkSearchTrace refuses a trace with synthetic arrivals' options.
-func checkSearchTrace(o searchOptions) error {
-	if o.Trace != nil && (o.Arrivals != "" || o.Seed != 0) {
-		return fmt.Errorf("give trace or arrivals/seed, not both: the trace's rows are the arrivals")
-	}
-	return nil
-}
-
-// searchObjectives reads slo (with client: the calls of that client only)
-// and clients: [{client, slo}], objectives per client.
-func searchObjectives(o searchOptions) ([]capacity.Objective, error) {
-	var objs []capacity.Objective
-	if o.SLO != nil {
-		label, err := clientLabel(o.Client, "client")
-		if err != nil {
-			return nil, err
-		}
-		objs, err = capacity.ParseObjectives("slo", label, o.SLO)
-		if err != nil {
-			return nil, err //nolint:wrapcheck // names the option
-		}
-	} else if o.Client != nil {
-		return nil, errors.New("client goes with slo: the objectives its calls are judged by")
-	}
-	for i, c := range o.Clients {
-		where := "clients[" + strconv.Itoa(i) + "]"
-		m, ok := c.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%s must be an object {client, slo}", where)
-		}
-		label, err := clientLabel(m["client"], where+".client")
-		if err != nil {
-			return nil, err
-		}
-		if label == "" {
-			return nil, fmt.Errorf("%s.client is required (a Client)", where)
-		}
-		slo := map[string]string{}
-		raw, _ := m["slo"].(map[string]any)
-		for k, v := range raw {
-			s, ok := v.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s.slo.%s must be a string such as 'p95<2s'", where, k)
-			}
-			slo[k] = s
-		}
-		more, err := capacity.ParseObjectives(where+".slo", label, slo)
-		if err != nil {
-			return nil, err //nolint:wrapcheck // names the option
-		}
-		objs = append(objs, more...)
-	}
-	return objs, nil
 }
 
 // clientLabel is a Client's name (its base URL when it has none), the label

@@ -1,0 +1,130 @@
+package capacity
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Capacity.search's options as the script gives them, and the search's
+// configuration made from them. The binding decodes the JS object into
+// Options (by the opt tags) and names the clients the objectives are for;
+// the rest is decided here, so every refusal is tested without a
+// JavaScript runtime.
+
+// Range is the range of levels searched: req/s (rate) or calls in flight
+// (concurrency).
+type Range struct {
+	Min float64 `opt:"min"`
+	Max float64 `opt:"max"`
+}
+
+// Options are Capacity.search's options. Client, each of Clients' client and
+// Trace hold the script's own objects (a Client, a Schedule.trace), which
+// only the binding reads.
+type Options struct {
+	SLO         map[string]string `opt:"slo"`
+	Rate        *Range            `opt:"rate"`
+	Concurrency *Range            `opt:"concurrency"`
+	Window      time.Duration     `opt:"window"`
+	Warmup      time.Duration     `opt:"warmup"`
+	Precision   float64           `opt:"precision"`
+	Share       float64           `opt:"share"`
+	MaxWindows  int               `opt:"maxWindows"`
+	Arrivals    string            `opt:"arrivals"` // "poisson" (default) or "constant"
+	Seed        uint64            `opt:"seed"`
+	Trace       any               `opt:"trace" json:"-"` // a Schedule.trace: its arrivals, scaled to the level
+	Client      any               `opt:"client" json:"-"`
+	Clients     []any             `opt:"clients" json:"-"`
+}
+
+// DefaultWindow is a window's length when the options give none.
+const DefaultWindow = 20 * time.Second
+
+// ClientLabel names the client an option holds, the label its calls'
+// records carry: "" for none, an error naming where for a value that is not
+// a client.
+type ClientLabel func(v any, where string) (string, error)
+
+// ConfigOf is the search's configuration from the script's options. It
+// checks how the options go together; New checks each value.
+func ConfigOf(o Options, label ClientLabel) (Config, error) {
+	cfg := Config{Window: o.Window, Warmup: o.Warmup, Precision: o.Precision, Share: o.Share, MaxWindows: o.MaxWindows}
+	if cfg.Window == 0 {
+		cfg.Window = DefaultWindow
+	}
+	switch {
+	case o.Rate != nil && o.Concurrency != nil:
+		return cfg, errors.New("give rate (open model) or concurrency (closed model), not both")
+	case o.Rate != nil:
+		cfg.Model, cfg.Min, cfg.Max = ModelRate, o.Rate.Min, o.Rate.Max
+	case o.Concurrency != nil:
+		cfg.Model, cfg.Min, cfg.Max = ModelConcurrency, o.Concurrency.Min, o.Concurrency.Max
+	}
+	if o.Arrivals != "" && o.Arrivals != "poisson" && o.Arrivals != "constant" {
+		return cfg, fmt.Errorf("arrivals must be 'poisson' or 'constant', got %q", o.Arrivals)
+	}
+	if o.Arrivals != "" && cfg.Model != ModelRate {
+		return cfg, errors.New("arrivals is for the open model (rate: {min, max})")
+	}
+	if o.Trace != nil && (o.Arrivals != "" || o.Seed != 0) {
+		return cfg, errors.New("give trace or arrivals/seed, not both: the trace's rows are the arrivals")
+	}
+	objs, err := objectivesOf(o, label)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Objectives = objs
+	return cfg, nil
+}
+
+// objectivesOf reads slo (with client: the calls of that client only) and
+// clients: [{client, slo}], objectives per client.
+func objectivesOf(o Options, label ClientLabel) ([]Objective, error) {
+	var objs []Objective
+	if o.SLO != nil {
+		name, err := label(o.Client, "client")
+		if err != nil {
+			return nil, err
+		}
+		if objs, err = ParseObjectives("slo", name, o.SLO); err != nil {
+			return nil, err
+		}
+	} else if o.Client != nil {
+		return nil, errors.New("client goes with slo: the objectives its calls are judged by")
+	}
+	for i, c := range o.Clients {
+		more, err := clientObjectives("clients["+strconv.Itoa(i)+"]", c, label)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, more...)
+	}
+	return objs, nil
+}
+
+// clientObjectives reads one {client, slo} of clients (where names it).
+func clientObjectives(where string, c any, label ClientLabel) ([]Objective, error) {
+	m, ok := c.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must be an object {client, slo}", where)
+	}
+	name, err := label(m["client"], where+".client")
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, fmt.Errorf("%s.client is required (a Client)", where)
+	}
+	slo := map[string]string{}
+	raw, _ := m["slo"].(map[string]any)
+	for k, v := range raw {
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s.slo.%s must be a string such as 'p95<2s'", where, k)
+		}
+		slo[k] = s
+	}
+	return ParseObjectives(where+".slo", name, slo)
+}

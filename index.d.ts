@@ -294,6 +294,8 @@ declare module "k6/x/llmstream" {
     ttft: number | null;
     /** Request sent → first non-reasoning output. */
     ttftAnswer: number | null;
+    /** First output → first non-reasoning output: how long the model reasoned before it answered; `null` without streamed reasoning or an answer. */
+    reasoningTime: number | null;
     /** Request sent → end of stream. */
     e2e: number | null;
     /** Time per output token after the first event. */

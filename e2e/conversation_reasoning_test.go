@@ -45,7 +45,8 @@ export default async function () {
       let ok = true;
       for (const q of ['Why is the sky blue?', 'And at sunset?', 'On Mars?']) {
         const r = await conv.say(q);
-        ok = ok && r !== null && r.ok && r.reasoningText.length > 0;
+        ok = ok && r !== null && r.ok && r.reasoningText.length > 0
+          && r.reasoningTime !== null && r.reasoningTime >= 0 && Math.abs(r.ttft + r.reasoningTime - r.ttftAnswer) < 1e-6;
       }
       const job = conv.end();
       console.log(JSON.stringify({ kind: 'conversation', proto: p, policy, session: conv.session, ok: ok && job.ok }));

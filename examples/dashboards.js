@@ -59,11 +59,12 @@ export const options = {
 // failed call (error type dropped).
 const arrivals = Schedule.poisson({ rate: 2, duration: __ENV.DURATION || '20s', seed: 3 });
 
-// A short agent job whose model calls one tool it has and one it was not given: the job
-// panels' tool time and bad tool calls.
+// A short agent job whose model calls one tool it has and one it was not given, and
+// reasons before each step (llm-sim's X-Sim-Reasoning): the job panels' tool time and
+// bad tool calls, and the reasoning time.
 const agent = client.agent({
   body: { max_tokens: 24 },
-  params: { headers: { 'X-Sim-Tool-Calls': '2', 'X-Sim-Tool-Fault': 'unknown_tool' } },
+  params: { headers: { 'X-Sim-Tool-Calls': '2', 'X-Sim-Tool-Fault': 'unknown_tool', 'X-Sim-Reasoning': '6' } },
   tools: { weather: { result: 'sunny', latency: '50ms' } },
 });
 

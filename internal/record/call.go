@@ -180,3 +180,15 @@ func (c *Call) TTFTLate() Verdict {
 	}
 	return VerdictOf(late)
 }
+
+// ReasoningTime is how long the model reasoned before its answer began: from
+// its first output (reasoning) to its first answer output (text or a tool
+// call), what separates llm_ttft from llm_ttft_answer. Absent for a call that
+// streamed no reasoning, or ended before it answered: a model that does not
+// reason has no reasoning time, not a zero one.
+func (c *Call) ReasoningTime() time.Duration {
+	if c.Reasoning == "" || c.TTFT < 0 || c.TTFTAnswer < 0 {
+		return stream.Absent
+	}
+	return c.TTFTAnswer - c.TTFT
+}

@@ -110,6 +110,13 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 	sinceStart("ttfb", "llm_ttfb", func(c *Call) time.Duration { return c.TTFB }),
 	sinceStart("ttft", "llm_ttft", func(c *Call) time.Duration { return c.TTFT }),
 	sinceStart("ttftAnswer", "llm_ttft_answer", func(c *Call) time.Duration { return c.TTFTAnswer }),
+	{Key: "reasoningTime", Metric: "llm_reasoning_time", Kind: Trend, Unit: Duration,
+		js: func(c *Call) any { return ms(c.ReasoningTime()) },
+		samples: func(c *Call, e Emit) {
+			if d := c.ReasoningTime(); d >= 0 {
+				e(c.Start.Add(c.TTFTAnswer), msValue(d))
+			}
+		}},
 	sinceStart("e2e", "llm_e2e", func(c *Call) time.Duration { return c.E2E }),
 	fromDue("dispatchDelay", "llm_dispatch_delay", func(*Call) time.Duration { return 0 }),
 	fromDue("ttftFromDue", "llm_ttft_from_due", func(c *Call) time.Duration { return c.TTFT }),

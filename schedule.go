@@ -157,8 +157,10 @@ func traceSummary(s *sharedSchedule) string {
 	if scale == 0 {
 		scale = 1
 	}
-	line := fmt.Sprintf("trace %s (%s): %d requests over %.1f s, replayed at %gx: mean %.2f req/s", tr.Name, tr.Format,
-		tr.Rows(), tr.Span()/scale, scale, tr.MeanRate()*scale)
+	// Said when the trace is read, before anyone knows whether a Schedule or
+	// a capacity search will replay it (a search sets its own speed per level).
+	line := fmt.Sprintf("trace %s (%s): %d requests over %.1f s (mean %.2f req/s as recorded); next() replays it at %gx: mean %.2f req/s", tr.Name, tr.Format,
+		tr.Rows(), tr.Span(), tr.MeanRate(), scale, tr.MeanRate()*scale)
 	if tr.Skipped > 0 {
 		line += fmt.Sprintf("; %d failed requests (0 response tokens) left out", tr.Skipped)
 	}

@@ -70,3 +70,14 @@ func jobsChangeFinding(changes []runrecord.JobChange, findings []runrecord.Findi
 			"longer tools or think time, or the job's script changed. " + guideLink("jobs_regressed"),
 	})
 }
+
+// comparisonFindings adds the findings of a comparison with the baseline:
+// the servers', the capacity's and the jobs' changes.
+func comparisonFindings(c *runrecord.Comparison, findings []runrecord.Finding) []runrecord.Finding {
+	if c == nil {
+		return findings
+	}
+	findings = serverChangeFinding(c.Server, findings)
+	findings = capacityChangeFinding(c.Capacity, findings)
+	return jobsChangeFinding(c.Jobs, findings)
+}

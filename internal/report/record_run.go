@@ -108,10 +108,25 @@ func runRecord(r *Run, findings []runrecord.Finding, cmp *runrecord.Comparison, 
 	rec.Retrieval, rec.Images = retrievalRecords(r.Retrieval), imageRecords(r.Images)
 	rec.Conversations = conversationRecord(r.Turns, r.Jobs, r.JobStages(), "")
 	if cmp == nil {
-		cmp = compare.Records(rec, opt.Baseline)
+		cmp = compare.Records(rec, baselineOf(opt))
 	}
 	rec.Comparison = cmp
 	return rec, nil
+}
+
+// baselineOf is the record a run is compared with: opt.Baseline, its server
+// view replaced by opt.BaselineServer when one is given (alone, a baseline
+// of the servers' figures only).
+func baselineOf(opt RenderOptions) *runrecord.Record {
+	if opt.BaselineServer == nil {
+		return opt.Baseline
+	}
+	base := runrecord.Record{}
+	if opt.Baseline != nil {
+		base = *opt.Baseline
+	}
+	base.Server = opt.BaselineServer
+	return &base
 }
 
 func encodeRecord(rec *runrecord.Record) ([]byte, error) {
@@ -250,7 +265,8 @@ type RenderOptions struct {
 	// Baseline is the record this run is compared with (Compare), when Render
 	// is given no comparison of its own.
 	Baseline *runrecord.Record
-	// BaselineServer is the baseline record's server view, compared with it.
+	// BaselineServer, when given, replaces the baseline record's server view
+	// in the comparison (alone, the run is compared on the servers' figures only).
 	BaselineServer []servermetrics.View
 }
 

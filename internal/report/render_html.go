@@ -10,19 +10,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
-	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
 // Render produces the three outputs of a run at once: the run's record
 // (compared with opt.Baseline unless cmp is given), then the text and the
-// HTML page of the same figures.
+// HTML page of the same figures. The record's comparison is the one
+// comparison: the findings and the server section read their changes from it.
 func Render(r *Run, cmp *runrecord.Comparison, opt RenderOptions) (text string, htmlDoc, record []byte, err error) {
 	if r == nil {
 		return "", nil, nil, fmt.Errorf("report: no run to render")
 	}
+	rec, err := runRecord(r, nil, cmp, opt)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	cmp = rec.Comparison
 	findings := opt.Findings
 	if findings == nil {
 		findings = diagnoseServer(r, opt.Server, Diagnose(r))
@@ -31,31 +35,20 @@ func Render(r *Run, cmp *runrecord.Comparison, opt RenderOptions) (text string, 
 			// holds its count against the whole test's (mergedCountFindings).
 			findings = slices.DeleteFunc(findings, func(f runrecord.Finding) bool { return f.ID == "server_count_mismatch" })
 		}
-		findings = serverChangeFinding(compare.Servers(opt.Server, baselineServer(opt)), findings)
-		if opt.Baseline != nil {
-			findings = capacityChangeFinding(compare.Capacity(r.Capacity, opt.Baseline.Capacity), findings)
-			findings = jobsChangeFinding(compare.Jobs(conversationRecord(r.Turns, r.Jobs, r.JobStages(), ""), opt.Baseline.Conversations), findings)
-		}
+		findings = comparisonFindings(cmp, findings)
 	}
-	opt.Findings = findings
-	rec, err := runRecord(r, findings, cmp, opt)
-	if err != nil {
-		return "", nil, nil, err
+	if findings == nil {
+		findings = []runrecord.Finding{}
 	}
-	cmp = rec.Comparison
+	opt.Findings, rec.Findings = findings, findings
 	if record, err = encodeRecord(rec); err != nil {
 		return "", nil, nil, err
 	}
-	return RenderText(r, findings, cmp) + serverText(r, opt.Server, baselineServer(opt)) + sectionsText(r), RenderHTML(r, cmp, opt), record, nil
-}
-
-// baselineServer is the server view the run is compared with: the one given,
-// else the baseline record's.
-func baselineServer(opt RenderOptions) []servermetrics.View {
-	if opt.BaselineServer == nil && opt.Baseline != nil {
-		return opt.Baseline.Server
+	var serverChanges []runrecord.ServerChange
+	if cmp != nil {
+		serverChanges = cmp.Server
 	}
-	return opt.BaselineServer
+	return RenderText(r, findings, cmp) + serverText(r, opt.Server, serverChanges) + sectionsText(r), RenderHTML(r, cmp, opt), record, nil
 }
 
 const htmlStyle = `

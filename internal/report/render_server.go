@@ -6,7 +6,6 @@ import (
 	"html"
 	"strings"
 
-	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
@@ -124,7 +123,7 @@ func fmtEstimate(e servermetrics.Estimate) string {
 
 // serverText is the text section: per endpoint, the run's and the stages'
 // server figures beside the client's TTFT, the split, and what is missing.
-func serverText(r *Run, views, baseline []servermetrics.View) string {
+func serverText(r *Run, views []servermetrics.View, changes []runrecord.ServerChange) string {
 	if r == nil || len(views) == 0 {
 		return ""
 	}
@@ -171,7 +170,7 @@ func serverText(r *Run, views, baseline []servermetrics.View) string {
 		if v.Run.PrefixHitRatio != nil {
 			fmt.Fprintf(&b, "  server prefix-cache hit ratio (Δhits/Δqueries, prompt tokens): %s\n", fmtPct(*v.Run.PrefixHitRatio))
 		}
-		if line := serverChangesLine(v, compare.Servers(views, baseline)); line != "" {
+		if line := serverChangesLine(v, changes); line != "" {
 			fmt.Fprintf(&b, "  against the baseline: %s\n", line)
 		}
 	}

@@ -29,9 +29,9 @@ func init() {
 			}
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder:     func() Decoder { return &anthropic{} },
-		MaxTokensField: "max_tokens",
-		LengthFinish:   "max_tokens",
+		NewDecoder:       func() Decoder { return &anthropic{} },
+		OutputLimitField: "max_tokens",
+		LengthFinish:     "max_tokens",
 	})
 }
 

@@ -57,7 +57,7 @@ func TestSetMaxTokensWhereTheProtocolReadsIt(t *testing.T) {
 	t.Parallel()
 	for _, name := range Names() {
 		spec, _ := Lookup(name)
-		if spec.MaxTokensField == "" {
+		if spec.OutputLimitField == "" {
 			body := map[string]any{}
 			spec.SetMaxTokens(body, 7)
 			assert.Empty(t, body, "%s has no output limit to set", name)

@@ -24,9 +24,9 @@ func init() {
 			}
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder:     func() Decoder { return &gemini{} },
-		MaxTokensField: "generationConfig.maxOutputTokens",
-		LengthFinish:   "MAX_TOKENS",
+		NewDecoder:       func() Decoder { return &gemini{} },
+		OutputLimitField: "generationConfig.maxOutputTokens",
+		LengthFinish:     "MAX_TOKENS",
 	})
 }
 

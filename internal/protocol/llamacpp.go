@@ -21,9 +21,9 @@ func init() {
 			bearer(h, r)
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder:     func() Decoder { return &llamaCpp{} },
-		MaxTokensField: "n_predict",
-		LengthFinish:   "limit",
+		NewDecoder:       func() Decoder { return &llamaCpp{} },
+		OutputLimitField: "n_predict",
+		LengthFinish:     "limit",
 	})
 }
 

@@ -26,9 +26,9 @@ func init() {
 			bearer(h, r) // ollama.com and authenticating proxies; a local server ignores it
 			streamHeaders(h, "application/x-ndjson")
 		},
-		NewDecoder:     func() Decoder { return &ollama{} },
-		MaxTokensField: "options.num_predict",
-		LengthFinish:   "length",
+		NewDecoder:       func() Decoder { return &ollama{} },
+		OutputLimitField: "options.num_predict",
+		LengthFinish:     "length",
 	})
 }
 

@@ -21,9 +21,9 @@ func init() {
 		// limited by the newer one, as OpenAI and vLLM read it. A limit set
 		// for the caller goes in max_tokens, which every compatible server
 		// reads.
-		MaxTokensField: "max_tokens",
-		MaxTokens:      func(body map[string]any) int64 { return firstCount(body, "max_completion_tokens", "max_tokens") },
-		LengthFinish:   "length",
+		OutputLimitField: "max_tokens",
+		MaxTokens:        func(body map[string]any) int64 { return firstCount(body, "max_completion_tokens", "max_tokens") },
+		LengthFinish:     "length",
 	})
 }
 

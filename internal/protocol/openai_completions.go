@@ -4,14 +4,14 @@ import "github.com/tidwall/gjson"
 
 func init() {
 	Register(&Spec{
-		Name:           "openai-completions",
-		Framing:        FramingSSE,
-		Path:           func(Request) string { return "/completions" },
-		Prepare:        prepareOpenAI,
-		Headers:        openAIHeaders,
-		NewDecoder:     func() Decoder { return &openAICompletions{} },
-		MaxTokensField: "max_tokens",
-		LengthFinish:   "length",
+		Name:             "openai-completions",
+		Framing:          FramingSSE,
+		Path:             func(Request) string { return "/completions" },
+		Prepare:          prepareOpenAI,
+		Headers:          openAIHeaders,
+		NewDecoder:       func() Decoder { return &openAICompletions{} },
+		OutputLimitField: "max_tokens",
+		LengthFinish:     "length",
 	})
 }
 

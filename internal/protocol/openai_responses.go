@@ -15,10 +15,10 @@ func init() {
 				setDefault(body, "model", r.Model)
 			}
 		},
-		Headers:        openAIHeaders,
-		NewDecoder:     func() Decoder { return &openAIResponses{} },
-		MaxTokensField: "max_output_tokens",
-		LengthFinish:   "max_output_tokens",
+		Headers:          openAIHeaders,
+		NewDecoder:       func() Decoder { return &openAIResponses{} },
+		OutputLimitField: "max_output_tokens",
+		LengthFinish:     "max_output_tokens",
 	})
 }
 

@@ -193,13 +193,13 @@ type Spec struct {
 	// CompleteAtEOF says a clean end of the body completes the call even though
 	// no event declared it complete: raw event streams have no terminal event.
 	CompleteAtEOF bool
-	// MaxTokensField is the dotted body field ("options.num_predict") a
+	// OutputLimitField is the dotted body field ("options.num_predict") a
 	// request sets for the answer's output limit ("": the protocol has none).
-	MaxTokensField string
+	OutputLimitField string
 	// MaxTokens reads the output limit the request body sets (0 when it
 	// sets none, or for protocols without one): an answer whose output count
 	// reaches it and whose server named no finish ended at the limit. Left
-	// nil, it reads MaxTokensField.
+	// nil, it reads OutputLimitField.
 	MaxTokens func(body map[string]any) int64
 	// LengthFinish is the protocol's own name for "stopped at the output
 	// limit" ("length", "max_tokens"…), given to such an answer.
@@ -210,8 +210,8 @@ var registry = map[string]*Spec{} //nolint:gochecknoglobals // filled by init, r
 
 // Register adds a protocol; it is called from init functions only.
 func Register(s *Spec) {
-	if s.MaxTokens == nil && s.MaxTokensField != "" {
-		field := s.MaxTokensField
+	if s.MaxTokens == nil && s.OutputLimitField != "" {
+		field := s.OutputLimitField
 		s.MaxTokens = func(body map[string]any) int64 { return firstCount(body, field) }
 	}
 	if _, dup := registry[s.Name]; dup {
@@ -220,16 +220,16 @@ func Register(s *Spec) {
 	registry[s.Name] = s
 }
 
-// SetMaxTokens sets the answer's output limit n in body at MaxTokensField,
+// SetMaxTokens sets the answer's output limit n in body at OutputLimitField,
 // unless body already sets one or the protocol has no such field. The
 // objects on the field's path are copied before they are written, so an
 // object body shares with its caller stays as it was; body itself is
 // written.
 func (s *Spec) SetMaxTokens(body map[string]any, n int64) {
-	if n <= 0 || s.MaxTokensField == "" || s.MaxTokens(body) > 0 {
+	if n <= 0 || s.OutputLimitField == "" || s.MaxTokens(body) > 0 {
 		return
 	}
-	keys := strings.Split(s.MaxTokensField, ".")
+	keys := strings.Split(s.OutputLimitField, ".")
 	m := body
 	for _, k := range keys[:len(keys)-1] {
 		sub := map[string]any{}

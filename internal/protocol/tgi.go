@@ -28,9 +28,9 @@ func init() {
 			bearer(h, r)
 			streamHeaders(h, "text/event-stream")
 		},
-		NewDecoder:     func() Decoder { return &tgi{} },
-		MaxTokensField: "parameters.max_new_tokens",
-		LengthFinish:   "length",
+		NewDecoder:       func() Decoder { return &tgi{} },
+		OutputLimitField: "parameters.max_new_tokens",
+		LengthFinish:     "length",
 	})
 }
 

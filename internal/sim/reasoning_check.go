@@ -83,7 +83,7 @@ func checkAnthropicThinking(body []byte, key signKey) *apiError {
 	}
 	param := fmt.Sprintf("messages.%d.content.0.type", lastAssistant)
 	return badRequest(param, param+": Expected `thinking` or `redacted_thinking`, but found `"+first+"`. "+
-		"When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost "+
+		"When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost "+ //nolint:misspell // Anthropic's own message, its spelling included
 		"set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid "+
 		"this requirement, disable `thinking`. Please consult our documentation at "+
 		"https://docs.claude.com/en/docs/build-with-claude/extended-thinking")

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/policy"
 	"github.com/llmstream/xk6-llmstream/internal/report"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
@@ -79,8 +80,8 @@ func (s *reportState) getBaseline() (*runrecord.Record, string) {
 }
 
 // regression says whether a call was slower than the baseline's P95 TTFT for
-// its category (and client, when the baseline kept several apart); known is
-// false when the baseline has no such category.
+// its category (and client, when the baseline kept several apart) by more
+// than policy's margin; known is false when the baseline has no such category.
 func (s *reportState) regression(client, category string, ttft time.Duration) (slower, known bool) {
 	base, _ := s.getBaseline()
 	if base == nil {
@@ -93,5 +94,5 @@ func (s *reportState) regression(client, category string, ttft time.Duration) (s
 	if !ok {
 		return false, false
 	}
-	return ttft > p95, true
+	return policy.SlowerThanBaseline(ttft, p95), true
 }

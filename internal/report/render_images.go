@@ -5,8 +5,6 @@ import (
 	"strings"
 )
 
-import ()
-
 // imageColumns are the section's columns, in the text and the HTML.
 var imageColumns = []string{"images", "size", "calls", "TTFT p50", "TTFT p95", "image KB"} //nolint:gochecknoglobals // read-only table
 

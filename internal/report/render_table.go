@@ -8,8 +8,6 @@ import (
 	"strings"
 )
 
-import ()
-
 func writeTableHTML(b *bytes.Buffer, id string, head []string, rows [][]string) {
 	fmt.Fprintf(b, `<table id="%s"><tr>`, id)
 	for _, h := range head {

@@ -126,7 +126,7 @@ func (h *hashIDs) UnmarshalJSON(b []byte) error {
 		f, err := strconv.ParseFloat(string(tok), 64)
 		if err != nil || f < 0 || f > math.MaxUint32 || f != math.Trunc(f) {
 			h.bad = string(tok)
-			return nil
+			return nil //nolint:nilerr // not a JSON error: the row's reader reports the bad id with its file and line
 		}
 		h.ids = append(h.ids, uint32(f))
 	}

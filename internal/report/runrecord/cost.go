@@ -1,7 +1,5 @@
 package runrecord
 
-import ()
-
 // CostRecord is a group's cost in the run record.
 type CostRecord struct {
 	Currency     string  `json:"currency"`

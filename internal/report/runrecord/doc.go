@@ -13,5 +13,3 @@
 // record is one model that every stage of the report shares. It imports only
 // what it stores: the sketch and the servers' own view (internal/servermetrics).
 package runrecord
-
-import ()

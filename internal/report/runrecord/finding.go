@@ -1,7 +1,5 @@
 package runrecord
 
-import ()
-
 // Finding is one diagnosis: a stable id, the numbers that support it and what
 // to do next. Values repeats the key numbers for machines (the JSON record).
 type Finding struct {

@@ -1,7 +1,5 @@
 package runrecord
 
-import ()
-
 // Metric names one distribution kept per group. The names are the JSON keys of
 // the run record and the metric argument of Record.P95, so they are stable.
 type Metric int

@@ -1,7 +1,5 @@
 package runrecord
 
-import ()
-
 // WaveRecord is a wave in the run record. Times are seconds into the run.
 type WaveRecord struct {
 	StartSeconds    float64  `json:"start_seconds"`

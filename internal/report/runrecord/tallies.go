@@ -1,7 +1,5 @@
 package runrecord
 
-import ()
-
 // Tallies are a group's exact counters beyond the headline counts of a
 // CategoryRecord: what the diagnosis reads besides the distributions. The
 // record keeps them so that a merged record is diagnosed like a run: every

@@ -18,6 +18,7 @@ require (
 	go.k6.io/k6 v1.8.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.46.0
+	gonum.org/v1/gonum v0.17.0
 	gopkg.in/guregu/null.v3 v3.3.0
 	gopkg.in/yaml.v3 v3.0.1
 )

@@ -27,6 +27,8 @@ type Run struct {
 	droppedCredits uint64
 	// Capacity is a capacity search's answer (nil without a search).
 	Capacity *runrecord.Capacity
+	// Precision is a precision gate's verdict (nil without a gate).
+	Precision *runrecord.Precision
 	// Retrieval and Images are the sections beside the chat figures
 	// (collect_sections.go): the embed and rerank calls, and TTFT by the prompt's
 	// images. Nil until the binding sets them.
@@ -170,6 +172,15 @@ func (r *Run) SetCapacity(c *runrecord.Capacity) {
 	r.Capacity = c
 	for _, v := range r.parts {
 		v.Capacity = c
+	}
+}
+
+// SetPrecision gives the run (and each client's view of it) the precision
+// gate's verdict.
+func (r *Run) SetPrecision(p *runrecord.Precision) {
+	r.Precision = p
+	for _, v := range r.parts {
+		v.Precision = p
 	}
 }
 

@@ -40,6 +40,7 @@ func mergeSections(out *runrecord.Record, records []*runrecord.Record, names []s
 	if out.Capacity, err = MergeCapacity(names, caps); err != nil {
 		return fmt.Errorf("report: merge: %w", err)
 	}
+	out.Precision = mergePrecision(records)
 	return nil
 }
 

@@ -105,6 +105,7 @@ func runRecord(r *Run, findings []runrecord.Finding, cmp *runrecord.Comparison, 
 	rec.Server = opt.Server
 	rec.Dispatch = r.Dispatch
 	rec.Capacity = r.Capacity
+	rec.Precision = r.Precision
 	rec.Retrieval, rec.Images = retrievalRecords(r.Retrieval), imageRecords(r.Images)
 	rec.Conversations = conversationRecord(r.Turns, r.Jobs, r.JobStages(), "")
 	if cmp == nil {

@@ -36,7 +36,7 @@ func recordDispatchText(rec *runrecord.Record) string {
 // recordSectionsText is the sections' text, after the chat figures.
 func recordSectionsText(rec *runrecord.Record) string {
 	out := ""
-	for _, s := range []string{retrievalRecordText(rec.Retrieval), ImageText(imageGroups(rec.Images)), ConversationText(conversationGroups(rec.Conversations))} {
+	for _, s := range []string{PrecisionText(rec.Precision), retrievalRecordText(rec.Retrieval), ImageText(imageGroups(rec.Images)), ConversationText(conversationGroups(rec.Conversations))} {
 		if s != "" {
 			out += "\n" + s
 		}
@@ -56,6 +56,7 @@ func writeRecordSectionsHTML(b *bytes.Buffer, rec *runrecord.Record) {
 		}
 		b.WriteString("</p>\n")
 	}
+	writePrecisionHTML(b, rec.Precision)
 	writeRetrievalHTML(b, rec.Retrieval)
 	writeImagesHTML(b, imageGroups(rec.Images))
 	turns, jobs, stages, note := conversationGroups(rec.Conversations)

@@ -9,7 +9,7 @@ import (
 // sectionsText is the sections' text, after the chat figures.
 func sectionsText(r *Run) string {
 	out := ""
-	for _, s := range []string{CapacityText(r.Capacity), RetrievalText(r.Retrieval), ImageText(r.Images), ConversationText(r.Turns, r.Jobs, r.JobStages(), "")} {
+	for _, s := range []string{CapacityText(r.Capacity), PrecisionText(r.Precision), RetrievalText(r.Retrieval), ImageText(r.Images), ConversationText(r.Turns, r.Jobs, r.JobStages(), "")} {
 		if s != "" {
 			out += "\n" + s
 		}
@@ -20,6 +20,7 @@ func sectionsText(r *Run) string {
 // writeSectionsHTML writes the sections as tables with the text's columns.
 func writeSectionsHTML(b *bytes.Buffer, r *Run) {
 	writeCapacityHTML(b, r.Capacity)
+	writePrecisionHTML(b, r.Precision)
 	writeRetrievalHTML(b, retrievalRecords(r.Retrieval))
 	writeImagesHTML(b, r.Images)
 	writeConversationsHTML(b, r.Turns, r.Jobs, r.JobStages(), "")

@@ -36,6 +36,8 @@ type Record struct {
 	Dispatch *Dispatch `json:"dispatch,omitempty"`
 	// Capacity is a capacity search's answer (Capacity.search).
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Precision is a precision gate's verdict (Precision.until).
+	Precision *Precision `json:"precision,omitempty"`
 	// Retrieval is the embed and rerank calls' section; Images is the chat
 	// calls' TTFT by the images in their prompts (sections.go).
 	Retrieval []RetrievalRecord `json:"retrieval,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -197,7 +198,7 @@ func (c *Client) check() error {
 		return fieldErr("baseURL", "is required (e.g. 'http://127.0.0.1:8000/v1')")
 	}
 	if !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
-		return fieldErr("baseURL", "must start with http:// or https://, got %q", c.BaseURL)
+		return fieldErr("baseURL", "must start with http:// or https://, got %q", redact.CleanURL(c.BaseURL))
 	}
 	if err := oneOf(c.GapSamples, []string{GapsSampled, GapsPerEvent, GapsPerRequest, GapsOff}); err != nil {
 		return under("gapSamples", err)

@@ -86,6 +86,8 @@ func TestClientErrors(t *testing.T) {
 	}{
 		{nil, "Client options: baseURL is required (e.g. 'http://127.0.0.1:8000/v1')"},
 		{map[string]any{"baseURL": "h:1"}, `Client options: baseURL must start with http:// or https://, got "h:1"`},
+		{map[string]any{"baseURL": "htps://h/v1?key=sk-live-0123456789"}, // the error does not print the key
+			`Client options: baseURL must start with http:// or https://, got "htps://h/v1?key=REDACTED"`},
 		{base("timout", "3s"), `Client options: unknown option "timout" (did you mean "timeouts"?); known: baseURL, ` +
 			"protocol, model, apiKey, name, path, headers, tags, timeouts, gapSamples, gapSampleRate, stallThreshold, slo, " +
 			"continuousUsage, tokenizer, maxEventSize, maxBodySize, retry, fallback, fallbackOn, gaps, reconnect"},

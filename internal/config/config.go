@@ -90,11 +90,13 @@ type Client struct {
 	ServerMetrics *ServerMetrics `opt:"serverMetrics" want:"an object like {url: 'http://vllm:8000/metrics', interval: '1s'}"`
 }
 
-// SLO is the per-request objective behind llm_goodput; zero fields are not checked.
+// SLO is the per-request objective behind llm_goodput; an absent field is
+// not checked (zero), and a given 0 is refused: no call can meet it, and
+// reading it as "not checked" would judge calls by less than the script says.
 type SLO struct {
-	TTFT time.Duration `opt:"ttft"`
-	TPOT time.Duration `opt:"tpot"`
-	E2E  time.Duration `opt:"e2e"`
+	TTFT time.Duration `opt:"ttft,positive" want:"a duration above 0 like '800ms' (leave it out for no objective on it)"`
+	TPOT time.Duration `opt:"tpot,positive" want:"a duration above 0 like '800ms' (leave it out for no objective on it)"`
+	E2E  time.Duration `opt:"e2e,positive" want:"a duration above 0 like '800ms' (leave it out for no objective on it)"`
 }
 
 // Set reports whether any objective is given.

@@ -29,9 +29,12 @@ import (
 //   - integers must be whole numbers; nested objects, maps and lists decode
 //     the same way, element by element.
 //
-// Tag options: `opt:"name,positive"` asks for a whole number above 0;
-// `want:"…"` says in messages what the option takes when the type alone
-// does not; `true:"…"` lets a string option take true for that value and
+// Tag options: `opt:"name,positive"` asks for a value above 0 (a whole
+// number, a number or a duration) when the option is given: for an option
+// whose 0 means nothing (no window, no share, no interval), a 0 in the script
+// is a mistake, and taking it for the default the absent option gets would
+// hide it. `want:"…"` says in messages what the option takes when the type
+// alone does not; `true:"…"` lets a string option take true for that value and
 // false for "". A type with a pointer method setDefaults() starts from those
 // values when its object is given; a type with check() error is validated
 // once decoded, and a fieldError it returns is placed under its path.
@@ -167,6 +170,9 @@ func decodeValue(rv reflect.Value, v any, path string, f field) error {
 		if err != nil {
 			return &fieldError{path: path, problem: err.Error()}
 		}
+		if f.positive && d <= 0 {
+			return wrongType(path, v, f.want, "a duration above 0 like '3s'")
+		}
 		rv.SetInt(int64(d))
 		return nil
 	}
@@ -228,7 +234,10 @@ func decodeScalar(rv reflect.Value, v any, path string, f field) error {
 		return decodeUint(rv, v, path, f)
 	case reflect.Float32, reflect.Float64:
 		x, ok := toFloat(v)
-		if !ok || math.IsNaN(x) {
+		switch {
+		case f.positive && (!ok || !(x > 0)):
+			return wrongType(path, v, f.want, "a number above 0")
+		case !ok || math.IsNaN(x):
 			return wrongType(path, v, f.want, "a number")
 		}
 		rv.SetFloat(x)

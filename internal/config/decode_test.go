@@ -193,3 +193,36 @@ func TestNearest(t *testing.T) {
 		require.Equal(t, want, nearest(in, known), in)
 	}
 }
+
+// positives are options for which 0 means nothing: given, they must be above 0.
+type positives struct {
+	Limit time.Duration `opt:"limit,positive"`
+	Rate  float64       `opt:"rate,positive"`
+	Share float64       `opt:"share,positive" want:"a share in (0, 1]"`
+}
+
+func TestDecodePositiveRefusesAGivenZero(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		in   map[string]any
+		want string
+	}{
+		{"duration 0", map[string]any{"limit": int64(0)}, `test options: limit must be a duration above 0 like '3s', got 0`},
+		{"duration '0s'", map[string]any{"limit": "0s"}, `test options: limit must be a duration above 0 like '3s', got "0s"`},
+		{"number 0", map[string]any{"rate": 0.0}, `test options: rate must be a number above 0, got 0`},
+		{"number below 0", map[string]any{"rate": -0.5}, `test options: rate must be a number above 0, got -0.5`},
+		{"want tag", map[string]any{"share": int64(0)}, `test options: share must be a share in (0, 1], got 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got positives
+			require.EqualError(t, Decode("test options", tc.in, &got), tc.want)
+		})
+	}
+	var got positives
+	require.NoError(t, Decode("test options", map[string]any{}, &got), "absent is not given")
+	require.Equal(t, positives{}, got)
+	require.NoError(t, Decode("test options", map[string]any{"limit": "2s", "rate": 0.1, "share": nil}, &got))
+	require.Equal(t, positives{Limit: 2 * time.Second, Rate: 0.1}, got)
+}

@@ -14,9 +14,12 @@ type ServerMetrics struct {
 	URL string `opt:"url" want:"the endpoint, e.g. 'http://vllm:8000/metrics'"`
 	// Headers go with every scrape (e.g. Authorization); like apiKey, their
 	// values never appear in a message, tag or report.
-	Headers  map[string]string `opt:"headers"`
-	Interval time.Duration     `opt:"interval"` // between scrapes; 0 = 1 s
-	Timeout  time.Duration     `opt:"timeout"`  // of one scrape; 0 = 10 s
+	Headers map[string]string `opt:"headers"`
+	// Interval is between scrapes, Timeout bounds one: absent (0), the
+	// scraper's defaults (1 s, 10 s); given, above 0, as a 0 would be a
+	// scrape without pause or one that cannot succeed, not the default.
+	Interval time.Duration `opt:"interval,positive"`
+	Timeout  time.Duration `opt:"timeout,positive"`
 	// Model keeps only the series of that served model; "" = all, summed.
 	Model string `opt:"model"`
 }
@@ -36,9 +39,6 @@ func (s *ServerMetrics) check() error {
 	}
 	if s.Interval != 0 && s.Interval < minServerMetricsInterval {
 		return fieldErr("interval", "must be at least %v (each scrape parses the whole exposition), got %v", minServerMetricsInterval, s.Interval)
-	}
-	if s.Timeout < 0 {
-		return fieldErr("timeout", "must be 0 (the default) or more, got %v", s.Timeout)
 	}
 	return nil
 }

@@ -23,11 +23,15 @@ type Config struct {
 	Model      string // ModelRate or ModelConcurrency
 	Min, Max   float64
 	Window     time.Duration
-	Warmup     time.Duration // 0: a fifth of the window
+	Warmup     time.Duration // 0: a fifth of the window, unless warmupGiven
 	Precision  float64       // the bracket's width relative to its low end when refining stops; 0: 0.05
 	Share      float64       // of the capacity, for the recommended level; 0: 0.8
 	MaxWindows int           // the search's budget; 0: 12
 	Objectives []Objective
+	// warmupGiven says Warmup is the script's own, 0 included (no warm-up):
+	// ConfigOf knows whether the option was there, and only a 0 it did not
+	// give is the default.
+	warmupGiven bool
 	// Trace is the trace the open model's arrivals replay (nil: synthetic
 	// arrivals): the binding runs it at level / Trace.MeanRate times its
 	// recorded speed, and the answer reads as that multiplier too.
@@ -104,7 +108,7 @@ func (c Config) checkWindow() (Config, error) {
 	if c.Window < minWindow {
 		return c, fmt.Errorf("window must be at least %v, got %v", minWindow, c.Window)
 	}
-	if c.Warmup == 0 {
+	if c.Warmup == 0 && !c.warmupGiven {
 		c.Warmup = c.Window / 5
 	}
 	if c.Warmup < 0 || c.Warmup > c.Window/2 {

@@ -27,16 +27,21 @@ type Options struct {
 	SLO         map[string]string `opt:"slo"`
 	Rate        *Range            `opt:"rate"`
 	Concurrency *Range            `opt:"concurrency"`
-	Window      time.Duration     `opt:"window"`
-	Warmup      time.Duration     `opt:"warmup"`
-	Precision   float64           `opt:"precision"`
-	Share       float64           `opt:"share"`
-	MaxWindows  int               `opt:"maxWindows"`
-	Arrivals    string            `opt:"arrivals"` // "poisson" (default) or "constant"
-	Seed        uint64            `opt:"seed"`
-	Trace       any               `opt:"trace" json:"-"` // a Schedule.trace: its arrivals, scaled to the level
-	Client      any               `opt:"client" json:"-"`
-	Clients     []any             `opt:"clients" json:"-"`
+	// Window, Precision, Share and MaxWindows take their default when
+	// absent; given, they must be above 0 (the decoder refuses a 0: a window,
+	// bracket, share or budget of nothing is a mistake, not the default).
+	// Warmup given as 0 is no warm-up (every call of a window counts); nil
+	// is the default, a fifth of the window.
+	Window     time.Duration  `opt:"window,positive" want:"a duration above 0 like '20s'"`
+	Warmup     *time.Duration `opt:"warmup"`
+	Precision  float64        `opt:"precision,positive" want:"a number in (0, 1) such as 0.05 (within 5%)"`
+	Share      float64        `opt:"share,positive" want:"a number in (0, 1] such as 0.8 (plan at 80% of the capacity)"`
+	MaxWindows int            `opt:"maxWindows,positive" want:"a whole number of windows, at least 3"`
+	Arrivals   string         `opt:"arrivals"` // "poisson" (default) or "constant"
+	Seed       uint64         `opt:"seed"`
+	Trace      any            `opt:"trace" json:"-"` // a Schedule.trace: its arrivals, scaled to the level
+	Client     any            `opt:"client" json:"-"`
+	Clients    []any          `opt:"clients" json:"-"`
 }
 
 // DefaultWindow is a window's length when the options give none.
@@ -50,9 +55,12 @@ type ClientLabel func(v any, where string) (string, error)
 // ConfigOf is the search's configuration from the script's options. It
 // checks how the options go together; New checks each value.
 func ConfigOf(o Options, label ClientLabel) (Config, error) {
-	cfg := Config{Window: o.Window, Warmup: o.Warmup, Precision: o.Precision, Share: o.Share, MaxWindows: o.MaxWindows}
+	cfg := Config{Window: o.Window, Precision: o.Precision, Share: o.Share, MaxWindows: o.MaxWindows}
 	if cfg.Window == 0 {
 		cfg.Window = DefaultWindow
+	}
+	if o.Warmup != nil {
+		cfg.Warmup, cfg.warmupGiven = *o.Warmup, true
 	}
 	switch {
 	case o.Rate != nil && o.Concurrency != nil:

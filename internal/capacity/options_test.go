@@ -3,7 +3,9 @@ package capacity
 import (
 	"errors"
 	"testing"
+	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -65,4 +67,63 @@ func TestConfigOfRefusesOptionsThatDoNotGoTogether(t *testing.T) {
 		_, err := ConfigOf(c.o, labelOf)
 		require.ErrorContains(t, err, c.want, c.name)
 	}
+}
+
+// decodeSearch reads a script's options as the binding does.
+func decodeSearch(t *testing.T, extra map[string]any) (Config, error) {
+	t.Helper()
+	m := map[string]any{"rate": map[string]any{"min": int64(1), "max": int64(64)}, "slo": map[string]any{"ttft": "p95<2s"}}
+	for k, v := range extra {
+		m[k] = v
+	}
+	var o Options
+	if err := config.Decode("Capacity.search options", m, &o); err != nil {
+		return Config{}, err
+	}
+	cfg, err := ConfigOf(o, labelOf)
+	if err != nil {
+		return cfg, err
+	}
+	s, err := New(cfg)
+	if err != nil {
+		return cfg, err
+	}
+	return s.Config(), nil
+}
+
+// A 0 the script gives is not the absent option: a bracket of no width, a
+// share of nothing, a budget or a window of none mean nothing, and taking
+// them for the default would hide the script's mistake.
+func TestSearchRefusesAGivenZero(t *testing.T) {
+	for option, want := range map[string]string{
+		"precision":  "Capacity.search options: precision must be a number in (0, 1) such as 0.05 (within 5%), got 0",
+		"share":      "Capacity.search options: share must be a number in (0, 1] such as 0.8 (plan at 80% of the capacity), got 0",
+		"maxWindows": "Capacity.search options: maxWindows must be a whole number of windows, at least 3, got 0",
+		"window":     "Capacity.search options: window must be a duration above 0 like '20s', got 0",
+	} {
+		_, err := decodeSearch(t, map[string]any{option: int64(0)})
+		require.EqualError(t, err, want, option)
+	}
+	_, err := decodeSearch(t, map[string]any{"precision": -0.1})
+	require.ErrorContains(t, err, "precision must be a number in (0, 1)", "a negative one as before")
+	_, err = decodeSearch(t, map[string]any{"window": "0s"})
+	require.ErrorContains(t, err, "window must be a duration above 0", "zero as a string too")
+
+	cfg, err := decodeSearch(t, map[string]any{"precision": nil, "share": nil, "maxWindows": nil, "window": nil})
+	require.NoError(t, err, "null is absent")
+	assert.InDelta(t, defaultPrecision, cfg.Precision, 0)
+	assert.InDelta(t, defaultShare, cfg.Share, 0)
+	assert.Equal(t, defaultMaxWindows, cfg.MaxWindows)
+	assert.Equal(t, DefaultWindow, cfg.Window)
+	assert.Equal(t, DefaultWindow/5, cfg.Warmup)
+}
+
+// warmup: 0 is meaningful, no warm-up: every call of the window counts.
+func TestSearchTakesAGivenZeroWarmup(t *testing.T) {
+	cfg, err := decodeSearch(t, map[string]any{"warmup": int64(0), "window": "10s"})
+	require.NoError(t, err)
+	assert.Equal(t, time.Duration(0), cfg.Warmup, "given as 0: none, not the default fifth")
+	cfg, err = decodeSearch(t, map[string]any{"window": "10s"})
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Second, cfg.Warmup, "absent: a fifth of the window")
 }

@@ -232,3 +232,42 @@ func trimPromSuffix(name string) string {
 	}
 	return name
 }
+
+// TestMetricTypesMatchTheTables: docs/metrics.md's type column says what the
+// binding registers from a row: its kind, "(time)" for a duration.
+func TestMetricTypesMatchTheTables(t *testing.T) {
+	types := map[string]string{}
+	note := func(metric string, kind record.Kind, unit record.Unit) {
+		if metric == "" {
+			return
+		}
+		typ := map[record.Kind]string{record.Trend: "Trend", record.Counter: "Counter", record.Rate: "Rate"}[kind]
+		if unit == record.Duration {
+			typ += " (time)"
+		}
+		types[metric] = typ
+	}
+	for _, f := range record.Figures {
+		note(f.Metric, f.Kind, f.Unit)
+	}
+	for _, f := range record.RetrievalFigures {
+		note(f.Metric, f.Kind, f.Unit)
+	}
+	for _, f := range record.JobFigures {
+		note(f.Metric, f.Kind, f.Unit)
+	}
+	checked := 0
+	for _, line := range strings.Split(readText(t, "docs/metrics.md"), "\n") {
+		if !strings.HasPrefix(line, "| `llm_") {
+			continue
+		}
+		cells := strings.Split(line, "|")
+		for _, m := range regexp.MustCompile("`(llm_\\w+)`").FindAllStringSubmatch(cells[1], -1) {
+			if want, ok := types[m[1]]; ok {
+				require.Equalf(t, want, strings.TrimSpace(cells[2]), "docs/metrics.md's type of %s", m[1])
+				checked++
+			}
+		}
+	}
+	require.Len(t, types, checked, "every metric of the figure tables has its type checked once")
+}

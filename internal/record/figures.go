@@ -1,12 +1,13 @@
 package record
 
 // The tables of figures: each row names its JS key, its k6 metric (kind and
-// unit), and reads its value from a record, a Call here (a Job in job.go).
-// The JS result and the k6 samples are built by walking a table (JS, Emit),
-// and the binding registers its metrics from it, so a new figure is a field
-// of the record (or stream.Result), a row and its doc lines (index.d.ts,
-// docs/client.md, docs/metrics.md); docs/figures_test.go holds the four to
-// the same list.
+// unit), its one line of help and how the report keeps it (keep.go), and
+// reads its value from a record, a Call here (a Job in job.go). The JS
+// result and the k6 samples are built by walking a table (JS, Emit), the
+// binding registers its metrics from it, and the report's distributions are
+// the rows that keep one (Kept), so a new figure is a field of the record (or
+// stream.Result), a row and its doc lines (index.d.ts, docs/client.md,
+// docs/metrics.md); docs/figures_test.go holds them to the same list.
 
 import (
 	"time"
@@ -50,9 +51,14 @@ type Figure[R any] struct {
 	// attempt, with that attempt's tags (llm_attempts); the table only
 	// registers them.
 	PerAttempt bool
+	// Help is what the figure is, in one line.
+	Help string
+	// Keep is how the report keeps the figure (a call's only).
+	Keep Keep
 
 	js      func(*R) any
 	samples func(*R, Emit)
+	kept    func(*R) (float64, bool)
 }
 
 // JS is the figure's value in r's JS object.
@@ -64,6 +70,27 @@ func (f *Figure[R]) Samples(r *R, emit Emit) {
 	if f.samples != nil {
 		f.samples(r, emit)
 	}
+}
+
+// Kept is the value the report keeps of r in the row's distribution (ms for
+// a duration); false when r has none. The gaps' are many (Keep.PerEvent):
+// the report reads them itself.
+func (f *Figure[R]) Kept(r *R) (float64, bool) {
+	if f.kept == nil {
+		return 0, false
+	}
+	return f.kept(r)
+}
+
+// keeping is f kept by the report as k says, its value read by get.
+func keeping[R any](f Figure[R], k Keep, get func(*R) (float64, bool)) Figure[R] {
+	f.Keep, f.kept = k, get
+	return f
+}
+
+// keptMS is a duration kept in ms when measured.
+func keptMS(get func(*Call) time.Duration) func(*Call) (float64, bool) {
+	return func(c *Call) (float64, bool) { return msOf(get(c)) }
 }
 
 // jsObject is r's JS object: the value of every row with a key.
@@ -80,133 +107,180 @@ func jsObject[R any](table []Figure[R], r *R) map[string]any {
 // Figures is every figure of a call. Its order is the samples' order in a
 // call's batch.
 var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table of figures every reader derives from
-	{Key: "attempts", Metric: "llm_attempts", Kind: Counter, PerAttempt: true, js: attemptList},
-	{Metric: "llm_requests", Kind: Counter, samples: func(c *Call, e Emit) { e(c.End, 1) }},
-	{Metric: "llm_failed", Kind: Rate, samples: func(c *Call, e Emit) { e(c.End, boolValue(!c.OK)) }},
-	{Metric: "llm_errors", Kind: Counter, samples: func(c *Call, e Emit) {
-		if !c.OK {
-			e(c.End, 1)
-		}
-	}},
-	count("retries", "llm_retries", func(c *Call) int { return c.Retries() }),
-	count("reconnects", "llm_reconnects", func(c *Call) int { return c.Reconnects() }),
-	atEnd("clientLag", "llm_client_lag", Trend, Duration, func(c *Call) time.Duration { return c.ClientLag }),
-	verdict("ttftLate", "llm_ttft_late", (*Call).TTFTLate),
-	{Key: "cost", Metric: "llm_cost", Kind: Counter, js: costObject, samples: func(c *Call, e Emit) {
-		if c.Priced {
-			e(c.End, c.Cost.Total())
-		}
-	}},
-	{Metric: "llm_conn_reused", Kind: Rate, samples: func(c *Call, e Emit) {
-		if c.Status != 0 { // a response came, so a connection was had: new or reused
-			e(c.End, boolValue(c.Connect == 0))
-		}
-	}},
-	{Metric: "llm_conn_opened", Kind: Counter, samples: func(c *Call, e Emit) {
-		if c.Status != 0 && c.Connect > 0 {
-			e(c.End, 1)
-		}
-	}},
-	sinceStart("ttfb", "llm_ttfb", func(c *Call) time.Duration { return c.TTFB }),
-	sinceStart("ttft", "llm_ttft", func(c *Call) time.Duration { return c.TTFT }),
-	sinceStart("ttftAnswer", "llm_ttft_answer", func(c *Call) time.Duration { return c.TTFTAnswer }),
+	{Key: "attempts", Metric: "llm_attempts", Kind: Counter, PerAttempt: true, js: attemptList,
+		Help: "every HTTP attempt of the call, tagged by its route and number"},
+	{Metric: "llm_requests", Kind: Counter, Help: "every call once, whatever its retries and fallback",
+		Keep: Keep{Tally: "requests"}, samples: func(c *Call, e Emit) { e(c.End, 1) }},
+	{Metric: "llm_failed", Kind: Rate, Help: "1 for a call no route answered, 0 otherwise",
+		Keep: Keep{Tally: "failures"}, samples: func(c *Call, e Emit) { e(c.End, boolValue(!c.OK)) }},
+	{Metric: "llm_errors", Kind: Counter, Help: "failed calls, tagged error_type",
+		Keep: Keep{Tally: "errors"}, samples: func(c *Call, e Emit) {
+			if !c.OK {
+				e(c.End, 1)
+			}
+		}},
+	count("retries", "llm_retries", "attempts after the first, on whichever route", func(c *Call) int { return c.Retries() }),
+	count("reconnects", "llm_reconnects", "reconnections of raw sse streams", func(c *Call) int { return c.Reconnects() }),
+	keeping(atEnd("clientLag", "llm_client_lag", "how late this load generator ran while the call did",
+		func(c *Call) time.Duration { return c.ClientLag }),
+		Keep{Dist: DistClientLag}, func(c *Call) (float64, bool) { return positiveMS(c.ClientLag) }),
+	verdict("ttftLate", "llm_ttft_late", "this process made the call's TTFT late by half a decode step or more",
+		(*Call).TTFTLate),
+	{Key: "cost", Metric: "llm_cost", Kind: Counter, Help: "what the call cost, with prices",
+		Keep: Keep{Tally: "cost"}, js: costObject, samples: func(c *Call, e Emit) {
+			if c.Priced {
+				e(c.End, c.Cost.Total())
+			}
+		}},
+	{Metric: "llm_conn_reused", Kind: Rate, Help: "1 for a call whose final attempt reused a connection, 0 when it opened one",
+		Keep: Keep{Tally: "reused_conns"}, samples: func(c *Call, e Emit) {
+			if c.Status != 0 { // a response came, so a connection was had: new or reused
+				e(c.End, boolValue(c.Connect == 0))
+			}
+		}},
+	{Metric: "llm_conn_opened", Kind: Counter, Help: "calls whose final attempt opened a new connection",
+		Keep: Keep{Tally: "new_conns"}, samples: func(c *Call, e Emit) {
+			if c.Status != 0 && c.Connect > 0 {
+				e(c.End, 1)
+			}
+		}},
+	reportOnly(Keep{Dist: DistConnect}, "connection set-up (dial and TLS) of the calls that opened one",
+		func(c *Call) (float64, bool) { return positiveMS(c.Connect) }),
+	keeping(sinceStart("ttfb", "llm_ttfb", "t0 → response headers", func(c *Call) time.Duration { return c.TTFB }),
+		Keep{Dist: DistTTFB}, keptMS(func(c *Call) time.Duration { return c.TTFB })),
+	keeping(sinceStart("ttft", "llm_ttft", "TTFT: time to first token", func(c *Call) time.Duration { return c.TTFT }),
+		Keep{Dist: DistTTFT, Answered: true, Raw: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.TTFT })),
+	reportOnly(Keep{Dist: DistTTFTCacheHit, Answered: true}, "TTFT of the calls that hit the prompt cache",
+		func(c *Call) (float64, bool) { return ttftIf(c, stream.CacheHit) }),
+	reportOnly(Keep{Dist: DistTTFTCacheMiss, Answered: true}, "TTFT of the calls that missed the prompt cache",
+		func(c *Call) (float64, bool) { return ttftIf(c, stream.CacheMiss) }),
+	reportOnly(Keep{Dist: DistNetworkShare, Answered: true}, "the share of TTFT spent before the server could answer",
+		networkShare),
+	keeping(sinceStart("ttftAnswer", "llm_ttft_answer", "TTFT-answer: after any reasoning",
+		func(c *Call) time.Duration { return c.TTFTAnswer }),
+		Keep{Dist: DistTTFTAnswer, Answered: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.TTFTAnswer })),
 	{Key: "reasoningTime", Metric: "llm_reasoning_time", Kind: Trend, Unit: Duration,
-		js: func(c *Call) any { return ms(c.ReasoningTime()) },
+		Help: "first output → first answer output: how long the model reasoned",
+		js:   func(c *Call) any { return ms(c.ReasoningTime()) },
 		samples: func(c *Call, e Emit) {
 			if d := c.ReasoningTime(); d >= 0 {
 				e(c.Start.Add(c.TTFTAnswer), msValue(d))
 			}
 		}},
-	sinceStart("e2e", "llm_e2e", func(c *Call) time.Duration { return c.E2E }),
-	fromDue("dispatchDelay", "llm_dispatch_delay", func(*Call) time.Duration { return 0 }),
-	fromDue("ttftFromDue", "llm_ttft_from_due", func(c *Call) time.Duration { return c.TTFT }),
-	fromDue("e2eFromDue", "llm_e2e_from_due", func(c *Call) time.Duration { return c.E2E }),
-	{Key: "tpot", Metric: "llm_tpot", Kind: Trend, Unit: Duration, js: func(c *Call) any { return ms(c.TPOT) },
+	keeping(sinceStart("e2e", "llm_e2e", "E2E: the whole call", func(c *Call) time.Duration { return c.E2E }),
+		Keep{Dist: DistE2E, Answered: true, Raw: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.E2E })),
+	{Key: "gaps", Metric: "llm_inter_token_gap", Kind: Trend, Unit: Duration, Help: "Gap between output events",
+		Keep: Keep{Dist: DistGap, Answered: true, PerEvent: true, Latency: true, Tally: "gap_count"},
+		js:   resultGaps, samples: gapSamples},
+	keeping(Figure[Call]{Key: "tpot", Metric: "llm_tpot", Kind: Trend, Unit: Duration, Help: "TPOT: time per output token",
+		js: func(c *Call) any { return ms(c.TPOT) },
 		samples: func(c *Call, e Emit) {
 			if c.TPOT >= 0 {
 				e(c.LastOutAt, msValue(c.TPOT))
 			}
-		}},
-	{Key: "tokensPerSec", Metric: "llm_tokens_per_sec", Kind: Trend, js: tokensPerSec,
+		}}, Keep{Dist: DistTPOT, Answered: true, Raw: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.TPOT })),
+	keeping(Figure[Call]{Key: "tokensPerSec", Metric: "llm_tokens_per_sec", Kind: Trend,
+		Help: "decode speed of one call: output tokens after the first event over their time",
+		js:   tokensPerSec,
 		samples: func(c *Call, e Emit) {
 			if c.TPOT >= 0 {
 				e(c.LastOutAt, c.TokensPerSec)
 			}
-		}},
-	{Key: "clientParseTime", Metric: "llm_client_parse_time", Kind: Trend, Unit: Duration,
+		}}, Keep{Dist: DistTokensPerSec, Answered: true}, func(c *Call) (float64, bool) {
+		return c.TokensPerSec, c.TokensPerSec > 0
+	}),
+	keeping(fromDue("dispatchDelay", "llm_dispatch_delay", "Dispatch delay: sent after the due time",
+		func(*Call) time.Duration { return 0 }),
+		Keep{Dist: DistDispatchDelay, Latency: true}, keptMS((*Call).DispatchDelay)),
+	keeping(fromDue("ttftFromDue", "llm_ttft_from_due", "TTFT from the due time", func(c *Call) time.Duration { return c.TTFT }),
+		Keep{Dist: DistTTFTFromDue, Answered: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.FromDue(c.TTFT) })),
+	keeping(fromDue("e2eFromDue", "llm_e2e_from_due", "E2E from the due time", func(c *Call) time.Duration { return c.E2E }),
+		Keep{Dist: DistE2EFromDue, Answered: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.FromDue(c.E2E) })),
+	keeping(Figure[Call]{Key: "clientParseTime", Metric: "llm_client_parse_time", Kind: Trend, Unit: Duration,
+		Help:    "time this client spent between reads of the body: framing, decoding, dispatching",
 		js:      func(c *Call) any { return ms(c.ClientParse) },
 		samples: func(c *Call, e Emit) { e(c.End, msValue(c.ClientParse)) }},
-	{Key: "requestBytes", Metric: "llm_request_bytes", Kind: Trend, js: func(c *Call) any { return c.RequestBytes },
+		Keep{Dist: DistClientParse, Answered: true}, keptMS(func(c *Call) time.Duration { return c.ClientParse })),
+	reportOnly(Keep{Dist: DistEventLag, Answered: true}, "the longest wait of an event for its JS callback",
+		func(c *Call) (float64, bool) { return positiveMS(c.EventLag) }),
+	{Key: "requestBytes", Metric: "llm_request_bytes", Kind: Trend, Help: "the request body's size, in bytes",
+		js: func(c *Call) any { return c.RequestBytes },
 		samples: func(c *Call, e Emit) {
 			if c.RequestBytes > 0 {
 				e(c.Start, float64(c.RequestBytes))
 			}
 		}},
-	{Key: "gaps", Metric: "llm_inter_token_gap", Kind: Trend, Unit: Duration, js: resultGaps, samples: gapSamples},
-	{Metric: "llm_gaps_unsampled", Kind: Counter, samples: func(c *Call, e Emit) {
-		if c.GapSamples == config.GapsSampled && c.GapsUnsampled > 0 {
-			e(c.End, float64(c.GapsUnsampled))
-		}
-	}},
-	count("stalls", "llm_stalls", func(c *Call) int { return c.Stalls }),
-	{Metric: "llm_finish_omitted", Kind: Counter, samples: func(c *Call, e Emit) {
-		if c.FinishOmitted {
-			e(c.End, 1)
-		}
-	}},
-	usageCount("llm_prompt_tokens", func(c *Call) int64 { return c.PromptTokens() }),
-	usageCount("llm_cached_tokens", func(c *Call) int64 { return c.CachedTokens() }),
-	usageCount("llm_reasoning_tokens", func(c *Call) int64 {
+	{Metric: "llm_gaps_unsampled", Kind: Counter, Help: "gaps the gapSampleRate cap kept out of llm_inter_token_gap",
+		Keep: Keep{Tally: "gaps_unsampled"}, samples: func(c *Call, e Emit) {
+			if c.GapSamples == config.GapsSampled && c.GapsUnsampled > 0 {
+				e(c.End, float64(c.GapsUnsampled))
+			}
+		}},
+	tally(count("stalls", "llm_stalls", "gaps above stallThreshold", func(c *Call) int { return c.Stalls }), "stalls"),
+	{Metric: "llm_finish_omitted", Kind: Counter, Help: "complete answers whose server named no finish reason",
+		Keep: Keep{Tally: "finish_omitted"}, samples: func(c *Call, e Emit) {
+			if c.FinishOmitted {
+				e(c.End, 1)
+			}
+		}},
+	tally(usageCount("llm_prompt_tokens", "prompt tokens, from the server's usage", func(c *Call) int64 { return c.PromptTokens() }),
+		"prompt_tokens"),
+	tally(usageCount("llm_cached_tokens", "cached prompt tokens, from the server's usage",
+		func(c *Call) int64 { return c.CachedTokens() }), "cached_tokens"),
+	usageCount("llm_reasoning_tokens", "reasoning tokens, from the server's usage", func(c *Call) int64 {
 		if c.Usage == nil {
 			return 0
 		}
 		return c.Usage.ReasoningTokens
 	}),
-	count("outputTokens", "llm_output_tokens", func(c *Call) int64 { return c.OutputTokens }),
-	{Key: "cache", Metric: "llm_cache_hit", Kind: Rate, js: func(c *Call) any { return c.Cache.String() },
+	tally(count("outputTokens", "llm_output_tokens", "output tokens, counted as tokenSource says",
+		func(c *Call) int64 { return c.OutputTokens }), "output_tokens"),
+	{Key: "cache", Metric: "llm_cache_hit", Kind: Rate, Help: "cached prompt tokens > 0, when the server reported usage",
+		Keep: Keep{Tally: "cache_hits"}, js: func(c *Call) any { return c.Cache.String() },
 		samples: func(c *Call, e Emit) {
 			if c.Cache != stream.CacheUnknown {
 				e(c.End, boolValue(c.Cache == stream.CacheHit))
 			}
 		}},
-	serverTiming("llm_server_queue_time", "queue"),
-	serverTiming("llm_server_prefill_time", "prefill"),
-	verdict("", "llm_goodput", func(c *Call) Verdict { return c.Goodput }),
-	verdict("", "llm_regression", func(c *Call) Verdict { return c.Regression }),
+	serverTiming("llm_server_queue_time", "queue", "the queue time the server reported (Server-Timing)"),
+	serverTiming("llm_server_prefill_time", "prefill", "the prefill time the server reported (Server-Timing)"),
+	verdict("", "llm_goodput", "the call met every objective of the client's slo", func(c *Call) Verdict { return c.Goodput }),
+	verdict("", "llm_regression", "the call's TTFT was above the loaded baseline's P95",
+		func(c *Call) Verdict { return c.Regression }),
 
 	// The result's other keys: no k6 metric.
-	jsOnly("ok", func(c *Call) any { return c.OK }),
-	jsOnly("status", func(c *Call) any { return c.Status }),
-	jsOnly("error", func(c *Call) any { return errorObject(c.Err) }),
-	jsOnly("text", func(c *Call) any { return c.Text }),
-	jsOnly("reasoningText", func(c *Call) any { return c.Reasoning }),
-	jsOnly("toolCalls", toolCalls),
-	jsOnly("finishReason", func(c *Call) any { return c.FinishReason }),
-	jsOnly("finishSource", func(c *Call) any { return finishSource(c.FinishSource) }),
-	jsOnly("usage", usageObject),
-	jsOnly("tokenSource", func(c *Call) any { return c.TokenSource }),
-	jsOnly("model", func(c *Call) any { return c.Result.Model }),
-	jsOnly("clientParseShare", parseShare),
-	jsOnly("chunks", func(c *Call) any { return c.Chunks }),
-	jsOnly("servedBy", func(c *Call) any { return c.Name }),
-	jsOnly("route", func(c *Call) any { return c.Route }),
-	jsOnly("requestId", func(c *Call) any { return c.RequestID }),
-	jsOnly("serverTimings", func(c *Call) any {
+	jsOnly("ok", "whether a route answered", func(c *Call) any { return c.OK }),
+	jsOnly("status", "the HTTP status of the final attempt (0 without a response)", func(c *Call) any { return c.Status }),
+	jsOnly("error", "the error's type and message, null for an answered call", func(c *Call) any { return errorObject(c.Err) }),
+	jsOnly("text", "the answer's text", func(c *Call) any { return c.Text }),
+	jsOnly("reasoningText", "the streamed reasoning", func(c *Call) any { return c.Reasoning }),
+	jsOnly("toolCalls", "the tool calls, assembled", toolCalls),
+	jsOnly("finishReason", "why the answer ended, as the server said", func(c *Call) any { return c.FinishReason }),
+	jsOnly("finishSource", "how the finish reason is known", func(c *Call) any { return finishSource(c.FinishSource) }),
+	jsOnly("usage", "the server's usage report", usageObject),
+	jsOnly("tokenSource", "where the output-token count came from", func(c *Call) any { return c.TokenSource }),
+	jsOnly("model", "the model the server named", func(c *Call) any { return c.Result.Model }),
+	jsOnly("clientParseShare", "clientParseTime / e2e", parseShare),
+	jsOnly("chunks", "the stream's output events", func(c *Call) any { return c.Chunks }),
+	jsOnly("servedBy", "the client that ended the call", func(c *Call) any { return c.Name }),
+	jsOnly("route", "the route that ended the call", func(c *Call) any { return c.Route }),
+	jsOnly("requestId", "the server's request id", func(c *Call) any { return c.RequestID }),
+	jsOnly("serverTimings", "the timings the server reported", func(c *Call) any {
 		if len(c.ServerTimings) == 0 {
 			return nil
 		}
 		return c.ServerTimings
 	}),
-	jsOnly("proto", func(c *Call) any { return c.Proto }),
-	jsOnly("sendWait", func(c *Call) any { return ms(c.SendWait) }),
-	jsOnly("dueAt", func(c *Call) any {
+	jsOnly("proto", "the response's HTTP protocol", func(c *Call) any { return c.Proto }),
+	jsOnly("sendWait", "t0 → the request began to go out, the connection's set-up left out", func(c *Call) any { return ms(c.SendWait) }),
+	jsOnly("dueAt", "when a schedule wanted the call sent", func(c *Call) any {
 		if c.Due.IsZero() {
 			return nil
 		}
 		return float64(c.Due.UnixMicro()) / 1000
 	}),
-	jsOnly("choices", choiceList),
-	jsOnly("turn", func(c *Call) any {
+	jsOnly("choices", "each answer of a call that asked for several", choiceList),
+	jsOnly("turn", "the call's turn in a live conversation", func(c *Call) any {
 		if c.Turn == 0 {
 			return nil
 		}
@@ -220,11 +294,29 @@ func (c *Call) JS() map[string]any { return jsObject(c.Table(), c) }
 
 // The row builders of the table.
 
-func jsOnly(key string, js func(*Call) any) Figure[Call] { return Figure[Call]{Key: key, js: js} }
+func jsOnly(key, help string, js func(*Call) any) Figure[Call] {
+	return Figure[Call]{Key: key, Help: help, js: js}
+}
+
+// reportOnly is a distribution the report keeps that is neither a JS key nor
+// a k6 metric.
+func reportOnly(k Keep, help string, get func(*Call) (float64, bool)) Figure[Call] {
+	unit := Duration
+	if k.Dist == DistNetworkShare {
+		unit = Plain
+	}
+	return keeping(Figure[Call]{Unit: unit, Help: help}, k, get)
+}
+
+// tally is f with the record's counter of it named.
+func tally(f Figure[Call], name string) Figure[Call] {
+	f.Keep.Tally = name
+	return f
+}
 
 // sinceStart is a duration from t0, sampled at the moment it ends.
-func sinceStart(key, metric string, get func(*Call) time.Duration) Figure[Call] {
-	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
+func sinceStart(key, metric, help string, get func(*Call) time.Duration) Figure[Call] {
+	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help,
 		js: func(c *Call) any { return ms(get(c)) },
 		samples: func(c *Call, e Emit) {
 			if d := get(c); d >= 0 {
@@ -236,9 +328,9 @@ func sinceStart(key, metric string, get func(*Call) time.Duration) Figure[Call] 
 // fromDue is a moment of the call (since(c) after the send, when measured)
 // counted from the call's due time instead (Call.FromDue), sampled at that
 // moment. None for calls without a due time.
-func fromDue(key, metric string, since func(*Call) time.Duration) Figure[Call] {
+func fromDue(key, metric, help string, since func(*Call) time.Duration) Figure[Call] {
 	get := func(c *Call) time.Duration { return c.FromDue(since(c)) }
-	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
+	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help,
 		js: func(c *Call) any { return ms(get(c)) },
 		samples: func(c *Call, e Emit) {
 			if d := get(c); d >= 0 {
@@ -247,9 +339,9 @@ func fromDue(key, metric string, since func(*Call) time.Duration) Figure[Call] {
 		}}
 }
 
-// atEnd is a figure sampled at the call's end when measured.
-func atEnd(key, metric string, kind Kind, unit Unit, get func(*Call) time.Duration) Figure[Call] {
-	return Figure[Call]{Key: key, Metric: metric, Kind: kind, Unit: unit,
+// atEnd is a duration sampled at the call's end when measured.
+func atEnd(key, metric, help string, get func(*Call) time.Duration) Figure[Call] {
+	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help,
 		js: func(c *Call) any { return ms(get(c)) },
 		samples: func(c *Call, e Emit) {
 			if d := get(c); d >= 0 {
@@ -259,8 +351,8 @@ func atEnd(key, metric string, kind Kind, unit Unit, get func(*Call) time.Durati
 }
 
 // count is a Counter sampled at the call's end when above zero.
-func count[N int | int64](key, metric string, get func(*Call) N) Figure[Call] {
-	return Figure[Call]{Key: key, Metric: metric, Kind: Counter,
+func count[N int | int64](key, metric, help string, get func(*Call) N) Figure[Call] {
+	return Figure[Call]{Key: key, Metric: metric, Kind: Counter, Help: help,
 		js: func(c *Call) any { return get(c) },
 		samples: func(c *Call, e Emit) {
 			if n := get(c); n > 0 {
@@ -270,15 +362,15 @@ func count[N int | int64](key, metric string, get func(*Call) N) Figure[Call] {
 }
 
 // usageCount is a token count from the server's usage, in result.usage.
-func usageCount(metric string, get func(*Call) int64) Figure[Call] {
-	f := count("", metric, get)
+func usageCount(metric, help string, get func(*Call) int64) Figure[Call] {
+	f := count("", metric, help, get)
 	f.js = nil
 	return f
 }
 
 // verdict is a Rate: 1 or 0, no sample (and null) when not judged.
-func verdict(key, metric string, get func(*Call) Verdict) Figure[Call] {
-	return Figure[Call]{Key: key, Metric: metric, Kind: Rate,
+func verdict(key, metric, help string, get func(*Call) Verdict) Figure[Call] {
+	return Figure[Call]{Key: key, Metric: metric, Kind: Rate, Help: help,
 		js: func(c *Call) any {
 			switch get(c) {
 			case Yes:
@@ -297,12 +389,48 @@ func verdict(key, metric string, get func(*Call) Verdict) Figure[Call] {
 }
 
 // serverTiming is a timing the server reported (ms), when it did.
-func serverTiming(metric, name string) Figure[Call] {
-	return Figure[Call]{Metric: metric, Kind: Trend, Unit: Duration, samples: func(c *Call, e Emit) {
+func serverTiming(metric, name, help string) Figure[Call] {
+	return Figure[Call]{Metric: metric, Kind: Trend, Unit: Duration, Help: help, samples: func(c *Call, e Emit) {
 		if v, ok := c.ServerTimings[name]; ok {
 			e(c.End, v)
 		}
 	}}
+}
+
+// positiveMS is a duration in ms when above zero: a lag or a set-up that was
+// none (or not measured) is not kept.
+func positiveMS(d time.Duration) (float64, bool) {
+	if d <= 0 {
+		return 0, false
+	}
+	return msValue(d), true
+}
+
+// ttftIf is the call's TTFT when its prompt-cache state is s.
+func ttftIf(c *Call, s stream.CacheState) (float64, bool) {
+	if c.Cache != s {
+		return 0, false
+	}
+	return msOf(c.TTFT)
+}
+
+// networkShare is the part of TTFT spent before the server could answer: the
+// time to response headers when they came before the first token (a server
+// that sends headers with the first token tells us nothing), else the
+// connection set-up. None without a TTFT above zero.
+func networkShare(c *Call) (float64, bool) {
+	ttft, ok := msOf(c.TTFT)
+	if !ok || ttft <= 0 {
+		return 0, false
+	}
+	net := 0.0
+	if v, ok := msOf(c.Connect); ok {
+		net = v
+	}
+	if b, ok := msOf(c.TTFB); ok && b < 0.9*ttft && b > net {
+		net = b
+	}
+	return min(1, net/ttft), true
 }
 
 // gapSamples are the llm_inter_token_gap samples gapSamples asks for, each

@@ -53,27 +53,28 @@ func LoadOf(c *Call) Load { return Load{Active: c.Active, VUs: c.VUs, Rate: c.Ra
 
 // JobFigures is every figure of a job.
 var JobFigures = []Figure[Job]{ //nolint:gochecknoglobals // the read-only table of a job's figures
-	{Metric: "llm_jobs", Kind: Counter, samples: func(j *Job, e Emit) { e(j.End, 1) }},
-	{Key: "ok", Metric: "llm_job_failed", Kind: Rate, js: func(j *Job) any { return !j.Failed },
+	{Metric: "llm_jobs", Kind: Counter, Help: "live conversations and agent jobs ended", samples: func(j *Job, e Emit) { e(j.End, 1) }},
+	{Key: "ok", Metric: "llm_job_failed", Kind: Rate, Help: "1 for a job that failed, 0 otherwise", js: func(j *Job) any { return !j.Failed },
 		samples: func(j *Job, e Emit) { e(j.End, boolValue(j.Failed)) }},
-	jobTime("duration", "llm_job_duration", func(j *Job) time.Duration { return j.Duration(j.End) }),
-	jobTime("modelTime", "llm_job_model_time", func(j *Job) time.Duration { return j.Model }),
-	jobTime("thinkTime", "llm_job_think_time", func(j *Job) time.Duration { return j.Think }),
-	jobTime("toolTime", "llm_job_tool_time", func(j *Job) time.Duration { return j.Tool }),
-	jobCount("turns", "llm_job_turns", func(j *Job) int64 { return int64(j.Turns) }),
-	jobCount("steps", "llm_job_steps", func(j *Job) int64 { return int64(j.Steps) }),
+	jobTime("duration", "llm_job_duration", "its first call's send → its last answer's end", func(j *Job) time.Duration { return j.Duration(j.End) }),
+	jobTime("modelTime", "llm_job_model_time", "its calls' own time, retries included", func(j *Job) time.Duration { return j.Model }),
+	jobTime("thinkTime", "llm_job_think_time", "the pauses waited between turns", func(j *Job) time.Duration { return j.Think }),
+	jobTime("toolTime", "llm_job_tool_time", "its tools' run time", func(j *Job) time.Duration { return j.Tool }),
+	jobCount("turns", "llm_job_turns", "user turns", func(j *Job) int64 { return int64(j.Turns) }),
+	jobCount("steps", "llm_job_steps", "model calls (an agent's steps)", func(j *Job) int64 { return int64(j.Steps) }),
 	// An agent's only: a conversation has no tools to call wrongly.
-	{Key: "badToolCalls", Metric: "llm_job_bad_tool_calls", Kind: Trend, js: func(j *Job) any {
-		if j.Kind != JobAgent {
-			return nil
-		}
-		return int64(j.BadToolCalls)
-	}, samples: func(j *Job, e Emit) {
-		if j.Kind == JobAgent {
-			e(j.End, float64(j.BadToolCalls))
-		}
-	}},
-	{Key: "tokensIn", Metric: "llm_job_tokens_in", Kind: Trend, js: func(j *Job) any {
+	{Key: "badToolCalls", Metric: "llm_job_bad_tool_calls", Kind: Trend,
+		Help: "the model's calls of a tool it was not given or with arguments that are not an object", js: func(j *Job) any {
+			if j.Kind != JobAgent {
+				return nil
+			}
+			return int64(j.BadToolCalls)
+		}, samples: func(j *Job, e Emit) {
+			if j.Kind == JobAgent {
+				e(j.End, float64(j.BadToolCalls))
+			}
+		}},
+	{Key: "tokensIn", Metric: "llm_job_tokens_in", Kind: Trend, Help: "prompt tokens over every call", js: func(j *Job) any {
 		if !j.InKnown {
 			return nil
 		}
@@ -83,16 +84,16 @@ var JobFigures = []Figure[Job]{ //nolint:gochecknoglobals // the read-only table
 			e(j.End, float64(j.TokensIn))
 		}
 	}},
-	jobCount("tokensOut", "llm_job_tokens_out", func(j *Job) int64 { return j.TokensOut }),
+	jobCount("tokensOut", "llm_job_tokens_out", "output tokens over every call", func(j *Job) int64 { return j.TokensOut }),
 
-	{Key: "kind", js: func(j *Job) any { return j.Kind }},
-	{Key: "endReason", js: func(j *Job) any {
+	{Key: "kind", Help: "conversation or agent", js: func(j *Job) any { return j.Kind }},
+	{Key: "endReason", Help: "why the job ended by itself, null when the script ended it", js: func(j *Job) any {
 		if j.EndReason == "" {
 			return nil
 		}
 		return j.EndReason
 	}},
-	{Key: "ttftByTurn", js: func(j *Job) any {
+	{Key: "ttftByTurn", Help: "each turn's TTFT", js: func(j *Job) any {
 		out := make([]any, len(j.TTFTs))
 		for i, d := range j.TTFTs {
 			out[i] = ms(d)
@@ -105,8 +106,8 @@ var JobFigures = []Figure[Job]{ //nolint:gochecknoglobals // the read-only table
 func (j *Job) JS() map[string]any { return jsObject(JobFigures, j) }
 
 // jobTime is a job's duration figure (a job that has not started has none).
-func jobTime(key, metric string, get func(*Job) time.Duration) Figure[Job] {
-	return Figure[Job]{Key: key, Metric: metric, Kind: Trend, Unit: Duration,
+func jobTime(key, metric, help string, get func(*Job) time.Duration) Figure[Job] {
+	return Figure[Job]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help,
 		js: func(j *Job) any {
 			if j.Start.IsZero() {
 				return nil
@@ -122,8 +123,8 @@ func jobTime(key, metric string, get func(*Job) time.Duration) Figure[Job] {
 
 // jobCount is a per-job count: a Trend, so thresholds and the report read
 // its distribution over jobs (p(95) turns), not a sum.
-func jobCount(key, metric string, get func(*Job) int64) Figure[Job] {
-	return Figure[Job]{Key: key, Metric: metric, Kind: Trend,
+func jobCount(key, metric, help string, get func(*Job) int64) Figure[Job] {
+	return Figure[Job]{Key: key, Metric: metric, Kind: Trend, Help: help,
 		js:      func(j *Job) any { return get(j) },
 		samples: func(j *Job, e Emit) { e(j.End, float64(get(j))) }}
 }

@@ -18,7 +18,8 @@ import (
 // RetrievalFigures is every figure of an embed or rerank call, in the order
 // of the call's samples.
 var RetrievalFigures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table of figures every reader derives from
-	{Key: "attempts", Metric: "llm_attempts", Kind: Counter, PerAttempt: true, js: retrievalAttempts},
+	{Key: "attempts", Metric: "llm_attempts", Kind: Counter, PerAttempt: true, js: retrievalAttempts,
+		Help: "every HTTP attempt of the call, tagged by its route and number"},
 	shared("llm_requests"),
 	shared("llm_failed"),
 	shared("llm_errors"),
@@ -27,7 +28,8 @@ var RetrievalFigures = []Figure[Call]{ //nolint:gochecknoglobals // the read-onl
 	shared("llm_conn_reused"),
 	shared("llm_conn_opened"),
 	{Key: "duration", Metric: "llm_embed_duration", Kind: Trend, Unit: Duration,
-		js: func(c *Call) any { return ms(c.Retrieval.Duration) },
+		Help: "t0 → the answer's last byte",
+		js:   func(c *Call) any { return ms(c.Retrieval.Duration) },
 		samples: func(c *Call, e Emit) {
 			if d := c.Retrieval.Duration; d >= 0 {
 				e(c.End, msValue(d))
@@ -38,19 +40,21 @@ var RetrievalFigures = []Figure[Call]{ //nolint:gochecknoglobals // the read-onl
 	// the due time is its E2E from it. A non-streamed call has no first
 	// token, so no ttftFromDue either.
 	shared("dispatchDelay"),
-	fromDue("e2eFromDue", "llm_e2e_from_due", func(c *Call) time.Duration { return c.Retrieval.Duration }),
-	jsOnly("ttfb", func(c *Call) any { return ms(c.TTFB) }),
+	fromDue("e2eFromDue", "llm_e2e_from_due", "the whole answer counted from the due time", func(c *Call) time.Duration { return c.Retrieval.Duration }),
+	jsOnly("ttfb", "t0 → response headers", func(c *Call) any { return ms(c.TTFB) }),
 	shared("clientParseTime"),
-	{Key: "batchSize", Metric: "llm_batch_size", Kind: Trend,
+	{Key: "batchSize", Metric: "llm_batch_size", Kind: Trend, Help: "inputs embedded, or documents reranked",
 		js:      func(c *Call) any { return c.Retrieval.Items },
 		samples: func(c *Call, e Emit) { e(c.End, float64(c.Retrieval.Items)) }},
 	{Key: "inputTokens", Metric: "llm_input_tokens", Kind: Counter, js: inputTokens,
+		Help: "the call's input tokens (the server's usage, else the tokenizer's count)",
 		samples: func(c *Call, e Emit) {
 			if c.Retrieval.TokenSource != "" && c.Retrieval.InputTokens > 0 {
 				e(c.End, float64(c.Retrieval.InputTokens))
 			}
 		}},
 	{Key: "inputTokensPerSec", Metric: "llm_input_tokens_per_sec", Kind: Trend, js: inputTokensPerSec,
+		Help: "the call's input tokens over its duration",
 		samples: func(c *Call, e Emit) {
 			if v := c.Retrieval.InputTokensPerSec(); v > 0 {
 				e(c.End, v)
@@ -65,19 +69,19 @@ var RetrievalFigures = []Figure[Call]{ //nolint:gochecknoglobals // the read-onl
 	shared("ok"),
 	shared("status"),
 	shared("error"),
-	jsOnly("op", func(c *Call) any { return c.Retrieval.Op }),
-	jsOnly("api", func(c *Call) any { return c.Retrieval.API }),
-	jsOnly("count", func(c *Call) any { return c.Retrieval.Count }),
-	jsOnly("dimension", func(c *Call) any {
+	jsOnly("op", "embed or rerank", func(c *Call) any { return c.Retrieval.Op }),
+	jsOnly("api", "the API the call spoke", func(c *Call) any { return c.Retrieval.API }),
+	jsOnly("count", "vectors or ranked documents in the answer", func(c *Call) any { return c.Retrieval.Count }),
+	jsOnly("dimension", "the vectors' length", func(c *Call) any {
 		if c.Retrieval.Op != embed.OpEmbed || c.Retrieval.Count == 0 {
 			return nil
 		}
 		return c.Retrieval.Dimension
 	}),
-	jsOnly("vectors", vectors),
-	jsOnly("results", rankedList),
-	jsOnly("clientTopN", func(c *Call) any { return c.Retrieval.ClientTopN }),
-	jsOnly("responseBytes", func(c *Call) any {
+	jsOnly("vectors", "the vectors, when the call kept them", vectors),
+	jsOnly("results", "a rerank's documents, best first", rankedList),
+	jsOnly("clientTopN", "whether the client cut the ranking to topN itself", func(c *Call) any { return c.Retrieval.ClientTopN }),
+	jsOnly("responseBytes", "the answer body's size, in bytes", func(c *Call) any {
 		if c.Status == 0 {
 			return nil
 		}
@@ -103,10 +107,13 @@ func (c *Call) Table() []Figure[Call] {
 }
 
 // shared is the row of Figures with that JS key or metric: a figure both
-// kinds of call have, defined once.
+// kinds of call have, defined once. The report keeps an embed or rerank
+// call's figures in its own section, not in the chat calls' distributions,
+// so the row's Keep stays behind.
 func shared(name string) Figure[Call] {
 	for _, f := range Figures {
 		if (f.Key == name || f.Metric == name) && !f.PerAttempt {
+			f.Keep, f.kept = Keep{}, nil
 			return f
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -19,7 +20,8 @@ type Group struct {
 	// FinishOmitted counts the complete answers whose server named no
 	// finish reason (stream.Result.FinishOmitted).
 	FinishOmitted uint64
-	Sketches      [runrecord.NumMetrics]*sketch.Sketch
+	// Sketches are the distributions of record.Dists, in its order.
+	Sketches []*sketch.Sketch
 
 	CacheHit, CacheMiss uint64
 	Stalls              uint64
@@ -34,19 +36,20 @@ type Group struct {
 }
 
 func newGroup() *Group {
-	g := &Group{Errors: map[string]uint64{}}
+	g := &Group{Errors: map[string]uint64{}, Sketches: make([]*sketch.Sketch, len(record.Dists))}
 	for i := range g.Sketches {
 		g.Sketches[i] = sketch.New(sketch.FineAlpha)
 	}
 	return g
 }
 
-// S returns the sketch of metric m.
-func (g *Group) S(m runrecord.Metric) *sketch.Sketch { return g.Sketches[m] }
+// S returns the sketch of distribution d.
+func (g *Group) S(d record.Dist) *sketch.Sketch { return g.Sketches[d.Index()] }
 
 func (g *Group) clone() *Group {
 	c := *g
 	c.Errors = maps.Clone(g.Errors)
+	c.Sketches = make([]*sketch.Sketch, len(g.Sketches))
 	for i, s := range g.Sketches {
 		c.Sketches[i] = s.Clone()
 	}
@@ -107,14 +110,36 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	addCost(&g.Cost, o)
 	g.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
 	g.addConnection(o)
+	g.addDists(o)
 	if !o.OK {
 		return // partial timings of failed calls would bias every latency figure
 	}
 	g.addTTFTJudgement(o)
-	g.addLatencies(o)
-	g.addPace(o)
+	g.addShares(o)
 	if gs != nil {
 		g.addGaps(gs)
+	}
+}
+
+// keptRows are the figure table's rows of record.Dists, in its order.
+var keptRows = func() []*record.Figure[record.Call] { //nolint:gochecknoglobals // derived once from the table
+	out := make([]*record.Figure[record.Call], len(record.Dists))
+	for i, d := range record.Dists {
+		out[i] = d.Row()
+	}
+	return out
+}()
+
+// addDists adds the call's value of every distribution its row keeps one of
+// per call (the gaps are many: addGaps).
+func (g *Group) addDists(o *Observation) {
+	for i, f := range keptRows {
+		if f.Keep.PerEvent || f.Keep.Answered && !o.OK {
+			continue
+		}
+		if v, ok := f.Kept(o); ok {
+			g.Sketches[i].Add(v)
+		}
 	}
 }
 
@@ -157,10 +182,9 @@ func (g *Group) addCache(o *Observation) {
 	}
 }
 
-// addClientTrouble records what the load generator did wrong, whatever the
-// answer: stalls, a late idle timer, the client's lag, and how late a
-// scheduled call was sent (a failed call was sent late as much as an
-// answered one).
+// addClientTrouble counts what the load generator did wrong, whatever the
+// answer: stalls and a late idle timer (its lag and how late it sent a
+// scheduled call are distributions: addDists).
 func (g *Group) addClientTrouble(o *Observation) {
 	if o.Stalls > 0 {
 		g.Stalls += uint64(o.Stalls)
@@ -169,27 +193,12 @@ func (g *Group) addClientTrouble(o *Observation) {
 	if o.Starved > 0 {
 		g.StarvedRequests++
 	}
-	if o.ClientLag > 0 {
-		v, _ := ms(o.ClientLag)
-		g.Sketches[runrecord.MetricClientLag].Add(v)
-	}
-	if v, ok := ms(o.DispatchDelay()); ok {
-		// Lateness is the load generator's, whatever the answer: a failed
-		// call was sent late as much as an answered one.
-		g.Sketches[runrecord.MetricDispatchDelay].Add(v)
-	}
 }
 
-// addConnection records the time to response headers and whether the call
-// opened a connection (with its set-up time) or reused one.
+// addConnection counts whether the call opened a connection or reused one.
 func (g *Group) addConnection(o *Observation) {
-	if v, ok := ms(o.TTFB); ok {
-		g.Sketches[runrecord.MetricTTFB].Add(v)
-	}
 	if o.Connect > 0 {
 		g.NewConns++
-		v, _ := ms(o.Connect)
-		g.Sketches[runrecord.MetricConnect].Add(v)
 	} else if o.Connect == 0 {
 		g.ReusedConns++
 	}
@@ -210,62 +219,20 @@ func (g *Group) addTTFTJudgement(o *Observation) {
 	}
 }
 
-// addLatencies records an answered call's TTFT (by cache state, with its
-// connection and network shares), its E2E, and both counted from the due
-// time of a scheduled call.
-func (g *Group) addLatencies(o *Observation) {
-	ttft, hasTTFT := ms(o.TTFT)
-	if hasTTFT {
-		g.Sketches[runrecord.MetricTTFT].Add(ttft)
-		switch o.Cache {
-		case stream.CacheHit:
-			g.Sketches[runrecord.MetricTTFTCacheHit].Add(ttft)
-		case stream.CacheMiss:
-			g.Sketches[runrecord.MetricTTFTCacheMiss].Add(ttft)
-		}
+// addShares sums an answered call's connection set-up beside its TTFT, and
+// its parse time beside its E2E: the shares of each that the diagnosis reads.
+func (g *Group) addShares(o *Observation) {
+	if ttft, ok := ms(o.TTFT); ok {
 		if c, ok := ms(o.Connect); ok {
 			g.ConnectSumMS += c
 			g.ConnectTTFTSumMS += ttft
 		}
-		if ttft > 0 {
-			g.Sketches[runrecord.MetricNetworkShare].Add(networkShare(o, ttft))
-		}
-	}
-	if v, ok := ms(o.TTFTAnswer); ok {
-		g.Sketches[runrecord.MetricTTFTAnswer].Add(v)
-	}
-	e2e, hasE2E := ms(o.E2E)
-	if hasE2E {
-		g.Sketches[runrecord.MetricE2E].Add(e2e)
-	}
-	if v, ok := ms(o.FromDue(o.TTFT)); ok {
-		g.Sketches[runrecord.MetricTTFTFromDue].Add(v)
-	}
-	if v, ok := ms(o.FromDue(o.E2E)); ok {
-		g.Sketches[runrecord.MetricE2EFromDue].Add(v)
-	}
-}
-
-// addPace records an answered call's decode pace and the client's own cost:
-// time per output token, tokens/s, parse time (and its share of E2E) and the
-// event loop's lag.
-func (g *Group) addPace(o *Observation) {
-	if v, ok := ms(o.TPOT); ok {
-		g.Sketches[runrecord.MetricTPOT].Add(v)
-	}
-	if o.TokensPerSec > 0 {
-		g.Sketches[runrecord.MetricTokensPerSec].Add(o.TokensPerSec)
 	}
 	if p, ok := ms(o.ClientParse); ok {
-		g.Sketches[runrecord.MetricClientParse].Add(p)
 		if e2e, hasE2E := ms(o.E2E); hasE2E && e2e > 0 {
 			g.ParseSumMS += p
 			g.ParseE2ESumMS += e2e
 		}
-	}
-	if o.EventLag > 0 {
-		v, _ := ms(o.EventLag)
-		g.Sketches[runrecord.MetricEventLag].Add(v)
 	}
 }
 
@@ -273,26 +240,11 @@ func (g *Group) addPace(o *Observation) {
 // distribution: a per-call mean would pass for a gap and hide both bursts
 // and stalls.
 func (g *Group) addGaps(gs *gapScratch) {
-	_ = g.Sketches[runrecord.MetricGap].Merge(gs.fine)
+	_ = g.S(record.DistGap).Merge(gs.fine)
 	g.LongestGapMS = max(g.LongestGapMS, gs.longest)
 	g.GapCount += gs.n
 	g.BurstGaps += gs.burstGaps
 	g.Bursts += gs.bursts
-}
-
-// networkShare is the part of TTFT spent before the server could answer: the
-// time to response headers when they came before the first token (a server
-// that sends headers with the first token tells us nothing), else the
-// connection set-up.
-func networkShare(o *Observation, ttftMS float64) float64 {
-	net := 0.0
-	if c, ok := ms(o.Connect); ok {
-		net = c
-	}
-	if b, ok := ms(o.TTFB); ok && b < 0.9*ttftMS && b > net {
-		net = b
-	}
-	return min(1, net/ttftMS)
 }
 
 func ratio(a, b float64) float64 {

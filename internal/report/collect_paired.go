@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
@@ -25,22 +26,20 @@ const (
 // pairMetrics are the figures compared per pair: TTFT and E2E (lower is
 // better) and tokens/s (higher is better).
 var pairMetrics = []struct { //nolint:gochecknoglobals // read-only table
-	name         string
+	dist         record.Dist
 	higherBetter bool
-}{{"ttft", false}, {"e2e", false}, {"tokens_per_sec", true}}
+}{{record.DistTTFT, false}, {record.DistE2E, false}, {record.DistTokensPerSec, true}}
 
 type pairValues [3]float64 // per pairMetrics; NaN when not measured
 
+// valuesOf is what o's rows keep of each pairMetrics figure.
 func valuesOf(o *Observation) pairValues {
-	v := pairValues{math.NaN(), math.NaN(), math.NaN()}
-	if x, ok := ms(o.TTFT); ok {
-		v[0] = x
-	}
-	if x, ok := ms(o.E2E); ok {
-		v[1] = x
-	}
-	if o.TokensPerSec > 0 {
-		v[2] = o.TokensPerSec
+	var v pairValues
+	for i, pm := range pairMetrics {
+		v[i] = math.NaN()
+		if x, ok := pm.dist.Row().Kept(o); ok {
+			v[i] = x
+		}
 	}
 	return v
 }
@@ -140,7 +139,7 @@ func (p *pairer) snapshot() []runrecord.PairedComparison {
 		s := p.pairs[k]
 		pc := runrecord.PairedComparison{A: k.A, B: k.B, Pairs: s.seen}
 		for m, pm := range pairMetrics {
-			pc.Rows = append(pc.Rows, pairedRow(pm.name, pm.higherBetter, k, s, m))
+			pc.Rows = append(pc.Rows, pairedRow(pm.dist.String(), pm.higherBetter, k, s, m))
 		}
 		out = append(out, pc)
 	}

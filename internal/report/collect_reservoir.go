@@ -4,7 +4,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
 // Sample is one successful call kept for the bootstrap and for correlations
@@ -53,16 +53,16 @@ func (r *reservoir) offer(s Sample) {
 }
 
 // values extracts one metric, leaving out calls where it was not measured.
-func samplesOf(items []Sample, m runrecord.Metric) []float64 {
+func samplesOf(items []Sample, m record.Dist) []float64 {
 	out := make([]float64, 0, len(items))
 	for _, s := range items {
 		var v float64
 		switch m {
-		case runrecord.MetricTTFT:
+		case record.DistTTFT:
 			v = s.TTFT
-		case runrecord.MetricE2E:
+		case record.DistE2E:
 			v = s.E2E
-		case runrecord.MetricTPOT:
+		case record.DistTPOT:
 			v = s.TPOT
 		default:
 			return nil

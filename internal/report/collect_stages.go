@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
@@ -211,7 +212,7 @@ func (r *Run) measureThroughput(st *Stage) {
 	tl := r.Timeline
 	buckets := func(d time.Duration) int { return int(math.Ceil(float64(d) / float64(tl.Width))) }
 	skip, maxIdle := 1, 1
-	if e2e := st.All.S(runrecord.MetricE2E); e2e.Count() > 0 {
+	if e2e := st.All.S(record.DistE2E); e2e.Count() > 0 {
 		skip = max(1, buckets(time.Duration(q50(e2e)*float64(time.Millisecond))))
 		// Seconds without a start are part of the stretch while a call may still
 		// be running or the next one be thinking; beyond that the stage was over.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -63,7 +64,7 @@ func TestWarmupScenarioTagsAndSetupAreLeftOut(t *testing.T) {
 	if int(all.Requests) != kept {
 		t.Fatalf("%d calls in the report, want the %d measured ones", all.Requests, kept)
 	}
-	if p99 := all.S(runrecord.MetricTTFT).Quantile(0.99); p99 > 110 {
+	if p99 := all.S(record.DistTTFT).Quantile(0.99); p99 > 110 {
 		t.Fatalf("TTFT P99 %v: a left-out call reached the figures", p99)
 	}
 	ex := run.Excluded

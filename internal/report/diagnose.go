@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
@@ -118,13 +119,13 @@ func guideLink(id string) string { return "See docs/guide.md#" + id }
 // ruleNetwork flags TTFT dominated by what happens before the server answers.
 func ruleNetwork(r *Run) []runrecord.Finding {
 	all := r.Category(runrecord.AllCategories)
-	share := all.S(runrecord.MetricNetworkShare)
+	share := all.S(record.DistNetworkShare)
 	if share.Count() < minSamples {
 		return nil
 	}
 	med := q50(share)
 	conn := ratio(all.ConnectSumMS, all.ConnectTTFTSumMS)
-	if !(med >= networkShareMedian || conn >= connectShare) || q50(all.S(runrecord.MetricTTFT)) < networkMinTTFTMS {
+	if !(med >= networkShareMedian || conn >= connectShare) || q50(all.S(record.DistTTFT)) < networkMinTTFTMS {
 		return nil
 	}
 	reuse := ratio(float64(all.ReusedConns), float64(all.ReusedConns+all.NewConns))
@@ -139,7 +140,7 @@ func ruleNetwork(r *Run) []runrecord.Finding {
 		Evidence: []string{
 			fmt.Sprintf("median share of TTFT before response headers / connection set-up: %s (P90 %s)", fmtPct(med), fmtPct(share.Quantile(0.9))),
 			fmt.Sprintf("connection set-up is %s of all TTFT; %s of calls reused a connection; connect P50 %s",
-				fmtPct(conn), fmtPct(reuse), fmtMS(q50(all.S(runrecord.MetricConnect)))),
+				fmtPct(conn), fmtPct(reuse), fmtMS(q50(all.S(record.DistConnect)))),
 		},
 		Advice: advice,
 		Values: map[string]float64{"network_share_p50": med, "connect_share": conn, "reuse_rate": reuse},
@@ -150,7 +151,7 @@ func ruleNetwork(r *Run) []runrecord.Finding {
 // almost no gap, separated by regular long pauses.
 func ruleGatewayBuffering(r *Run) []runrecord.Finding {
 	all := r.Category(runrecord.AllCategories)
-	gaps := all.S(runrecord.MetricGap)
+	gaps := all.S(record.DistGap)
 	if all.GapCount < minGapsForBuffer || gaps.Count() < minGapsForBuffer {
 		return nil
 	}
@@ -195,20 +196,20 @@ func ruleClientBound(r *Run) []runrecord.Finding {
 	all := r.Category(runrecord.AllCategories)
 	var ev []string
 	vals := map[string]float64{}
-	if all.S(runrecord.MetricClientParse).Count() >= minSamples {
+	if all.S(record.DistClientParse).Count() >= minSamples {
 		if sh := ratio(all.ParseSumMS, all.ParseE2ESumMS); sh >= clientParseShare {
 			ev = append(ev, fmt.Sprintf("the client spent %s of end-to-end time parsing the streams (limit %s)", fmtPct(sh), fmtPct(clientParseShare)))
 			vals["parse_share"] = sh
 		}
 	}
-	if lag := all.S(runrecord.MetricEventLag); lag.Count() >= minSamples {
+	if lag := all.S(record.DistEventLag); lag.Count() >= minSamples {
 		p50, p95 := q50(lag), lag.Quantile(0.95)
 		if p95 >= eventLagP95MS || p50 >= eventLagP50MS {
 			ev = append(ev, fmt.Sprintf("JavaScript event callbacks ran late: P50 %s, P95 %s after the bytes arrived", fmtMS(p50), fmtMS(p95)))
 			vals["event_lag_p95_ms"] = p95
 		}
 	}
-	if lag := all.S(runrecord.MetricClientLag); lag.Count() >= minSamples {
+	if lag := all.S(record.DistClientLag); lag.Count() >= minSamples {
 		p50, p95 := q50(lag), lag.Quantile(0.95)
 		if p95 >= ClientLagP95MS || p50 >= ClientLagP50MS {
 			ev = append(ev, fmt.Sprintf("this process ran late while calls were in flight (Go scheduler latency and "+
@@ -351,7 +352,7 @@ func ruleStalls(r *Run) []runrecord.Finding {
 		}
 		line := fmt.Sprintf("%s: %d of %d calls stalled (%d stalls)", cat, g.StalledRequests, g.Requests, g.Stalls)
 		if g.GapCount > 0 {
-			line += fmt.Sprintf(", gap P99 %s, longest gap %s", fmtMS(g.S(runrecord.MetricGap).Quantile(0.99)), fmtMS(g.LongestGapMS))
+			line += fmt.Sprintf(", gap P99 %s, longest gap %s", fmtMS(g.S(record.DistGap).Quantile(0.99)), fmtMS(g.LongestGapMS))
 		}
 		ev = append(ev, line)
 	}
@@ -482,11 +483,11 @@ func ruleDrift(r *Run) []runrecord.Finding {
 			fmtSecs(r, seg[0]), fmtSecs(r, seg[1]))
 		for _, m := range []struct {
 			name   string
-			metric runrecord.Metric
+			metric record.Dist
 			pick   func(*Bucket) *sketch.Sketch
 		}{
-			{"TTFT", runrecord.MetricTTFT, func(b *Bucket) *sketch.Sketch { return b.TTFT }},
-			{"tokens/s", runrecord.MetricTokensPerSec, func(b *Bucket) *sketch.Sketch { return b.TokensPerSec }},
+			{"TTFT", record.DistTTFT, func(b *Bucket) *sketch.Sketch { return b.TTFT }},
+			{"tokens/s", record.DistTokensPerSec, func(b *Bucket) *sketch.Sketch { return b.TokensPerSec }},
 		} {
 			e, l := tl.window(early[0], early[1], m.pick), tl.window(late[0], late[1], m.pick)
 			if e.Count() < driftMinSide || l.Count() < driftMinSide {

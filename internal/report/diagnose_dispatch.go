@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
@@ -31,7 +32,7 @@ func ruleGeneratorBehind(r *Run) []runrecord.Finding {
 	var ev []string
 	vals := map[string]float64{}
 	if d := r.dispatchDelays(); d.Count() >= dispatchMinSamples {
-		p99, bound := d.Quantile(0.99), DispatchBoundMS(q50(all.S(runrecord.MetricTTFT)))
+		p99, bound := d.Quantile(0.99), DispatchBoundMS(q50(all.S(record.DistTTFT)))
 		if p99 > bound {
 			ev = append(ev, fmt.Sprintf("calls went out late: dispatch delay (send − due) P99 %s, P50 %s, above the bound of %s "+
 				"(50 ms or 10%% of the TTFT P50); ttft_from_due and e2e_from_due include it", fmtMS(p99), fmtMS(q50(d)), fmtMS(bound)))
@@ -73,7 +74,7 @@ func ruleGeneratorBehind(r *Run) []runrecord.Finding {
 // the chat calls' and the embed and rerank calls' (lateness is the load
 // generator's, whatever the call).
 func (r *Run) dispatchDelays() *sketch.Sketch {
-	d := r.Category(runrecord.AllCategories).S(runrecord.MetricDispatchDelay).Clone()
+	d := r.Category(runrecord.AllCategories).S(record.DistDispatchDelay).Clone()
 	for _, g := range r.Retrieval {
 		_ = d.Merge(g.DispatchDelay) // same accuracy: both are sketch.FineAlpha
 	}

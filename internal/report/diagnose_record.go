@@ -3,6 +3,7 @@ package report
 import (
 	"maps"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
@@ -70,8 +71,8 @@ func groupOfRecord(cr *runrecord.CategoryRecord) *Group {
 		g.Cost = runrecord.Cost{Calls: c.Calls, Total: c.Total, Saved: c.SavedByCache, Currency: c.Currency}
 	}
 	for name, mr := range cr.Metrics {
-		if m, ok := runrecord.MetricByName(name); ok && mr != nil && mr.Sketch != nil {
-			_ = g.Sketches[m].Merge(mr.Sketch) // a record's sketches are sketch.FineAlpha, as the group's
+		if m, ok := record.DistByName(name); ok && mr != nil && mr.Sketch != nil {
+			_ = g.S(m).Merge(mr.Sketch) // a record's sketches are sketch.FineAlpha, as the group's
 		}
 	}
 	return g

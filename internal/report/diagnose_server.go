@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
@@ -70,14 +71,14 @@ type ttftSplit struct {
 
 func splitTTFT(g *Group, w *servermetrics.Window) (ttftSplit, bool) {
 	sp := ttftSplit{queue: math.NaN(), prefill: math.NaN(), scheduled: math.NaN()}
-	if g == nil || g.S(runrecord.MetricTTFT).Count() == 0 || w == nil {
+	if g == nil || g.S(record.DistTTFT).Count() == 0 || w == nil {
 		return sp, false
 	}
 	h, ok := w.Histograms[servermetrics.TTFT]
 	if !ok || h.Mean == nil {
 		return sp, false
 	}
-	sp.client, sp.server = g.S(runrecord.MetricTTFT).Mean(), *h.Mean*1e3
+	sp.client, sp.server = g.S(record.DistTTFT).Mean(), *h.Mean*1e3
 	sp.outside = sp.client - sp.server
 	if q, ok := w.Histograms[servermetrics.Queue]; ok && q.Mean != nil {
 		sp.queue = *q.Mean * 1e3

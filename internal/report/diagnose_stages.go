@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
@@ -28,10 +29,10 @@ const (
 // decodeSpeed is the per-request tokens/s median of a group, or 1000/TPOT when
 // the client did not report tokens/s; ok is false with too few calls.
 func decodeSpeed(g *Group) (speed float64, ok bool) {
-	if s := g.S(runrecord.MetricTokensPerSec); s.Count() >= stageMinCalls {
+	if s := g.S(record.DistTokensPerSec); s.Count() >= stageMinCalls {
 		return q50(s), true
 	}
-	if s := g.S(runrecord.MetricTPOT); s.Count() >= stageMinCalls && q50(s) > 0 {
+	if s := g.S(record.DistTPOT); s.Count() >= stageMinCalls && q50(s) > 0 {
 		return 1000 / q50(s), true
 	}
 	return nan(), false
@@ -40,10 +41,10 @@ func decodeSpeed(g *Group) (speed float64, ok bool) {
 // decodeClearlySlower says whether streams decode more slowly in hi than in lo
 // beyond sampling noise (on tokens/s, or on TPOT when that is all there is).
 func decodeClearlySlower(lo, hi *Group) bool {
-	if lo.S(runrecord.MetricTokensPerSec).Count() >= stageMinCalls && hi.S(runrecord.MetricTokensPerSec).Count() >= stageMinCalls {
-		return clearlyAbove(lo.S(runrecord.MetricTokensPerSec), hi.S(runrecord.MetricTokensPerSec))
+	if lo.S(record.DistTokensPerSec).Count() >= stageMinCalls && hi.S(record.DistTokensPerSec).Count() >= stageMinCalls {
+		return clearlyAbove(lo.S(record.DistTokensPerSec), hi.S(record.DistTokensPerSec))
 	}
-	return clearlyAbove(hi.S(runrecord.MetricTPOT), lo.S(runrecord.MetricTPOT))
+	return clearlyAbove(hi.S(record.DistTPOT), lo.S(record.DistTPOT))
 }
 
 // stagePoint is one category at one stage, with the medians the rules compare.
@@ -73,11 +74,11 @@ func ruleLoadShape(r *Run) []runrecord.Finding {
 		var pts []stagePoint
 		for _, st := range stages {
 			g := st.ByCategory[cat]
-			if g == nil || g.S(runrecord.MetricTTFT).Count() < stageMinCalls {
+			if g == nil || g.S(record.DistTTFT).Count() < stageMinCalls {
 				continue
 			}
 			if tps, ok := decodeSpeed(g); ok {
-				pts = append(pts, stagePoint{st: st, g: g, ttft: q50(g.S(runrecord.MetricTTFT)), tps: tps})
+				pts = append(pts, stagePoint{st: st, g: g, ttft: q50(g.S(record.DistTTFT)), tps: tps})
 			}
 		}
 		if len(pts) < 2 {
@@ -124,7 +125,7 @@ func mostQueued(pts []stagePoint) (a, b stagePoint, ok bool) {
 			growth := hi.ttft / lo.ttft
 			if hi.st.Concurrency < stageConcRatio*lo.st.Concurrency ||
 				growth < queueTTFTRatio || hi.ttft-lo.ttft < queueTTFTMinDelta || hi.tps/lo.tps < queueTPSHolds ||
-				!clearlyAbove(hi.g.S(runrecord.MetricTTFT), lo.g.S(runrecord.MetricTTFT)) {
+				!clearlyAbove(hi.g.S(record.DistTTFT), lo.g.S(record.DistTTFT)) {
 				continue
 			}
 			if growth > best {
@@ -140,7 +141,7 @@ func mostQueued(pts []stagePoint) (a, b stagePoint, ok bool) {
 func ruleKnee(r *Run) []runrecord.Finding {
 	var stages []*Stage
 	for _, st := range r.Stages() {
-		if st.All.S(runrecord.MetricE2E).Count() >= stageMinCalls || st.All.S(runrecord.MetricTTFT).Count() >= stageMinCalls {
+		if st.All.S(record.DistE2E).Count() >= stageMinCalls || st.All.S(record.DistTTFT).Count() >= stageMinCalls {
 			stages = append(stages, st)
 		}
 	}
@@ -148,10 +149,10 @@ func ruleKnee(r *Run) []runrecord.Finding {
 		return nil
 	}
 	// One latency for the whole curve: E2E when every stage has it.
-	metric, name := runrecord.MetricE2E, "E2E"
+	metric, name := record.DistE2E, "E2E"
 	for _, st := range stages {
-		if st.All.S(runrecord.MetricE2E).Count() < stageMinCalls {
-			metric, name = runrecord.MetricTTFT, "TTFT"
+		if st.All.S(record.DistE2E).Count() < stageMinCalls {
+			metric, name = record.DistTTFT, "TTFT"
 		}
 	}
 	useTokens := true

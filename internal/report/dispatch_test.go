@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -37,11 +38,11 @@ func TestDueTimeFiguresAreKeptApart(t *testing.T) {
 	}
 	obs = append(obs, call(t0, "", 200)) // a closed-model call: no due time
 	all := runOf(obs...).Category(runrecord.AllCategories)
-	require.Equal(t, uint64(40), all.S(runrecord.MetricDispatchDelay).Count(), "only calls with a due time")
-	require.InEpsilon(t, 30, all.S(runrecord.MetricDispatchDelay).Quantile(0.5), 0.02)
-	require.InEpsilon(t, 230, all.S(runrecord.MetricTTFTFromDue).Quantile(0.5), 0.02, "TTFT from the due time includes the lateness")
-	require.InEpsilon(t, 200, all.S(runrecord.MetricTTFT).Quantile(0.5), 0.02, "TTFT from the send does not")
-	require.InEpsilon(t, 730, all.S(runrecord.MetricE2EFromDue).Quantile(0.5), 0.02)
+	require.Equal(t, uint64(40), all.S(record.DistDispatchDelay).Count(), "only calls with a due time")
+	require.InEpsilon(t, 30, all.S(record.DistDispatchDelay).Quantile(0.5), 0.02)
+	require.InEpsilon(t, 230, all.S(record.DistTTFTFromDue).Quantile(0.5), 0.02, "TTFT from the due time includes the lateness")
+	require.InEpsilon(t, 200, all.S(record.DistTTFT).Quantile(0.5), 0.02, "TTFT from the send does not")
+	require.InEpsilon(t, 730, all.S(record.DistE2EFromDue).Quantile(0.5), 0.02)
 }
 
 func TestGeneratorBehind(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
 // fmtMS prints a millisecond value the way a tester reads it.
@@ -29,13 +29,13 @@ func fmtMS(v float64) string {
 }
 
 // fmtMetric prints a value of metric m with its unit.
-func fmtMetric(m runrecord.Metric, v float64) string {
+func fmtMetric(m record.Dist, v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "-"
-	case m == runrecord.MetricTokensPerSec:
+	case m == record.DistTokensPerSec:
 		return fmt.Sprintf("%.1f/s", v)
-	case m == runrecord.MetricNetworkShare:
+	case m == record.DistNetworkShare:
 		return fmtPct(v)
 	default:
 		return fmtMS(v)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -26,7 +27,7 @@ func TestGapStatisticsAreExact(t *testing.T) {
 	if g.GapCount != 5 || g.BurstGaps != 3 || g.Bursts != 2 || g.LongestGapMS != 31.5 {
 		t.Fatalf("gaps %d, burst gaps %d, bursts %d, longest %v", g.GapCount, g.BurstGaps, g.Bursts, g.LongestGapMS)
 	}
-	if n := g.S(runrecord.MetricGap).Count(); n != 5 {
+	if n := g.S(record.DistGap).Count(); n != 5 {
 		t.Fatalf("gap sketch holds %d values, want the 5 real gaps", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
@@ -278,7 +279,7 @@ func mergeSamples(cat string, parts []*runrecord.CategoryRecord) (map[string][]f
 		return nil, 0
 	}
 	out := map[string][]float64{}
-	for _, m := range runrecord.SampledMetrics {
+	for _, m := range record.SampledDists {
 		name := m.String()
 		h := fnv.New64a()
 		_, _ = h.Write([]byte(cat + "/" + name))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
@@ -307,7 +308,7 @@ func mergeImages(records []*runrecord.Record) ([]runrecord.ImageRecord, error) {
 	for _, r := range records {
 		if len(r.Images) == 0 {
 			if all := r.Categories[runrecord.AllCategories]; all != nil {
-				if mr := all.Metrics[runrecord.MetricTTFT.String()]; mr != nil && mr.Sketch != nil && mr.Count > 0 {
+				if mr := all.Metrics[record.DistTTFT.String()]; mr != nil && mr.Sketch != nil && mr.Count > 0 {
 					if err := add(key{}, mr.Count, 0, mr.Sketch); err != nil {
 						return nil, err
 					}

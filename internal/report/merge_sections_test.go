@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
@@ -30,7 +31,7 @@ func evenValues(n int, lo, step float64) []float64 {
 // sectionRecord is a record of one segment whose chat calls' TTFTs are ttfts.
 func sectionRecord(segment string, ttfts []float64) *runrecord.Record {
 	all := &runrecord.CategoryRecord{Requests: uint64(len(ttfts)), Metrics: map[string]*runrecord.MetricRecord{
-		runrecord.MetricTTFT.String(): metricRecord(sketchOfValues(ttfts...))}}
+		record.DistTTFT.String(): metricRecord(sketchOfValues(ttfts...))}}
 	return &runrecord.Record{Format: runrecord.RecordFormat, Categories: map[string]*runrecord.CategoryRecord{runrecord.AllCategories: all}, Run: testInfo(segment)}
 }
 

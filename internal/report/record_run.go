@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
@@ -48,7 +49,7 @@ func categoryRecordOf(r *Run, cat string) *runrecord.CategoryRecord {
 	cr := categoryRecord(r.Category(cat))
 	if cat != runrecord.AllCategories && len(r.samples[cat]) > 0 {
 		cr.Samples = map[string][]float64{}
-		for _, m := range runrecord.SampledMetrics {
+		for _, m := range record.SampledDists {
 			if v := samplesOf(r.samples[cat], m); len(v) > 0 {
 				cr.Samples[m.String()] = v
 			}
@@ -72,7 +73,7 @@ func categoryRecord(g *Group) *runrecord.CategoryRecord {
 	}
 	for m, s := range g.Sketches {
 		if s.Count() > 0 {
-			cr.Metrics[runrecord.Metric(m).String()] = metricRecord(s)
+			cr.Metrics[record.Dists[m].String()] = metricRecord(s)
 		}
 	}
 	return cr
@@ -243,8 +244,8 @@ func routeRecords(r *Run) []runrecord.RouteRecord {
 		g := groups[k]
 		out = append(out, runrecord.RouteRecord{
 			RouteKey: k, Requests: g.Requests, Failures: g.Failures,
-			TTFTP50: runrecord.FiniteOr0(q50(g.S(runrecord.MetricTTFT))), TTFTP95: runrecord.FiniteOr0(g.S(runrecord.MetricTTFT).Quantile(0.95)),
-			E2EP50: runrecord.FiniteOr0(q50(g.S(runrecord.MetricE2E))), TokensPerSecP50: runrecord.FiniteOr0(q50(g.S(runrecord.MetricTokensPerSec))),
+			TTFTP50: runrecord.FiniteOr0(q50(g.S(record.DistTTFT))), TTFTP95: runrecord.FiniteOr0(g.S(record.DistTTFT).Quantile(0.95)),
+			E2EP50: runrecord.FiniteOr0(q50(g.S(record.DistE2E))), TokensPerSecP50: runrecord.FiniteOr0(q50(g.S(record.DistTokensPerSec))),
 		})
 	}
 	return out
@@ -293,8 +294,8 @@ func stageRecords(r *Run) []runrecord.StageRecord {
 	for _, st := range r.Stages() {
 		out = append(out, runrecord.StageRecord{
 			Concurrency: st.Concurrency, ByRate: st.ByRate, Calls: st.Calls, SteadySeconds: st.Steady.Seconds(),
-			TTFTP50: runrecord.FiniteOr0(q50(st.All.S(runrecord.MetricTTFT))), TTFTP95: runrecord.FiniteOr0(st.All.S(runrecord.MetricTTFT).Quantile(0.95)),
-			TokensPerSecP50: runrecord.FiniteOr0(q50(st.All.S(runrecord.MetricTokensPerSec))),
+			TTFTP50: runrecord.FiniteOr0(q50(st.All.S(record.DistTTFT))), TTFTP95: runrecord.FiniteOr0(st.All.S(record.DistTTFT).Quantile(0.95)),
+			TokensPerSecP50: runrecord.FiniteOr0(q50(st.All.S(record.DistTokensPerSec))),
 			RequestsPerSec:  runrecord.FiniteOr0(st.RequestsPerSec), OutputTokensPerSec: runrecord.FiniteOr0(st.OutputTokensPerSec),
 		})
 	}

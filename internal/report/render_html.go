@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
@@ -135,7 +136,7 @@ func writeSummaryHTML(b *bytes.Buffer, rows []summaryRow, heading string) {
 	for _, row := range rows {
 		g := row.g
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(row.label), g.Requests,
-			fmtPct(g.FailureRate()), fmtMetric(runrecord.MetricTokensPerSec, q50(g.S(runrecord.MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
+			fmtPct(g.FailureRate()), fmtMetric(record.DistTokensPerSec, q50(g.S(record.DistTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, esc(errorList(g.Errors)))
 	}
 	b.WriteString("</table>\n")
 }
@@ -182,14 +183,6 @@ func writeChartsHTML(b *bytes.Buffer, r *Run) {
 	})
 }
 
-// latencyCaptions name each latency table.
-var latencyCaptions = map[runrecord.Metric]string{ //nolint:gochecknoglobals // read-only table
-	runrecord.MetricTTFT: "TTFT: time to first token", runrecord.MetricTTFTAnswer: "TTFT-answer: after any reasoning",
-	runrecord.MetricE2E: "E2E: the whole call", runrecord.MetricGap: "Gap between output events", runrecord.MetricTPOT: "TPOT: time per output token",
-	runrecord.MetricDispatchDelay: "Dispatch delay: sent after the due time", runrecord.MetricTTFTFromDue: "TTFT from the due time",
-	runrecord.MetricE2EFromDue: "E2E from the due time",
-}
-
 // writeLatencyHTML writes one small table per latency (mean, p50, p95, p99
 // of each row): five metrics times four figures in one table is wider than a
 // page, and small tables side by side wrap onto the next line instead. A
@@ -201,7 +194,7 @@ func writeLatencyHTML(b *bytes.Buffer, rows []summaryRow, heading string) {
 			continue
 		}
 		fmt.Fprintf(b, `<table id="latency-%s"><caption>%s</caption><tr><th>%s</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th></tr>`,
-			m, html.EscapeString(latencyCaptions[m]), html.EscapeString(heading))
+			m, html.EscapeString(m.Row().Help), html.EscapeString(heading))
 		for _, row := range rows {
 			s := row.g.S(m)
 			fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(row.label),
@@ -238,7 +231,7 @@ func distributionCharts(r *Run, cats []string, sfx string) string {
 	// TTFT per category.
 	var sk []*sketch.Sketch
 	for _, c := range cats {
-		sk = append(sk, r.Category(c).S(runrecord.MetricTTFT))
+		sk = append(sk, r.Category(c).S(record.DistTTFT))
 	}
 	lo, hi := histRange(sk...)
 	ttft := chart{ID: "ttft-hist" + sfx, Title: "TTFT distribution per category", XLabel: "time to first token (log scale)",
@@ -249,14 +242,14 @@ func distributionCharts(r *Run, cats []string, sfx string) string {
 	out.WriteString(ttft.svg())
 
 	all := r.Category(runrecord.AllCategories)
-	g := all.S(runrecord.MetricGap)
+	g := all.S(record.DistGap)
 	glo, ghi := histRange(g)
 	gap := chart{ID: "gap-hist" + sfx, Title: fmt.Sprintf("Inter-token gaps (%s under 1 ms, longest %s)", fmtPct(all.BurstShare()), fmtMS(all.LongestGapMS)),
 		XLabel: "gap between output events (log scale)", YLabel: "share of gaps", LogX: true, FmtX: msTick, FmtY: share,
 		Series: []series{histogramSeries("all", g, glo, ghi, 50)}}
 	out.WriteString(gap.svg())
 
-	hit, miss := all.S(runrecord.MetricTTFTCacheHit), all.S(runrecord.MetricTTFTCacheMiss)
+	hit, miss := all.S(record.DistTTFTCacheHit), all.S(record.DistTTFTCacheMiss)
 	clo, chi := histRange(hit, miss)
 	cache := chart{ID: "ttft-cache" + sfx, Title: fmt.Sprintf("TTFT: cache hit (%d) vs miss (%d)", hit.Count(), miss.Count()),
 		XLabel: "time to first token (log scale)", YLabel: "share of calls", LogX: true, FmtX: msTick, FmtY: share,
@@ -309,10 +302,10 @@ func stageCharts(r *Run, sfx string) string {
 	stages := r.Stages()
 	var t50, t95, tps, thr []point
 	for _, st := range stages {
-		s := st.All.S(runrecord.MetricTTFT)
+		s := st.All.S(record.DistTTFT)
 		t50 = append(t50, point{st.Concurrency, s.Quantile(0.5)})
 		t95 = append(t95, point{st.Concurrency, s.Quantile(0.95)})
-		tps = append(tps, point{st.Concurrency, q50(st.All.S(runrecord.MetricTokensPerSec))})
+		tps = append(tps, point{st.Concurrency, q50(st.All.S(record.DistTokensPerSec))})
 		thr = append(thr, point{st.Concurrency, st.OutputTokensPerSec})
 	}
 	var intro string
@@ -354,7 +347,7 @@ func stagePlaceholder(stages []*Stage) string {
 	st := stages[0]
 	return fmt.Sprintf("Needs a step load: the whole run was one stage (%s %s: TTFT p50 %s, %s per request, %s output tokens/s), "+
 		"and one point draws no curve.", runrecord.FormatConc(runrecord.RoundLevel(st.Concurrency)), runrecord.LevelUnit(st.ByRate),
-		fmtMS(q50(st.All.S(runrecord.MetricTTFT))), fmtMetric(runrecord.MetricTokensPerSec, q50(st.All.S(runrecord.MetricTokensPerSec))),
+		fmtMS(q50(st.All.S(record.DistTTFT))), fmtMetric(record.DistTokensPerSec, q50(st.All.S(record.DistTokensPerSec))),
 		strconv.FormatFloat(st.OutputTokensPerSec, 'f', 0, 64)) + how
 }
 
@@ -404,7 +397,7 @@ func writeRoutesHTML(b *bytes.Buffer, r *Run) {
 	for _, rr := range recs {
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 			html.EscapeString(rr.Label()), rr.Requests, fmtPct(ratio(float64(rr.Failures), float64(rr.Requests))),
-			fmtMS(rr.TTFTP50), fmtMS(rr.TTFTP95), fmtMS(rr.E2EP50), fmtMetric(runrecord.MetricTokensPerSec, rr.TokensPerSecP50))
+			fmtMS(rr.TTFTP50), fmtMS(rr.TTFTP95), fmtMS(rr.E2EP50), fmtMetric(record.DistTokensPerSec, rr.TokensPerSecP50))
 	}
 	b.WriteString("</table>\n")
 }
@@ -444,10 +437,10 @@ func clientCharts(r *Run) string {
 	var out strings.Builder
 	for _, m := range []struct {
 		id, title, x string
-		metric       runrecord.Metric
+		metric       record.Dist
 	}{
-		{"ttft-clients", "TTFT distribution per client", "time to first token (log scale)", runrecord.MetricTTFT},
-		{"e2e-clients", "End-to-end time per client", "end-to-end time (log scale)", runrecord.MetricE2E},
+		{"ttft-clients", "TTFT distribution per client", "time to first token (log scale)", record.DistTTFT},
+		{"e2e-clients", "End-to-end time per client", "end-to-end time (log scale)", record.DistE2E},
 	} {
 		var sk []*sketch.Sketch
 		for _, name := range r.Clients() {

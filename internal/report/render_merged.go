@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
@@ -17,7 +18,7 @@ import (
 
 func recordRate(num, den uint64) float64 { return ratio(float64(num), float64(den)) }
 
-func recordQ50(cr *runrecord.CategoryRecord, m runrecord.Metric) float64 {
+func recordQ50(cr *runrecord.CategoryRecord, m record.Dist) float64 {
 	if mr := cr.Metrics[m.String()]; mr != nil && mr.Count > 0 {
 		return mr.P50
 	}
@@ -60,7 +61,7 @@ func RenderRecordText(rec *runrecord.Record) string {
 	for _, cat := range cats {
 		cr := rec.Categories[cat]
 		fmt.Fprintf(&b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, cat, cr.Requests, fmtPct(recordRate(cr.Failures, cr.Requests)),
-			fmtMetric(runrecord.MetricTokensPerSec, recordQ50(cr, runrecord.MetricTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, errorList(cr.Errors))
+			fmtMetric(record.DistTokensPerSec, recordQ50(cr, record.DistTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, errorList(cr.Errors))
 	}
 	if line := finishOmittedLine(all.FinishOmitted); line != "" {
 		fmt.Fprintf(&b, "\n  %s\n", line)
@@ -135,7 +136,7 @@ func RenderRecordHTML(rec *runrecord.Record, title string) []byte {
 		cr := rec.Categories[cat]
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n",
 			html.EscapeString(cat), cr.Requests, fmtPct(recordRate(cr.Failures, cr.Requests)),
-			fmtMetric(runrecord.MetricTokensPerSec, recordQ50(cr, runrecord.MetricTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, html.EscapeString(errorList(cr.Errors)))
+			fmtMetric(record.DistTokensPerSec, recordQ50(cr, record.DistTokensPerSec)), fmtPct(recordHitRate(cr)), cr.Stalls, html.EscapeString(errorList(cr.Errors)))
 	}
 	b.WriteString("</table>\n")
 	b.WriteString(`<h2>Latency</h2><div class="wide"><table id="latency"><tr><th>metric</th><th>category</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>n</th></tr>` + "\n")

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
 func writeRoutesText(b *strings.Builder, r *Run) {
@@ -20,7 +20,7 @@ func writeRoutesText(b *strings.Builder, r *Run) {
 	for _, k := range keys {
 		g := groups[k]
 		fmt.Fprintf(b, "  %-*s %9d %7s %9s %9s %9s %10s\n", w, k.Label(), g.Requests, fmtPct(g.FailureRate()),
-			fmtMS(q50(g.S(runrecord.MetricTTFT))), fmtMS(g.S(runrecord.MetricTTFT).Quantile(0.95)), fmtMS(q50(g.S(runrecord.MetricE2E))),
-			fmtMetric(runrecord.MetricTokensPerSec, q50(g.S(runrecord.MetricTokensPerSec))))
+			fmtMS(q50(g.S(record.DistTTFT))), fmtMS(g.S(record.DistTTFT).Quantile(0.95)), fmtMS(q50(g.S(record.DistE2E))),
+			fmtMetric(record.DistTokensPerSec, q50(g.S(record.DistTokensPerSec))))
 	}
 }

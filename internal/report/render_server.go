@@ -6,6 +6,7 @@ import (
 	"html"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
@@ -79,8 +80,8 @@ var serverColumns = []string{"finished", "prompt tok", "waiting p95", "running p
 func (row serverRow) cells() []string {
 	w := row.w
 	client := "–"
-	if row.g != nil && row.g.S(runrecord.MetricTTFT).Count() > 0 {
-		client = fmtMS(row.g.S(runrecord.MetricTTFT).Mean())
+	if row.g != nil && row.g.S(record.DistTTFT).Count() > 0 {
+		client = fmtMS(row.g.S(record.DistTTFT).Mean())
 	}
 	return []string{
 		counterCell(w, servermetrics.RequestsFinished), counterCell(w, servermetrics.PromptTokens),

@@ -7,15 +7,24 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
-// textMetrics are the latency rows of the text summary, in reading order.
-//
-//nolint:gochecknoglobals // read-only table
-var textMetrics = []runrecord.Metric{runrecord.MetricTTFT, runrecord.MetricTTFTAnswer, runrecord.MetricE2E, runrecord.MetricGap, runrecord.MetricTPOT,
-	runrecord.MetricDispatchDelay, runrecord.MetricTTFTFromDue, runrecord.MetricE2EFromDue}
+// textMetrics are the latency rows of the text summary, in reading order:
+// the distributions whose rows ask for it (record.Keep.Latency).
+var textMetrics = latencyDists() //nolint:gochecknoglobals // derived once from the figure table
+
+func latencyDists() []record.Dist {
+	var out []record.Dist
+	for _, d := range record.Dists {
+		if d.Row().Keep.Latency {
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
 // RenderText is the compact LLM section appended to k6's own end-of-test
 // summary: one row per category plus "all", every figure from the sketches,
@@ -89,7 +98,7 @@ func writeSummaryText(b *strings.Builder, rows []summaryRow, heading string, w i
 	for _, row := range rows {
 		g := row.g
 		fmt.Fprintf(b, "  %-*s %9d %7s %10s %9s %7d  %s\n", w, row.label, g.Requests, fmtPct(g.FailureRate()),
-			fmtMetric(runrecord.MetricTokensPerSec, q50(g.S(runrecord.MetricTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, errorList(g.Errors))
+			fmtMetric(record.DistTokensPerSec, q50(g.S(record.DistTokensPerSec))), fmtPct(g.CacheHitRate()), g.Stalls, errorList(g.Errors))
 	}
 }
 
@@ -114,8 +123,8 @@ func writeStagesText(b *strings.Builder, label string, v *Run) {
 		fmt.Fprintf(b, "\n  %-12s %9s %9s %9s %10s %12s  %s\n", "stage ("+stages[0].Unit()+")", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s", label)
 		for _, st := range stages {
 			fmt.Fprintf(b, "  %-12s %9d %9s %9s %10s %12.1f\n", runrecord.FormatConc(st.Concurrency), st.Calls,
-				fmtMS(q50(st.All.S(runrecord.MetricTTFT))), fmtMS(st.All.S(runrecord.MetricTTFT).Quantile(0.95)),
-				fmtMetric(runrecord.MetricTokensPerSec, q50(st.All.S(runrecord.MetricTokensPerSec))), st.OutputTokensPerSec)
+				fmtMS(q50(st.All.S(record.DistTTFT))), fmtMS(st.All.S(record.DistTTFT).Quantile(0.95)),
+				fmtMetric(record.DistTokensPerSec, q50(st.All.S(record.DistTokensPerSec))), st.OutputTokensPerSec)
 		}
 	}
 	if waves := v.Waves(); len(waves) > 0 {

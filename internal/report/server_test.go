@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
@@ -39,7 +40,7 @@ func runTotals(r *Run) (calls uint64, prompt int64) {
 func TestServerViewHealthyGivesTheSplitAndNoFinding(t *testing.T) {
 	r := synth{seed: 1, stages: []synthStage{{12, 90}}}.collect()
 	calls, prompt := runTotals(r)
-	clientTTFT := r.Category(runrecord.AllCategories).S(runrecord.MetricTTFT).Mean() / 1e3
+	clientTTFT := r.Category(runrecord.AllCategories).S(record.DistTTFT).Mean() / 1e3
 	v := serverView(float64(calls), float64(prompt), servermetrics.GaugeStats{Samples: 90},
 		map[string]servermetrics.HistStats{
 			servermetrics.TTFT:    {Count: float64(calls), Mean: ptr(clientTTFT - 0.012)},
@@ -291,7 +292,7 @@ func TestTwoClientsOnTwoServersWithAWarmup(t *testing.T) {
 func TestWarmupSplitsTheTTFTAfterIt(t *testing.T) {
 	r := synth{seed: 1, stages: []synthStage{{12, 90}}}.collect()
 	calls, prompt := runTotals(r)
-	clientTTFT := r.Category(runrecord.AllCategories).S(runrecord.MetricTTFT).Mean() / 1e3
+	clientTTFT := r.Category(runrecord.AllCategories).S(record.DistTTFT).Mean() / 1e3
 	ttft := func(mean float64) map[string]servermetrics.HistStats {
 		return map[string]servermetrics.HistStats{servermetrics.TTFT: {Count: float64(calls), Mean: ptr(mean)}}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
 // roundTicks says why ticks are not ones a reader would write on an axis
@@ -184,7 +184,7 @@ func TestOneStageRunSaysItNeedsAStepLoad(t *testing.T) {
 
 func TestLatencyTablesOnePerMetric(t *testing.T) {
 	_, doc, _ := sampleReport(t)
-	for _, m := range []runrecord.Metric{runrecord.MetricTTFT, runrecord.MetricTTFTAnswer, runrecord.MetricE2E, runrecord.MetricGap, runrecord.MetricTPOT} {
+	for _, m := range []record.Dist{record.DistTTFT, record.DistTTFTAnswer, record.DistE2E, record.DistGap, record.DistTPOT} {
 		re := regexp.MustCompile(`<table id="latency-` + m.String() + `"><caption>[^<]+</caption><tr><th>category</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th></tr>`)
 		if !re.Match(doc) {
 			t.Errorf("no latency table of its own for %s", m)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
@@ -70,7 +71,7 @@ func compareCategories(c *runrecord.Comparison, client string, cur, base map[str
 		}
 		cr := cur[cat]
 		n := len(c.Rows)
-		compareCategory(c, cat, base[cat], seed, func(m runrecord.Metric) ([]float64, *sketch.Sketch) {
+		compareCategory(c, cat, base[cat], seed, func(m record.Dist) ([]float64, *sketch.Sketch) {
 			var s *sketch.Sketch
 			if mr := cr.Metrics[m.String()]; mr != nil {
 				s = mr.Sketch
@@ -94,11 +95,11 @@ func newComparison(base *runrecord.Record) *runrecord.Comparison {
 
 // compareCategory adds the rows of one category; current gives this run's
 // sample and sketch of a metric.
-func compareCategory(c *runrecord.Comparison, cat string, br *runrecord.CategoryRecord, seed uint64, current func(runrecord.Metric) ([]float64, *sketch.Sketch)) {
+func compareCategory(c *runrecord.Comparison, cat string, br *runrecord.CategoryRecord, seed uint64, current func(record.Dist) ([]float64, *sketch.Sketch)) {
 	if br == nil {
 		return
 	}
-	for _, m := range runrecord.SampledMetrics {
+	for _, m := range record.SampledDists {
 		cur, sk := current(m)
 		old := br.Samples[m.String()]
 		mr := br.Metrics[m.String()]

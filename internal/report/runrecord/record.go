@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/servermetrics"
 )
 
@@ -82,9 +83,9 @@ func (r *Record) ClientP95(client, category, metric string) (time.Duration, bool
 }
 
 func p95Of(cats map[string]*CategoryRecord, category, metric string) (time.Duration, bool) {
-	m, known := MetricByName(metric)
+	d, known := record.DistByName(metric)
 	cr := cats[category]
-	if !known || !m.IsDuration() || cr == nil {
+	if !known || !d.IsDuration() || cr == nil {
 		return 0, false
 	}
 	mr := cr.Metrics[metric]

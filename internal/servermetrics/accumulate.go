@@ -1,7 +1,10 @@
 package servermetrics
 
 import (
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -15,6 +18,12 @@ type point struct {
 	other    map[string]float64
 	counters map[string]float64 // canonical counters, and reasonKey(r) for finished requests by reason
 	hists    map[string]*hist
+	// resets counts, per quantity, the resets seen up to this point: running
+	// totals too, so a window knows whether one fell inside it after the
+	// points between were thinned out.
+	resets map[string]int
+	// restarted: the server's process start changed since the point before.
+	restarted bool
 }
 
 func reasonKey(r string) string { return RequestsFinished + "/" + r }
@@ -28,18 +37,26 @@ type accumulator struct {
 	lastHists    map[string]*hist
 	counters     map[string]float64
 	hists        map[string]*hist
+	resets       map[string]int
+	lastStarted  float64 // the server process's start at the previous scrape; 0 unknown
 }
 
 func newAccumulator() *accumulator {
 	return &accumulator{
 		lastCounters: map[string]float64{}, lastHists: map[string]*hist{},
-		counters: map[string]float64{}, hists: map[string]*hist{},
+		counters: map[string]float64{}, hists: map[string]*hist{}, resets: map[string]int{},
 	}
 }
 
 // add folds s in and returns its point and the quantities that reset.
 func (a *accumulator) add(at time.Time, s *snapshot) (*point, []string) {
 	var resets []string
+	// A new process start is a restart: every counter began again from 0,
+	// even one that has already climbed past its old value.
+	restarted := s.started != 0 && a.lastStarted != 0 && s.started != a.lastStarted
+	if s.started != 0 {
+		a.lastStarted = s.started
+	}
 	raw := make(map[string]float64, len(s.counters)+len(s.reasons))
 	for k, v := range s.counters {
 		raw[k] = v
@@ -52,7 +69,7 @@ func (a *accumulator) add(at time.Time, s *snapshot) (*point, []string) {
 		inc := v // a series first seen started at 0
 		if seen {
 			inc = v - prev
-			if inc < 0 {
+			if inc < 0 || restarted {
 				inc = v
 				resets = append(resets, k)
 			}
@@ -64,7 +81,7 @@ func (a *accumulator) add(at time.Time, s *snapshot) (*point, []string) {
 		prev := a.lastHists[k]
 		inc := h
 		if prev != nil {
-			if d, ok := histDiff(h, prev); ok {
+			if d, ok := histDiff(h, prev); ok && !restarted {
 				inc = d
 			} else {
 				resets = append(resets, k)
@@ -81,9 +98,22 @@ func (a *accumulator) add(at time.Time, s *snapshot) (*point, []string) {
 		}
 		a.lastHists[k] = h
 	}
+	// A reason's series resets with the total: both are the finished
+	// count's, named once.
+	for i, k := range resets {
+		if strings.HasPrefix(k, RequestsFinished+"/") {
+			resets[i] = RequestsFinished
+		}
+	}
+	sort.Strings(resets)
+	resets = slices.Compact(resets)
+	for _, k := range resets {
+		a.resets[k]++
+	}
 	p := &point{
 		at: at, gauges: s.gauges, other: s.other,
 		counters: make(map[string]float64, len(a.counters)), hists: make(map[string]*hist, len(a.hists)),
+		resets: maps.Clone(a.resets), restarted: restarted,
 	}
 	for k, v := range a.counters {
 		p.counters[k] = v
@@ -91,7 +121,6 @@ func (a *accumulator) add(at time.Time, s *snapshot) (*point, []string) {
 	for k, h := range a.hists {
 		p.hists[k] = h.clone()
 	}
-	sort.Strings(resets)
 	return p, resets
 }
 

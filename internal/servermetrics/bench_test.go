@@ -62,7 +62,7 @@ func BenchmarkScrapeLoopback(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		s.scrape(context.Background(), false, false)
+		s.scrape(context.Background(), s.cfg.Timeout, false, false)
 	}
 	b.StopTimer()
 	if s.View(nil).Failed > 0 {

@@ -21,7 +21,8 @@ const acceptHeader = "text/plain;version=0.0.4;q=1,application/openmetrics-text;
 
 // Problem kinds, one warning each per endpoint.
 const (
-	ProblemUnreachable = "unreachable"   // connect, DNS or timeout
+	ProblemUnreachable = "unreachable"   // connect or DNS
+	ProblemTimeout     = "timeout"       // no answer within the scrape's timeout
 	ProblemStatus      = "http_status"   // a status other than 200
 	ProblemNotMetrics  = "not_metrics"   // HTML, JSON, or nothing parseable
 	ProblemGarbage     = "garbage"       // lines dropped, the rest read

@@ -15,6 +15,15 @@ import (
 const (
 	DefaultInterval = time.Second
 	DefaultTimeout  = 10 * time.Second
+	// DefaultStartWait bounds how long Start holds the test for the
+	// baseline snapshot: a healthy endpoint answers in milliseconds, and one
+	// that does not must not delay the test by a scrape timeout. The
+	// scrape goes on; a baseline that comes later is marked late.
+	DefaultStartWait = 500 * time.Millisecond
+	// DefaultQuietWait bounds the final snapshot of an endpoint whose latest
+	// scrape went unanswered: the end of the test need not wait a full
+	// timeout for an answer none of the scrapes before it got.
+	DefaultQuietWait = time.Second
 	// defaultMaxPoints bounds the history (a few KiB a point): 34 minutes at
 	// 1 s before the resolution first halves.
 	defaultMaxPoints = 2048
@@ -42,6 +51,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// MaxPoints bounds the history; 0 = the default.
 	MaxPoints int
+	// StartWait and QuietWait: 0 = DefaultStartWait, DefaultQuietWait.
+	StartWait time.Duration
+	QuietWait time.Duration
 }
 
 // Sample is one scrape's gauges, timed at the scrape's midpoint, and what
@@ -92,6 +104,16 @@ type Scraper struct {
 	latMax   time.Duration
 	baseline bool // the first successful scrape came from Start
 	final    bool // the last one came from Stop
+	stopped  bool // Stop was called: a later Start does nothing
+	// startedAt is when Start was called; baselineLate how long after it
+	// the baseline came, when Start had stopped waiting for it.
+	startedAt    time.Time
+	baselineLate time.Duration
+	inflight     time.Time // when the scrape in flight began; zero when none is
+	timedOut     bool      // the latest finished scrape timed out
+	// finalBound is the final snapshot's timeout when it was shortened
+	// (QuietWait); 0 when it had the full one.
+	finalBound time.Duration
 }
 
 // New checks cfg. The URL must be http(s) with a host.
@@ -116,6 +138,12 @@ func New(cfg Config) (*Scraper, error) {
 	if cfg.MaxPoints <= 2 {
 		cfg.MaxPoints = defaultMaxPoints
 	}
+	if cfg.StartWait <= 0 {
+		cfg.StartWait = DefaultStartWait
+	}
+	if cfg.QuietWait <= 0 {
+		cfg.QuietWait = DefaultQuietWait
+	}
 	s := &Scraper{
 		cfg: cfg, url: u, display: displayURL(u), client: cfg.HTTPClient,
 		acc: newAccumulator(), hist: history{max: cfg.MaxPoints}, problems: map[string]string{},
@@ -129,15 +157,28 @@ func New(cfg Config) (*Scraper, error) {
 // Endpoint is the URL as records show it (no credentials).
 func (s *Scraper) Endpoint() string { return s.display }
 
-// Start takes the baseline snapshot (waiting for it, up to the timeout:
-// call it before the first request) and starts scraping every interval.
+// Start takes the baseline snapshot and starts scraping every interval, on
+// its own goroutine. It waits for the baseline (call it before the first
+// request) at most StartWait: an endpoint that does not answer must not hold
+// the test's start; its baseline, if it comes, is marked late.
 func (s *Scraper) Start() {
 	s.startOnce.Do(func() {
-		s.scrape(context.Background(), true, false)
+		s.mu.Lock()
+		if s.stopped {
+			s.mu.Unlock()
+			return
+		}
 		ctx, cancel := context.WithCancel(context.Background())
-		s.cancel = cancel
-		s.loopDone = make(chan struct{})
-		go s.loop(ctx)
+		s.cancel, s.loopDone, s.startedAt = cancel, make(chan struct{}), time.Now()
+		s.mu.Unlock()
+		first := make(chan struct{})
+		go s.run(ctx, first)
+		t := time.NewTimer(s.cfg.StartWait)
+		defer t.Stop()
+		select {
+		case <-first:
+		case <-t.C:
+		}
 	})
 }
 
@@ -145,19 +186,48 @@ func (s *Scraper) Start() {
 // snapshot. Call it after the last request; calling it twice is harmless.
 func (s *Scraper) Stop() {
 	s.stopOnce.Do(func() {
-		if s.cancel != nil {
-			s.cancel()
-			<-s.loopDone
+		s.mu.Lock()
+		s.stopped = true
+		cancel, done := s.cancel, s.loopDone
+		timeout := s.finalTimeoutLocked(time.Now())
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+			<-done
 		}
-		s.scrape(context.Background(), false, true)
+		s.scrape(context.Background(), timeout, false, true)
 		if t, ok := s.client.Transport.(*http.Transport); ok && s.cfg.HTTPClient == nil {
 			t.CloseIdleConnections()
 		}
 	})
 }
 
-func (s *Scraper) loop(ctx context.Context) {
+// finalTimeoutLocked is the final snapshot's timeout: the scrape timeout,
+// unless the endpoint has stopped answering (its latest scrape timed out,
+// or the one in flight has waited past the bound): then the bound,
+// QuietWait or twice the slowest answer it ever gave. A server that answers
+// again still gives its final snapshot; one that does not costs the end of
+// the test the bound, not a full timeout.
+func (s *Scraper) finalTimeoutLocked(now time.Time) time.Duration {
+	bound := min(max(s.cfg.QuietWait, 2*s.latMax), s.cfg.Timeout)
+	hung := !s.inflight.IsZero() && now.Sub(s.inflight) > bound
+	if (s.timedOut || hung) && bound < s.cfg.Timeout {
+		s.finalBound = bound
+		return bound
+	}
+	return s.cfg.Timeout
+}
+
+// run is the scraping goroutine: the baseline (first is closed when it
+// has ended, however), then a scrape every interval.
+func (s *Scraper) run(ctx context.Context, first chan<- struct{}) {
 	defer close(s.loopDone)
+	s.scrape(ctx, s.cfg.Timeout, true, false)
+	close(first)
+	s.loop(ctx)
+}
+
+func (s *Scraper) loop(ctx context.Context) {
 	t := time.NewTimer(s.cfg.Interval)
 	defer t.Stop()
 	for {
@@ -166,31 +236,40 @@ func (s *Scraper) loop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		took := s.scrape(ctx, false, false)
+		took := s.scrape(ctx, s.cfg.Timeout, false, false)
 		if ctx.Err() != nil {
 			return
 		}
 		// Scrapes never overlap: a slow endpoint is read as fast as it
-		// answers, and says so once.
+		// answers, and says so once (a scrape that timed out has said why).
+		s.mu.Lock()
+		timedOut := s.timedOut
+		s.mu.Unlock()
 		wait := s.cfg.Interval - took
-		if wait <= 0 {
+		if wait <= 0 && !timedOut {
 			s.mu.Lock()
 			s.slow++
 			s.mu.Unlock()
 			s.problem(ProblemSlow, fmt.Sprintf("serverMetrics %s: a scrape took %v, longer than the interval %v; scraping as fast as it answers", s.display, took.Round(time.Millisecond), s.cfg.Interval))
-			wait = 0
 		}
-		t.Reset(wait)
+		t.Reset(max(wait, 0))
 	}
 }
 
-// scrape reads the endpoint once and folds a success into the history.
-func (s *Scraper) scrape(parent context.Context, isBaseline, isFinal bool) time.Duration {
-	ctx, cancel := context.WithTimeout(parent, s.cfg.Timeout)
+// scrape reads the endpoint once, within timeout, and folds a success into
+// the history.
+func (s *Scraper) scrape(parent context.Context, timeout time.Duration, isBaseline, isFinal bool) time.Duration {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	t0 := time.Now()
+	s.mu.Lock()
+	s.inflight = t0
+	s.mu.Unlock()
 	body, ct, err := s.fetch(ctx)
 	took := time.Since(t0)
+	s.mu.Lock()
+	s.inflight = time.Time{}
+	s.mu.Unlock()
 	if errors.Is(parent.Err(), context.Canceled) {
 		return took // Stop cancelled it: not the endpoint's fault
 	}
@@ -201,6 +280,19 @@ func (s *Scraper) scrape(parent context.Context, isBaseline, isFinal bool) time.
 		if err != nil {
 			err = &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("serverMetrics %s: %v", s.display, err)}
 		}
+	}
+	timedOut := err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
+	s.mu.Lock()
+	s.timedOut = timedOut
+	bound := s.finalBound
+	s.mu.Unlock()
+	if timedOut {
+		msg := fmt.Sprintf("serverMetrics %s did not answer within %v (the scrape timeout)", s.display, timeout)
+		if isFinal && bound > 0 {
+			msg = fmt.Sprintf("serverMetrics %s did not answer the final snapshot within %v: the scrapes before it went unanswered, "+
+				"so the end of the test did not wait its %v timeout", s.display, timeout, s.cfg.Timeout)
+		}
+		err = &scrapeError{kind: ProblemTimeout, msg: msg}
 	}
 	if err != nil {
 		s.mu.Lock()
@@ -232,6 +324,9 @@ func (s *Scraper) scrape(parent context.Context, isBaseline, isFinal bool) time.
 	if first {
 		s.baseline = isBaseline
 	}
+	if isBaseline && t0.Add(took).Sub(s.startedAt) > s.cfg.StartWait {
+		s.baselineLate = t0.Add(took).Sub(s.startedAt)
+	}
 	s.final = isFinal
 	s.engine = snap.engine
 	s.sources = snap.sources
@@ -241,7 +336,11 @@ func (s *Scraper) scrape(parent context.Context, isBaseline, isFinal bool) time.
 		s.problem(ProblemUnknownEngine, fmt.Sprintf("serverMetrics %s: no family of a known engine (vLLM, SGLang, TGI, llama.cpp, TEI, llm-sim); "+
 			"its gauges are listed as found, without queue, KV-cache or per-run request figures", s.display))
 	}
-	if len(resets) > 0 && !first {
+	switch {
+	case first || len(resets) == 0:
+	case pt.restarted:
+		s.problem(ProblemReset, fmt.Sprintf("serverMetrics %s: the server restarted (its process start time changed); %s counted from 0 again", s.display, strings.Join(resets, ", ")))
+	default:
 		s.problem(ProblemReset, fmt.Sprintf("serverMetrics %s: %s went down (the server restarted?); counted from 0 again", s.display, strings.Join(resets, ", ")))
 	}
 	if s.cfg.OnScrape != nil {
@@ -304,7 +403,12 @@ type View struct {
 	Engine    string  `json:"engine,omitempty"`
 	IntervalS float64 `json:"interval_s"`
 	// Missing says why there is no view at all (no scrape succeeded).
-	Missing  string   `json:"missing,omitempty"`
+	Missing string `json:"missing,omitempty"`
+	// Partial says why the run window does not span the whole test (no
+	// baseline before the first request, a late one, no final snapshot
+	// after the last request); empty when it does. A count held against the
+	// client's calls needs a window that spans them all.
+	Partial  string   `json:"partial,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 	// Scrapes succeeded, Failed did not, Slow took longer than the interval.
 	Scrapes       int          `json:"scrapes"`
@@ -373,12 +477,26 @@ func (s *Scraper) View(stages []Span) View {
 		}
 		return v
 	}
-	if !s.baseline {
+	var partial []string
+	switch {
+	case !s.baseline:
+		partial = append(partial, "no baseline snapshot before the first request")
 		v.Warnings = append(v.Warnings, "no baseline snapshot before the first request: deltas start at the first successful scrape, "+s.hist.points[0].at.UTC().Format(time.RFC3339))
+	case s.baselineLate > 0:
+		late := fmt.Sprintf("the baseline snapshot came %v after the test started", s.baselineLate.Round(time.Millisecond))
+		partial = append(partial, late)
+		v.Warnings = append(v.Warnings, fmt.Sprintf("%s (the start waits %v for it): deltas start there, so calls made before it are partly left out",
+			late, s.cfg.StartWait))
+	}
+	if s.finalBound > 0 {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("the final snapshot was given %v, not the %v timeout: the endpoint's latest scrape had gone unanswered",
+			s.finalBound, s.cfg.Timeout))
 	}
 	if !s.final {
+		partial = append(partial, "no final snapshot after the last request")
 		v.Warnings = append(v.Warnings, "no final snapshot after the last request: deltas end at the last successful scrape, "+s.hist.points[len(s.hist.points)-1].at.UTC().Format(time.RFC3339))
 	}
+	v.Partial = strings.Join(partial, "; ")
 	if w, ok := s.hist.window("", time.Time{}, time.Time{}); ok {
 		v.Run = &w
 	}

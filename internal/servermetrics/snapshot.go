@@ -28,6 +28,11 @@ type snapshot struct {
 	// skipped names families not read on purpose (summaries: their quantiles
 	// are over the server's lifetime; gauges reset by scraping).
 	skipped []string
+	// started is the server process's start (process_start_time_seconds, as
+	// Prometheus client libraries expose it, in Unix seconds); 0 unknown. A
+	// new value is a restart even when its counters have already climbed
+	// past the old ones.
+	started float64
 }
 
 // hist is a histogram's cumulative state: counts[i] observations <= bounds[i]
@@ -119,9 +124,17 @@ func reduce(fams map[string]*dto.MetricFamily, model string) *snapshot {
 			}
 		}
 	}
+	if f := fams[processStartFamily]; f != nil {
+		if v, ok := maxScalar(f, func(*dto.Metric) bool { return true }); ok && v > 0 {
+			s.started = v
+		}
+	}
 	sort.Strings(s.skipped)
 	return s
 }
+
+// processStartFamily is the process's start time, in Unix seconds.
+const processStartFamily = "process_start_time_seconds"
 
 // counterFamily finds a counter with or without "_total" (typed counter, or
 // untyped as exporters without TYPE lines give it). A histogram whose name

@@ -28,6 +28,11 @@ type Window struct {
 	// PrefixHitRatio = Δhits / Δqueries, in prompt tokens; nil when either
 	// is unknown or nothing was looked up.
 	PrefixHitRatio *float64 `json:"prefix_hit_ratio,omitempty"`
+	// Resets counts, per quantity, the times it began again from 0 inside
+	// the window (a server restart). Its delta then sums the pieces between
+	// scrapes, and misses what the server counted between the last scrape
+	// before the restart and the restart: a lower bound, not a count.
+	Resets map[string]int `json:"resets,omitempty"`
 }
 
 // HistStats is a histogram's delta over a window. Mean = Δsum/Δcount is
@@ -112,6 +117,14 @@ func (h *history) window(name string, from, to time.Time) (Window, bool) {
 			w.Histograms = map[string]HistStats{}
 		}
 		w.Histograms[k] = histStats(d)
+	}
+	for k, n := range b.resets {
+		if d := n - a.resets[k]; d > 0 {
+			if w.Resets == nil {
+				w.Resets = map[string]int{}
+			}
+			w.Resets[k] = d
+		}
 	}
 	q, hq := w.Counters[PrefixQueries]
 	hits, hh := w.Counters[PrefixHits]

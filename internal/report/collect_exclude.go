@@ -61,10 +61,15 @@ type excluder struct {
 	// byClient is counts per client (Observation.Name): a client's server
 	// counted its own left-out calls, not the other clients'.
 	byClient map[string]map[string]uint64
+	// reach is the left-out calls' requests by whether they reached the
+	// server, in all and per client.
+	reach         runrecord.ServerReach
+	reachByClient map[string]*runrecord.ServerReach
 }
 
 func newExcluder(e Exclude) *excluder {
-	x := &excluder{rules: e, scenarios: map[string]bool{}, counts: map[string]uint64{}, byClient: map[string]map[string]uint64{}}
+	x := &excluder{rules: e, scenarios: map[string]bool{}, counts: map[string]uint64{}, byClient: map[string]map[string]uint64{},
+		reachByClient: map[string]*runrecord.ServerReach{}}
 	for _, s := range e.Scenarios {
 		x.scenarios[s] = true
 	}
@@ -112,11 +117,21 @@ func (x *excluder) leaveOut(o *Observation) bool {
 			x.byClient[o.Name] = map[string]uint64{}
 		}
 		x.byClient[o.Name][r]++
+		reach := reachOf(o)
+		x.reach.Add(reach)
+		if x.reachByClient[o.Name] == nil {
+			x.reachByClient[o.Name] = &runrecord.ServerReach{}
+		}
+		x.reachByClient[o.Name].Add(reach)
 	}
 	return r != ""
 }
 
-func (x *excluder) snapshot() runrecord.Exclusions { return x.snapshotOf(x.counts) }
+func (x *excluder) snapshot() runrecord.Exclusions {
+	e := x.snapshotOf(x.counts)
+	e.Reach = x.reach
+	return e
+}
 
 // clientSnapshot is the rules with one client's counts.
 func (x *excluder) clientSnapshot(name string) runrecord.Exclusions {
@@ -124,7 +139,11 @@ func (x *excluder) clientSnapshot(name string) runrecord.Exclusions {
 	if counts == nil {
 		counts = map[string]uint64{}
 	}
-	return x.snapshotOf(counts)
+	e := x.snapshotOf(counts)
+	if r := x.reachByClient[name]; r != nil {
+		e.Reach = *r
+	}
+	return e
 }
 
 func (x *excluder) snapshotOf(counts map[string]uint64) runrecord.Exclusions {

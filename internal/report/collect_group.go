@@ -102,6 +102,7 @@ func (g *Group) CacheHitRate() float64 {
 func (g *Group) add(o *Observation, gs *gapScratch) {
 	g.Requests++
 	g.addOutcome(o)
+	g.Reach.Add(reachOf(o))
 	g.addCache(o)
 	g.PromptTokens += o.PromptTokens()
 	g.OutputTokens += o.OutputTokens

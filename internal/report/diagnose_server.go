@@ -149,7 +149,7 @@ func diagnoseServer(r *Run, views []servermetrics.View, findings []runrecord.Fin
 		findings = serverCacheEvidence(run, v, client, findings)
 		// Clients of one server may not all name it: a count that matches the
 		// whole run's is not another tenant's.
-		if ev := countEvidence(run, v.Run); len(ev) > 0 && (run == r || len(countEvidence(r, v.Run)) > 0) {
+		if ev := countEvidence(run, v); len(ev) > 0 && (run == r || len(countEvidence(r, v)) > 0) {
 			findings = append(findings, countMismatchFinding(ev, client))
 		}
 	}
@@ -244,20 +244,6 @@ func kvEvidence(v servermetrics.View, windows []*servermetrics.Window) []string 
 	return ev
 }
 
-// requestCountEvidence compares the requests the server finished in w with
-// the calls sent (excluded says how many of them the report left out).
-func requestCountEvidence(w *servermetrics.Window, calls uint64, excluded string) []string {
-	n, ok := w.Counters[servermetrics.RequestsFinished]
-	if !ok || calls == 0 {
-		return nil
-	}
-	sent := float64(calls)
-	if d := n - sent; math.Abs(d) >= countMismatchMin && math.Abs(d) > countMismatchShare*sent {
-		return []string{fmt.Sprintf("the server finished %.0f requests, the client made %d calls%s (%+.0f)", n, calls, excluded, d)}
-	}
-	return nil
-}
-
 // countMismatchFinding is server_count_mismatch with its evidence.
 func countMismatchFinding(ev []string, client string) runrecord.Finding {
 	return runrecord.Finding{
@@ -269,26 +255,6 @@ func countMismatchFinding(ev []string, client string) runrecord.Finding {
 	}
 }
 
-// mergedCountFindings is server_count_mismatch on a merged record: every
-// instance scraped the whole server, so only the whole test's calls (the
-// instances' together) can be held against its count. One endpoint only: with
-// several, which calls went to which is not in the record.
-func mergedCountFindings(rec *runrecord.Record) []runrecord.Finding {
-	all := rec.Categories[runrecord.AllCategories]
-	if len(rec.Server) != 1 || rec.Server[0].Run == nil || all == nil {
-		return nil
-	}
-	calls, excluded := all.Requests, ""
-	if ex := rec.Excluded; ex != nil && ex.Calls > 0 {
-		calls += ex.Calls
-		excluded = fmt.Sprintf(", %d of them left out of the report", ex.Calls)
-	}
-	if ev := requestCountEvidence(rec.Server[0].Run, calls, excluded); len(ev) > 0 {
-		return []runrecord.Finding{countMismatchFinding(ev, "")}
-	}
-	return nil
-}
-
 // PartialSegment says whether a run was one execution segment of a test,
 // not all of it: a server's counts then hold every instance's calls.
 func PartialSegment(info *runrecord.RunInfo) bool {
@@ -297,32 +263,4 @@ func PartialSegment(info *runrecord.RunInfo) bool {
 	}
 	s, err := parseSegment(info.Segment)
 	return err == nil && (s.from.Sign() != 0 || s.to.Cmp(big.NewRat(1, 1)) != 0)
-}
-
-// countEvidence compares the run's server counts with the client's. The
-// server counts a request when it finishes it, and every call the client
-// made reached it unless something in front answered, so the client's total
-// (failures included: a call cut by a timeout still finishes on the server
-// as an abort) is what it should have counted.
-func countEvidence(run *Run, w *servermetrics.Window) []string {
-	if run == nil || w == nil {
-		return nil
-	}
-	all := run.Category(runrecord.AllCategories)
-	calls := all.Requests
-	excluded := ""
-	if ex := run.Excluded; ex.Calls > 0 {
-		// Calls left out of the report (warm-up, setup) still reached the server.
-		calls += ex.Calls
-		excluded = fmt.Sprintf(", %d of them left out of the report", ex.Calls)
-	}
-	ev := requestCountEvidence(w, calls, excluded)
-	// Prompt tokens only when every call counted its usage: a failed call's is unknown.
-	if n, ok := w.Counters[servermetrics.PromptTokens]; ok && all.PromptTokens > 0 && all.Failures == 0 && excluded == "" {
-		sent := float64(all.PromptTokens)
-		if d := n - sent; math.Abs(d) > countMismatchShare*sent {
-			ev = append(ev, fmt.Sprintf("the server counted %.0f prompt tokens, the client's usage %d (%+.1f%%)", n, all.PromptTokens, 100*d/sent))
-		}
-	}
-	return ev
 }

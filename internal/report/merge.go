@@ -312,6 +312,7 @@ func mergeExclusions(a, b *runrecord.Exclusions) *runrecord.Exclusions {
 		return &c
 	}
 	a.Calls += b.Calls
+	a.Reach.Add(b.Reach)
 	for k, v := range b.ByReason {
 		if a.ByReason == nil {
 			a.ByReason = map[string]uint64{}

@@ -157,6 +157,9 @@ func serverText(r *Run, views []servermetrics.View, changes []runrecord.ServerCh
 			legend += "; the run counts the warm-up's calls, the client's TTFT leaves them out"
 		}
 		b.WriteString(legend + ")\n")
+		if c, ok := serverCount(r, v); ok {
+			fmt.Fprintf(&b, "  %s\n", c.line())
+		}
 		run := serverRun(r, v)
 		if sp, ok := splitTTFT(run.Category(runrecord.AllCategories), clientWindow(v)); ok {
 			fmt.Fprintf(&b, "\n  TTFT split (%s): %s\n", clientWindowName(v), sp)
@@ -209,6 +212,9 @@ func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
 			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</table></div>\n")
+		if c, ok := serverCount(r, v); ok {
+			fmt.Fprintf(b, "<p class=\"server-count\">%s</p>\n", esc(c.line()))
+		}
 		if sp, ok := splitTTFT(serverRun(r, v).Category(runrecord.AllCategories), clientWindow(v)); ok {
 			fmt.Fprintf(b, "<p>TTFT split (%s): %s</p>\n", clientWindowName(v), esc(sp.String()))
 		}

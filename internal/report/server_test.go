@@ -282,7 +282,7 @@ func TestTwoClientsOnTwoServersWithAWarmup(t *testing.T) {
 	fs = diagnoseServer(run, []servermetrics.View{view("a", calls["a"]), view("b", calls["b"]+20)}, nil)
 	require.Equal(t, []string{"server_count_mismatch"}, ids(fs))
 	assert.Equal(t, "b", fs[0].Client)
-	assert.Contains(t, fs[0].Evidence[0], "the server finished 120 requests, the client made 100 calls, 25 of them left out of the report (+20)")
+	assert.Contains(t, fs[0].Evidence[0], "the server finished 120 requests, 20 more than the 100 the client sent it (100 answered (2xx); 25 of the calls left out of the report)")
 }
 
 // With a warm-up left out, the server's run window still counts the

@@ -42,9 +42,12 @@ type Result struct {
 	TokenSource   string
 	Model         string
 	RequestID     string
-	Status        int           // the HTTP status of the response read (0 when none arrived)
-	RetryAfter    time.Duration // the server's Retry-After, Absent when it gave none
-	Cache         CacheState    // whether the prompt hit the server's prefix cache
+	Status        int // the HTTP status of the response read (0 when none arrived)
+	// Sent: the request's headers went out. False when the connection,
+	// DNS or TLS failed first: such a request never reached the server.
+	Sent       bool
+	RetryAfter time.Duration // the server's Retry-After, Absent when it gave none
+	Cache      CacheState    // whether the prompt hit the server's prefix cache
 
 	TTFB, TTFT, TTFTAnswer, E2E, TPOT time.Duration // Absent when not measurable
 	TokensPerSec                      float64       // 0 when not measurable
@@ -134,6 +137,7 @@ func (c *Call) Finish() *Result {
 	// stream the server allows: the module's transport opens another
 	// connection instead (HTTP2Config StrictMaxConcurrentRequests off).
 	r.SendWait = c.sendWait(r.Connect)
+	r.Sent = c.sent.Load() != nil
 	r.TTFTCheck = r.Gaps.checkTTFT(c.firstWindow, c.firstWindowKnown, r.SendWait)
 	return r
 }

@@ -17,6 +17,9 @@ type Exclusions struct {
 	Calls        uint64            `json:"calls"`
 	ByReason     map[string]uint64 `json:"by_reason,omitempty"`
 	IncludedFrom time.Time         `json:"included_from,omitzero"` // end of the warm-up window
+	// Reach is the left-out calls' requests by whether they reached the
+	// server: its count holds them too.
+	Reach ServerReach `json:"server_reach,omitzero"`
 }
 
 // Summary is one line for the text report ("" when nothing was left out).

@@ -39,6 +39,8 @@ type Tallies struct {
 	ConnectTTFTSumMS float64 `json:"connect_ttft_sum_ms,omitempty"`
 	NewConns         uint64  `json:"new_conns,omitempty"`
 	ReusedConns      uint64  `json:"reused_conns,omitempty"`
+	// Reach counts the calls' requests by whether they reached the server.
+	Reach ServerReach `json:"server_reach,omitzero"`
 }
 
 // Add counts o's calls in t as well.
@@ -64,4 +66,5 @@ func (t *Tallies) Add(o Tallies) {
 	t.ConnectTTFTSumMS += o.ConnectTTFTSumMS
 	t.NewConns += o.NewConns
 	t.ReusedConns += o.ReusedConns
+	t.Reach.Add(o.Reach)
 }

@@ -43,6 +43,9 @@ type Run struct {
 	parts     map[string]*Run // each client alone, when the run had several
 	client    string          // the client of this view ("" for a whole run)
 	pairs     []runrecord.PairedComparison
+	// interrupted says the test was stopped before its planned end (nil
+	// when it ran to it): the binding knows when and why.
+	interrupted *runrecord.Interruption
 }
 
 // SetMinStage changes how long a load level must hold to be a stage (the
@@ -165,6 +168,27 @@ func (g *Group) addDropped(n uint64) {
 // TTFT by images.
 func (r *Run) SetSections(retrieval []*RetrievalGroup, images []*ImageGroup) {
 	r.Retrieval, r.Images = retrieval, images
+}
+
+// SetInterruption marks the run (and each client's view of it) as stopped
+// before its planned end; nil when it ran to it.
+func (r *Run) SetInterruption(i *runrecord.Interruption) {
+	r.interrupted = i
+	for _, v := range r.parts {
+		v.interrupted = i
+	}
+}
+
+// Interruption is how the run was stopped before its planned end, with the
+// calls the stop cut in flight counted from its failures (nil when it ran
+// to its end).
+func (r *Run) Interruption() *runrecord.Interruption {
+	if r.interrupted == nil {
+		return nil
+	}
+	i := *r.interrupted
+	i.Canceled = r.Category(runrecord.AllCategories).Errors[string(stream.ErrCanceled)]
+	return &i
 }
 
 // SetCapacity gives the run (and each client's view of it) the search's answer.

@@ -6,12 +6,15 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // ruleAllFailed: every call of the run (or of one client) failed.
 func ruleAllFailed(r *Run) []runrecord.Finding {
 	all := r.Category(runrecord.AllCategories)
-	if all.Requests == 0 || all.Failures < all.Requests {
+	// Calls the test's stop cut in flight failed for the test, not the
+	// service: a run stopped before any answer says so in its headline.
+	if all.Requests == 0 || all.Failures < all.Requests || all.Errors[string(stream.ErrCanceled)] == all.Requests {
 		return nil
 	}
 	types := make([]string, 0, len(all.Errors))

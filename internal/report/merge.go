@@ -162,6 +162,7 @@ func addInstance(out *runrecord.Record, name string, r *runrecord.Record) error 
 	}
 	out.Instances = append(out.Instances, inst)
 	out.Excluded = mergeExclusions(out.Excluded, r.Excluded)
+	out.Interrupted = mergeInterruptions(out.Interrupted, r.Interrupted)
 	if err := mergeCategories(out.Categories, r.Categories); err != nil {
 		return err
 	}
@@ -300,6 +301,25 @@ func mergeSamples(cat string, parts []*runrecord.CategoryRecord) (map[string][]f
 		}
 	}
 	return out, seen
+}
+
+// mergeInterruptions: the test was interrupted when an instance was; the
+// first stop is its stop, and the calls cut in flight are every
+// instance's.
+func mergeInterruptions(a, b *runrecord.Interruption) *runrecord.Interruption {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		c := *b
+		return &c
+	}
+	canceled := a.Canceled + b.Canceled
+	if b.At.Before(a.At) {
+		*a = *b
+	}
+	a.Canceled = canceled
+	return a
 }
 
 func mergeExclusions(a, b *runrecord.Exclusions) *runrecord.Exclusions {

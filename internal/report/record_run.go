@@ -31,6 +31,7 @@ func NewRecord(r *Run, findings []runrecord.Finding, cmp *runrecord.Comparison, 
 		Categories: map[string]*runrecord.CategoryRecord{}, Findings: findings, Comparison: cmp, Seed: r.opt.Seed,
 	}
 	rec.Clients, rec.Routes, rec.Paired = clientRecords(r), routeRecords(r), r.Paired()
+	rec.Interrupted = r.Interruption()
 	if ex := r.Excluded; ex.Summary() != "" {
 		rec.Excluded = &ex
 	}

@@ -122,8 +122,17 @@ func writeHTMLHead(b *bytes.Buffer, r *Run, title string) {
 	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", esc(title), htmlStyle)
 	fmt.Fprintf(b, "<h1>%s</h1><p class=\"sub\">%d calls · %s · %s · models: %s</p>\n", esc(title), all.Requests,
 		esc(r.First.UTC().Format(time.RFC3339)), esc(r.Duration().Round(time.Second).String()), esc(strings.Join(nonEmpty(r.Models()), ", ")))
+	writeInterruptionHTML(b, r.Interruption())
 	if ex := r.Excluded.Summary(); ex != "" {
 		fmt.Fprintf(b, "<p class=\"sub\" id=\"excluded\">%s</p>\n", esc(ex))
+	}
+}
+
+// writeInterruptionHTML says, under the title, that the run was stopped
+// before its planned end (nothing when it ran to it).
+func writeInterruptionHTML(b *bytes.Buffer, i *runrecord.Interruption) {
+	if i != nil {
+		fmt.Fprintf(b, "<p class=\"finding interrupted\" id=\"interrupted\">⚠ %s</p>\n", html.EscapeString(i.Describe()))
 	}
 }
 

@@ -49,6 +49,9 @@ func RenderRecordText(rec *runrecord.Record) string {
 		all = &runrecord.CategoryRecord{}
 	}
 	fmt.Fprintf(&b, "\n█ LLM streams — %s: %d calls, %s\n\n", instancesSummary(rec), all.Requests, runLength(rec))
+	if i := rec.Interrupted; i != nil {
+		fmt.Fprintf(&b, "  ⚠ %s\n\n", i.Describe())
+	}
 	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
 		fmt.Fprintf(&b, "  %s\n\n", ex.Summary())
 	}
@@ -120,6 +123,7 @@ func RenderRecordHTML(rec *runrecord.Record, title string) []byte {
 		html.EscapeString(title), htmlStyle)
 	fmt.Fprintf(&b, "<h1>%s</h1><p class=\"sub\">%s · %d calls · %s</p>\n", html.EscapeString(title),
 		html.EscapeString(instancesSummary(rec)), all.Requests, runLength(rec))
+	writeInterruptionHTML(&b, rec.Interrupted)
 	if ex := rec.Excluded; ex != nil && ex.Summary() != "" {
 		fmt.Fprintf(&b, "<p class=\"sub\">%s</p>\n", html.EscapeString(ex.Summary()))
 	}

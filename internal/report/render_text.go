@@ -68,6 +68,9 @@ func writeTextHeadline(b *strings.Builder, r *Run, findings []runrecord.Finding)
 	all := r.Category(runrecord.AllCategories)
 	fmt.Fprintf(b, "\n█ LLM streams — where the time went (%d calls, %s, models: %s)\n\n",
 		all.Requests, r.Duration().Round(1e9), strings.Join(nonEmpty(r.Models()), ", "))
+	if i := r.Interruption(); i != nil {
+		fmt.Fprintf(b, "  ⚠ %s\n\n", i.Describe())
+	}
 	if ex := r.Excluded.Summary(); ex != "" {
 		fmt.Fprintf(b, "  %s\n\n", ex)
 	}

@@ -41,6 +41,9 @@ func Records(cur, base *runrecord.Record) *runrecord.Comparison {
 	}
 	c := newComparison(base)
 	c.Differences = runrecord.Differences(cur.Run, base.Run)
+	if d := runrecord.InterruptionDifference(cur.Interrupted, base.Interrupted); d != "" {
+		c.Differences = append(c.Differences, d)
+	}
 	c.Server = Servers(cur.Server, base.Server)
 	c.Capacity = Capacity(cur.Capacity, base.Capacity)
 	c.Jobs = Jobs(cur.Conversations, base.Conversations)

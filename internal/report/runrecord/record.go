@@ -48,6 +48,9 @@ type Record struct {
 	Conversations *ConversationRecord `json:"conversations,omitempty"`
 	// Run is how the run was made (load shape, data, clients, versions, segment).
 	Run *RunInfo `json:"run,omitempty"`
+	// Interrupted says the run was stopped before its planned end (nil when
+	// it ran to it).
+	Interrupted *Interruption `json:"interrupted,omitempty"`
 	// Instances lists the records a merged record was made of.
 	Instances []InstanceRecord `json:"instances,omitempty"`
 	// Server is what the servers' own /metrics counted (serverMetrics);

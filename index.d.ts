@@ -127,7 +127,7 @@ declare module "k6/x/llmstream" {
     requireFinishReason?: boolean;
     /** Counts output tokens when the server sends no usage (default "o200k_base"; "none": one per event). */
     tokenizer?: Tokenizer | "none";
-    /** Largest event in bytes (default 4 MiB); past it the call fails with `decode`. */
+    /** Largest event in bytes (default 4 MiB); past it the call fails with `decode`, as it does for JSON nested past 512 levels. */
     maxEventSize?: number;
     /** Largest response body in bytes (default 256 MiB); past it the call fails with `decode`. */
     maxBodySize?: number;

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
+	"github.com/llmstream/xk6-llmstream/internal/jsondepth"
 )
 
 // Error types of a failed agent job (the job's end reason).
@@ -195,10 +196,15 @@ func (a *Agent) resolve(c conversation.ToolCall) Call {
 	return call
 }
 
-// parseArguments reads a call's arguments: a JSON object, or nothing.
+// parseArguments reads a call's arguments: a JSON object, or nothing. The
+// model's server wrote them: they are held to the nesting limit of every
+// JSON the client reads from a server.
 func parseArguments(s string) (map[string]any, error) {
 	if strings.TrimSpace(s) == "" {
 		return map[string]any{}, nil
+	}
+	if err := jsondepth.Check(s, "the text"); err != nil {
+		return nil, err
 	}
 	var v any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {

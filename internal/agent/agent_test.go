@@ -240,3 +240,17 @@ func TestToolTimeoutFailsTheJob(t *testing.T) {
 	_, err := Run(context.Background(), a, m.model, map[string]Func{"f": func(context.Context, map[string]any) (string, error) { return "ok", nil }})
 	require.NoError(t, err, "within its timeout")
 }
+
+// TestDeeplyNestedArgumentsAreMalformed: arguments nested past the limit
+// of every JSON the client reads from a server are a malformed call, told
+// to the model, not decoded.
+func TestDeeplyNestedArgumentsAreMalformed(t *testing.T) {
+	a, _ := New(Options{Tools: []Tool{{Name: "f", Canned: canned("fine")}}})
+	deep := `{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`
+	m := &scripted{rounds: [][]conversation.ToolCall{{call("1", "f", deep)}}}
+	rep, err := Run(context.Background(), a, m.model, nil)
+	require.NoError(t, err)
+	require.Len(t, rep.Findings, 1)
+	assert.Equal(t, FindingMalformed, rep.Findings[0].Kind)
+	assert.Contains(t, rep.Findings[0].Message, "nested too deeply")
+}

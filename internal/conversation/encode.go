@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/jsondepth"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 )
 
@@ -40,11 +41,16 @@ func supported() string {
 
 // arguments reads a tool call's arguments as JSON for the APIs that take an
 // object; arguments that are not a JSON object go back as the string the
-// model streamed, under "_raw", rather than being lost.
+// model streamed, under "_raw", rather than being lost. Arguments nested
+// past the limit of every JSON the client reads from a server go back the
+// same way, as text.
 func arguments(s string) map[string]any {
 	m := map[string]any{}
 	if strings.TrimSpace(s) == "" {
 		return m
+	}
+	if !jsondepth.Within(s, jsondepth.Limit) {
+		return map[string]any{"_raw": s}
 	}
 	if err := json.Unmarshal([]byte(s), &m); err != nil || m == nil {
 		return map[string]any{"_raw": s}

@@ -333,3 +333,13 @@ func TestResponsesChain(t *testing.T) {
 		}
 	}
 }
+
+func TestDeeplyNestedArgumentsGoBackAsText(t *testing.T) {
+	h, _ := New(Options{Protocol: "anthropic"})
+	h.User("q")
+	deep := `{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`
+	h.Answer("", "", []ToolCall{{ID: "x", Name: "f", Arguments: deep}})
+	if got := mustJSON(t, h.Body(nil)); !strings.Contains(got, `"_raw":"{\"a\":[[[`) {
+		t.Errorf("deep arguments were decoded, not kept as text: %.200s", got)
+	}
+}

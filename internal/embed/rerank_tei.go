@@ -1,6 +1,6 @@
 package embed
 
-import "errors"
+import "fmt"
 
 // Text Embeddings Inference's native POST /rerank: {query, texts,
 // return_text} → [{index, score, text?}], every text scored, best first.
@@ -21,7 +21,7 @@ func init() {
 		Parse: func(body []byte, r *RerankRequest) (*RerankAnswer, error) {
 			root, err := parseRoot(body, true)
 			if err != nil {
-				return nil, errors.New("TEI rerank: " + err.Error())
+				return nil, fmt.Errorf("TEI rerank: %w", err)
 			}
 			a := &RerankAnswer{}
 			if a.Results, err = ranked(root, "score"); err != nil {

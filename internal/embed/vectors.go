@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/llmstream/xk6-llmstream/internal/jsondepth"
 )
 
 // vectorSet gathers an answer's vectors: it counts them and checks they all
@@ -155,12 +157,17 @@ func base64Vector(s string, keep bool) (int, []float64, error) {
 // body in place (gjson.ParseBytes would copy it, the answer's largest
 // allocation after its read): an answer's body is never changed once read,
 // and a string kept from it is cloned (str, the model) so that a result
-// does not hold the whole body alive.
+// does not hold the whole body alive. Its nesting is checked before gjson's
+// validator, which recurses once per level over a body bounded only by
+// maxBodySize (jsondepth says why that matters).
 func parseRoot(body []byte, array bool) (gjson.Result, error) {
 	if len(body) == 0 {
 		return gjson.Result{}, errors.New("the answer is not valid JSON")
 	}
 	view := unsafe.String(&body[0], len(body)) // #nosec G103 -- a zero-copy view of a body nobody changes (above)
+	if err := jsondepth.Check(view, "the answer"); err != nil {
+		return gjson.Result{}, err
+	}
 	if !gjson.Valid(view) {
 		return gjson.Result{}, errors.New("the answer is not valid JSON")
 	}
@@ -207,7 +214,7 @@ func inputValue(r *Request) any {
 // we speak to ({"error":{"message"}}, {"error":"…"}, {"message"}, {"detail"});
 // "" when there is none (an HTML page from a gateway).
 func ErrorMessage(body []byte) string {
-	if !gjson.ValidBytes(body) {
+	if !jsondepth.Within(body, jsondepth.Limit) || !gjson.ValidBytes(body) {
 		return ""
 	}
 	root := gjson.ParseBytes(body)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/llmstream/xk6-llmstream/internal/jsondepth"
 )
 
 // errInvalidJSON is returned for an event whose payload is not one JSON object.
@@ -13,9 +15,14 @@ var errInvalidJSON = errors.New("event data is not a JSON object")
 
 // parseObject parses an event payload that must be one JSON object. Every JSON
 // protocol we speak sends objects only; a bare string or number is a broken
-// stream, not an event to skip.
+// stream, not an event to skip. Its nesting is checked first: gjson's
+// validator recurses once per level, and an event is bounded only by
+// maxEventSize (jsondepth says why that matters).
 func parseObject(data string) (gjson.Result, error) {
 	data = strings.TrimSpace(data)
+	if err := jsondepth.Check(data, "event data"); err != nil {
+		return gjson.Result{}, err
+	}
 	if !gjson.Valid(data) {
 		return gjson.Result{}, errInvalidJSON
 	}

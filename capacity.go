@@ -32,6 +32,10 @@ type capacityFactory struct {
 	scope vuScope
 	due   *dueSlot
 	list  *searchList
+	// clientName is a Client's label, from the JS value a script passes
+	// (false for anything else): the Client is the calls' type, above this
+	// file's, so the module hands its reader down.
+	clientName func(v any) (string, bool)
 }
 
 // search is Capacity.search(options), in the init context.
@@ -48,7 +52,7 @@ func (cf capacityFactory) search(opts sobek.Value) (*jsSearch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: %w", err)
 	}
-	cfg, err := capacity.ConfigOf(o, clientLabel)
+	cfg, err := capacity.ConfigOf(o, cf.clientLabel)
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: %w", err)
 	}
@@ -69,15 +73,15 @@ func (cf capacityFactory) search(opts sobek.Value) (*jsSearch, error) {
 
 // clientLabel is a Client's name (its base URL when it has none), the label
 // its calls' records carry.
-func clientLabel(v any, where string) (string, error) {
+func (cf capacityFactory) clientLabel(v any, where string) (string, error) {
 	if v == nil {
 		return "", nil
 	}
-	c, ok := v.(*Client)
+	name, ok := cf.clientName(v)
 	if !ok {
 		return "", fmt.Errorf("%s must be a Client (new Client({...}))", where)
 	}
-	return c.name(), nil
+	return name, nil
 }
 
 // jsSearch is what scripts hold: next() waits for the VU's turn at the

@@ -6,6 +6,8 @@ package llmstream
 // report.go renders what they gathered.
 
 import (
+	"errors"
+	"reflect"
 	"sync"
 	"time"
 
@@ -95,4 +97,26 @@ func (s *reportState) regression(client, category string, ttft time.Duration) (s
 		return false, false
 	}
 	return policy.SlowerThanBaseline(ttft, p95), true
+}
+
+// setBaseline keeps the baseline loadBaseline() read (the init context's).
+func (s *reportState) setBaseline(rec *runrecord.Record, path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.baseline, s.baselinePath = rec, path
+}
+
+// setOptions keeps collect()'s options: once, with the same options from
+// every VU, and before the first call was collected.
+func (s *reportState) setOptions(ro report.Options) error {
+	s.optsMu.Lock()
+	defer s.optsMu.Unlock()
+	if s.optsSet && !reflect.DeepEqual(s.opts, ro) {
+		return errors.New("collect() was already called with other options: call it once, at the top level of the script")
+	}
+	if s.collector != nil && !s.optsSet {
+		return errors.New("collect() came after calls were collected: call it at the top level of the script")
+	}
+	s.opts, s.optsSet = ro, true
+	return nil
 }

@@ -53,7 +53,7 @@ func (cv *Conversation) stop(reason string) {
 	if vu.Context().Err() != nil {
 		return
 	}
-	metrics.PushIfNotDone(vu.Context(), st.Samples, cv.c.env.sinks.metrics.jobSamples(cv.job, cv.jobTags(st)))
+	metrics.PushIfNotDone(vu.Context(), st.Samples, jobSamples(cv.c.env.sinks.metrics, cv.job, cv.jobTags(st)))
 	cv.c.env.sinks.report.convColl().AddJob(cv.job)
 }
 

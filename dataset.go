@@ -266,3 +266,7 @@ func itemObject(it dataset.Item) map[string]any {
 		"images":       imageList(it.Images),
 	}
 }
+
+// datasetOf is the process-wide dataset a script's Dataset reads: every VU's
+// Dataset of one source and options reads the same one.
+func datasetOf(j *jsDataset) *dataset.Dataset { return j.d }

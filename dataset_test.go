@@ -284,14 +284,14 @@ func TestDatasetOneCopyForManyVUs(t *testing.T) {
 	first := load()
 	afterOne := heap()
 	for range vus - 1 {
-		require.Same(t, first.d, load().d)
+		require.Same(t, datasetOf(first), datasetOf(load()))
 	}
 	afterAll := heap()
 	one := int64(afterOne) - int64(before)
 	rest := int64(afterAll) - int64(afterOne)
 	runtime.KeepAlive(keep)
 	t.Logf("file %.1f MB, %d items: first VU +%.1f MB heap, %d more VUs +%.2f MB (%.0f bytes/VU)",
-		float64(fileBytes)/(1<<20), first.d.Size(), float64(one)/(1<<20), vus-1, float64(rest)/(1<<20),
+		float64(fileBytes)/(1<<20), datasetOf(first).Size(), float64(one)/(1<<20), vus-1, float64(rest)/(1<<20),
 		float64(rest)/float64(vus-1))
 	require.Greater(t, one, int64(fileBytes)/2, "the first load holds the prompts")
 	// A copy per VU would add ~1000× the dataset; allow per-VU bookkeeping

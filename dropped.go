@@ -21,20 +21,9 @@ import (
 // counts in, looked up once by name in the figure table.
 var droppedMetrics = [...]string{"llm_requests", "llm_failed", "llm_errors"} //nolint:gochecknoglobals // read-only
 
-// metricNamed is the k6 metric of the figure table's row named name (nil
-// when no row is).
-func (m *llmMetrics) metricNamed(name string) *metrics.Metric {
-	for _, metric := range m.byFigure {
-		if metric != nil && metric.Name == name {
-			return metric
-		}
-	}
-	return nil
-}
-
 // droppedSamples are n dropped credits' samples at one moment: value 1 in
 // each of droppedMetrics (a failed call adds 1 to all three), with tags.
-func (m *llmMetrics) droppedSamples(n int, at time.Time, tags *metrics.TagSet, meta map[string]string) metrics.Samples {
+func droppedSamples(m *llmMetrics, n int, at time.Time, tags *metrics.TagSet, meta map[string]string) metrics.Samples {
 	out := make(metrics.Samples, 0, n*len(droppedMetrics))
 	for _, name := range droppedMetrics {
 		metric := m.metricNamed(name)
@@ -69,7 +58,7 @@ func dropOwed(s *schedule.Schedule, m *llmMetrics, st *lib.State) {
 	t := time.NewTimer(droppedPushWait)
 	defer t.Stop()
 	select {
-	case st.Samples <- m.droppedSamples(len(owed), time.Now(), tags, tm.Metadata):
+	case st.Samples <- droppedSamples(m, len(owed), time.Now(), tags, tm.Metadata):
 	case <-t.C: // nobody reads samples any more (not a k6 run): the report still has them
 		if st.Logger != nil {
 			st.Logger.Warnf("llmstream: %d dropped schedule credits could not be pushed to k6's metrics", len(owed))

@@ -34,7 +34,7 @@ func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer,
 	rec := callRecord(o, ld)
 	if !o.Canceled && ctx.Err() == nil {
 		judge(o, rec, s.report.regression)
-		metrics.PushIfNotDone(ctx, out, s.metrics.samples(o, rec))
+		metrics.PushIfNotDone(ctx, out, callSamples(s.metrics, o, rec))
 		s.report.coll().Add(rec)
 		s.report.imageColl().Add(rec)
 		if rec.Turn > 0 {

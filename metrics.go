@@ -110,3 +110,14 @@ func figureMetric(reg *metrics.Registry, name string, kind record.Kind, unit rec
 	}
 	return metric, nil
 }
+
+// metricNamed is the k6 metric of the figure table's row named name (nil
+// when no row is).
+func (m *llmMetrics) metricNamed(name string) *metrics.Metric {
+	for _, metric := range m.byFigure {
+		if metric != nil && metric.Name == name {
+			return metric
+		}
+	}
+	return nil
+}

@@ -156,7 +156,8 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 		metrics: mi.clients.sinks.metrics}
 	rep := reporter{vu: mi.vu, state: mi.root.report, scope: mi.scope, module: ImportPath, version: Version, server: &mi.root.server,
 		schedules: &mi.root.schedules, searches: &mi.root.searches}
-	cp := capacityFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, due: mi.due, list: &mi.root.searches}
+	cp := capacityFactory{vu: mi.vu, store: mi.root.datasets, scope: mi.scope, due: mi.due, list: &mi.root.searches,
+		clientName: clientName}
 	return modules.Exports{Named: map[string]any{
 		"Client":       mi.newClient,
 		"version":      Version,

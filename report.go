@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"sort"
 	"time"
 
@@ -57,10 +56,7 @@ func (rp reporter) loadBaseline(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadBaseline: %w", err)
 	}
-	rs := rp.state
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	rs.baseline, rs.baselinePath = rec, path
+	rp.state.setBaseline(rec, path)
 	cats := make([]string, 0, len(rec.Categories))
 	for k := range rec.Categories {
 		cats = append(cats, k)
@@ -202,16 +198,9 @@ func (rp reporter) collect(opts sobek.Value) (map[string]any, error) {
 	if err := ro.Validate(); err != nil {
 		return nil, fmt.Errorf("collect() options: %w", err)
 	}
-	rs := rp.state
-	rs.optsMu.Lock()
-	defer rs.optsMu.Unlock()
-	if rs.optsSet && !reflect.DeepEqual(rs.opts, ro) {
-		return nil, errors.New("collect() was already called with other options: call it once, at the top level of the script")
+	if err := rp.state.setOptions(ro); err != nil {
+		return nil, err
 	}
-	if rs.collector != nil && !rs.optsSet {
-		return nil, errors.New("collect() came after calls were collected: call it at the top level of the script")
-	}
-	rs.opts, rs.optsSet = ro, true
 	return map[string]any{"warmup": o.Warmup.String(), "excludeScenarios": o.ExcludeScenarios,
 		"excludeTags": o.ExcludeTags, "keepSetup": o.KeepSetup}, nil
 }

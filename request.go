@@ -132,3 +132,13 @@ func (c *Client) name() string {
 	}
 	return c.opts.BaseURL
 }
+
+// clientName is the label of a Client a script passes (a capacity search's
+// client option); ok is false for any other value.
+func clientName(v any) (name string, ok bool) {
+	c, ok := v.(*Client)
+	if !ok {
+		return "", false
+	}
+	return c.name(), true
+}

@@ -228,7 +228,7 @@ func fanOutRetrieval(ctx context.Context, o *outcome, figures map[*stream.Result
 		if ok, judged := policy.MeetsDuration(o.Final().Route.Info.slo, rec.Retrieval.Duration); judged {
 			rec.Goodput = record.VerdictOf(rec.OK && ok)
 		}
-		metrics.PushIfNotDone(ctx, out, s.metrics.samples(o, rec))
+		metrics.PushIfNotDone(ctx, out, callSamples(s.metrics, o, rec))
 		s.report.retrievalColl().Add(rec)
 	}
 	return rec.JS()

@@ -14,11 +14,11 @@ import (
 // from the figure table (internal/record), each sample at the moment it
 // describes and, for a call, with the tags of the attempt it describes.
 
-// samples builds the whole batch of one call from the figure table, each
+// callSamples builds the whole batch of one call from the figure table, each
 // sample at the moment it describes, so k6 pushes it in one channel send:
 // one llm_attempts sample per attempt (tagged by its route and number), then
 // the call's figures, tagged by the attempt that ended it.
-func (m *llmMetrics) samples(o *outcome, rec *record.Call) metrics.Samples {
+func callSamples(m *llmMetrics, o *outcome, rec *record.Call) metrics.Samples {
 	table, byRow, n := m.table(rec)
 	b := &batch{out: make(metrics.Samples, 0, batchSize(n, rec))}
 	final := len(o.Attempts)
@@ -47,7 +47,7 @@ func (m *llmMetrics) samples(o *outcome, rec *record.Call) metrics.Samples {
 }
 
 // jobSamples are a job's samples, one per figure it has, with the job's tags.
-func (m *llmMetrics) jobSamples(j *record.Job, tags *metrics.TagSet) metrics.Samples {
+func jobSamples(m *llmMetrics, j *record.Job, tags *metrics.TagSet) metrics.Samples {
 	b := &batch{out: make(metrics.Samples, 0, len(record.JobFigures)), tags: tags}
 	for i := range record.JobFigures {
 		if b.metric = m.byJob[i]; b.metric != nil {

@@ -1,0 +1,59 @@
+package llmstream
+
+import (
+	"sync"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/capacity"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+)
+
+// searchList is every capacity search of the process (capacity_load.go
+// adds each): every finished call's record and the servers' waiting count
+// reach each, and the report reads the first one's answer.
+type searchList struct {
+	mu   sync.Mutex
+	list []*capacity.Search
+}
+
+func (l *searchList) add(s *capacity.Search) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = append(l.list, s)
+}
+
+func (l *searchList) all() []*capacity.Search {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*capacity.Search(nil), l.list...)
+}
+
+// finish gives a finished call to every search.
+func (l *searchList) finish(rec *record.Call) {
+	if l == nil {
+		return
+	}
+	for _, s := range l.all() {
+		s.Finish(rec)
+	}
+}
+
+// waiting gives every search the servers' waiting count (serverMetrics).
+func (l *searchList) waiting(at time.Time, n float64) {
+	for _, s := range l.all() {
+		s.Waiting(at, n)
+	}
+}
+
+// account is the first search's answer, for the report (nil without one).
+func (l *searchList) account() *runrecord.Capacity {
+	if l == nil {
+		return nil
+	}
+	all := l.all()
+	if len(all) == 0 {
+		return nil
+	}
+	return all[0].Result()
+}

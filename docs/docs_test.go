@@ -685,8 +685,8 @@ func TestDesignNamesEveryRecordMetric(t *testing.T) {
 }
 
 // TestDesignNamesEveryFileAndPackage: the design note's tables name every
-// file of the root package and every internal package, so a new one gets its
-// one-line idea there.
+// file of the root package, every package of the binding and every internal
+// package, so a new one gets its one-line idea there.
 func TestDesignNamesEveryFileAndPackage(t *testing.T) {
 	design, err := os.ReadFile("design.md")
 	require.NoError(t, err)
@@ -697,11 +697,13 @@ func TestDesignNamesEveryFileAndPackage(t *testing.T) {
 			require.Containsf(t, string(design), "`"+n+"`", "docs/design.md does not place the root file %s", n)
 		}
 	}
-	internal, err := os.ReadDir("../internal")
-	require.NoError(t, err)
-	for _, e := range internal {
-		if e.IsDir() {
-			require.Containsf(t, string(design), "`internal/"+e.Name()+"`", "docs/design.md does not describe internal/%s", e.Name())
+	for _, dir := range []string{"binding", "internal"} {
+		pkgs, err := os.ReadDir("../" + dir)
+		require.NoError(t, err)
+		for _, e := range pkgs {
+			if e.IsDir() {
+				require.Containsf(t, string(design), "`"+dir+"/"+e.Name()+"`", "docs/design.md does not describe %s/%s", dir, e.Name())
+			}
 		}
 	}
 }

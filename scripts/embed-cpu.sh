@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 bin=$(mktemp -d)/embed.test
-CGO_ENABLED=0 go test -c -o "$bin" .
+CGO_ENABLED=0 go test -c -o "$bin" ./binding/module
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg), $(git rev-parse --short HEAD)"
 TIMEFORMAT='%U %S'
 cpu() { # user + sys seconds of one run of case $2 by client $1 for $3 calls

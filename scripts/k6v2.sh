@@ -9,8 +9,8 @@
 # the quickstart, a report compared with a baseline, a violated threshold failing the run,
 # the web dashboard's LLM tab (the e2e tests take the binary from LLMSTREAM_E2E_K6).
 #
-# The port is a rename on purpose: k6-facing code lives in the root package and uses only
-# APIs that v1.8 and v2 share (docs/k6-versions.md). Anything that stops being a rename
+# The port is a rename on purpose: k6-facing code lives in binding/ (and the root's
+# registration) and uses only APIs that v1.8 and v2 share (docs/k6-versions.md). Anything that stops being a rename
 # fails here, not in a user's xk6 build.
 #
 #   K6V2_SRC      k6 v2 module source (go.k6.io/k6/v2); default: ../shared/k6-v2.2.0 beside

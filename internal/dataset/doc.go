@@ -5,5 +5,5 @@
 // conversations and open-model request arrivals. A test split across several
 // k6 instances (execution segments) splits these sequences too, so the
 // instances together run what one instance would (see Share). Nothing here
-// depends on k6: the root package wraps it for JavaScript.
+// depends on k6: binding/datasets wraps it for JavaScript.
 package dataset

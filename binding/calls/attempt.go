@@ -1,0 +1,103 @@
+package calls
+
+// One HTTP attempt through k6's own client (httpext), so k6 still measures
+// and emits http_req_*, with internal/stream's tap under k6's tracing
+// transport: the attempt itself (its timeouts, trace hooks, the response and
+// body handed to the stream) is a stream.Attempt, which this file only
+// gives k6's request path, its arrival clocks and its debug dump.
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"time"
+
+	"go.k6.io/k6/lib"
+	"go.k6.io/k6/lib/netext/httpext"
+	"go.k6.io/k6/metrics"
+	"gopkg.in/guregu/null.v3"
+
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// request is everything one attempt needs, prepared by the call plan.
+type request struct {
+	method    string
+	url       string
+	header    http.Header
+	payload   []byte
+	model     string
+	name      string // the client's label: k6's URL name
+	tags      metrics.TagsAndMeta
+	timeouts  stream.Timeouts
+	stream    stream.Config // without a watchdog: each attempt has its own
+	redact    redactor
+	transport *Transports
+	http      string // the client's HTTP version (config.HTTP…)
+	// responseHeaders sees every response's headers (nil: nothing does).
+	responseHeaders func(http.Header)
+}
+
+// try runs one attempt and returns its finished call. resume is the call of a
+// raw event stream that broke, reopened with Last-Event-ID: it keeps its clock.
+func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call) (*stream.Call, *stream.Result) {
+	at := stream.Attempt{Config: r.stream, Timeouts: r.timeouts, Resume: resume, ArrivalClock: arrivalClock,
+		ResponseHeaders: r.responseHeaders}
+	if debug := st.Options.HTTPDebug.String; debug != "" && st.Logger != nil {
+		// k6's own --http-debug dump would print the API key; ours redacts it.
+		log := st.Logger.WithField("source", "http-debug")
+		at.DumpRequest = func(req *http.Request) { log.Info(r.redact.dumpRequest(req, debug == "full")) }
+		at.DumpResponse = func(resp *http.Response) { log.Info(r.redact.dumpResponse(resp)) }
+	}
+	return at.Run(parent, func(ctx context.Context, tap *stream.Tap) error { return r.send(ctx, st, tap) })
+}
+
+// send makes the attempt's request through k6's own request path, so k6
+// measures and emits http_req_* and its options hold, with the attempt's tap
+// under k6's tracing transport.
+func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) error {
+	u, err := httpext.NewURL(r.url, r.name)
+	if err != nil {
+		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid URL: " + err.Error()}
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url, nil)
+	if err != nil {
+		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid request: " + err.Error()}
+	}
+	req.Header = r.header.Clone()
+	if id := tap.LastEventID(); id != "" {
+		req.Header.Set("Last-Event-ID", id)
+	}
+	vuState := *st // a shallow copy: only the transport and the debug option differ
+	vuState.Transport = tap.Transport(r.transport.get(st.Transport, st.Dialer, r.http))
+	vuState.Options.HTTPDebug = null.String{} // the tap dumps, redacted (try)
+	_, err = httpext.MakeRequest(ctx, &vuState, &httpext.ParsedHTTPRequest{
+		URL: &u, Req: req, Body: requestPayload(r.payload),
+		// The request's own deadline is the total timeout plus a margin: the
+		// attempt's fires first, with a cause that classifies it.
+		Timeout:      r.timeouts.Total + time.Second,
+		Throw:        true,
+		ResponseType: httpext.ResponseTypeNone,
+		Redirects:    maxRedirects(st),
+		TagsAndMeta:  r.tags,
+		ResponseCallback: func(status int) bool {
+			return status >= 200 && status < 400
+		},
+	})
+	return err //nolint:wrapcheck // classified by the attempt
+}
+
+// maxRedirects is k6's maxRedirects option, with k6's default when unset.
+func maxRedirects(st *lib.State) null.Int {
+	if st.Options.MaxRedirects.Valid {
+		return st.Options.MaxRedirects
+	}
+	return null.IntFrom(10)
+}
+
+func requestPayload(p []byte) *bytes.Buffer {
+	if p == nil {
+		return nil
+	}
+	return bytes.NewBuffer(p)
+}

@@ -1,0 +1,84 @@
+package calls
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/promises"
+	"go.k6.io/k6/lib"
+
+	"github.com/llmstream/xk6-llmstream/binding/load"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/schedule"
+)
+
+// chat(): it prepares the call's plan (plan.go) on the event loop, runs it
+// off the loop (internal/policy, through attempt.go) on a reused goroutine
+// (workers.go) and fans the outcome out (fanout.go).
+
+// Chat starts a streamed call and returns a Promise of its result. It never
+// rejects for a failed call (the result says ok: false) unless k6's throw option is set.
+func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, error) {
+	vu := c.env.VU
+	st := vu.State()
+	if st == nil {
+		return nil, errors.New("chat() can only be called in the VU context (default function, scenarios, setup), not in init")
+	}
+	plan, err := c.plan(st, body, params)
+	if err != nil {
+		return nil, err
+	}
+	p, resolve, reject := promises.New(vu)
+	due, from := c.env.Due.TakeFrom() // the first call after Schedule.next() is the credit's send
+	c.launch(st, plan, due, from, func(out *outcome, result map[string]any, _ *record.Call) {
+		if st.Options.Throw.Bool && !out.OK() {
+			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
+			return
+		}
+		resolve(result)
+	})
+	return p, nil
+}
+
+// launch runs a prepared call off the event loop, on a reused goroutine,
+// and hands done (in that goroutine) its outcome, JS result and record.
+// due is when a schedule wanted it sent (zero: none did).
+func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, from *schedule.Schedule,
+	done func(*outcome, map[string]any, *record.Call)) {
+	ctx := c.env.VU.Context()
+	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
+	c.env.Server.NoteCall(st)
+	c.env.Workers.run(func() {
+		defer plan.close()
+		// The load a call met is the load when it started: read both counts now.
+		ld := callLoad{active: int(c.env.Active.Add(1)), vus: c.activeVUs(), due: due}
+		c.env.Lag.Acquire()
+		start := time.Now()
+		out := plan.run(ctx)
+		if lag, ok := c.env.Lag.Since(start); ok {
+			out.ClientLag = lag
+		}
+		c.env.Lag.Release()
+		c.env.Active.Add(-1)
+		c.env.Sinks.LagWarning.Check(st.Logger, out.ClientLag)
+		c.env.Sinks.LagWarning.NoteTTFT(st.Logger, out.TTFTCheck())
+		// The call's times are taken; what is left (samples, report, the JS
+		// result) can wait. When many calls end together, the requests that
+		// follow them are waiting for a CPU too, queued behind these
+		// fan-outs: a request is written by its connection's own goroutine,
+		// and while it waits its TTFT grows (Result.SendWait). Yielding here
+		// lets them go first.
+		runtime.Gosched()
+		result, rec := fanOut(ctx, out, st.Samples, c.env.Sinks, ld)
+		load.AfterScheduledCall(ctx, from, c.env.Sinks.Metrics, st)
+		done(out, result, rec)
+	})
+	// The script's next statements can wait; the request cannot without
+	// growing its TTFT. Yield so the call's goroutine takes t0, gets its
+	// connection and hands the request to the writer before the VU's
+	// JavaScript runs on (and, in a wave, before the calls it starts next).
+	runtime.Gosched()
+}

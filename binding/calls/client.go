@@ -1,0 +1,114 @@
+package calls
+
+// The JS Client: its options, what every Client of a VU shares, and what a
+// call reads of k6's execution state. chat() is chat.go's.
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/modules"
+	"go.k6.io/k6/lib"
+
+	"github.com/llmstream/xk6-llmstream/binding/k6env"
+	"github.com/llmstream/xk6-llmstream/binding/runstate"
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/rxstamp"
+	"github.com/llmstream/xk6-llmstream/internal/sample"
+	"github.com/llmstream/xk6-llmstream/internal/selfwatch"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
+)
+
+// clientEnv is what every Client of a VU shares: the VU, the count of streams
+// in flight in the process, and where finished calls go.
+type ClientEnv struct {
+	VU     modules.VU
+	Active *atomic.Int64
+	Scope  k6env.VUScope // the VU's view of a split test, for the run record
+	Sinks  Sinks
+	// transports are the VU's HTTP transports, one per HTTP version.
+	Transports *Transports
+	// lag watches the process's own lag while calls are in flight.
+	Lag *selfwatch.Watcher
+	// server holds the process's serverMetrics endpoints.
+	Server *runstate.ServerState
+	// workers are the goroutines calls run on (workers.go).
+	Workers *Workers
+	// due is the VU's claimed schedule credit, until its call takes it.
+	Due *k6env.DueSlot
+	// pace is the VU's user-centric timing (binding/k6env/pace.go).
+	Pace *k6env.VUPace
+}
+
+// Client is the JS Client: one endpoint, protocol and set of defaults.
+type Client struct {
+	env      ClientEnv
+	opts     *config.Client
+	fallback *Client
+	count    func(string) int
+	redact   redactor
+	// gapSampler is the process-wide sampler of gapSamples 'sampled'.
+	gapSampler *sample.Sampler
+	// sizes are the last answer's, to size the next one's text and gaps.
+	sizes stream.Sizes
+}
+
+// newClient builds a Client from `new Client(options)`.
+func NewClient(env ClientEnv, v sobek.Value) (*Client, error) {
+	rxstamp.Prime() // receive stamps on before the first request leaves (attempt.go)
+	o, err := k6env.ExportObject(v, "Client options")
+	if err != nil {
+		return nil, err
+	}
+	if o == nil {
+		return nil, errors.New("new Client(options): options are required, at least {baseURL: '…'}")
+	}
+	var fallback *Client
+	if f, ok := o["fallback"]; ok {
+		if fallback, ok = f.(*Client); !ok {
+			return nil, errors.New("Client options: fallback must be another Client")
+		}
+		delete(o, "fallback")
+	}
+	opts, err := config.ParseClient(o)
+	if err != nil {
+		return nil, err
+	}
+	// A fallback without fallbackOn means it: it takes the failures a retry
+	// retries by default. A fallbackOn alone would be silently unused.
+	switch {
+	case fallback != nil && len(opts.FallbackOn) == 0:
+		opts.FallbackOn = config.DefaultRetryOn()
+	case fallback == nil && len(opts.FallbackOn) > 0:
+		return nil, errors.New("Client options: fallbackOn needs a fallback (another Client) to hand the call to")
+	}
+	c := &Client{env: env, opts: opts, fallback: fallback, redact: newRedactor(opts)}
+	if opts.Tokenizer != "none" {
+		tk, err := tokenizer.Get(opts.Tokenizer)
+		if err != nil {
+			return nil, fmt.Errorf("Client options: %w", err)
+		}
+		c.count = tk.Count
+	}
+	if opts.GapSamples == config.GapsSampled {
+		c.gapSampler = env.Sinks.Samplers.get(opts.GapSampleRate)
+	}
+	if opts.ServerMetrics != nil {
+		if err := env.Server.Add(*opts.ServerMetrics, opts.Name); err != nil {
+			return nil, fmt.Errorf("Client options: %w", err)
+		}
+	}
+	env.Sinks.Report.Info.RegisterClient(opts)
+	return c, nil
+}
+
+// activeVUs is k6's count of active VUs (0 outside a k6 run, e.g. in tests).
+func (c *Client) activeVUs() int {
+	if es := lib.GetExecutionState(c.env.VU.Context()); es != nil {
+		return int(es.GetCurrentlyActiveVUsCount()) //nolint:gosec // a VU count fits
+	}
+	return 0
+}

@@ -1,0 +1,90 @@
+package calls
+
+import (
+	"context"
+	"time"
+
+	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/policy"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+)
+
+// A finished call fans out from one function, fanOut: to the JS result, to k6's
+// samples (samples.go) and to the report's collector. Everything here only
+// reads the outcome internal/policy produced.
+
+// callLoad is the load a call met when it started.
+type callLoad struct {
+	active int       // streams in flight in this process
+	vus    int       // k6's active VUs (0 outside a k6 run)
+	due    time.Time // when the VU's schedule credit was due (zero: no schedule asked for the call)
+}
+
+// fanOut is the one place a finished call goes out: its record is built
+// once, its samples are pushed to k6 in one batch, the record goes to the
+// report, and its JS result is returned. Call-level figures (llm_requests,
+// llm_failed, timings) describe the user's call — answered or not, by
+// whichever route — once; llm_attempts counts every attempt by route. After
+// the VU's context is done nothing is pushed: a cancelled test stops
+// emitting at once, and a call it cut short is not a data point. The record
+// comes back with the result, for a conversation's job.
+func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer, s Sinks, ld callLoad) (map[string]any, *record.Call) {
+	rec := callRecord(o, ld)
+	if !o.Canceled && ctx.Err() == nil {
+		judge(o, rec, s.Report.Regression)
+		metrics.PushIfNotDone(ctx, out, callSamples(s.Metrics, o, rec))
+		s.Report.Collector().Add(rec)
+		s.Report.Images().Add(rec)
+		if rec.Turn > 0 {
+			s.Report.Conversations().Add(rec)
+		}
+		s.Searches.Finish(rec)
+	}
+	return rec.JS(), rec
+}
+
+// callRecord is the call's one record: the final attempt's figures, every
+// attempt, and what the route and the process add.
+func callRecord(o *outcome, ld callLoad) *record.Call {
+	a := o.Final()
+	info := a.Route.Info
+	rec := &record.Call{
+		Result: *a.Result, Attempts: make([]record.Attempt, len(o.Attempts)),
+		Name: info.label, Route: info.routeName, Model: info.model, Category: info.category,
+		ItemID: info.itemID, SharedPrefix: info.sharedPrefix, Phase: info.phase, TestStart: info.testStart,
+		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Rate: info.rate, Due: ld.due,
+		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
+		GapSamples: info.gapSamples, ResultGaps: info.resultGaps,
+		RequestBytes: info.requestBytes, Images: info.images, ImageBytes: info.imageBytes, ImagePixels: info.imagePixels,
+		Turn: info.turn,
+	}
+	for i, at := range o.Attempts {
+		in := at.Route.Info
+		rec.Attempts[i] = record.Attempt{Route: in.routeName, Name: in.label, Result: at.Result, Reconnects: at.Reconnects}
+	}
+	rec.Scenario, _ = info.tags.Tags.Get("scenario")
+	b := o.Price()
+	rec.Cost, rec.Currency, rec.Priced = b.Cost, b.Currency, b.Priced
+	return rec
+}
+
+// judge adds what only a call that counts is judged by: the SLO, the
+// baseline, and which of its gaps the gapSampleRate cap keeps (taking from
+// the process's budget).
+func judge(o *outcome, rec *record.Call, regress func(client, category string, ttft time.Duration) (bool, bool)) {
+	info := o.Final().Route.Info
+	if slo := info.slo; slo.Set() {
+		rec.Goodput = record.VerdictOf(rec.OK && policy.Meets(slo, &rec.Result))
+	}
+	if rec.OK && rec.TTFT >= 0 {
+		if slower, known := regress(info.label, info.category, rec.TTFT); known {
+			rec.Regression = record.VerdictOf(slower)
+		}
+	}
+	if info.gapSamples == config.GapsSampled && len(rec.Gaps) > 0 {
+		keep, kept := info.gapSampler.Take(len(rec.Gaps))
+		rec.KeepGap, rec.GapsUnsampled = keep, len(rec.Gaps)-kept
+	}
+}

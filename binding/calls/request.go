@@ -1,0 +1,145 @@
+package calls
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/common"
+	"go.k6.io/k6/lib"
+
+	"github.com/llmstream/xk6-llmstream/binding/datasets"
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// The HTTP request of a call, built from the client's options, the call's
+// params and the body: URL, headers, the body with the protocol's streaming
+// flags. attempt.go sends it.
+
+// request builds the HTTP request of a call: a POST of the body for chat
+// protocols, a GET for a raw event stream opened with chat(null).
+func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, item map[string]any) (*request, error) {
+	spec := c.opts.Protocol
+	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey, ContinuousUsage: c.opts.ContinuousUsage}
+	r := &request{
+		method: http.MethodPost, timeouts: params.Timeouts, name: c.name(), redact: c.redact,
+		transport: c.env.Transports, http: c.opts.HTTP,
+		stream: stream.Config{
+			Spec: spec, MaxEventSize: c.opts.MaxEventSize, MaxBodySize: c.opts.MaxBodySize,
+			StallThreshold: c.opts.StallThreshold, CountTokens: c.count, Redact: c.redact.clean,
+			Sizes: &c.sizes, RequireFinishReason: c.opts.RequireFinishReason,
+		},
+	}
+	path := params.Path
+	if spec.CompleteAtEOF && common.IsNullish(bodyV) {
+		req.ContinuousUsage = false
+		r.method, r.model = http.MethodGet, req.Model
+		r.url, r.header = protocol.JoinURL(c.opts.BaseURL, path), c.headers(st, spec, req, params)
+		r.header.Del("Content-Type")
+		return r, nil
+	}
+	body, err := requestBody(bodyV)
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := body["stream"].(bool); ok && !s {
+		return nil, errors.New("chat(body): body.stream is false, but this client measures streamed answers " +
+			"(leave stream unset; use k6/http for non-streamed calls)")
+	}
+	if m, ok := body["model"].(string); ok && m != "" {
+		req.Model = m
+	}
+	if err := datasets.AttachItemImages(spec.Name, body, item); err != nil { // binding/datasets/dataset_images.go
+		return nil, fmt.Errorf("chat(body, {item}): %w", err)
+	}
+	req.PromptOnly = protocol.PromptOnly(body)
+	spec.Prepare(body, req)
+	if spec.MaxTokens != nil {
+		r.stream.MaxTokens = spec.MaxTokens(body) // an answer that reaches it ended at the limit
+	}
+	if r.payload, err = json.Marshal(body); err != nil {
+		return nil, fmt.Errorf("chat body: %w", err)
+	}
+	if path == "" {
+		path = spec.Path(req)
+	}
+	r.url, r.model, r.header = protocol.JoinURL(c.opts.BaseURL, path), req.Model, c.headers(st, spec, req, params)
+	return r, nil
+}
+
+// requestBody accepts an object or a JSON string.
+func requestBody(v sobek.Value) (map[string]any, error) {
+	if common.IsNullish(v) {
+		return nil, errors.New("chat(body): body is required (e.g. {messages: [{role: 'user', content: 'Hi'}]})")
+	}
+	if s, ok := v.Export().(string); ok {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			return nil, fmt.Errorf("chat(body): body string is not a JSON object: %w", err)
+		}
+		return m, nil
+	}
+	m, ok := v.Export().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("chat(body): body must be an object or a JSON string, got %s", v.ExportType())
+	}
+	return m, nil
+}
+
+// headers are a chat call's headers: the protocol's between every call's
+// own and the client's and call's.
+func (c *Client) headers(st *lib.State, spec *protocol.Spec, req protocol.Request, p *config.Call) http.Header {
+	return c.callHeaders(st, p, func(h http.Header) { spec.Headers(h, req) })
+}
+
+// callHeaders are the headers of any call (chat, embed, rerank): a JSON
+// body, an uncompressed answer (compression would batch events in the
+// decompressor and distort every gap, and hide the body's size), k6's
+// userAgent option, then what the API adds (authentication, streaming),
+// then the client's headers and the call's over them.
+func (c *Client) callHeaders(st *lib.State, p *config.Call, api func(http.Header)) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept-Encoding", "identity")
+	if ua := st.Options.UserAgent; ua.Valid && ua.String != "" {
+		h.Set("user-agent", ua.String) // Set makes the key canonical
+	}
+	api(h)
+	for k, v := range c.opts.Headers {
+		h.Set(k, v)
+	}
+	for k, v := range p.Headers {
+		h.Set(k, v)
+	}
+	return h
+}
+
+func newKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// name labels the client in tags and results: its name, else its base URL.
+func (c *Client) name() string {
+	if c.opts.Name != "" {
+		return c.opts.Name
+	}
+	return c.opts.BaseURL
+}
+
+// clientName is the label of a Client a script passes (a capacity search's
+// client option); ok is false for any other value.
+func ClientName(v any) (name string, ok bool) {
+	c, ok := v.(*Client)
+	if !ok {
+		return "", false
+	}
+	return c.name(), true
+}

@@ -1,0 +1,260 @@
+package calls
+
+// The plan of an embed or rerank call: its routes (this client's and its
+// fallback's), each a request in its own API's wire format, run by
+// internal/policy like a chat call's, so retries, backoff, Retry-After and
+// fallback decide the same way. An attempt is one internal/embed exchange
+// through the VU's transport (k6's dialer and TLS settings, the client's
+// HTTP version); its figures are kept beside the stream.Result the policy
+// reads, and the final one becomes the call record's Retrieval.
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/js/promises"
+	"go.k6.io/k6/lib"
+	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/binding/k6env"
+	"github.com/llmstream/xk6-llmstream/binding/load"
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/embed"
+	"github.com/llmstream/xk6-llmstream/internal/policy"
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// retrievalOp is what the call asks, before a route's client shapes it:
+// exactly one of embed and rerank is set.
+type retrievalOp struct {
+	op      string // embed.OpEmbed or embed.OpRerank
+	apiName string // the call's api, "" for the client's default
+	keep    bool   // embed: keep the vectors' values
+	embed   *embed.Request
+	rerank  *embed.RerankRequest
+}
+
+// retrievalPlan is the call ready to run; figures holds each attempt's
+// figures by the result the policy saw (attempts run one after another).
+type retrievalPlan struct {
+	primary, fallback *route
+	fallbackOn        map[stream.ErrorType]bool
+	figures           map[*stream.Result]*embed.Result
+}
+
+// startRetrieval plans the call on the event loop, runs it off the loop and
+// resolves the Promise with its result, as Chat does.
+func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Promise, error) {
+	vu := c.env.VU
+	st := vu.State()
+	plan := &retrievalPlan{fallbackOn: c.opts.FallbackOn, figures: map[*stream.Result]*embed.Result{}}
+	var err error
+	if plan.primary, err = c.retrievalRoute(st, op, paramsV, routePrimary, plan); err != nil {
+		return nil, err
+	}
+	if c.fallback != nil {
+		plan.primary.Info.tagRoute = true
+		if plan.fallback, err = c.fallback.retrievalRoute(st, op, paramsV, routeFallback, plan); err != nil {
+			return nil, fmt.Errorf("fallback: %w", err)
+		}
+	}
+	p, resolve, reject := promises.New(vu)
+	ctx := vu.Context()
+	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
+	c.env.Server.NoteCall(st)
+	due, from := c.env.Due.TakeFrom() // as in Chat: the first call after Schedule.next() is the credit's send
+	c.env.Workers.run(func() {        // as in Chat: a goroutine that has run a call keeps its stack
+		ld := callLoad{active: int(c.env.Active.Add(1)), vus: c.activeVUs(), due: due}
+		c.env.Lag.Acquire()
+		start := time.Now()
+		out := policy.Run(ctx, plan.primary, plan.fallback, plan.fallbackOn)
+		if lag, ok := c.env.Lag.Since(start); ok {
+			out.ClientLag = lag
+		}
+		c.env.Lag.Release()
+		c.env.Active.Add(-1)
+		c.env.Sinks.LagWarning.Check(st.Logger, out.ClientLag)
+		runtime.Gosched() // as in Chat: the requests that follow go first
+		result := fanOutRetrieval(ctx, out, plan.figures, st.Samples, c.env.Sinks, ld)
+		load.AfterScheduledCall(ctx, from, c.env.Sinks.Metrics, st)
+		if st.Options.Throw.Bool && !out.OK() {
+			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
+			return
+		}
+		resolve(result)
+	})
+	runtime.Gosched()
+	return p, nil
+}
+
+// retrievalRoute prepares one route of the call: its request in the API of
+// this client (or the call's api), its tags and its retry policy.
+func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Value, name string, plan *retrievalPlan) (*route, error) {
+	where := op.op + " params"
+	po, err := k6env.ExportObject(paramsV, where)
+	if err != nil {
+		return nil, err
+	}
+	var item map[string]any
+	path := ""
+	if po != nil {
+		for _, k := range []string{"onEvent", "gaps"} {
+			if _, ok := po[k]; ok {
+				return nil, fmt.Errorf("%s: %s is for streamed calls; an %s call has no events or gaps", where, k, op.op)
+			}
+		}
+		if it, ok := po["item"]; ok {
+			if item, ok = it.(map[string]any); !ok {
+				return nil, fmt.Errorf("%s: item must be a dataset item (an object)", where)
+			}
+			delete(po, "item")
+		}
+		path, _ = po["path"].(string)
+	}
+	params, err := config.ParseCall(po, c.opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.op, err)
+	}
+	x, model, apiName, finish, err := c.retrievalExchange(st, op, params, path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.op, err)
+	}
+	info := c.routeInfo(st, name, model, params, item)
+	info.protocol = apiName // the wire format the call spoke
+	info.tags.SetTag("op", op.op)
+	if key := c.opts.Retry.IdempotencyKey; key != "" && x.Header.Get(key) == "" {
+		x.Header.Set(key, newKey()) // one key for every attempt of this route
+	}
+	return &route{
+		Info: info, Retry: c.opts.Retry, Prices: nil, // no reconnection: nothing to resume
+		Try: func(ctx context.Context, _ *stream.Call) (*stream.Call, *stream.Result) {
+			r := finish(x.Do(ctx))
+			if r.End.IsZero() { // failed before the request reached the transport
+				r.End = time.Now()
+			}
+			if r.Start.IsZero() {
+				r.Start = r.End
+			}
+			res := r.StreamResult()
+			plan.figures[res] = r
+			return nil, res
+		},
+	}, nil
+}
+
+// retrievalExchange shapes the request of one route: URL, headers and body
+// in the API's format, and how its answer is read.
+func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *config.Call, path string) (
+	x *embed.Exchange, model, apiName string, finish func(*embed.Attempt) *embed.Result, err error,
+) {
+	w, err := c.wire(op)
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	if path == "" {
+		path = w.path
+	}
+	h := c.callHeaders(st, params, func(h http.Header) { w.headers(h, c.opts.APIKey) })
+	x = &embed.Exchange{
+		Transport: c.env.Transports.get(st.Transport, st.Dialer, c.opts.HTTP),
+		URL:       protocol.JoinURL(c.opts.BaseURL, path), Header: h, Body: w.body,
+		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.redact.clean,
+	}
+	return x, w.model, w.api, w.finish, nil
+}
+
+// retrievalWire is the call in one API's wire format: an embed and a rerank
+// differ only in their request type and how their answer is read.
+type retrievalWire struct {
+	body             []byte
+	path, model, api string
+	headers          func(h http.Header, apiKey string)
+	finish           func(*embed.Attempt) *embed.Result
+}
+
+// wire renders the call's request (with the client's model when
+// the call names none) in the API this client speaks, or the call's api.
+func (c *Client) wire(op *retrievalOp) (*retrievalWire, error) {
+	var (
+		w   retrievalWire
+		err error
+	)
+	switch {
+	case op.embed != nil:
+		req := *op.embed
+		req.Model = cmp.Or(req.Model, c.opts.Model)
+		api, aerr := embedAPI(op.apiName, c.opts.Protocol.Name)
+		if aerr != nil {
+			return nil, aerr
+		}
+		w = retrievalWire{path: api.Path(&req), model: req.Model, api: api.Name, headers: api.Headers,
+			finish: func(a *embed.Attempt) *embed.Result { return embed.FinishEmbed(a, api, &req, op.keep, c.count) }}
+		w.body, err = api.Body(&req)
+	case op.rerank != nil:
+		req := *op.rerank
+		req.Model = cmp.Or(req.Model, c.opts.Model)
+		api, aerr := rerankAPI(op.apiName)
+		if aerr != nil {
+			return nil, aerr
+		}
+		w = retrievalWire{path: api.Path(&req), model: req.Model, api: api.Name, headers: api.Headers,
+			finish: func(a *embed.Attempt) *embed.Result { return embed.FinishRerank(a, api, &req, c.count) }}
+		w.body, err = api.Body(&req)
+	default:
+		return nil, errors.New("neither embed nor rerank") // unreachable: Embed and Rerank set one
+	}
+	if err != nil {
+		return nil, err //nolint:wrapcheck // names the option
+	}
+	return &w, nil
+}
+
+// fanOutRetrieval is fanOut for an embed or rerank call: its record is a
+// call of record.RetrievalFigures, judged by the SLO's e2e limit alone.
+func fanOutRetrieval(ctx context.Context, o *outcome, figures map[*stream.Result]*embed.Result,
+	out chan<- metrics.SampleContainer, s Sinks, ld callLoad,
+) map[string]any {
+	rec := callRecord(o, ld)
+	rec.Retrieval = figures[o.Final().Result]
+	rec.RequestBytes = rec.Retrieval.RequestBytes
+	if !o.Canceled && ctx.Err() == nil {
+		if ok, judged := policy.MeetsDuration(o.Final().Route.Info.slo, rec.Retrieval.Duration); judged {
+			rec.Goodput = record.VerdictOf(rec.OK && ok)
+		}
+		metrics.PushIfNotDone(ctx, out, callSamples(s.Metrics, o, rec))
+		s.Report.Retrieval().Add(rec)
+	}
+	return rec.JS()
+}
+
+// embedAPI is the embeddings API a client uses: the call's api, else the one
+// its protocol's servers serve.
+func embedAPI(name, protocol string) (*embed.API, error) {
+	if name == "" {
+		n, ok := embed.ForProtocol(protocol)
+		if !ok {
+			return nil, fmt.Errorf("protocol %q has no embeddings endpoint: give the call's api (%s) or use another client",
+				protocol, strings.Join(embed.Names(), ", "))
+		}
+		name = n
+	}
+	return embed.Lookup(name) //nolint:wrapcheck // names the API and the known ones
+}
+
+// rerankAPI is the rerank API a call uses: its api, else the /v1/rerank
+// shape vLLM, Cohere and Jina share.
+func rerankAPI(name string) (*embed.RerankAPI, error) {
+	if name == "" {
+		name = "cohere"
+	}
+	return embed.LookupRerank(name) //nolint:wrapcheck // names the API and the known ones
+}

@@ -1,0 +1,88 @@
+package calls
+
+import (
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/sample"
+)
+
+// What a route's samples, result and report observation say about it: the
+// call's tags (k6's, the client's, the call's, the dataset item's) and the
+// client settings that shape its fan-out.
+
+// Route names, in the route tag and the report.
+const (
+	routePrimary  = "primary"
+	routeFallback = "fallback"
+)
+
+// routeInfo is what a route's samples, result and observation say about it,
+// and the client settings that shape them.
+type routeInfo struct {
+	routeName    string // routePrimary or routeFallback
+	label        string // the client's name, else its base URL: the name tag and servedBy
+	protocol     string
+	model        string
+	category     string
+	tags         metrics.TagsAndMeta
+	tagRoute     bool      // the route tag is set (clients with a fallback, and the fallback)
+	sharedPrefix bool      // the prompt came from a dataset's shared-prefix set
+	itemID       string    // the dataset item's id, for paired comparisons
+	phase        string    // setup or teardown for calls made there
+	testStart    time.Time // when k6 started the test (zero before it has)
+	rate         float64   // the arrival rate of an arrival-rate scenario at the call's start
+	gapSamples   string
+	gapSampler   *sample.Sampler // with gapSamples 'sampled'
+	slo          config.SLO
+	resultGaps   bool  // result.gaps was asked for
+	requestBytes int64 // the request body's size
+	// images, imageBytes and imagePixels are the dataset item's pictures.
+	images                  int
+	imageBytes, imagePixels int64
+	eventLag                atomic.Int64 // longest wait of an event for its JS callback, ns
+	turn                    int          // the call's turn in a live conversation (0: not one)
+	// systemTags is k6's systemTags option: the tags k6 defines (status,
+	// proto, name) are set only when it names them. nil (no k6 options, as
+	// in unit tests) keeps them all.
+	systemTags *metrics.SystemTagSet
+}
+
+// systemTag says whether the samples carry the k6-defined tag.
+func (info *routeInfo) systemTag(tag metrics.SystemTag) bool {
+	return info.systemTags == nil || info.systemTags.Has(tag)
+}
+
+// applyItem tags a call with its dataset item's category and turn (unless the
+// call's own tags set them) and remembers whether it has a shared prefix.
+func applyItem(tags *metrics.TagsAndMeta, item map[string]any, info *routeInfo) {
+	if item == nil {
+		return
+	}
+	if cat, ok := item["category"].(string); ok && cat != "" {
+		if _, set := tags.Tags.Get("category"); !set {
+			tags.SetTag("category", cat)
+		}
+	}
+	if turn, ok := item["turn"].(int64); ok && turn > 0 {
+		if _, set := tags.Tags.Get("turn"); !set {
+			tags.SetTag("turn", strconv.FormatInt(turn, 10))
+		}
+	}
+	info.sharedPrefix, _ = item["sharedPrefix"].(bool)
+	info.itemID, _ = item["id"].(string)
+	imgs, _ := item["images"].([]any)
+	for _, v := range imgs {
+		m, _ := v.(map[string]any)
+		b, _ := m["bytes"].(int64)
+		w, _ := m["width"].(int64)
+		h, _ := m["height"].(int64)
+		info.images++
+		info.imageBytes += b
+		info.imagePixels += w * h
+	}
+}

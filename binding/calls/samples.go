@@ -1,0 +1,125 @@
+package calls
+
+import (
+	"strconv"
+	"time"
+
+	"go.k6.io/k6/metrics"
+
+	"github.com/llmstream/xk6-llmstream/binding/k6env"
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+)
+
+// A finished call's k6 samples, and a finished job's: one batch each, built
+// from the figure table (internal/record), each sample at the moment it
+// describes and, for a call, with the tags of the attempt it describes.
+
+// callSamples builds the whole batch of one call from the figure table, each
+// sample at the moment it describes, so k6 pushes it in one channel send:
+// one llm_attempts sample per attempt (tagged by its route and number), then
+// the call's figures, tagged by the attempt that ended it.
+func callSamples(m *k6env.LLMMetrics, o *outcome, rec *record.Call) metrics.Samples {
+	table, byRow, n := m.Table(rec)
+	b := &batch{out: make(metrics.Samples, 0, batchSize(n, rec))}
+	final := len(o.Attempts)
+	callTags, callMeta := attemptTags(o.Final(), final)
+	emit := b.add // one emitter for every figure: a closure per figure would allocate for each figure of every call
+	for i := range table {
+		f := &table[i]
+		b.metric = byRow[i]
+		if b.metric == nil {
+			continue
+		}
+		if f.PerAttempt {
+			for n := range o.Attempts {
+				b.tags, b.meta = callTags, callMeta
+				if n+1 != final {
+					b.tags, b.meta = attemptTags(&o.Attempts[n], n+1)
+				}
+				b.add(o.Attempts[n].Result.End, 1)
+			}
+			continue
+		}
+		b.tags, b.meta = callTags, callMeta
+		f.Samples(rec, emit)
+	}
+	return b.out
+}
+
+// jobSamples are a job's samples, one per figure it has, with the job's tags.
+func jobSamples(m *k6env.LLMMetrics, j *record.Job, tags *metrics.TagSet) metrics.Samples {
+	b := &batch{out: make(metrics.Samples, 0, len(record.JobFigures)), tags: tags}
+	for i := range record.JobFigures {
+		if b.metric = m.ByJob[i]; b.metric != nil {
+			record.JobFigures[i].Samples(j, b.add)
+		}
+	}
+	return b.out
+}
+
+// batch is a record's samples as they are built: each figure's go to its
+// metric, with the tags set for them.
+type batch struct {
+	out    metrics.Samples
+	metric *metrics.Metric
+	tags   *metrics.TagSet
+	meta   map[string]string
+}
+
+func (b *batch) add(at time.Time, v float64) {
+	b.out = append(b.out, metrics.Sample{
+		TimeSeries: metrics.TimeSeries{Metric: b.metric, Tags: b.tags},
+		Time:       at, Metadata: b.meta, Value: v,
+	})
+}
+
+// batchSize is what a call's batch will hold: the call's figures, one
+// sample per attempt and the gaps k6 gets (with 'sampled', the kept ones
+// only: most gaps are not sent, and a batch sized for them all would be
+// mostly empty).
+func batchSize(figures int, rec *record.Call) int {
+	n := figures + len(rec.Attempts)
+	switch rec.GapSamples {
+	case config.GapsPerEvent:
+		n += len(rec.Gaps)
+	case config.GapsSampled:
+		n += len(rec.Gaps) - rec.GapsUnsampled
+	}
+	return n
+}
+
+// attemptTags are the samples' tags of attempt n of a call (and of the call,
+// from the attempt that ended it): the call's tags, the client's, the route
+// when the client has a fallback, the status, cache state and error type.
+func attemptTags(a *attempt, n int) (*metrics.TagSet, map[string]string) {
+	r, info := a.Result, a.Route.Info
+	tm := info.tags.Clone()
+	tm.SetTag("protocol", info.protocol)
+	if info.systemTag(metrics.TagName) {
+		tm.SetTag("name", info.label)
+	}
+	if info.model != "" {
+		tm.SetTag("model", info.model)
+	}
+	if info.tagRoute {
+		tm.SetTag("route", info.routeName)
+	}
+	if r.RequestID != "" {
+		tm.SetMetadata("request_id", r.RequestID)
+	}
+	tags := tm.Tags.With("cache", r.Cache.String())
+	if info.systemTag(metrics.TagStatus) {
+		tags = tags.With("status", strconv.Itoa(r.Status))
+	}
+	if r.Proto != "" && info.systemTag(metrics.TagProto) {
+		tags = tags.With("proto", r.Proto)
+	}
+	if n > 1 {
+		tags = tags.With("attempt", strconv.Itoa(n))
+	}
+	if !r.OK {
+		tags = tags.With("error_type", string(r.Err.Type))
+	}
+	return tags, tm.Metadata
+}

@@ -1,0 +1,59 @@
+package load
+
+import (
+	"sync"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/capacity"
+	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+)
+
+// searchList is every capacity search of the process (capacity_load.go
+// adds each): every finished call's record and the servers' waiting count
+// reach each, and the report reads the first one's answer.
+type SearchList struct {
+	mu   sync.Mutex
+	list []*capacity.Search
+}
+
+func (l *SearchList) add(s *capacity.Search) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = append(l.list, s)
+}
+
+func (l *SearchList) all() []*capacity.Search {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*capacity.Search(nil), l.list...)
+}
+
+// finish gives a finished call to every search.
+func (l *SearchList) Finish(rec *record.Call) {
+	if l == nil {
+		return
+	}
+	for _, s := range l.all() {
+		s.Finish(rec)
+	}
+}
+
+// waiting gives every search the servers' waiting count (serverMetrics).
+func (l *SearchList) Waiting(at time.Time, n float64) {
+	for _, s := range l.all() {
+		s.Waiting(at, n)
+	}
+}
+
+// account is the first search's answer, for the report (nil without one).
+func (l *SearchList) Account() *runrecord.Capacity {
+	if l == nil {
+		return nil
+	}
+	all := l.all()
+	if len(all) == 0 {
+		return nil
+	}
+	return all[0].Result()
+}

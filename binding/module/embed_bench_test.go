@@ -1,0 +1,161 @@
+package module
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/grafana/sobek"
+)
+
+// BenchmarkEmbedCall is one embeddings call per operation, the module's
+// whole path (JavaScript calls client.embed, the exchange, the parse, the
+// samples, the result the script reads) next to a bare Go client
+// (net/http, the body read whole and decoded with encoding/json, as a
+// hand-written load generator would) against the same in-process server,
+// at batch 1 and 32, float and base64, 1024 dimensions. calls/s is
+// 1e9 / ns/op; the ratio of the two clients in one run is the figure. On a
+// shared machine wall time swings with the neighbours: scripts/embed-cpu.sh
+// runs each case in its own process and reports CPU per call instead.
+//
+//	go test -run '^$' -bench EmbedCall -benchmem ./binding/module
+func BenchmarkEmbedCall(b *testing.B) {
+	for _, batch := range []int{1, 32} {
+		for _, enc := range []string{"float", "base64"} {
+			body := embeddingsBody(batch, 1024, enc)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(body)
+			}))
+			inputs := make([]string, batch)
+			for i := range inputs {
+				inputs[i] = fmt.Sprintf("chunk %d of the quarterly report on load testing", i)
+			}
+			in, _ := json.Marshal(inputs)
+			name := fmt.Sprintf("batch-%d/%s", batch, enc)
+			b.Run("module/"+name, func(b *testing.B) {
+				v := newTestVU(b, fmt.Sprintf(`const client = new llm.Client({ baseURL: %q, model: 'm' });`, srv.URL+"/v1"))
+				b.Cleanup(v.closeIdle)
+				v.run(fmt.Sprintf(`globalThis.call = () => client.embed({ input: %s, encodingFormat: %q })
+					.then(r => { globalThis.count = r.count })`, in, enc))
+				// A k6 iteration calls a compiled function: the loop calls
+				// call() itself, not v.run's compile of its source each time.
+				call, ok := sobek.AssertFunction(v.rt.VU.Runtime().Get("call"))
+				if !ok {
+					b.Fatal("call is not a function")
+				}
+				iterate := func() {
+					if err := v.rt.EventLoop.Start(func() error { _, err := call(sobek.Undefined()); return err }); err != nil {
+						b.Fatal(err)
+					}
+					v.rt.EventLoop.WaitOnRegistered()
+					for len(v.samples) > 0 { // as k6's engine takes them: read, not kept
+						<-v.samples
+					}
+				}
+				iterate()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					iterate()
+				}
+				b.StopTimer()
+				if n := v.rt.VU.Runtime().Get("count"); n == nil || n.ToInteger() != int64(batch) {
+					b.Fatalf("the last call counted %v vectors for %d inputs", n, batch)
+				}
+			})
+			b.Run("bare/"+name, func(b *testing.B) {
+				tr := &http.Transport{}
+				b.Cleanup(tr.CloseIdleConnections)
+				cl := &http.Client{Transport: tr}
+				req := fmt.Sprintf(`{"model":"m","input":%s,"encoding_format":%q}`, in, enc)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					if n := bareEmbed(b, cl, srv.URL+"/v1/embeddings", req, enc); n != batch {
+						b.Fatalf("%d vectors for %d inputs", n, batch)
+					}
+				}
+			})
+			srv.Close()
+		}
+	}
+}
+
+// bareEmbed is the bare client's call: POST, read, decode every vector.
+func bareEmbed(b *testing.B, cl *http.Client, url, req, enc string) int {
+	resp, err := cl.Post(url, "application/json", strings.NewReader(req))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if enc == "base64" {
+		var ans struct {
+			Data []struct {
+				Embedding string `json:"embedding"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(raw, &ans); err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range ans.Data {
+			if _, err := base64.StdEncoding.DecodeString(d.Embedding); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return len(ans.Data)
+	}
+	var ans struct {
+		Data []struct {
+			Embedding []float64 `json:"embedding"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		b.Fatal(err)
+	}
+	return len(ans.Data)
+}
+
+// embeddingsBody is an OpenAI embeddings answer of n vectors of dim values.
+func embeddingsBody(n, dim int, enc string) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"object":"list","data":[`)
+	for i := range n {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"object":"embedding","index":%d,"embedding":`, i)
+		if enc == "base64" {
+			raw := make([]byte, 4*dim)
+			for j := range dim {
+				binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(float32(math.Sin(float64(i*dim+j)))))
+			}
+			buf.WriteString(`"` + base64.StdEncoding.EncodeToString(raw) + `"`)
+		} else {
+			buf.WriteByte('[')
+			for j := range dim {
+				if j > 0 {
+					buf.WriteByte(',')
+				}
+				fmt.Fprintf(&buf, "%.8f", math.Sin(float64(i*dim+j)))
+			}
+			buf.WriteByte(']')
+		}
+		buf.WriteByte('}')
+	}
+	fmt.Fprintf(&buf, `],"model":"m","usage":{"prompt_tokens":%d,"total_tokens":%d}}`, 12*n, 12*n)
+	return buf.Bytes()
+}

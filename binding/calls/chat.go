@@ -50,6 +50,7 @@ func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, from *sche
 	done func(*outcome, map[string]any, *record.Call)) {
 	ctx := c.env.VU.Context()
 	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
+	c.env.Sinks.Report.Stop.Note(c.env.VU)
 	c.env.Server.NoteCall(st)
 	c.env.Workers.run(func() {
 		defer plan.close()

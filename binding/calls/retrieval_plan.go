@@ -70,6 +70,7 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 	p, resolve, reject := promises.New(vu)
 	ctx := vu.Context()
 	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
+	c.env.Sinks.Report.Stop.Note(c.env.VU)
 	c.env.Server.NoteCall(st)
 	due, from := c.env.Due.TakeFrom() // as in Chat: the first call after Schedule.next() is the credit's send
 	c.env.Workers.run(func() {        // as in Chat: a goroutine that has run a call keeps its stack

@@ -121,6 +121,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	if err := r.server.Init(vu); err != nil {
 		common.Throw(vu.Runtime(), err)
 	}
+	r.report.Stop.Init(vu)
 	r.certs.Do(loadSystemCerts)
 	scope := k6env.VUScope{VU: vu, Seg: &r.segment}
 	tr := &calls.Transports{}

@@ -81,6 +81,10 @@ func (rp Reporter) Report(data sobek.Value, opts sobek.Value) (map[string]any, e
 	run.SetSections(rs.Retrieval().Groups(), rs.Images().Groups())
 	run.SetConversations(rs.Conversations().Groups())
 	run.SetCapacity(rp.Searches.Account())
+	run.SetInterruption(rs.Stop.Interruption(func(metric, source string) bool {
+		ok, known := summaryPath(rp.VU.Runtime(), data, "metrics", metric, "thresholds", source, "ok")
+		return known && ok == 0 // false: the threshold failed
+	}))
 	if o.MinStage > 0 {
 		run.SetMinStage(o.MinStage)
 	}

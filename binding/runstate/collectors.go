@@ -32,6 +32,7 @@ type ReportState struct {
 	baselinePath string
 
 	Info RunInfoState // how the run is made (runinfo.go)
+	Stop StopState    // how the test stopped, when before its planned end (stop.go)
 
 	// retrieval gathers the embed and rerank calls for their own section,
 	// images the chat calls' TTFT by the pictures in their prompts.

@@ -188,7 +188,8 @@ func eachAtOnce(ws []*serverWatch, f func(*serverWatch)) {
 }
 
 // stopAll takes every endpoint's final snapshot (before k6 closes its sample
-// channel: the test-end event waits for it) and stops pushing samples.
+// channel: the test-end event waits for it), sends its samples, and stops
+// pushing.
 func (s *ServerState) stopAll() {
 	s.mu.Lock()
 	if s.stopped {
@@ -196,17 +197,28 @@ func (s *ServerState) stopAll() {
 		return
 	}
 	ws := append([]*serverWatch(nil), s.watches...)
-	if s.pushCancel != nil {
-		// A push blocked on a full sample channel must not hold up the
-		// final snapshots (k6 waits for the test-end event).
-		s.pushCancel()
-	}
+	cancel := s.pushCancel
 	s.mu.Unlock()
+	if cancel != nil {
+		// The final snapshots' samples still go to k6, which reads its
+		// sample channel until the test-end event is done: without them its
+		// llm_server_* counters missed what the servers finished after the
+		// last scrape, and differed from the report's. A push blocked on a
+		// full channel gives up after finalPushWait: it must not hold the
+		// end of the test.
+		t := time.AfterFunc(finalPushWait, cancel)
+		defer t.Stop()
+		defer cancel()
+	}
 	eachAtOnce(ws, func(w *serverWatch) { w.scraper.Stop() })
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()
 }
+
+// finalPushWait bounds how long the final snapshots' samples wait for room
+// in k6's sample channel.
+const finalPushWait = time.Second
 
 // noteCall runs at every call: it keeps the first VU's sample channel (the
 // process has one; background scrapes have no VU of their own) and the

@@ -1,0 +1,263 @@
+package runstate
+
+// How the test stopped, for an interrupted run's record: k6 tells an
+// extension only that the test ended (the test-end event) and, through the
+// execution state, whether it was interrupted; why is read from what the
+// process sees itself: a SIGINT or SIGTERM (Go hands every signal to each
+// listener, k6's own included), the interrupt error test.abort() ends an
+// iteration with (each VU's iteration-end event), and, in handleSummary's
+// data, a failed threshold with abortOnFail.
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"go.k6.io/k6/errext"
+	"go.k6.io/k6/js/modules"
+	"go.k6.io/k6/lib"
+
+	"github.com/llmstream/xk6-llmstream/binding/k6env"
+	"github.com/llmstream/xk6-llmstream/internal/report"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+)
+
+// k6's per-VU event type for the end of an iteration (go.k6.io/k6/internal/event).
+const eventIterEnd = 5
+
+// StopState is process-wide: what the process saw of the test's stop.
+type StopState struct {
+	subscribe sync.Once
+	noted     atomic.Bool
+
+	mu    sync.Mutex
+	exec  *lib.ExecutionState
+	plans []report.ScenarioPlan
+	// abortOnFail are the thresholds that stop the test when they fail, by
+	// metric: their sources.
+	abortOnFail map[string][]string
+	signal      string
+	signalAt    time.Time
+	aborted     bool
+	abortMsg    string
+	abortAt     time.Time
+	ended       bool // k6's test-end event came
+	endedAt     time.Time
+	interrupted bool      // k6's execution status said so at the test's end
+	start       time.Time // the test's start, read at its end
+	local       []func()  // unsubscribes each VU's iteration-end subscription
+	sigs        chan os.Signal
+	sigDone     chan struct{}
+}
+
+// Init runs in every VU's init context: once, the subscription to k6's test
+// start, end and exit; and the VU's own iteration ends, where test.abort()
+// shows.
+func (s *StopState) Init(vu modules.VU) {
+	ev := vu.Events()
+	s.subscribe.Do(func() {
+		if ev.Global == nil {
+			return
+		}
+		id, ch := ev.Global.Subscribe(eventTestStart, eventTestEnd, eventExit)
+		go func() {
+			for e := range ch {
+				last := s.onGlobal(int(e.Type))
+				e.Done()
+				if last {
+					ev.Global.Unsubscribe(id)
+					return
+				}
+			}
+		}()
+	})
+	if ev.Local == nil {
+		return
+	}
+	id, ch := ev.Local.Subscribe(eventIterEnd)
+	s.mu.Lock()
+	s.local = append(s.local, func() { ev.Local.Unsubscribe(id) })
+	s.mu.Unlock()
+	go func() {
+		for e := range ch {
+			s.noteAbort(iterError(e.Data))
+			e.Done()
+		}
+	}()
+}
+
+// noteAbort keeps the first test.abort(): the interrupt error k6 gives
+// the iteration it ended.
+func (s *StopState) noteAbort(err error) {
+	var ie *errext.InterruptError
+	if !errors.As(err, &ie) || !strings.HasPrefix(ie.Reason, errext.AbortTest) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.aborted || s.ended {
+		return
+	}
+	s.aborted, s.abortAt = true, time.Now()
+	msg := strings.TrimPrefix(ie.Reason, errext.AbortTest)
+	s.abortMsg = strings.TrimSpace(strings.TrimPrefix(msg, ":"))
+}
+
+// onGlobal handles one of k6's global events: signals are watched from the
+// test's start, the execution state is read at its end, and everything is
+// let go at the process's exit (true: the last event).
+func (s *StopState) onGlobal(t int) bool {
+	switch t {
+	case eventTestStart:
+		s.mu.Lock()
+		if s.sigs == nil {
+			s.sigs, s.sigDone = make(chan os.Signal, 2), make(chan struct{})
+			signal.Notify(s.sigs, syscall.SIGINT, syscall.SIGTERM)
+			go s.watchSignals(s.sigs, s.sigDone)
+		}
+		s.mu.Unlock()
+	case eventTestEnd:
+		s.end()
+	case eventExit:
+		s.mu.Lock()
+		if s.sigs != nil {
+			signal.Stop(s.sigs)
+			close(s.sigDone)
+			s.sigs = nil
+		}
+		local := s.local
+		s.local = nil
+		s.mu.Unlock()
+		for _, u := range local {
+			u()
+		}
+		return true
+	}
+	return false
+}
+
+func (s *StopState) watchSignals(sigs <-chan os.Signal, done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case sig := <-sigs:
+			s.mu.Lock()
+			if s.signal == "" && !s.ended {
+				s.signal, s.signalAt = signalName(sig), time.Now()
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// end reads, at k6's test-end event, whether the test was interrupted and
+// when it started.
+func (s *StopState) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.ended, s.endedAt = true, time.Now()
+	if s.exec != nil {
+		s.interrupted = s.exec.GetCurrentExecutionStatus() == lib.ExecutionStatusInterrupted
+		if s.exec.HasStarted() {
+			s.start = s.endedAt.Add(-s.exec.GetCurrentTestRunDuration())
+		}
+	}
+}
+
+// Note keeps, at the first call, k6's execution state (the test-end event
+// carries none) and the options that say what the test planned: its
+// scenarios and its thresholds with abortOnFail. Later calls cost one atomic
+// load.
+func (s *StopState) Note(vu modules.VU) {
+	if s.noted.Load() {
+		return
+	}
+	st := vu.State()
+	if st == nil {
+		return
+	}
+	es := lib.GetExecutionState(vu.Context())
+	abortOnFail := map[string][]string{}
+	for metric, ts := range st.Options.Thresholds {
+		for _, t := range ts.Thresholds {
+			if t != nil && t.AbortOnFail {
+				abortOnFail[metric] = append(abortOnFail[metric], t.Source)
+			}
+		}
+	}
+	plans := k6env.ScenarioPlans(st.Options)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.noted.Load() {
+		return
+	}
+	s.exec, s.plans, s.abortOnFail = es, plans, abortOnFail
+	s.noted.Store(true)
+}
+
+// Interruption is how the test stopped before its planned end, nil when it
+// ran to it. failed says whether a threshold (metric, source) failed, from
+// handleSummary's data.
+func (s *StopState) Interruption(failed func(metric, source string) bool) *runrecord.Interruption {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.interrupted && s.signal == "" && !s.aborted {
+		return nil
+	}
+	stop := report.Stop{At: s.endedAt, Start: s.start, Signal: s.signal, Aborted: s.aborted, AbortMessage: s.abortMsg, Plans: s.plans}
+	switch {
+	case s.signal != "":
+		stop.At = s.signalAt
+	case s.aborted:
+		stop.At = s.abortAt
+	}
+	if stop.At.IsZero() {
+		stop.At = time.Now() // report() without k6's test-end event
+	}
+	for metric, sources := range s.abortOnFail {
+		for _, src := range sources {
+			if failed(metric, src) {
+				stop.Thresholds = append(stop.Thresholds, metric+": "+src)
+			}
+		}
+	}
+	return stop.Interruption()
+}
+
+// iterError is the error of k6's iteration-end event data (event.IterData,
+// in a package an extension cannot import), read by its field's name.
+func iterError(data any) error {
+	v := reflect.ValueOf(data)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	f := v.FieldByName("Error")
+	if !f.IsValid() || !f.CanInterface() {
+		return nil
+	}
+	err, _ := f.Interface().(error)
+	return err
+}

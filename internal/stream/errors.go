@@ -56,7 +56,8 @@ func (c timeoutCause) Error() string { return string(c.t) }
 func CauseFor(t ErrorType) error { return timeoutCause{t} }
 
 // Classify maps a transport or read error to its class. cause is
-// context.Cause of the call's context (nil when it is still live).
+// context.Cause of the call's context, or the caller's context's error when
+// that one ended (nil when both are live).
 func Classify(err, cause error) ErrorType {
 	var tc timeoutCause
 	if errors.As(cause, &tc) {
@@ -65,7 +66,11 @@ func Classify(err, cause error) ErrorType {
 	if errors.As(err, &tc) {
 		return tc.t
 	}
-	if cause != nil && errors.Is(cause, context.Canceled) {
+	// The call's own timeouts carry a timeoutCause; a plain cancellation or
+	// deadline is the caller's context ending: the test's stop (k6 ends a
+	// scenario's VUs at their graceful stop with a deadline), not a timeout
+	// of the call.
+	if cause != nil && (errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded)) {
 		return ErrCanceled
 	}
 	if errors.Is(err, context.DeadlineExceeded) || isTimeoutText(err) {

@@ -97,7 +97,7 @@ declare module "k6/x/llmstream" {
 
   /** `new Client(options)`: one endpoint. */
   export interface ClientOptions {
-    /** e.g. "http://127.0.0.1:8000/v1"; the protocol's path is appended. Required. */
+    /** e.g. "http://127.0.0.1:8000/v1"; the protocol's path is appended, before a query the URL carries (kept on every request; a key in it is redacted). Required. */
     baseURL: string;
     /** Wire format (default "openai-chat"). */
     protocol?: Protocol;
@@ -105,11 +105,11 @@ declare module "k6/x/llmstream" {
     model?: string;
     /** Sent in the protocol's auth header; redacted from errors, results, logs and reports. */
     apiKey?: string;
-    /** The `name` tag of llm_* and http_req_* samples (default: the base URL). */
+    /** The `name` tag of llm_* and http_req_* samples (default: the base URL, its query values redacted). */
     name?: string;
     /** Endpoint path (or a full URL) instead of the protocol's. */
     path?: string;
-    /** Extra request headers. */
+    /** Extra request headers; credential headers (Authorization, x-api-key, …) are redacted like apiKey, with or without their scheme. */
     headers?: Record<string, string>;
     /** Extra tags on every sample of this client. */
     tags?: Record<string, string>;
@@ -194,7 +194,7 @@ declare module "k6/x/llmstream" {
   export interface CallParams {
     /** Tags on this call's samples, e.g. `{category: 'short'}` (`error_type`, `cache`, `protocol` are reserved). */
     tags?: Record<string, string>;
-    /** Extra request headers for this call. */
+    /** Extra request headers for this call; credential headers are redacted like the client's. */
     headers?: Record<string, string>;
     /** Override the client's timeouts for this call. */
     timeouts?: Timeouts;

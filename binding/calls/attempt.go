@@ -17,6 +17,7 @@ import (
 	"go.k6.io/k6/metrics"
 	"gopkg.in/guregu/null.v3"
 
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -30,8 +31,8 @@ type request struct {
 	name      string // the client's label: k6's URL name
 	tags      metrics.TagsAndMeta
 	timeouts  stream.Timeouts
-	stream    stream.Config // without a watchdog: each attempt has its own
-	redact    redactor
+	stream    stream.Config    // without a watchdog: each attempt has its own
+	redact    *redact.Redactor // the call's secrets: its error texts and debug dump
 	transport *Transports
 	http      string // the client's HTTP version (config.HTTP…)
 	// responseHeaders sees every response's headers (nil: nothing does).
@@ -46,8 +47,8 @@ func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call
 	if debug := st.Options.HTTPDebug.String; debug != "" && st.Logger != nil {
 		// k6's own --http-debug dump would print the API key; ours redacts it.
 		log := st.Logger.WithField("source", "http-debug")
-		at.DumpRequest = func(req *http.Request) { log.Info(r.redact.dumpRequest(req, debug == "full")) }
-		at.DumpResponse = func(resp *http.Response) { log.Info(r.redact.dumpResponse(resp)) }
+		at.DumpRequest = func(req *http.Request) { log.Info(r.redact.DumpRequest(req, debug == "full")) }
+		at.DumpResponse = func(resp *http.Response) { log.Info(r.redact.DumpResponse(resp)) }
 	}
 	return at.Run(parent, func(ctx context.Context, tap *stream.Tap) error { return r.send(ctx, st, tap) })
 }
@@ -100,4 +101,9 @@ func requestPayload(p []byte) *bytes.Buffer {
 		return nil
 	}
 	return bytes.NewBuffer(p)
+}
+
+// setRedactor makes red clean the request's error texts and debug dump.
+func (r *request) setRedactor(red *redact.Redactor) {
+	r.redact, r.stream.Redact = red, red.Clean
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/binding/k6env"
 	"github.com/llmstream/xk6-llmstream/binding/runstate"
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/internal/rxstamp"
 	"github.com/llmstream/xk6-llmstream/internal/sample"
 	"github.com/llmstream/xk6-llmstream/internal/selfwatch"
@@ -49,7 +50,8 @@ type Client struct {
 	opts     *config.Client
 	fallback *Client
 	count    func(string) int
-	redact   redactor
+	redact   *redact.Redactor // the client's secrets (redact.go)
+	label    string           // the client's name in tags and results (redact.go)
 	// gapSampler is the process-wide sampler of gapSamples 'sampled'.
 	gapSampler *sample.Sampler
 	// sizes are the last answer's, to size the next one's text and gaps.
@@ -85,7 +87,7 @@ func NewClient(env ClientEnv, v sobek.Value) (*Client, error) {
 	case fallback == nil && len(opts.FallbackOn) > 0:
 		return nil, errors.New("Client options: fallbackOn needs a fallback (another Client) to hand the call to")
 	}
-	c := &Client{env: env, opts: opts, fallback: fallback, redact: newRedactor(opts)}
+	c := &Client{env: env, opts: opts, fallback: fallback, redact: clientRedactor(opts), label: clientLabel(opts)}
 	if opts.Tokenizer != "none" {
 		tk, err := tokenizer.Get(opts.Tokenizer)
 		if err != nil {

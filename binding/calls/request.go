@@ -28,11 +28,11 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 	spec := c.opts.Protocol
 	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey, ContinuousUsage: c.opts.ContinuousUsage}
 	r := &request{
-		method: http.MethodPost, timeouts: params.Timeouts, name: c.name(), redact: c.redact,
+		method: http.MethodPost, timeouts: params.Timeouts, name: c.name(),
 		transport: c.env.Transports, http: c.opts.HTTP,
 		stream: stream.Config{
 			Spec: spec, MaxEventSize: c.opts.MaxEventSize, MaxBodySize: c.opts.MaxBodySize,
-			StallThreshold: c.opts.StallThreshold, CountTokens: c.count, Redact: c.redact.clean,
+			StallThreshold: c.opts.StallThreshold, CountTokens: c.count,
 			Sizes: &c.sizes, RequireFinishReason: c.opts.RequireFinishReason,
 		},
 	}
@@ -42,6 +42,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 		r.method, r.model = http.MethodGet, req.Model
 		r.url, r.header = protocol.JoinURL(c.opts.BaseURL, path), c.headers(st, spec, req, params)
 		r.header.Del("Content-Type")
+		r.setRedactor(c.callRedactor(params, r.url))
 		return r, nil
 	}
 	body, err := requestBody(bodyV)
@@ -70,6 +71,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 		path = spec.Path(req)
 	}
 	r.url, r.model, r.header = protocol.JoinURL(c.opts.BaseURL, path), req.Model, c.headers(st, spec, req, params)
+	r.setRedactor(c.callRedactor(params, r.url))
 	return r, nil
 }
 
@@ -127,12 +129,7 @@ func newKey() string {
 }
 
 // name labels the client in tags and results: its name, else its base URL.
-func (c *Client) name() string {
-	if c.opts.Name != "" {
-		return c.opts.Name
-	}
-	return c.opts.BaseURL
-}
+func (c *Client) name() string { return c.label }
 
 // clientName is the label of a Client a script passes (a capacity search's
 // client option); ok is false for any other value.

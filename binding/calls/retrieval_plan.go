@@ -165,10 +165,11 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 		path = w.path
 	}
 	h := c.callHeaders(st, params, func(h http.Header) { w.headers(h, c.opts.APIKey) })
+	u := protocol.JoinURL(c.opts.BaseURL, path)
 	x = &embed.Exchange{
 		Transport: c.env.Transports.get(st.Transport, st.Dialer, c.opts.HTTP),
-		URL:       protocol.JoinURL(c.opts.BaseURL, path), Header: h, Body: w.body,
-		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.redact.clean,
+		URL:       u, Header: h, Body: w.body,
+		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.callRedactor(params, u).Clean,
 	}
 	return x, w.model, w.api, w.finish, nil
 }

@@ -184,3 +184,26 @@ func TestConcurrentClean(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// What a call pays for its Redactor when it adds no secret (the common
+// case: no params headers, a query without a key such as Gemini's
+// ?alt=sse), and what cleaning one provider's refusal costs.
+func BenchmarkCallRedactor(b *testing.B) {
+	client := New().Key(token).URL("https://generativelanguage.googleapis.com/v1beta")
+	u := "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+	b.Run("learn nothing", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if client.Headers(nil).URL(u) != client {
+				b.Fatal("a call that adds nothing got a new Redactor")
+			}
+		}
+	})
+	b.Run("clean a refusal", func(b *testing.B) {
+		text := refusal(token)
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = client.Clean(text)
+		}
+	})
+}

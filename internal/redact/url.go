@@ -42,9 +42,11 @@ func urlSecrets(raw string) []string {
 			out = append(out, v)
 		}
 	}
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if pw, ok := u.User.Password(); ok {
-			add(pw)
+	if strings.Contains(raw, "@") { // only user info needs a parse, which a call's URL rarely has
+		if u, err := url.Parse(raw); err == nil && u.User != nil {
+			if pw, ok := u.User.Password(); ok {
+				add(pw)
+			}
 		}
 	}
 	_, query, ok := strings.Cut(raw, "?")

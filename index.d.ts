@@ -105,7 +105,7 @@ declare module "k6/x/llmstream" {
     model?: string;
     /** Sent in the protocol's auth header; redacted from errors, results, logs and reports. */
     apiKey?: string;
-    /** The `name` tag of llm_* and http_req_* samples (default: the base URL, its query values redacted). */
+    /** The `name` tag of llm_* and http_req_* samples (default: the base URL without its query). */
     name?: string;
     /** Endpoint path (or a full URL) instead of the protocol's. */
     path?: string;

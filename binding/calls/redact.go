@@ -8,6 +8,7 @@ package calls
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/redact"
@@ -32,10 +33,13 @@ func (c *Client) callRedactor(params *config.Call, url string) *redact.Redactor 
 }
 
 // clientLabel names a client in tags, results and the report: its name,
-// else its base URL with the query's values and a password redacted.
+// else its base URL without its query (a key, or an api-version that would
+// read REDACTED in every tag) and with a password redacted.
 func clientLabel(opts *config.Client) string {
 	if opts.Name != "" {
 		return opts.Name
 	}
-	return redact.CleanURL(opts.BaseURL)
+	base, _, _ := strings.Cut(opts.BaseURL, "#")
+	base, _, _ = strings.Cut(base, "?")
+	return redact.CleanURL(base)
 }

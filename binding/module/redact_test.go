@@ -95,5 +95,21 @@ func TestNetworkErrorLosesTheURLKey(t *testing.T) {
 	require.Equal(t, "network", e["type"])
 	require.Contains(t, e["message"], "key=REDACTED")
 	require.NotContains(t, fmt.Sprint(res), key)
-	require.Equal(t, dead+"/v1?key=REDACTED", res["servedBy"], "the client's label has no key")
+	require.Equal(t, dead+"/v1", res["servedBy"], "the client's label has no query")
+}
+
+// An Azure-style base URL keeps its query on every request, after the
+// joined path; the client's label is the base URL without it.
+func TestBaseURLQueryStaysOnTheRequest(t *testing.T) {
+	t.Parallel()
+	srv, seen := streamServer(t, 0, 0, []string{"a"})
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'm'});`,
+		srv.URL+"/openai/deployments/gpt-4o?api-version=2024-02-01"))
+	res := vu.chat(`{messages: [{role: 'user', content: 'hi'}]}`)
+	require.Equal(t, true, res["ok"], res)
+	req := seen()
+	require.Equal(t, "/openai/deployments/gpt-4o/chat/completions", req.URL.Path)
+	require.Equal(t, "api-version=2024-02-01", req.URL.RawQuery)
+	require.Equal(t, srv.URL+"/openai/deployments/gpt-4o", res["servedBy"])
+	vu.closeIdle()
 }

@@ -26,6 +26,9 @@ type RunInfo struct {
 	// means the whole test. SegmentSequence is the sequence it belongs to, if given.
 	Segment         string `json:"segment,omitempty"`
 	SegmentSequence string `json:"segment_sequence,omitempty"`
+	// Fingerprint identifies the test (fingerprint.go); nil in records of
+	// older versions.
+	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
 }
 
 // DatasetInfo identifies a Dataset: where its items came from and how they are drawn.

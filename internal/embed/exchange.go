@@ -123,6 +123,11 @@ func (x *Exchange) Do(parent context.Context) *Attempt {
 		a.fail(stream.ErrDecode, x.clean(fmt.Sprintf("expected JSON, got %s (HTTP %d): %s", ct, resp.StatusCode, stream.Excerpt(string(msg), 200))))
 		return a
 	}
+	if ce := stream.UnaskedEncoding(resp.Header); ce != "" {
+		a.End = time.Now()
+		a.fail(stream.ErrDecode, stream.UnaskedEncodingMessage(ce, resp.StatusCode))
+		return a
+	}
 	a.Body, err = x.readAll(resp, wd)
 	a.End = time.Now()
 	a.ResponseBytes = int64(len(a.Body))

@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
@@ -209,4 +210,27 @@ func TestChunkedAnswersAreReadExactlyAndKeptApart(t *testing.T) {
 	assert.Equal(t, big, string(first.Body))
 	assert.Equal(t, small, string(second.Body))
 	assert.Equal(t, int64(len(small)), second.ResponseBytes)
+}
+
+// A server that compresses a JSON answer the request asked uncompressed
+// (every call asks for identity): a decode error naming the encoding, not a
+// parse error on the compressed bytes.
+func TestAnEmbedAnswerCompressedUnaskedIsNamed(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		_, _ = zw.Write(fixtureBytes("openai_float.json"))
+		_ = zw.Close()
+	}))
+	t.Cleanup(srv.Close)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	x := &Exchange{Transport: tr, URL: srv.URL + "/v1/embeddings", Header: http.Header{"Accept-Encoding": {"identity"}},
+		Body: []byte(`{"input":["a b","c"]}`), Timeouts: stream.Timeouts{Total: 5 * time.Second}, MaxBodySize: 1 << 20}
+	a := x.Do(context.Background())
+	require.NotNil(t, a.Err)
+	assert.Equal(t, stream.ErrDecode, a.Err.Type)
+	assert.Contains(t, a.Err.Message, "Content-Encoding: gzip")
 }

@@ -42,9 +42,10 @@ func (c *Call) Respond(resp *http.Response, at time.Time) {
 	}
 }
 
-// Read reads the body of the response given to Respond: an error status or an
-// HTML page is a classified failure carrying an excerpt of the body; anything
-// else is read as the stream. It returns the read error, if any, for the caller
+// Read reads the body of the response given to Respond: an error status, an
+// HTML page or a compressed body (encoding.go) is a classified failure, the
+// first two carrying an excerpt of the body; anything else is read as the
+// stream. It returns the read error, if any, for the caller
 // to classify (only it knows the call's context).
 func (c *Call) Read(body io.Reader) error {
 	if c.resp == nil {
@@ -66,6 +67,11 @@ func (c *Call) Read(body io.Reader) error {
 			c.drain(body)
 		}
 		return err
+	}
+	if ce := UnaskedEncoding(c.resp.Header); ce != "" {
+		c.Fail(ErrDecode, UnaskedEncodingMessage(ce, status))
+		c.drain(body)
+		return nil
 	}
 	err := c.Consume(body)
 	if err == nil && !c.reader.eof {

@@ -43,7 +43,7 @@ func readCSV(r *bufio.Reader, b *builder) error {
 	for i, c := range want {
 		col[i] = -1
 		for j, h := range header {
-			if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) == c {
+			if strings.TrimSpace(h) == c {
 				col[i] = j
 			}
 		}

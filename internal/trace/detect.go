@@ -13,6 +13,7 @@ import (
 // header with "Response tokens" is BurstGPT's, with ContextTokens Azure's).
 func detect(r io.Reader, name, format string) (*bufio.Reader, string, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
+	skipBOM(br)
 	switch format {
 	case Mooncake, Bailian, BurstGPT, Azure:
 		return br, format, nil
@@ -28,7 +29,7 @@ func detect(r io.Reader, name, format string) (*bufio.Reader, string, error) {
 		}
 		return nil, "", &Error{File: name, Reason: err.Error()}
 	}
-	first, _, _ := bytes.Cut(bytes.TrimLeft(head, "\ufeff \t\r\n"), []byte("\n"))
+	first, _, _ := bytes.Cut(bytes.TrimLeft(head, " \t\r\n"), []byte("\n"))
 	switch {
 	case bytes.HasPrefix(first, []byte("{")):
 		if bytes.Contains(first, []byte(`"chat_id"`)) {
@@ -43,4 +44,17 @@ func detect(r io.Reader, name, format string) (*bufio.Reader, string, error) {
 	return nil, "", &Error{File: name, Line: 1, Reason: "not a trace format this reader knows: expected Mooncake or Bailian " +
 		"JSON lines, or a BurstGPT (Timestamp,…,Response tokens,…) or Azure (TIMESTAMP,ContextTokens,GeneratedTokens) CSV " +
 		"header; name the format to read it as one"}
+}
+
+// bom is UTF-8's byte-order mark, which Windows tools write at the start of
+// a text file.
+var bom = []byte("\ufeff") //nolint:gochecknoglobals // a constant's bytes
+
+// skipBOM leaves out a byte-order mark at the start of the file, whatever
+// its format: a CSV reader and a JSON decoder would each take it for the
+// first column's name or an invalid character.
+func skipBOM(br *bufio.Reader) {
+	if head, _ := br.Peek(len(bom)); bytes.Equal(head, bom) {
+		_, _ = br.Discard(len(bom))
+	}
 }

@@ -197,3 +197,22 @@ func TestPromptsAreExactAndShareTheTracesPrefixes(t *testing.T) {
 	require.Equal(t, 374, tk.Count(a))
 	require.NotEqual(t, a, b, "without prefix identity every credit's prompt is unique")
 }
+
+// A byte-order mark (as Windows tools write UTF-8) starts a JSON-lines trace
+// as well as a CSV one: both are read, named or detected.
+func TestAByteOrderMarkIsRead(t *testing.T) {
+	const bom = "\ufeff"
+	for name, in := range map[string]string{
+		Mooncake: `{"timestamp": 1000, "input_length": 1, "output_length": 2, "hash_ids": [1]}` + "\n",
+		Bailian:  `{"chat_id": 1, "parent_chat_id": -1, "timestamp": 1, "input_length": 1, "output_length": 2, "hash_ids": [1], "turn": 1}` + "\n",
+		BurstGPT: "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,a,1,2,3,Conversation log\n",
+		Azure:    "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6,1,2\n",
+	} {
+		for _, format := range []string{"", name} {
+			tr, err := readString(bom+in, Options{Format: format})
+			require.NoError(t, err, "%s (format %q)", name, format)
+			require.Equal(t, name, tr.Format)
+			require.Equal(t, []int32{2}, outputs(tr), name)
+		}
+	}
+}

@@ -296,11 +296,11 @@ declare module "k6/x/llmstream" {
     ttftAnswer: number | null;
     /** First output → first non-reasoning output: how long the model reasoned before it answered; `null` without streamed reasoning or an answer. */
     reasoningTime: number | null;
-    /** Request sent → end of stream. */
+    /** Request sent → end of stream of a complete answer; `null` for a failed call (docs/metrics.md, "Failed calls"). */
     e2e: number | null;
-    /** Time per output token after the first event. */
+    /** Time per output token after the first event; `null` for a failed call. */
     tpot: number | null;
-    /** Decode speed of this request (tokens/s after the first event). */
+    /** Decode speed of this request (tokens/s after the first event); `null` for a failed call. */
     tokensPerSec: number | null;
     /** Time this client spent framing, decoding and dispatching (ms). */
     clientParseTime: number | null;
@@ -366,7 +366,7 @@ declare module "k6/x/llmstream" {
     dispatchDelay: number | null;
     /** First output − due, ms: the TTFT of a user who arrived on schedule (`null` without `dueAt`). */
     ttftFromDue: number | null;
-    /** End − due, ms: the E2E of a user who arrived on schedule (`null` without `dueAt`). */
+    /** End − due, ms: the E2E of a user who arrived on schedule (`null` without `dueAt`, or for a failed call). */
     e2eFromDue: number | null;
     /** With `prices`: what the call cost; else `null`. */
     cost: Cost | null;
@@ -656,9 +656,9 @@ declare module "k6/x/llmstream" {
     results: { index: number; score: number }[] | null;
     /** Rerank: the API has no top-N field, so the client cut the answer (the server scored every document). */
     clientTopN: boolean;
-    /** Inputs embedded, or documents reranked. */
-    batchSize: number;
-    /** The inputs' tokens (rerank: query and document of every pair); `null` when nobody counted them. */
+    /** Inputs embedded, or documents reranked; `null` for a failed call. */
+    batchSize: number | null;
+    /** The inputs' tokens (rerank: query and document of every pair); `null` when nobody counted them, or for a failed call. */
     inputTokens: number | null;
     /** `usage` (the server's count) or `tokenizer` (the client's); "" when unknown. */
     tokenSource: string;
@@ -666,7 +666,7 @@ declare module "k6/x/llmstream" {
     inputTokensPerSec: number | null;
     /** Request sent → response headers (a non-streamed server sends them when the answer is ready). */
     ttfb: number | null;
-    /** Request sent → the answer's last byte. */
+    /** Request sent → the answer's last byte; `null` for a failed call. */
     duration: number | null;
     /** The client's time reading the answer, after `duration` (never part of it). */
     clientParseTime: number | null;
@@ -674,7 +674,7 @@ declare module "k6/x/llmstream" {
     dueAt: number | null;
     /** Send − due, ms: how late this load generator sent the call (`null` without `dueAt`). */
     dispatchDelay: number | null;
-    /** End − due, ms: `duration` of a user who arrived on schedule (`null` without `dueAt`; no TTFT from it: no first token). */
+    /** End − due, ms: `duration` of a user who arrived on schedule (`null` without `dueAt` or for a failed call; no TTFT from it: no first token). */
     e2eFromDue: number | null;
     requestBytes: number;
     /** `null` when no response came. */

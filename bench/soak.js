@@ -50,7 +50,9 @@ export default async function () {
   // LOG_FAILURES=1 says how each failure ended, to tell injected faults
   // (stalls after 20 tokens, disconnects after 40…) from anything else.
   if (__ENV.LOG_FAILURES && !r.ok) {
-    console.warn(`failure ${r.error.type} chunks=${r.chunks} e2e=${Math.round(r.e2e)}ms id=${r.requestId}: ${r.error.message}`);
+    // A failed call has no e2e (a complete answer's); its last attempt says how long it lasted.
+    const lasted = r.attempts.length ? r.attempts[r.attempts.length - 1].e2e : null;
+    console.warn(`failure ${r.error.type} chunks=${r.chunks} lasted=${Math.round(lasted)}ms id=${r.requestId}: ${r.error.message}`);
   }
 }
 

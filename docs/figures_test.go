@@ -234,10 +234,12 @@ func trimPromSuffix(name string) string {
 }
 
 // TestMetricTypesMatchTheTables: docs/metrics.md's type column says what the
-// binding registers from a row: its kind, "(time)" for a duration.
+// binding registers from a row: its kind, "(time)" for a duration; its
+// failed-call column says the row's rule (record.Failed), which a metric two
+// tables share has once.
 func TestMetricTypesMatchTheTables(t *testing.T) {
-	types := map[string]string{}
-	note := func(metric string, kind record.Kind, unit record.Unit) {
+	types, rules := map[string]string{}, map[string]string{}
+	note := func(metric string, kind record.Kind, unit record.Unit, rule record.Failed) {
 		if metric == "" {
 			return
 		}
@@ -246,15 +248,19 @@ func TestMetricTypesMatchTheTables(t *testing.T) {
 			typ += " (time)"
 		}
 		types[metric] = typ
+		if r, seen := rules[metric]; seen {
+			require.Equalf(t, r, rule.String(), "%s: the tables that share it give it one rule for failed calls", metric)
+		}
+		rules[metric] = rule.String()
 	}
 	for _, f := range record.Figures {
-		note(f.Metric, f.Kind, f.Unit)
+		note(f.Metric, f.Kind, f.Unit, f.Failed)
 	}
 	for _, f := range record.RetrievalFigures {
-		note(f.Metric, f.Kind, f.Unit)
+		note(f.Metric, f.Kind, f.Unit, f.Failed)
 	}
 	for _, f := range record.JobFigures {
-		note(f.Metric, f.Kind, f.Unit)
+		note(f.Metric, f.Kind, f.Unit, f.Failed)
 	}
 	checked := 0
 	for _, line := range strings.Split(readText(t, "docs/metrics.md"), "\n") {
@@ -265,6 +271,8 @@ func TestMetricTypesMatchTheTables(t *testing.T) {
 		for _, m := range regexp.MustCompile("`(llm_\\w+)`").FindAllStringSubmatch(cells[1], -1) {
 			if want, ok := types[m[1]]; ok {
 				require.Equalf(t, want, strings.TrimSpace(cells[2]), "docs/metrics.md's type of %s", m[1])
+				require.Greaterf(t, len(cells), 5, "docs/metrics.md's row of %s has no failed-call column", m[1])
+				require.Equalf(t, rules[m[1]], strings.TrimSpace(cells[4]), "docs/metrics.md's failed-call rule of %s", m[1])
 				checked++
 			}
 		}

@@ -55,6 +55,9 @@ type Figure[R any] struct {
 	Help string
 	// Keep is how the report keeps the figure (a call's only).
 	Keep Keep
+	// Failed is what the figure does with a failed call (failed.go): the
+	// JS result, the k6 samples and the report follow it alike.
+	Failed Failed
 
 	js      func(*R) any
 	samples func(*R, Emit)
@@ -82,23 +85,49 @@ func (f *Figure[R]) Kept(r *R) (float64, bool) {
 	return f.kept(r)
 }
 
-// keeping is f kept by the report as k says, its value read by get.
-func keeping[R any](f Figure[R], k Keep, get func(*R) (float64, bool)) Figure[R] {
-	f.Keep, f.kept = k, get
+// keeping is f kept by the report as k says: the value its JS key and its
+// k6 samples have too (measured).
+func keeping[R any](f Figure[R], k Keep) Figure[R] {
+	f.Keep = k
 	return f
 }
 
-// keptMS is a duration kept in ms when measured.
-func keptMS(get func(*Call) time.Duration) func(*Call) (float64, bool) {
+// measured is a figure with at most one value per call: the same value is
+// the JS key's (null when unknown), the k6 sample's (at the moment at) and
+// what the report keeps, so the three count the same calls.
+func measured(f Figure[Call], value func(*Call) (float64, bool), at func(*Call) time.Time) Figure[Call] {
+	f.js = func(c *Call) any {
+		if v, ok := value(c); ok {
+			return v
+		}
+		return nil
+	}
+	f.samples = func(c *Call, e Emit) {
+		if v, ok := value(c); ok {
+			e(at(c), v)
+		}
+	}
+	f.kept = value
+	return f
+}
+
+// duration is a measured duration in ms.
+func duration(get func(*Call) time.Duration) func(*Call) (float64, bool) {
 	return func(c *Call) (float64, bool) { return msOf(get(c)) }
 }
+
+// atEndOf is the call's end, a sample's moment.
+func atEndOf(c *Call) time.Time { return c.End }
+
+// atLastOutput is the call's last output event, a sample's moment.
+func atLastOutput(c *Call) time.Time { return c.LastOutAt }
 
 // jsObject is r's JS object: the value of every row with a key.
 func jsObject[R any](table []Figure[R], r *R) map[string]any {
 	m := make(map[string]any, len(table))
 	for i := range table {
 		if f := &table[i]; f.Key != "" {
-			m[f.Key] = f.js(r)
+			m[f.Key] = f.JS(r)
 		}
 	}
 	return m
@@ -122,10 +151,9 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 	count("retries", "llm_retries", "attempts after the first, on whichever route", func(c *Call) int { return c.Retries() }),
 	count("reconnects", "llm_reconnects", "reconnections of raw sse streams", func(c *Call) int { return c.Reconnects() }),
 	keeping(atEnd("clientLag", "llm_client_lag", "how late this load generator ran while the call did",
-		func(c *Call) time.Duration { return c.ClientLag }),
-		Keep{Dist: DistClientLag}, func(c *Call) (float64, bool) { return positiveMS(c.ClientLag) }),
-	verdict("ttftLate", "llm_ttft_late", "this process made the call's TTFT late by half a decode step or more",
-		(*Call).TTFTLate),
+		func(c *Call) time.Duration { return c.ClientLag }), Keep{Dist: DistClientLag}),
+	answersOnly(verdict("ttftLate", "llm_ttft_late", "this process made the call's TTFT late by half a decode step or more",
+		(*Call).TTFTLate)),
 	{Key: "cost", Metric: "llm_cost", Kind: Counter, Help: "what the call cost, with prices",
 		Keep: Keep{Tally: "cost"}, js: costObject, samples: func(c *Call, e Emit) {
 			if c.Priced {
@@ -147,61 +175,40 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 	reportOnly(Keep{Dist: DistConnect}, "connection set-up (dial and TLS) of the calls that opened one",
 		func(c *Call) (float64, bool) { return positiveMS(c.Connect) }),
 	keeping(sinceStart("ttfb", "llm_ttfb", "t0 → response headers", func(c *Call) time.Duration { return c.TTFB }),
-		Keep{Dist: DistTTFB}, keptMS(func(c *Call) time.Duration { return c.TTFB })),
+		Keep{Dist: DistTTFB}),
 	keeping(sinceStart("ttft", "llm_ttft", "TTFT: time to first token", func(c *Call) time.Duration { return c.TTFT }),
-		Keep{Dist: DistTTFT, Answered: true, Raw: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.TTFT })),
-	reportOnly(Keep{Dist: DistTTFTCacheHit, Answered: true}, "TTFT of the calls that hit the prompt cache",
+		Keep{Dist: DistTTFT, Raw: true, Latency: true}),
+	reportOnly(Keep{Dist: DistTTFTCacheHit}, "TTFT of the calls that hit the prompt cache",
 		func(c *Call) (float64, bool) { return ttftIf(c, stream.CacheHit) }),
-	reportOnly(Keep{Dist: DistTTFTCacheMiss, Answered: true}, "TTFT of the calls that missed the prompt cache",
+	reportOnly(Keep{Dist: DistTTFTCacheMiss}, "TTFT of the calls that missed the prompt cache",
 		func(c *Call) (float64, bool) { return ttftIf(c, stream.CacheMiss) }),
-	reportOnly(Keep{Dist: DistNetworkShare, Answered: true}, "the share of TTFT spent before the server could answer",
-		networkShare),
+	reportOnly(Keep{Dist: DistNetworkShare}, "the share of TTFT spent before the server could answer", networkShare),
 	keeping(sinceStart("ttftAnswer", "llm_ttft_answer", "TTFT-answer: after any reasoning",
-		func(c *Call) time.Duration { return c.TTFTAnswer }),
-		Keep{Dist: DistTTFTAnswer, Answered: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.TTFTAnswer })),
-	{Key: "reasoningTime", Metric: "llm_reasoning_time", Kind: Trend, Unit: Duration,
-		Help: "first output → first answer output: how long the model reasoned",
-		js:   func(c *Call) any { return ms(c.ReasoningTime()) },
-		samples: func(c *Call, e Emit) {
-			if d := c.ReasoningTime(); d >= 0 {
-				e(c.Start.Add(c.TTFTAnswer), msValue(d))
-			}
-		}},
-	keeping(sinceStart("e2e", "llm_e2e", "E2E: the whole call", func(c *Call) time.Duration { return c.E2E }),
-		Keep{Dist: DistE2E, Answered: true, Raw: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.E2E })),
+		func(c *Call) time.Duration { return c.TTFTAnswer }), Keep{Dist: DistTTFTAnswer, Latency: true}),
+	measured(Figure[Call]{Key: "reasoningTime", Metric: "llm_reasoning_time", Kind: Trend, Unit: Duration,
+		Help: "first output → first answer output: how long the model reasoned"},
+		duration((*Call).ReasoningTime), func(c *Call) time.Time { return c.Start.Add(c.TTFTAnswer) }),
+	answersOnly(keeping(sinceStart("e2e", "llm_e2e", "E2E: the whole call", func(c *Call) time.Duration { return c.E2E }),
+		Keep{Dist: DistE2E, Raw: true, Latency: true})),
 	{Key: "gaps", Metric: "llm_inter_token_gap", Kind: Trend, Unit: Duration, Help: "Gap between output events",
-		Keep: Keep{Dist: DistGap, Answered: true, PerEvent: true, Latency: true, Tally: "gap_count"},
+		Keep: Keep{Dist: DistGap, PerEvent: true, Latency: true, Tally: "gap_count"},
 		js:   resultGaps, samples: gapSamples},
-	keeping(Figure[Call]{Key: "tpot", Metric: "llm_tpot", Kind: Trend, Unit: Duration, Help: "TPOT: time per output token",
-		js: func(c *Call) any { return ms(c.TPOT) },
-		samples: func(c *Call, e Emit) {
-			if c.TPOT >= 0 {
-				e(c.LastOutAt, msValue(c.TPOT))
-			}
-		}}, Keep{Dist: DistTPOT, Answered: true, Raw: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.TPOT })),
-	keeping(Figure[Call]{Key: "tokensPerSec", Metric: "llm_tokens_per_sec", Kind: Trend,
-		Help: "decode speed of one call: output tokens after the first event over their time",
-		js:   tokensPerSec,
-		samples: func(c *Call, e Emit) {
-			if c.TPOT >= 0 {
-				e(c.LastOutAt, c.TokensPerSec)
-			}
-		}}, Keep{Dist: DistTokensPerSec, Answered: true}, func(c *Call) (float64, bool) {
-		return c.TokensPerSec, c.TokensPerSec > 0
-	}),
+	answersOnly(keeping(measured(Figure[Call]{Key: "tpot", Metric: "llm_tpot", Kind: Trend, Unit: Duration,
+		Help: "TPOT: time per output token"}, duration(func(c *Call) time.Duration { return c.TPOT }), atLastOutput),
+		Keep{Dist: DistTPOT, Raw: true, Latency: true})),
+	answersOnly(keeping(measured(Figure[Call]{Key: "tokensPerSec", Metric: "llm_tokens_per_sec", Kind: Trend,
+		Help: "decode speed of one call: output tokens after the first event over their time"}, tokensPerSec, atLastOutput),
+		Keep{Dist: DistTokensPerSec})),
 	keeping(fromDue("dispatchDelay", "llm_dispatch_delay", "Dispatch delay: sent after the due time",
-		func(*Call) time.Duration { return 0 }),
-		Keep{Dist: DistDispatchDelay, Latency: true}, keptMS((*Call).DispatchDelay)),
+		func(*Call) time.Duration { return 0 }), Keep{Dist: DistDispatchDelay, Latency: true}),
 	keeping(fromDue("ttftFromDue", "llm_ttft_from_due", "TTFT from the due time", func(c *Call) time.Duration { return c.TTFT }),
-		Keep{Dist: DistTTFTFromDue, Answered: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.FromDue(c.TTFT) })),
-	keeping(fromDue("e2eFromDue", "llm_e2e_from_due", "E2E from the due time", func(c *Call) time.Duration { return c.E2E }),
-		Keep{Dist: DistE2EFromDue, Answered: true, Latency: true}, keptMS(func(c *Call) time.Duration { return c.FromDue(c.E2E) })),
-	keeping(Figure[Call]{Key: "clientParseTime", Metric: "llm_client_parse_time", Kind: Trend, Unit: Duration,
-		Help:    "time this client spent between reads of the body: framing, decoding, dispatching",
-		js:      func(c *Call) any { return ms(c.ClientParse) },
-		samples: func(c *Call, e Emit) { e(c.End, msValue(c.ClientParse)) }},
-		Keep{Dist: DistClientParse, Answered: true}, keptMS(func(c *Call) time.Duration { return c.ClientParse })),
-	reportOnly(Keep{Dist: DistEventLag, Answered: true}, "the longest wait of an event for its JS callback",
+		Keep{Dist: DistTTFTFromDue, Latency: true}),
+	answersOnly(keeping(fromDue("e2eFromDue", "llm_e2e_from_due", "E2E from the due time", func(c *Call) time.Duration { return c.E2E }),
+		Keep{Dist: DistE2EFromDue, Latency: true})),
+	keeping(atEnd("clientParseTime", "llm_client_parse_time",
+		"time this client spent between reads of the body: framing, decoding, dispatching",
+		func(c *Call) time.Duration { return c.ClientParse }), Keep{Dist: DistClientParse}),
+	reportOnly(Keep{Dist: DistEventLag}, "the longest wait of an event for its JS callback",
 		func(c *Call) (float64, bool) { return positiveMS(c.EventLag) }),
 	{Key: "requestBytes", Metric: "llm_request_bytes", Kind: Trend, Help: "the request body's size, in bytes",
 		js: func(c *Call) any { return c.RequestBytes },
@@ -217,12 +224,12 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 			}
 		}},
 	tally(count("stalls", "llm_stalls", "gaps above stallThreshold", func(c *Call) int { return c.Stalls }), "stalls"),
-	{Metric: "llm_finish_omitted", Kind: Counter, Help: "complete answers whose server named no finish reason",
+	answersOnly(Figure[Call]{Metric: "llm_finish_omitted", Kind: Counter, Help: "complete answers whose server named no finish reason",
 		Keep: Keep{Tally: "finish_omitted"}, samples: func(c *Call, e Emit) {
 			if c.FinishOmitted {
 				e(c.End, 1)
 			}
-		}},
+		}}),
 	tally(usageCount("llm_prompt_tokens", "prompt tokens, from the server's usage", func(c *Call) int64 { return c.PromptTokens() }),
 		"prompt_tokens"),
 	tally(usageCount("llm_cached_tokens", "cached prompt tokens, from the server's usage",
@@ -245,8 +252,8 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 	serverTiming("llm_server_queue_time", "queue", "the queue time the server reported (Server-Timing)"),
 	serverTiming("llm_server_prefill_time", "prefill", "the prefill time the server reported (Server-Timing)"),
 	verdict("", "llm_goodput", "the call met every objective of the client's slo", func(c *Call) Verdict { return c.Goodput }),
-	verdict("", "llm_regression", "the call's TTFT was above the loaded baseline's P95",
-		func(c *Call) Verdict { return c.Regression }),
+	answersOnly(verdict("", "llm_regression", "the call's TTFT was above the loaded baseline's P95",
+		func(c *Call) Verdict { return c.Regression })),
 
 	// The result's other keys: no k6 metric.
 	jsOnly("ok", "whether a route answered", func(c *Call) any { return c.OK }),
@@ -305,7 +312,7 @@ func reportOnly(k Keep, help string, get func(*Call) (float64, bool)) Figure[Cal
 	if k.Dist == DistNetworkShare {
 		unit = Plain
 	}
-	return keeping(Figure[Call]{Unit: unit, Help: help}, k, get)
+	return Figure[Call]{Unit: unit, Help: help, Keep: k, kept: get}
 }
 
 // tally is f with the record's counter of it named.
@@ -316,13 +323,8 @@ func tally(f Figure[Call], name string) Figure[Call] {
 
 // sinceStart is a duration from t0, sampled at the moment it ends.
 func sinceStart(key, metric, help string, get func(*Call) time.Duration) Figure[Call] {
-	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help,
-		js: func(c *Call) any { return ms(get(c)) },
-		samples: func(c *Call, e Emit) {
-			if d := get(c); d >= 0 {
-				e(c.Start.Add(d), msValue(d))
-			}
-		}}
+	return measured(Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help},
+		duration(get), func(c *Call) time.Time { return c.Start.Add(get(c)) })
 }
 
 // fromDue is a moment of the call (since(c) after the send, when measured)
@@ -330,24 +332,14 @@ func sinceStart(key, metric, help string, get func(*Call) time.Duration) Figure[
 // moment. None for calls without a due time.
 func fromDue(key, metric, help string, since func(*Call) time.Duration) Figure[Call] {
 	get := func(c *Call) time.Duration { return c.FromDue(since(c)) }
-	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help,
-		js: func(c *Call) any { return ms(get(c)) },
-		samples: func(c *Call, e Emit) {
-			if d := get(c); d >= 0 {
-				e(c.Due.Add(d), msValue(d))
-			}
-		}}
+	return measured(Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help},
+		duration(get), func(c *Call) time.Time { return c.Due.Add(get(c)) })
 }
 
 // atEnd is a duration sampled at the call's end when measured.
 func atEnd(key, metric, help string, get func(*Call) time.Duration) Figure[Call] {
-	return Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help,
-		js: func(c *Call) any { return ms(get(c)) },
-		samples: func(c *Call, e Emit) {
-			if d := get(c); d >= 0 {
-				e(c.End, msValue(d))
-			}
-		}}
+	return measured(Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help},
+		duration(get), atEndOf)
 }
 
 // count is a Counter sampled at the call's end when above zero.

@@ -7,8 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // TestEveryRowSaysWhatItIs: a row a reader sees (a JS key, a k6 metric or a
@@ -60,4 +64,66 @@ func TestEveryDistConstantHasItsRow(t *testing.T) {
 		require.Equalf(t, r.Keep.PerEvent, r.kept == nil, "%s: a distribution is read one value per call (Kept) unless it is PerEvent", d)
 		require.Falsef(t, strings.ContainsAny(string(d), "ABCDEFGHIJKLMNOPQRSTUVWXYZ -"), "%s: a record key is snake_case", d)
 	}
+}
+
+// TestAFailedCallFollowsEachRowsRule: a call that failed after its first
+// tokens, with every figure measured, has in its JS result, its k6 samples
+// and the report the same figures: those its rows count (Counted), none of
+// those that describe a whole answer (AnswersOnly). An answered copy of it
+// has them all, so the rule, not a missing measurement, left them out.
+func TestAFailedCallFollowsEachRowsRule(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	measuredCall := func(ok bool) *Call {
+		c := &Call{Result: stream.Result{OK: ok, Start: t0, End: t0.Add(time.Second), FirstOutAt: t0.Add(100 * time.Millisecond),
+			LastOutAt: t0.Add(900 * time.Millisecond), TTFB: 50 * time.Millisecond, TTFT: 100 * time.Millisecond,
+			TTFTAnswer: 300 * time.Millisecond, Reasoning: "hmm", E2E: time.Second, TPOT: 20 * time.Millisecond, TokensPerSec: 50,
+			ClientParse: 3 * time.Millisecond, OutputTokens: 40, Gaps: stream.GapsOf(20*time.Millisecond, 30*time.Millisecond),
+			Connect: 5 * time.Millisecond, Status: 200, Cache: stream.CacheHit, TTFTCheck: stream.TTFTOnTime, FinishOmitted: true},
+			ClientLag: time.Millisecond, EventLag: 2 * time.Millisecond, Due: t0.Add(-10 * time.Millisecond),
+			Goodput: VerdictOf(ok), Regression: No, GapSamples: config.GapsPerEvent, ResultGaps: true}
+		if !ok {
+			c.Err = &stream.Error{Type: stream.ErrNetwork, Message: "reset"}
+		}
+		return c
+	}
+	answered, failed := measuredCall(true), measuredCall(false)
+	counted, left := 0, 0
+	for i := range Figures {
+		f := &Figures[i]
+		name := f.Key + " " + f.Metric + " " + f.Keep.Dist.String()
+		n := func(c *Call) int {
+			k := 0
+			f.Samples(c, func(time.Time, float64) { k++ })
+			return k
+		}
+		_, okKept := f.Kept(answered)
+		_, failedKept := f.Kept(failed)
+		switch f.Failed {
+		case AnswersOnly:
+			left++
+			require.Zerof(t, n(failed), "%s: no sample of a failed call", name)
+			require.Falsef(t, failedKept, "%s: not in the report for a failed call", name)
+			if f.Key != "" {
+				require.Nilf(t, f.JS(failed), "%s: null for a failed call", name)
+				require.NotNilf(t, f.JS(answered), "%s: the answered call has it", name)
+			}
+			require.Truef(t, n(answered) > 0 || f.Metric == "", "%s: the answered call has its samples", name)
+		case Counted:
+			if f.Kind != Trend && f.Keep.Dist == "" {
+				continue // a count or a rate of the outcome itself (llm_errors, llm_goodput)
+			}
+			require.Equalf(t, n(answered), n(failed), "%s: a failed call's measured figure has its samples", name)
+			require.Equalf(t, okKept, failedKept, "%s: and is kept alike", name)
+			if f.Metric != "" && !f.Keep.PerEvent && f.Keep.Dist != "" {
+				counted++
+				require.Equalf(t, 1, n(failed), "%s: one sample", name)
+				require.Truef(t, failedKept, "%s: the report keeps the sample's value", name)
+				v, _ := f.Kept(failed)
+				f.Samples(failed, func(_ time.Time, s float64) { require.InDeltaf(t, v, s, 1e-9, "%s", name) })
+				require.InDeltaf(t, v, f.JS(failed), 1e-9, "%s: the JS value is the sample's", name)
+			}
+		}
+	}
+	require.GreaterOrEqual(t, counted, 5)
+	require.GreaterOrEqual(t, left, 5)
 }

@@ -39,10 +39,8 @@ const (
 // none of it in a distribution).
 type Keep struct {
 	// Dist is the distribution its values go to ("" for none), one value
-	// per call (Figure.Kept).
+	// per call (Figure.Kept), a failed call's as the row's Failed says.
 	Dist Dist
-	// Answered: only answered calls' values are kept.
-	Answered bool
 	// PerEvent: the figure has many values per call (the gaps), which the
 	// report summarises itself before it takes its lock; Figure.Kept has
 	// none.

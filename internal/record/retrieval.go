@@ -27,39 +27,34 @@ var RetrievalFigures = []Figure[Call]{ //nolint:gochecknoglobals // the read-onl
 	shared("clientLag"),
 	shared("llm_conn_reused"),
 	shared("llm_conn_opened"),
-	{Key: "duration", Metric: "llm_embed_duration", Kind: Trend, Unit: Duration,
-		Help: "t0 → the answer's last byte",
-		js:   func(c *Call) any { return ms(c.Retrieval.Duration) },
-		samples: func(c *Call, e Emit) {
-			if d := c.Retrieval.Duration; d >= 0 {
-				e(c.End, msValue(d))
-			}
-		}},
+	answersOnly(measured(Figure[Call]{Key: "duration", Metric: "llm_embed_duration", Kind: Trend, Unit: Duration,
+		Help: "t0 → the answer's last byte"}, duration(func(c *Call) time.Duration { return c.Retrieval.Duration }), atEndOf)),
 	// Due-time figures, for a call a schedule asked for: the lateness is the
 	// load generator's whatever the call, and the whole answer counted from
 	// the due time is its E2E from it. A non-streamed call has no first
 	// token, so no ttftFromDue either.
 	shared("dispatchDelay"),
-	fromDue("e2eFromDue", "llm_e2e_from_due", "the whole answer counted from the due time", func(c *Call) time.Duration { return c.Retrieval.Duration }),
+	answersOnly(fromDue("e2eFromDue", "llm_e2e_from_due", "the whole answer counted from the due time",
+		func(c *Call) time.Duration { return c.Retrieval.Duration })),
 	jsOnly("ttfb", "t0 → response headers", func(c *Call) any { return ms(c.TTFB) }),
 	shared("clientParseTime"),
-	{Key: "batchSize", Metric: "llm_batch_size", Kind: Trend, Help: "inputs embedded, or documents reranked",
+	answersOnly(Figure[Call]{Key: "batchSize", Metric: "llm_batch_size", Kind: Trend, Help: "inputs embedded, or documents reranked",
 		js:      func(c *Call) any { return c.Retrieval.Items },
-		samples: func(c *Call, e Emit) { e(c.End, float64(c.Retrieval.Items)) }},
-	{Key: "inputTokens", Metric: "llm_input_tokens", Kind: Counter, js: inputTokens,
+		samples: func(c *Call, e Emit) { e(c.End, float64(c.Retrieval.Items)) }}),
+	answersOnly(Figure[Call]{Key: "inputTokens", Metric: "llm_input_tokens", Kind: Counter, js: inputTokens,
 		Help: "the call's input tokens (the server's usage, else the tokenizer's count)",
 		samples: func(c *Call, e Emit) {
 			if c.Retrieval.TokenSource != "" && c.Retrieval.InputTokens > 0 {
 				e(c.End, float64(c.Retrieval.InputTokens))
 			}
-		}},
-	{Key: "inputTokensPerSec", Metric: "llm_input_tokens_per_sec", Kind: Trend, js: inputTokensPerSec,
+		}}),
+	answersOnly(Figure[Call]{Key: "inputTokensPerSec", Metric: "llm_input_tokens_per_sec", Kind: Trend, js: inputTokensPerSec,
 		Help: "the call's input tokens over its duration",
 		samples: func(c *Call, e Emit) {
 			if v := c.Retrieval.InputTokensPerSec(); v > 0 {
 				e(c.End, v)
 			}
-		}},
+		}}),
 	shared("requestBytes"),
 	shared("llm_server_queue_time"),
 	shared("llm_server_prefill_time"),

@@ -34,12 +34,10 @@ func toolCalls(c *Call) any {
 	return tools
 }
 
-// tokensPerSec is null when the decode speed was not measured (no TPOT).
-func tokensPerSec(c *Call) any {
-	if c.TPOT < 0 {
-		return nil
-	}
-	return c.TokensPerSec
+// tokensPerSec is the call's decode speed, unknown when it was not measured
+// (no TPOT: one output event, or a single token after the first).
+func tokensPerSec(c *Call) (float64, bool) {
+	return c.TokensPerSec, c.TPOT >= 0 && c.TokensPerSec > 0
 }
 
 // parseShare is clientParseTime / e2e (0 without an e2e).

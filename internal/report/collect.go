@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
@@ -79,7 +80,7 @@ func (c *Collector) Add(o *Observation) {
 	// A stream can carry thousands of gaps: sketch them before taking the
 	// lock, so VUs only contend for a merge of a few hundred buckets.
 	var gs *gapScratch
-	if o.OK && len(o.Gaps) > 0 {
+	if len(o.Gaps) > 0 && record.DistGap.Row().Takes(o.OK) {
 		pooled := c.scratch.Get().(*gapScratch)
 		defer func() {
 			pooled.reset()
@@ -92,7 +93,7 @@ func (c *Collector) Add(o *Observation) {
 	cat := category(o)
 	class := levelClass(o)
 	isShort, isLong := promptClass(o, c.opt.ShortPromptTokens, c.opt.LongPromptTokens)
-	ttft, hasTTFT := ms(o.TTFT)
+	ttft, hasTTFT := record.DistTTFT.Row().Kept(o)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -178,19 +179,20 @@ func (p *part) add(opt Options, in *callFacts) {
 		b.Requests++
 		if !o.OK {
 			b.Failures++
-		} else {
-			if in.hasTTFT {
-				coarse(&b.TTFT).Add(in.ttft)
-				if in.isShort {
-					coarse(&b.ShortTTFT).Add(in.ttft)
-				}
+		}
+		// Each figure over time counts the calls its row counts (a failed
+		// call's TTFT and gaps, no tokens/s).
+		if in.hasTTFT {
+			coarse(&b.TTFT).Add(in.ttft)
+			if in.isShort {
+				coarse(&b.ShortTTFT).Add(in.ttft)
 			}
-			if in.gs != nil {
-				_ = coarse(&b.Gap).Merge(in.gs.coarse)
-			}
-			if o.TokensPerSec > 0 {
-				coarse(&b.TokensPerSec).Add(o.TokensPerSec)
-			}
+		}
+		if in.gs != nil {
+			_ = coarse(&b.Gap).Merge(in.gs.coarse)
+		}
+		if tps, ok := record.DistTokensPerSec.Row().Kept(o); ok {
+			coarse(&b.TokensPerSec).Add(tps)
 		}
 		// b may move when the timeline grows: no use of it below this line.
 		if in.isLong {
@@ -207,21 +209,14 @@ func (p *part) add(opt Options, in *callFacts) {
 		e.OutputTokens += o.OutputTokens
 	}
 
-	if o.OK {
+	if s, ok := sampleOf(o); ok {
 		r := p.reservoirs[in.cat]
 		if r == nil {
 			r = newReservoir(opt.ReservoirSize, opt.Seed, p.seedName+in.cat)
 			p.reservoirs[in.cat] = r
 		}
-		r.offer(Sample{TTFT: orMinus(o.TTFT), E2E: orMinus(o.E2E), TPOT: orMinus(o.TPOT), OutputTokens: o.OutputTokens})
+		r.offer(s)
 	}
-}
-
-func orMinus(d time.Duration) float64 {
-	if v, ok := ms(d); ok {
-		return v
-	}
-	return -1
 }
 
 // Snapshot returns a consistent deep copy of everything collected so far; the

@@ -31,13 +31,16 @@ func NewConversationCollector(opt Options) *ConversationCollector {
 		byLevel: map[levelJobKey]*JobGroup{}}
 }
 
-// Add records an answered conversation turn with a measured TTFT; other
-// calls are ignored.
+// Add records a conversation turn with a TTFT (a failed turn's too, as the
+// TTFT row counts it); other calls are ignored.
 func (c *ConversationCollector) Add(o *Observation) {
-	if o == nil || o.Turn == 0 || !o.OK || o.TTFT < 0 {
+	if o == nil || o.Turn == 0 {
 		return
 	}
-	v, _ := ms(o.TTFT)
+	v, ok := record.DistTTFT.Row().Kept(o)
+	if !ok {
+		return
+	}
 	key := turnKey{Turn: min(o.Turn, maxTurnRow), Cache: o.Cache.String()}
 	c.mu.Lock()
 	defer c.mu.Unlock()

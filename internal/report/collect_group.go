@@ -118,13 +118,12 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	g.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
 	g.addConnection(o)
 	g.addDists(o)
-	if !o.OK {
-		return // partial timings of failed calls would bias every latency figure
-	}
-	g.addTTFTJudgement(o)
 	g.addShares(o)
 	if gs != nil {
 		g.addGaps(gs)
+	}
+	if o.OK { // a failed call is not judged (llm_ttft_late)
+		g.addTTFTJudgement(o)
 	}
 }
 
@@ -138,10 +137,11 @@ var keptRows = func() []*record.Figure[record.Call] { //nolint:gochecknoglobals 
 }()
 
 // addDists adds the call's value of every distribution its row keeps one of
-// per call (the gaps are many: addGaps).
+// per call (the gaps are many: addGaps), a failed call's as the row's rule
+// says (record.Failed).
 func (g *Group) addDists(o *Observation) {
 	for i, f := range keptRows {
-		if f.Keep.PerEvent || f.Keep.Answered && !o.OK {
+		if f.Keep.PerEvent {
 			continue
 		}
 		if v, ok := f.Kept(o); ok {
@@ -226,17 +226,18 @@ func (g *Group) addTTFTJudgement(o *Observation) {
 	}
 }
 
-// addShares sums an answered call's connection set-up beside its TTFT, and
-// its parse time beside its E2E: the shares of each that the diagnosis reads.
+// addShares sums a call's connection set-up beside its TTFT, and its parse
+// time beside its E2E, for the calls the TTFT and E2E rows count: the shares
+// of each that the diagnosis reads.
 func (g *Group) addShares(o *Observation) {
-	if ttft, ok := ms(o.TTFT); ok {
+	if ttft, ok := record.DistTTFT.Row().Kept(o); ok {
 		if c, ok := ms(o.Connect); ok {
 			g.ConnectSumMS += c
 			g.ConnectTTFTSumMS += ttft
 		}
 	}
-	if p, ok := ms(o.ClientParse); ok {
-		if e2e, hasE2E := ms(o.E2E); hasE2E && e2e > 0 {
+	if e2e, ok := record.DistE2E.Row().Kept(o); ok && e2e > 0 {
+		if p, ok := ms(o.ClientParse); ok {
 			g.ParseSumMS += p
 			g.ParseE2ESumMS += e2e
 		}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
@@ -57,12 +58,16 @@ func NewImageCollector(opt Options) *ImageCollector {
 	return &ImageCollector{exclude: newExcluder(opt.Exclude), groups: map[imageKey]*ImageGroup{}}
 }
 
-// Add records an answered chat call with a measured TTFT; others are ignored.
+// Add records a chat call with a TTFT (a failed call's too, as the TTFT row
+// counts it); others are ignored.
 func (c *ImageCollector) Add(o *Observation) {
-	if o == nil || o.Retrieval != nil || !o.OK || o.TTFT < 0 {
+	if o == nil || o.Retrieval != nil {
 		return
 	}
-	v, _ := ms(o.TTFT)
+	v, ok := record.DistTTFT.Row().Kept(o)
+	if !ok {
+		return
+	}
 	key := imageKey{Count: min(o.Images, 5), Size: -1}
 	if o.Images > 0 {
 		key.Size = imageSize(o.ImagePixels)

@@ -2,6 +2,8 @@ package report
 
 import (
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
 // levelInfo tracks how long and at which concurrency a class was used.
@@ -37,7 +39,7 @@ func (l *levelInfo) add(o *Observation) {
 	l.Calls++
 	l.VUsSum += level(o)
 	l.ActiveSum += float64(o.Active)
-	if v, ok := ms(o.E2E); ok && o.OK {
+	if v, ok := record.DistE2E.Row().Kept(o); ok {
 		l.E2ESumMS += v
 		l.E2ECalls++
 	}

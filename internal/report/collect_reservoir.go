@@ -7,8 +7,9 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
-// Sample is one successful call kept for the bootstrap and for correlations
-// (E2E against output length). Times are ms; -1 means "not measured".
+// Sample is one call kept for the bootstrap and for correlations (E2E
+// against output length). Times are ms; -1 means "not measured" or, for a
+// failed call, a figure its row does not count (record.AnswersOnly).
 type Sample struct {
 	TTFT, E2E, TPOT float64
 	OutputTokens    int64
@@ -50,6 +51,22 @@ func (r *reservoir) offer(s Sample) {
 	if j := r.rng.Uint64N(r.Seen); j < uint64(r.size) { // #nosec G115 -- size ≤ len(r.Items) here: not negative
 		r.Items[j] = s
 	}
+}
+
+// sampleOf is what the reservoir keeps of o: each figure as its row counts
+// it; false when o has none of them (a call that failed before its first
+// token).
+func sampleOf(o *Observation) (Sample, bool) {
+	s := Sample{TTFT: keptOrMinus(record.DistTTFT, o), E2E: keptOrMinus(record.DistE2E, o),
+		TPOT: keptOrMinus(record.DistTPOT, o), OutputTokens: o.OutputTokens}
+	return s, s.TTFT >= 0 || s.E2E >= 0 || s.TPOT >= 0
+}
+
+func keptOrMinus(d record.Dist, o *Observation) float64 {
+	if v, ok := d.Row().Kept(o); ok {
+		return v
+	}
+	return -1
 }
 
 // values extracts one metric, leaving out calls where it was not measured.

@@ -42,10 +42,12 @@ type RetrievalGroup struct {
 	Op, Category string
 	// Level is the mean load the calls started under (VUs, or iterations/s
 	// when ByRate).
-	Level                 float64
-	ByRate                bool
-	Calls, Failed         uint64
-	Duration, TTFB, Parse *sketch.Sketch // ms, answered calls
+	Level         float64
+	ByRate        bool
+	Calls, Failed uint64
+	// Duration (answered calls: a whole answer's), TTFB and Parse (every
+	// call that measured them), in ms.
+	Duration, TTFB, Parse *sketch.Sketch
 	// DispatchDelay (every call) and E2EFromDue (answered calls: the whole
 	// answer counted from the due time) are the due-time figures of the
 	// calls a schedule asked for; empty for closed-model calls.
@@ -94,6 +96,14 @@ func (c *RetrievalCollector) Add(o *Observation) {
 	if v, ok := ms(o.DispatchDelay()); ok { // late whatever the answer
 		g.DispatchDelay.Add(v)
 	}
+	// What a failed call measured counts, as its figure rows say (record:
+	// ttfb, clientParseTime); its duration is no answer's.
+	if v, ok := ms(r.TTFB); ok {
+		g.TTFB.Add(v)
+	}
+	if v, ok := ms(r.Parse); ok {
+		g.Parse.Add(v)
+	}
 	if !o.OK {
 		g.Failed++
 		if o.Err != nil {
@@ -104,14 +114,8 @@ func (c *RetrievalCollector) Add(o *Observation) {
 	if v, ok := ms(r.Duration); ok {
 		g.Duration.Add(v)
 	}
-	if v, ok := ms(r.TTFB); ok {
-		g.TTFB.Add(v)
-	}
 	if v, ok := ms(o.FromDue(r.Duration)); ok {
 		g.E2EFromDue.Add(v)
-	}
-	if v, ok := ms(r.Parse); ok {
-		g.Parse.Add(v)
 	}
 	g.Items += int64(r.Items)
 	if r.TokenSource != "" {

@@ -33,7 +33,7 @@ func (g *JobGroup) cells() []string {
 func ConversationText(turns []*TurnGroup, jobs []*JobGroup, stages []JobStage, stageNote string) string {
 	var b strings.Builder
 	if len(turns) > 0 {
-		b.WriteString("TTFT by conversation turn (answered turns; cache: the server's cached prompt tokens, unknown when it reported none)\n")
+		b.WriteString("TTFT by conversation turn (turns with a TTFT; cache: the server's cached prompt tokens, unknown when it reported none)\n")
 		widths := []int{-5, -8, 7, 10, 10}
 		writeCells(&b, widths, turnColumns)
 		for _, g := range turns {

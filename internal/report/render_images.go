@@ -27,7 +27,7 @@ func ImageText(groups []*ImageGroup) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("TTFT by images in the prompt (answered chat calls; image tokens cost prefill)\n")
+	b.WriteString("TTFT by images in the prompt (chat calls with a TTFT; image tokens cost prefill)\n")
 	widths := []int{-7, -9, 7, 10, 10, 12}
 	writeCells(&b, widths, imageColumns)
 	for _, g := range groups {

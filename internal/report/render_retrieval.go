@@ -38,7 +38,8 @@ func retrievalCells(rr *runrecord.RetrievalRecord) []string {
 }
 
 // RetrievalText is the section's text: "" without such calls. A failed
-// call counts in calls and failed only; the timings are the answered ones'.
+// call counts in calls, failed, TTFB and parse (what it measured); the
+// durations are the answered ones'.
 // The due-time columns are "-" for calls no schedule asked for.
 func RetrievalText(groups []*RetrievalGroup) string {
 	return retrievalRecordText(retrievalRecords(groups))

@@ -33,7 +33,7 @@ func writeRetrievalHTML(b *bytes.Buffer, groups []runrecord.RetrievalRecord) {
 		return
 	}
 	b.WriteString(`<h2>Embeddings and rerank</h2><p class="sub">Non-streamed calls: no TTFT or gaps. ` +
-		`Timings are the answered calls'; late p99 and dur from due count from the schedule's due time.</p>`)
+		`Durations are the answered calls' (TTFB and parse count failed calls too); late p99 and dur from due count from the schedule's due time.</p>`)
 	rows := make([][]string, len(groups))
 	for i := range groups {
 		rows[i] = retrievalCells(&groups[i])
@@ -46,7 +46,7 @@ func writeImagesHTML(b *bytes.Buffer, groups []*ImageGroup) {
 	if len(groups) == 0 {
 		return
 	}
-	b.WriteString(`<h2>TTFT by images in the prompt</h2><p class="sub">Answered chat calls; image tokens cost prefill.</p>`)
+	b.WriteString(`<h2>TTFT by images in the prompt</h2><p class="sub">Chat calls with a TTFT; image tokens cost prefill.</p>`)
 	rows := make([][]string, len(groups))
 	for i, g := range groups {
 		rows[i] = g.cells()

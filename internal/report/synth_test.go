@@ -185,6 +185,7 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 		VUs:          vus,
 		SharedPrefix: s.sharedPrefix,
 		EventLag:     0,
+		ClientLag:    stream.Absent, // not measured unless clientLagMS says (a measured 0 is a lag of 0)
 	}
 	if s.headersMS > 0 {
 		o.TTFB = time.Duration(min(s.headersMS*ln(), 0.85*ttft) * float64(time.Millisecond))

@@ -24,8 +24,9 @@ type RetrievalRecord struct {
 	Calls    uint64            `json:"calls"`
 	Failed   uint64            `json:"failed"`
 	Errors   map[string]uint64 `json:"errors,omitempty"`
-	// Metrics are duration, ttfb, parse (answered calls) and, for calls a
-	// schedule asked for, dispatch_delay and e2e_from_due, in ms.
+	// Metrics are duration (answered calls), ttfb, parse (every call that
+	// measured them) and, for calls a schedule asked for, dispatch_delay and
+	// e2e_from_due, in ms.
 	Metrics map[string]*MetricRecord `json:"metrics"`
 	// BatchMean is the answered calls' mean batch (inputs or documents).
 	BatchMean *float64 `json:"batch_mean,omitempty"`

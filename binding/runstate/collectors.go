@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/policy"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
@@ -93,7 +94,7 @@ func (s *ReportState) Regression(client, category string, ttft time.Duration) (s
 	if category == "" {
 		category = report.DefaultCategory
 	}
-	p95, ok := base.ClientP95(client, category, "ttft")
+	p95, ok := base.ClientP95(client, category, record.DistTTFT)
 	if !ok {
 		return false, false
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
@@ -90,7 +91,7 @@ func TestRecordP95(t *testing.T) {
 		t.Fatalf("all TTFT P95 %v should be at least the short one %v", all, p)
 	}
 	for _, bad := range [][2]string{{"nope", "ttft"}, {"short", "nope"}, {"short", "tokens_per_sec"}} {
-		if _, ok := rec.P95(bad[0], bad[1]); ok {
+		if _, ok := rec.P95(bad[0], record.Dist(bad[1])); ok {
 			t.Errorf("P95(%q, %q) should be unknown", bad[0], bad[1])
 		}
 	}

@@ -63,35 +63,36 @@ type Record struct {
 	Seed   uint64 `json:"-"`
 }
 
-// P95 is the baseline's 95th percentile of a duration metric ("ttft", "e2e",
-// "tpot", "gap"…) for a category (or "all"); ok is false when the baseline
-// has no such figure. The k6 module uses it for the live llm_regression rate.
-func (r *Record) P95(category, metric string) (time.Duration, bool) {
+// P95 is the baseline's 95th percentile of a duration distribution
+// (record.DistTTFT, DistE2E…) for a category (or "all"); ok is false when
+// the baseline has no such figure. The k6 module uses it for the live
+// llm_regression rate.
+func (r *Record) P95(category string, d record.Dist) (time.Duration, bool) {
 	if r == nil {
 		return 0, false
 	}
-	return p95Of(r.Categories, category, metric)
+	return p95Of(r.Categories, category, d)
 }
 
 // ClientP95 is P95 for one client's calls when the record kept them apart
 // (a run of several clients), else for the whole run.
-func (r *Record) ClientP95(client, category, metric string) (time.Duration, bool) {
+func (r *Record) ClientP95(client, category string, d record.Dist) (time.Duration, bool) {
 	if r == nil {
 		return 0, false
 	}
 	if cr := r.Clients[ClientLabel(client)]; cr != nil {
-		return p95Of(cr.Categories, category, metric)
+		return p95Of(cr.Categories, category, d)
 	}
-	return p95Of(r.Categories, category, metric)
+	return p95Of(r.Categories, category, d)
 }
 
-func p95Of(cats map[string]*CategoryRecord, category, metric string) (time.Duration, bool) {
-	d, known := record.DistByName(metric)
+func p95Of(cats map[string]*CategoryRecord, category string, d record.Dist) (time.Duration, bool) {
+	_, known := record.DistByName(d.String())
 	cr := cats[category]
 	if !known || !d.IsDuration() || cr == nil {
 		return 0, false
 	}
-	mr := cr.Metrics[metric]
+	mr := cr.Metrics[d.String()]
 	if mr == nil || mr.Count == 0 || math.IsNaN(mr.P95) {
 		return 0, false
 	}

@@ -116,12 +116,40 @@ func MinCallsUpper(p, conf float64) int {
 	return int(math.Ceil(math.Log(1-conf) / math.Log(p)))
 }
 
-// RankQuantile is the quantile (0–1) at which a sketch that interpolates
-// between order statistics as rank = q·(n−1) (DDSketch's convention) returns
-// the r-th smallest of n calls.
+// RankQuantile is the quantile (0–1) at which a DDSketch returns the r-th
+// smallest of n calls. sketches-go reads the value at rank q·(n−1) as the
+// first call whose cumulative count exceeds that rank, so asking for the
+// exact rank r−1 lands one call low whenever q·(n−1) rounds below it; asking
+// for the middle of the r-th call's share, r−½, is immune to the rounding.
+// The first and the last call are quantiles 0 and 1, which a sketch that
+// keeps its exact extremes answers exactly.
 func RankQuantile(r, n int) float64 {
-	if n <= 1 {
+	switch {
+	case n <= 1 || r <= 1:
 		return 0
+	case r >= n:
+		return 1
 	}
-	return math.Min(1, math.Max(0, float64(r-1)/float64(n-1)))
+	return (float64(r) - 0.5) / float64(n-1)
+}
+
+// Confidence is the level of the intervals the reports give: 95 %.
+const Confidence = 0.95
+
+// Bounds is a percentile's confidence interval in the calls' own unit (an
+// Interval's ranks read back as values). An end the calls cannot bound is
+// NaN: with too few calls the percentile is kept, but only its known side
+// can be stated.
+type Bounds struct {
+	Lo, Hi float64
+	Calls  int // the calls it rests on
+	Needed int // the fewest calls whose interval has both ends (MinCalls)
+}
+
+// TooFew says whether the calls leave an end of the interval open.
+func (b Bounds) TooFew() bool { return math.IsNaN(b.Lo) || math.IsNaN(b.Hi) }
+
+// Unknown is the Bounds of a percentile no call measured.
+func Unknown(p, conf float64) Bounds {
+	return Bounds{Lo: math.NaN(), Hi: math.NaN(), Needed: MinCalls(p, conf)}
 }

@@ -64,5 +64,7 @@ func TestEmptyAndRankQuantile(t *testing.T) {
 	require.False(t, TwoSided(0, 0.95, 0.95).Bounded())
 	require.Equal(t, 0.0, RankQuantile(1, 100))
 	require.Equal(t, 1.0, RankQuantile(100, 100))
-	require.InDelta(t, 0.5, RankQuantile(51, 101), 1e-12)
+	require.Equal(t, 1.0, RankQuantile(101, 100))
+	// The middle of the 51st call's share of 101: rank 50.5 of 0..100.
+	require.InDelta(t, 0.505, RankQuantile(51, 101), 1e-12)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/DataDog/sketches-go/ddsketch"
 	"github.com/DataDog/sketches-go/ddsketch/mapping"
 	"github.com/DataDog/sketches-go/ddsketch/store"
+
+	"github.com/llmstream/xk6-llmstream/internal/quantile"
 )
 
 // Sketch is a distribution kept as a DDSketch (github.com/DataDog/sketches-go):
@@ -295,3 +297,27 @@ func (s *Sketch) Validate() error {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Interval is the distribution-free interval of the p-quantile at conf
+// (quantile.TwoSided) read from the sketch: the values at the interval's
+// ranks, each widened by the sketch's relative error. A returned value v̂
+// is within alpha of the call x it stands for (|v̂ − x| ≤ alpha·x), so x
+// lies in [v̂/(1+alpha), v̂/(1−alpha)]; the exact minimum and maximum cap
+// the ends, and a rank that is the first or last call is read exactly.
+// Merged sketches keep alpha, so a merged record's intervals hold the same way.
+func (s *Sketch) Interval(p, conf float64) quantile.Bounds {
+	b := quantile.Unknown(p, conf)
+	if s == nil || s.N == 0 {
+		return b
+	}
+	n := int(min(s.N, uint64(math.MaxInt32)))
+	iv := quantile.TwoSided(n, p, conf)
+	b.Calls = n
+	if iv.BoundedBelow() {
+		b.Lo = math.Max(s.Min, s.Quantile(quantile.RankQuantile(iv.Lo, n))/(1+s.Alpha))
+	}
+	if iv.BoundedAbove() {
+		b.Hi = math.Min(s.Max, s.Quantile(quantile.RankQuantile(iv.Hi, n))/(1-s.Alpha))
+	}
+	return b
+}

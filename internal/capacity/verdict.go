@@ -213,7 +213,7 @@ func percentiles(sk *sketch.Sketch) runrecord.CapacityPercentiles {
 		}
 		return nil
 	}
-	return runrecord.CapacityPercentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99)}
+	return runrecord.CapacityPercentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99)}.WithIntervals(sk)
 }
 
 func ptr(v float64) *float64 { return &v }

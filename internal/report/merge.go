@@ -248,7 +248,11 @@ func finishCategories(cats map[string]*runrecord.CategoryRecord, records []*runr
 
 func finishCategory(cat string, m *runrecord.CategoryRecord, parts []*runrecord.CategoryRecord) {
 	for name, mr := range m.Metrics {
-		m.Metrics[name] = metricRecord(mr.Sketch)
+		if metric, ok := record.DistByName(name); ok {
+			m.Metrics[name] = metricRecordOf(metric, mr.Sketch)
+		} else {
+			m.Metrics[name] = metricRecord(mr.Sketch)
+		}
 	}
 	if m.CacheHits+m.CacheMisses > 0 {
 		hr := float64(m.CacheHits) / float64(m.CacheHits+m.CacheMisses)

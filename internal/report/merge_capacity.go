@@ -306,5 +306,5 @@ func sketchPercentiles(sk *sketch.Sketch) runrecord.CapacityPercentiles {
 		}
 		return nil
 	}
-	return runrecord.CapacityPercentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99)}
+	return runrecord.CapacityPercentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99)}.WithIntervals(sk)
 }

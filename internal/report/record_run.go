@@ -15,10 +15,20 @@ import (
 )
 
 func metricRecord(s *sketch.Sketch) *runrecord.MetricRecord {
-	return &runrecord.MetricRecord{
+	return (&runrecord.MetricRecord{
 		Count: s.Count(), Mean: s.Mean(), P50: s.Quantile(0.5), P95: s.Quantile(0.95), P99: s.Quantile(0.99),
 		Min: s.Min, Max: s.Max, Sketch: s,
+	}).WithIntervals()
+}
+
+// metricRecordOf is the record of a group's distribution d: without
+// intervals for a figure of many values per call (perCall).
+func metricRecordOf(d record.Dist, s *sketch.Sketch) *runrecord.MetricRecord {
+	mr := metricRecord(s)
+	if !perCall(d) {
+		mr.P50CI, mr.P95CI, mr.P99CI, mr.TooFew = nil, nil, nil, nil
 	}
+	return mr
 }
 
 // NewRecord builds the record of a run.
@@ -74,7 +84,7 @@ func categoryRecord(g *Group) *runrecord.CategoryRecord {
 	}
 	for m, s := range g.Sketches {
 		if s.Count() > 0 {
-			cr.Metrics[record.Dists[m].String()] = metricRecord(s)
+			cr.Metrics[record.Dists[m].String()] = metricRecordOf(record.Dists[m], s)
 		}
 	}
 	return cr
@@ -243,11 +253,13 @@ func routeRecords(r *Run) []runrecord.RouteRecord {
 	out := make([]runrecord.RouteRecord, 0, len(keys))
 	for _, k := range keys {
 		g := groups[k]
-		out = append(out, runrecord.RouteRecord{
+		rr := runrecord.RouteRecord{
 			RouteKey: k, Requests: g.Requests, Failures: g.Failures,
 			TTFTP50: runrecord.FiniteOr0(q50(g.S(record.DistTTFT))), TTFTP95: runrecord.FiniteOr0(g.S(record.DistTTFT).Quantile(0.95)),
 			E2EP50: runrecord.FiniteOr0(q50(g.S(record.DistE2E))), TokensPerSecP50: runrecord.FiniteOr0(q50(g.S(record.DistTokensPerSec))),
-		})
+		}
+		rr.RouteIntervals(g.S(record.DistTTFT), g.S(record.DistE2E), g.S(record.DistTokensPerSec))
+		out = append(out, rr)
 	}
 	return out
 }
@@ -293,12 +305,14 @@ func clientRecords(r *Run) map[string]*runrecord.ClientRecord {
 func stageRecords(r *Run) []runrecord.StageRecord {
 	var out []runrecord.StageRecord
 	for _, st := range r.Stages() {
-		out = append(out, runrecord.StageRecord{
+		sr := runrecord.StageRecord{
 			Concurrency: st.Concurrency, ByRate: st.ByRate, Calls: st.Calls, SteadySeconds: st.Steady.Seconds(),
 			TTFTP50: runrecord.FiniteOr0(q50(st.All.S(record.DistTTFT))), TTFTP95: runrecord.FiniteOr0(st.All.S(record.DistTTFT).Quantile(0.95)),
 			TokensPerSecP50: runrecord.FiniteOr0(q50(st.All.S(record.DistTokensPerSec))),
 			RequestsPerSec:  runrecord.FiniteOr0(st.RequestsPerSec), OutputTokensPerSec: runrecord.FiniteOr0(st.OutputTokensPerSec),
-		})
+		}
+		sr.StageIntervals(st.All.S(record.DistTTFT), st.All.S(record.DistTokensPerSec))
+		out = append(out, sr)
 	}
 	return out
 }

@@ -83,8 +83,8 @@ func capacityWindowCells(w runrecord.CapacityWindow) []string {
 	if w.Failed > 0 {
 		calls += fmt.Sprintf(" (%d failed)", w.Failed)
 	}
-	return []string{fmt.Sprintf("%d", w.Index), w.Phase, fmtLevel(w.Level), w.Verdict, calls, fmtOptMS(w.TTFT.P95),
-		fmtOptMS(w.TPOT.P95), fmtOptMS(w.E2E.P99), fmtOptNum(w.Goodput), fmtOptNum(w.OutputTokensSec), stopped, w.Reason}
+	return []string{fmt.Sprintf("%d", w.Index), w.Phase, fmtLevel(w.Level), w.Verdict, calls, fmtRecordedMS(w.TTFT.P95, w.TTFT.P95CI),
+		fmtRecordedMS(w.TPOT.P95, w.TPOT.P95CI), fmtRecordedMS(w.E2E.P99, w.E2E.P99CI), fmtOptNum(w.Goodput), fmtOptNum(w.OutputTokensSec), stopped, w.Reason}
 }
 
 // CapacityText is the text report's capacity section ("" without a search).
@@ -114,6 +114,7 @@ func CapacityText(c *runrecord.Capacity) string {
 		rows[i] = capacityWindowCells(w)
 	}
 	writeAlignedText(&b, capacityColumns, rows)
+	writeTooFewLegend(&b, anyStarredRows(rows))
 	return b.String()
 }
 

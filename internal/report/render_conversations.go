@@ -19,36 +19,42 @@ func (g *TurnGroup) cells() []string {
 	if g.Turn == maxTurnRow {
 		turn += "+"
 	}
-	return []string{turn, g.Cache, fmt.Sprint(g.Calls), fmtMS(g.TTFT.Quantile(0.5)), fmtMS(g.TTFT.Quantile(0.95))}
+	return []string{turn, g.Cache, fmt.Sprint(g.Calls), fmtQuantileMS(g.TTFT, 0.5), fmtQuantileMS(g.TTFT, 0.95)}
 }
 
 func (g *JobGroup) cells() []string {
 	avg := func(d time.Duration) string { return fmtMS(float64(d) / float64(time.Millisecond) / float64(g.Jobs)) }
 	return []string{g.Kind, g.Category, fmt.Sprint(g.Jobs), fmt.Sprint(g.Failed),
-		fmtMS(g.Duration.Quantile(0.5)), fmtMS(g.Duration.Quantile(0.95)),
+		fmtQuantileMS(g.Duration, 0.5), fmtQuantileMS(g.Duration, 0.95),
 		avg(g.Model), avg(g.Think), avg(g.Tool), fmt.Sprintf("%.1f", float64(g.Turns)/float64(g.Jobs))}
 }
 
 // ConversationText is the section's text: "" without conversations.
 func ConversationText(turns []*TurnGroup, jobs []*JobGroup, stages []JobStage, stageNote string) string {
 	var b strings.Builder
+	starred := false
 	if len(turns) > 0 {
 		b.WriteString("TTFT by conversation turn (turns with a TTFT; cache: the server's cached prompt tokens, unknown when it reported none)\n")
-		widths := []int{-5, -8, 7, 10, 10}
+		widths := []int{-5, -8, 7, 18, 18}
 		writeCells(&b, widths, turnColumns)
 		for _, g := range turns {
-			writeCells(&b, widths, g.cells())
+			cells := g.cells()
+			starred = starred || anyStarred(cells)
+			writeCells(&b, widths, cells)
 		}
 	}
 	if len(jobs) > 0 {
 		b.WriteString("Conversations and agent jobs (duration: first send to last answer, think time included)\n")
-		widths := []int{-13, -14, 6, 7, 9, 9, 10, 10, 9, 10}
+		widths := []int{-13, -14, 6, 7, 18, 18, 10, 10, 9, 10}
 		writeCells(&b, widths, jobColumns)
 		for _, g := range jobs {
-			writeCells(&b, widths, g.cells())
+			cells := g.cells()
+			starred = starred || anyStarred(cells)
+			writeCells(&b, widths, cells)
 		}
 	}
 	b.WriteString(jobStagesText(stages, stageNote))
+	writeTooFewLegend(&b, starred || anyStarredRows(jobStageRows(stages)))
 	return b.String()
 }
 
@@ -98,7 +104,7 @@ func jobStagesText(stages []JobStage, note string) string {
 	var b strings.Builder
 	if len(stages) > 0 {
 		b.WriteString("Jobs by load stage (the stage each job's first call was sent in)\n")
-		widths := []int{-11, -13, -14, 6, 7, 9, 9, 10, 10, 9, 10}
+		widths := []int{-11, -13, -14, 6, 7, 18, 18, 10, 10, 9, 10}
 		writeCells(&b, widths, jobStageColumns)
 		for _, row := range jobStageRows(stages) {
 			writeCells(&b, widths, row)

@@ -69,6 +69,7 @@ svg .legend{font-size:10px;fill:#374151}svg .empty{font-size:13px;fill:#9ca3af;t
 .finding ul{margin:4px 0 4px 18px;padding:0}.advice{margin:4px 0 0}
 .worse{color:#b91c1c;font-weight:600}.better{color:#15803d;font-weight:600}.same{color:#6b7280}
 .ok{color:#15803d}.wide{overflow-x:auto;max-width:100%}
+.ci{color:#6b7280;font-size:11px}.few{color:#b45309;font-weight:600}.confounded{color:#b45309;font-weight:600}
 .tables{display:flex;flex-wrap:wrap;gap:4px 28px;align-items:flex-start}caption{text-align:left;font-weight:600;font-size:13px;padding:6px 0 2px}
 .placeholder{grid-column:1/-1;color:#6b7280;background:#f9fafb;border:1px dashed #d1d5db;border-radius:6px;padding:14px 16px;margin:6px 0}pre{background:#f9fafb;padding:8px;border-radius:4px;overflow:auto;font-size:12px}
 `
@@ -198,6 +199,7 @@ func writeChartsHTML(b *bytes.Buffer, r *Run) {
 // metric no call measured (the due-time ones without a schedule) has none.
 func writeLatencyHTML(b *bytes.Buffer, rows []summaryRow, heading string) {
 	b.WriteString(`<div class="tables" id="latency">`)
+	starred := false
 	for _, m := range textMetrics {
 		if !slices.ContainsFunc(rows, func(row summaryRow) bool { return row.g.S(m).Count() > 0 }) {
 			continue
@@ -206,12 +208,30 @@ func writeLatencyHTML(b *bytes.Buffer, rows []summaryRow, heading string) {
 			m, html.EscapeString(m.Row().Help), html.EscapeString(heading))
 		for _, row := range rows {
 			s := row.g.S(m)
+			cells := []string{htmlQuantile(m, s, 0.5), htmlQuantile(m, s, 0.95), htmlQuantile(m, s, 0.99)}
+			if !perCall(m) {
+				cells = []string{fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99))}
+			}
+			starred = starred || strings.Contains(strings.Join(cells, ""), `class="few"`)
 			fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", html.EscapeString(row.label),
-				fmtMS(s.Mean()), fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99)))
+				fmtMS(s.Mean()), cells[0], cells[1], cells[2])
 		}
 		b.WriteString("</table>")
 	}
 	b.WriteString("</div>\n")
+	writeLegendHTML(b, "latency-legend", intervalLegend(starred, true))
+}
+
+// writeLegendHTML writes a table's legend of its intervals.
+func writeLegendHTML(b *bytes.Buffer, id string, lines []string) {
+	fmt.Fprintf(b, `<p class="sub" id="%s">`, id)
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString("<br>")
+		}
+		b.WriteString(html.EscapeString(l))
+	}
+	b.WriteString("</p>\n")
 }
 
 func writeComparisonHTML(b *bytes.Buffer, cmp *runrecord.Comparison) {
@@ -398,15 +418,18 @@ func slug(name string) string {
 
 func writeRoutesHTML(b *bytes.Buffer, r *Run) {
 	recs := routeRecords(r)
+	_, groups := r.Routes()
 	if len(recs) == 0 {
 		return
 	}
 	b.WriteString(`<h2>Per client, route and model</h2><table id="routes"><tr><th>client · route · model</th><th>requests</th>` +
 		`<th>failed</th><th>TTFT p50</th><th>TTFT p95</th><th>E2E p50</th><th>tok/s p50</th></tr>`)
 	for _, rr := range recs {
+		g := groups[rr.RouteKey]
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 			html.EscapeString(rr.Label()), rr.Requests, fmtPct(ratio(float64(rr.Failures), float64(rr.Requests))),
-			fmtMS(rr.TTFTP50), fmtMS(rr.TTFTP95), fmtMS(rr.E2EP50), fmtMetric(record.DistTokensPerSec, rr.TokensPerSecP50))
+			htmlQuantile(record.DistTTFT, g.S(record.DistTTFT), 0.5), htmlQuantile(record.DistTTFT, g.S(record.DistTTFT), 0.95),
+			htmlQuantile(record.DistE2E, g.S(record.DistE2E), 0.5), htmlQuantile(record.DistTokensPerSec, g.S(record.DistTokensPerSec), 0.5))
 	}
 	b.WriteString("</table>\n")
 }

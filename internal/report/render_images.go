@@ -18,7 +18,7 @@ func (g *ImageGroup) cells() []string {
 		}
 		kb = fmt.Sprintf("%.0f", float64(g.Bytes)/float64(g.Calls)/1024)
 	}
-	return []string{count, size, fmt.Sprint(g.Calls), fmtMS(g.TTFT.Quantile(0.5)), fmtMS(g.TTFT.Quantile(0.95)), kb}
+	return []string{count, size, fmt.Sprint(g.Calls), fmtQuantileMS(g.TTFT, 0.5), fmtQuantileMS(g.TTFT, 0.95), kb}
 }
 
 // ImageText is the section's text: "" when no prompt had images.
@@ -28,10 +28,14 @@ func ImageText(groups []*ImageGroup) string {
 	}
 	var b strings.Builder
 	b.WriteString("TTFT by images in the prompt (chat calls with a TTFT; image tokens cost prefill)\n")
-	widths := []int{-7, -9, 7, 10, 10, 12}
+	widths := []int{-7, -9, 7, 18, 18, 12}
 	writeCells(&b, widths, imageColumns)
+	starred := false
 	for _, g := range groups {
-		writeCells(&b, widths, g.cells())
+		cells := g.cells()
+		starred = starred || anyStarred(cells)
+		writeCells(&b, widths, cells)
 	}
+	writeTooFewLegend(&b, starred)
 	return b.String()
 }

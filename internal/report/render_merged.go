@@ -69,17 +69,15 @@ func RenderRecordText(rec *runrecord.Record) string {
 	if line := finishOmittedLine(all.FinishOmitted); line != "" {
 		fmt.Fprintf(&b, "\n  %s\n", line)
 	}
-	fmt.Fprintf(&b, "\n  %-12s %-*s %9s %9s %9s %9s %8s\n", "metric", w, "category", "mean", "p50", "p95", "p99", "n")
+	var lines []latencyLine
 	for _, m := range textMetrics {
 		for _, cat := range cats {
-			mr := rec.Categories[cat].Metrics[m.String()]
-			if mr == nil || mr.Count == 0 {
-				continue
+			if mr := rec.Categories[cat].Metrics[m.String()]; mr != nil && mr.Count > 0 {
+				lines = append(lines, latencyLine{m, cat, mr.Sketch})
 			}
-			fmt.Fprintf(&b, "  %-12s %-*s %9s %9s %9s %9s %8d\n", m.String(), w, cat,
-				fmtMS(mr.Mean), fmtMS(mr.P50), fmtMS(mr.P95), fmtMS(mr.P99), mr.Count)
 		}
 	}
+	writeLatencyLines(&b, lines, "category", w)
 	b.WriteString(recordSectionsText(rec))
 	writeComparisonText(&b, rec.Comparison)
 	for _, f := range rec.Findings { // the whole test's diagnosis (DiagnoseRecord, mergedCountFindings)
@@ -144,17 +142,24 @@ func RenderRecordHTML(rec *runrecord.Record, title string) []byte {
 	}
 	b.WriteString("</table>\n")
 	b.WriteString(`<h2>Latency</h2><div class="wide"><table id="latency"><tr><th>metric</th><th>category</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>n</th></tr>` + "\n")
+	starred := false
 	for _, m := range textMetrics {
 		for _, cat := range cats {
 			mr := rec.Categories[cat].Metrics[m.String()]
 			if mr == nil || mr.Count == 0 {
 				continue
 			}
+			cells := []string{htmlQuantile(m, mr.Sketch, 0.5), htmlQuantile(m, mr.Sketch, 0.95), htmlQuantile(m, mr.Sketch, 0.99)}
+			if !perCall(m) {
+				cells = []string{fmtMS(mr.P50), fmtMS(mr.P95), fmtMS(mr.P99)}
+			}
+			starred = starred || strings.Contains(strings.Join(cells, ""), `class="few"`)
 			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td></tr>\n",
-				m.String(), html.EscapeString(cat), fmtMS(mr.Mean), fmtMS(mr.P50), fmtMS(mr.P95), fmtMS(mr.P99), mr.Count)
+				m.String(), html.EscapeString(cat), fmtMS(mr.Mean), cells[0], cells[1], cells[2], mr.Count)
 		}
 	}
 	b.WriteString("</table></div>\n")
+	writeLegendHTML(&b, "latency-legend", intervalLegend(starred, true))
 	writeRecordSectionsHTML(&b, rec)
 	if rec.Comparison != nil {
 		writeComparisonHTML(&b, rec.Comparison)

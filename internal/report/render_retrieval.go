@@ -28,7 +28,7 @@ func retrievalCells(rr *runrecord.RetrievalRecord) []string {
 	}
 	q := func(name string, p float64) string {
 		if mr := rr.Metrics[name]; mr != nil && mr.Sketch != nil {
-			return fmtMS(mr.Sketch.Quantile(p))
+			return fmtQuantileMS(mr.Sketch, p)
 		}
 		return "-"
 	}
@@ -52,13 +52,17 @@ func retrievalRecordText(groups []runrecord.RetrievalRecord) string {
 	}
 	var b strings.Builder
 	b.WriteString("Embeddings and rerank (non-streamed: no TTFT or gaps)\n")
-	widths := []int{-7, -16, 7, 6, 6, 9, 9, 9, 9, 8, 9, 9, 16}
+	widths := []int{-7, -16, 7, 6, 6, 18, 18, 18, 18, 8, 9, 18, 18}
 	writeCells(&b, widths, retrievalColumns)
+	starred := false
 	for i := range groups {
-		writeCells(&b, widths, retrievalCells(&groups[i]))
+		cells := retrievalCells(&groups[i])
+		starred = starred || anyStarred(cells)
+		writeCells(&b, widths, cells)
 		if errs := errorTypes(groups[i].Errors); errs != "" {
 			fmt.Fprintf(&b, "          failures: %s\n", errs)
 		}
 	}
+	writeTooFewLegend(&b, starred)
 	return b.String()
 }

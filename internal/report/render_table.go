@@ -22,6 +22,9 @@ func writeTableHTML(b *bytes.Buffer, id string, head []string, rows [][]string) 
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</table>\n")
+	if anyStarredRows(rows) { // a percentile too few calls bound: say what the star means
+		fmt.Fprintf(b, `<p class="sub">%s</p>`+"\n", html.EscapeString(tooFewLegend()))
+	}
 }
 
 // writeCells writes one row of a text table: each cell in its width

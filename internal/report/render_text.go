@@ -10,6 +10,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
 // textMetrics are the latency rows of the text summary, in reading order:
@@ -105,29 +106,61 @@ func writeSummaryText(b *strings.Builder, rows []summaryRow, heading string, w i
 	}
 }
 
-// writeLatencyText is the table of each latency's mean and quantiles per row.
+// writeLatencyText is the table of each latency's mean and quantiles per
+// row, each quantile with its interval.
 func writeLatencyText(b *strings.Builder, rows []summaryRow, heading string, w int) {
-	fmt.Fprintf(b, "\n  %-14s %-*s %9s %9s %9s %9s %8s\n", "metric", w, heading, "mean", "p50", "p95", "p99", "n")
+	var lines []latencyLine
 	for _, m := range textMetrics {
 		for _, row := range rows {
-			s := row.g.S(m)
-			if s.Count() == 0 {
-				continue
+			if s := row.g.S(m); s.Count() > 0 {
+				lines = append(lines, latencyLine{m, row.label, s})
 			}
-			fmt.Fprintf(b, "  %-14s %-*s %9s %9s %9s %9s %8d\n", m.String(), w, row.label,
-				fmtMS(s.Mean()), fmtMS(s.Quantile(0.5)), fmtMS(s.Quantile(0.95)), fmtMS(s.Quantile(0.99)), s.Count())
 		}
+	}
+	writeLatencyLines(b, lines, heading, w)
+}
+
+// latencyLine is one row of the latency table: a distribution of a row's calls.
+type latencyLine struct {
+	m     record.Dist
+	label string
+	s     *sketch.Sketch
+}
+
+// writeLatencyLines writes the latency table (a run's or a merged
+// record's) and the legend of its intervals.
+func writeLatencyLines(b *strings.Builder, lines []latencyLine, heading string, w int) {
+	fmt.Fprintf(b, "\n  %-14s %-*s %9s %18s %18s %18s %8s\n", "metric", w, heading, "mean", "p50", "p95", "p99", "n")
+	starred, pooled := false, false
+	for _, l := range lines {
+		cells := []string{fmtMS(l.s.Quantile(0.5)), fmtMS(l.s.Quantile(0.95)), fmtMS(l.s.Quantile(0.99))}
+		if perCall(l.m) {
+			cells = []string{fmtQuantileMS(l.s, 0.5), fmtQuantileMS(l.s, 0.95), fmtQuantileMS(l.s, 0.99)}
+		} else {
+			pooled = true
+		}
+		starred = starred || anyStarred(cells)
+		fmt.Fprintf(b, "  %-14s %-*s %9s %18s %18s %18s %8d\n", l.m.String(), w, l.label, fmtMS(l.s.Mean()), cells[0], cells[1], cells[2], l.s.Count())
+	}
+	for _, line := range intervalLegend(starred, pooled) {
+		fmt.Fprintf(b, "  %s\n", line)
 	}
 }
 
 // writeStagesText writes one view's load stages, its waves, or why it has none.
 func writeStagesText(b *strings.Builder, label string, v *Run) {
 	if stages := v.Stages(); len(stages) > 1 {
-		fmt.Fprintf(b, "\n  %-12s %9s %9s %9s %10s %12s  %s\n", "stage ("+stages[0].Unit()+")", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s", label)
+		fmt.Fprintf(b, "\n  %-12s %9s %18s %18s %20s %12s  %s\n", "stage ("+stages[0].Unit()+")", "calls", "TTFT p50", "TTFT p95", "tok/s p50", "out tok/s", label)
+		starred := false
 		for _, st := range stages {
-			fmt.Fprintf(b, "  %-12s %9d %9s %9s %10s %12.1f\n", runrecord.FormatConc(st.Concurrency), st.Calls,
-				fmtMS(q50(st.All.S(record.DistTTFT))), fmtMS(st.All.S(record.DistTTFT).Quantile(0.95)),
-				fmtMetric(record.DistTokensPerSec, q50(st.All.S(record.DistTokensPerSec))), st.OutputTokensPerSec)
+			cells := []string{fmtQuantileMS(st.All.S(record.DistTTFT), 0.5), fmtQuantileMS(st.All.S(record.DistTTFT), 0.95),
+				fmtQuantile(record.DistTokensPerSec, st.All.S(record.DistTokensPerSec), 0.5)}
+			starred = starred || anyStarred(cells)
+			fmt.Fprintf(b, "  %-12s %9d %18s %18s %20s %12.1f\n", runrecord.FormatConc(st.Concurrency), st.Calls,
+				cells[0], cells[1], cells[2], st.OutputTokensPerSec)
+		}
+		if starred {
+			fmt.Fprintf(b, "  %s\n", tooFewLegend())
 		}
 	}
 	if waves := v.Waves(); len(waves) > 0 {

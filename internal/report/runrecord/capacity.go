@@ -159,6 +159,13 @@ type CapacityPercentiles struct {
 	P90 *float64 `json:"p90"`
 	P95 *float64 `json:"p95"`
 	P99 *float64 `json:"p99"`
+	// The percentiles' 95 % intervals and those resting on too few calls,
+	// as in MetricRecord.
+	P50CI  *CI      `json:"p50_ci,omitempty"`
+	P90CI  *CI      `json:"p90_ci,omitempty"`
+	P95CI  *CI      `json:"p95_ci,omitempty"`
+	P99CI  *CI      `json:"p99_ci,omitempty"`
+	TooFew []string `json:"too_few,omitempty"`
 }
 
 // CapacityInstance is one instance's answer in a merged record.

@@ -42,6 +42,13 @@ type MetricRecord struct {
 	Min    float64        `json:"min"`
 	Max    float64        `json:"max"`
 	Sketch *sketch.Sketch `json:"sketch"`
+	// The percentiles' 95 % intervals (CI), and the percentiles whose
+	// interval the calls leave open ("p99" from fewer than 368 calls).
+	// Absent from records written before intervals were kept.
+	P50CI  *CI      `json:"p50_ci,omitempty"`
+	P95CI  *CI      `json:"p95_ci,omitempty"`
+	P99CI  *CI      `json:"p99_ci,omitempty"`
+	TooFew []string `json:"too_few,omitempty"`
 }
 
 // StageRecord is one load stage of the run.
@@ -55,6 +62,12 @@ type StageRecord struct {
 	TokensPerSecP50    float64 `json:"tokens_per_sec_p50"`
 	RequestsPerSec     float64 `json:"requests_per_sec"`
 	OutputTokensPerSec float64 `json:"output_tokens_per_sec"`
+	// The percentiles' 95 % intervals and those resting on too few calls
+	// ("ttft_p95"), as in MetricRecord.
+	TTFTP50CI         *CI      `json:"ttft_p50_ci,omitempty"`
+	TTFTP95CI         *CI      `json:"ttft_p95_ci,omitempty"`
+	TokensPerSecP50CI *CI      `json:"tokens_per_sec_p50_ci,omitempty"`
+	TooFew            []string `json:"too_few,omitempty"`
 }
 
 // AllCategories is the row that aggregates every category.

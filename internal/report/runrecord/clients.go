@@ -33,6 +33,13 @@ type RouteRecord struct {
 	TTFTP95         float64 `json:"ttft_p95"`
 	E2EP50          float64 `json:"e2e_p50"`
 	TokensPerSecP50 float64 `json:"tokens_per_sec_p50"`
+	// The percentiles' 95 % intervals and those resting on too few calls,
+	// as in MetricRecord.
+	TTFTP50CI         *CI      `json:"ttft_p50_ci,omitempty"`
+	TTFTP95CI         *CI      `json:"ttft_p95_ci,omitempty"`
+	E2EP50CI          *CI      `json:"e2e_p50_ci,omitempty"`
+	TokensPerSecP50CI *CI      `json:"tokens_per_sec_p50_ci,omitempty"`
+	TooFew            []string `json:"too_few,omitempty"`
 }
 
 // PairedComparison is clients A and B on the same dataset items.

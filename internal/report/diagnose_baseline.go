@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
@@ -72,12 +73,47 @@ func jobsChangeFinding(changes []runrecord.JobChange, findings []runrecord.Findi
 }
 
 // comparisonFindings adds the findings of a comparison with the baseline:
-// the servers', the capacity's and the jobs' changes.
+// the servers', the capacity's and the jobs' changes, and, when the runs'
+// prefix caches differed, baseline_confounded, each of the others then
+// saying that part of its change may be the cache's.
 func comparisonFindings(c *runrecord.Comparison, findings []runrecord.Finding) []runrecord.Finding {
 	if c == nil {
 		return findings
 	}
+	n := len(findings)
 	findings = serverChangeFinding(c.Server, findings)
 	findings = capacityChangeFinding(c.Capacity, findings)
-	return jobsChangeFinding(c.Jobs, findings)
+	findings = jobsChangeFinding(c.Jobs, findings)
+	if c.Confounded == nil {
+		return findings
+	}
+	for i := n; i < len(findings); i++ {
+		f := &findings[i]
+		f.Title += " (confounded: the runs' prefix caches differed)"
+		f.Evidence = append(slices.Clone(f.Evidence), "the two runs saw different prefix-cache states (baseline_confounded): "+
+			"part of this change may be the cache's, not the service's")
+	}
+	return slices.Insert(findings, n, confoundedFinding(c)) // the cause before the changes it qualifies
+}
+
+// confoundedFinding is baseline_confounded: the runs saw different
+// prefix-cache states, so no verdict against the baseline can be put down
+// to what was changed.
+func confoundedFinding(c *runrecord.Comparison) runrecord.Finding {
+	f := runrecord.Finding{
+		ID: "baseline_confounded", Title: "The comparison with the baseline is confounded: the runs saw different prefix-cache states",
+		Severity: "warning",
+		Advice: "A prefix cache outlives a run: the same prompts sent again are served from what the first run left, so the " +
+			"second reads faster with nothing changed (and a cold run after a warm one reads slower). Start both runs cold: a " +
+			"dataset with cacheBust gives every draw a unique prefix, or reset the server's cache between runs (vLLM " +
+			"POST /reset_prefix_cache, SGLang POST /flush_cache), or restart it. " + guideLink("baseline_confounded"),
+		Values: map[string]float64{"margin": c.Confounded.Margin},
+	}
+	for _, s := range c.Confounded.By {
+		f.Evidence = append(f.Evidence, s.String())
+		if s.Source == "client" && s.Of == "" {
+			f.Values["hit_rate"], f.Values["baseline_hit_rate"] = s.Current, s.Baseline
+		}
+	}
+	return f
 }

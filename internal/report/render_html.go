@@ -239,6 +239,9 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *runrecord.Comparison) {
 	if d := cmp.DifferencesLine(); d != "" {
 		b.WriteString(`<div class="finding" id="baseline-differs">` + html.EscapeString(d) + "</div>\n")
 	}
+	if d := cmp.ConfoundedLine(); d != "" {
+		b.WriteString(`<div class="finding" id="baseline-confounded">` + html.EscapeString(d) + "</div>\n")
+	}
 	fmt.Fprintf(b, `<table id="comparison"><tr><th>category</th><th>metric</th><th>stat</th><th>baseline</th><th>this run</th><th>Δ</th><th>%.0f%% CI of Δ</th><th>verdict</th></tr>`,
 		100*cmp.Confidence)
 	for _, row := range cmp.Rows {
@@ -246,8 +249,15 @@ func writeComparisonHTML(b *bytes.Buffer, cmp *runrecord.Comparison) {
 		if row.HasCI {
 			ci = fmt.Sprintf("[%s, %s]", fmtSigned(row.CILow), fmtSigned(row.CIHigh))
 		}
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%+.1f%%</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",
-			html.EscapeString(row.Label()), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, verdictClass(row.Verdict), row.Verdict)
+		verdict := fmt.Sprintf(`<td class="%s">%s</td>`, verdictClass(row.Verdict), html.EscapeString(shownVerdict(row.Verdict, cmp)))
+		switch {
+		case row.Verdict == runrecord.VerdictTooFew:
+			verdict = fmt.Sprintf(`<td class="few" title="%s">%s</td>`, html.EscapeString(tooFewTitle(row)), row.Verdict)
+		case shownVerdict(row.Verdict, cmp) != row.Verdict:
+			verdict = fmt.Sprintf(`<td class="confounded" title="the runs' prefix caches differed">%s</td>`, html.EscapeString(shownVerdict(row.Verdict, cmp)))
+		}
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%+.1f%%</td><td>%s</td>%s</tr>\n",
+			html.EscapeString(row.Label()), row.Metric, row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, ci, verdict)
 	}
 	b.WriteString("</table>\n")
 	writeServerChangesHTML(b, cmp.Server)

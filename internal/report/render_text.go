@@ -199,6 +199,9 @@ func writeComparisonText(b *strings.Builder, cmp *runrecord.Comparison) {
 	if d := cmp.DifferencesLine(); d != "" {
 		fmt.Fprintf(b, "\n  ⚠ %s\n", d)
 	}
+	if d := cmp.ConfoundedLine(); d != "" {
+		fmt.Fprintf(b, "\n  ⚠ %s\n", d)
+	}
 	writeServerChangesText(b, cmp.Server)
 	writeCapacityChangeText(b, cmp.Capacity)
 	writeJobChangesText(b, cmp.Jobs)
@@ -208,16 +211,25 @@ func writeComparisonText(b *strings.Builder, cmp *runrecord.Comparison) {
 	}
 	var changed []runrecord.ComparisonRow
 	for _, row := range cmp.Rows {
-		if row.Verdict != runrecord.VerdictSame {
+		if row.Verdict == runrecord.VerdictBetter || row.Verdict == runrecord.VerdictWorse {
 			changed = append(changed, row)
 		}
 	}
-	fmt.Fprintf(b, "\n  baseline (%s): %d of %d figures changed significantly (%.0f%% bootstrap CI, ≥%.0f%% effect)\n",
-		cmp.BaselineStart.Format("2006-01-02 15:04"), len(changed), len(cmp.Rows), 100*cmp.Confidence, 100*compare.MinEffect)
+	tooFew := tooFewGroups(cmp.Rows)
+	fmt.Fprintf(b, "\n  baseline (%s): %d of %d figures changed significantly (%.0f%% bootstrap CI, ≥%.0f%% effect)%s\n",
+		cmp.BaselineStart.Format("2006-01-02 15:04"), len(changed), len(cmp.Rows), 100*cmp.Confidence, 100*compare.MinEffect,
+		tooFewCount(cmp.Rows))
 	sort.SliceStable(changed, func(i, j int) bool { return math.Abs(changed[i].DeltaPct) > math.Abs(changed[j].DeltaPct) })
+	w := 7
 	for _, row := range changed {
-		fmt.Fprintf(b, "    %-7s %-14s %-6s %-4s %9s → %-9s %+7.1f%%  CI [%s, %s]\n", row.Verdict, row.Label(), row.Metric,
+		w = max(w, len([]rune(shownVerdict(row.Verdict, cmp))))
+	}
+	for _, row := range changed {
+		fmt.Fprintf(b, "    %-*s %-14s %-6s %-4s %9s → %-9s %+7.1f%%  CI [%s, %s]\n", w, shownVerdict(row.Verdict, cmp), row.Label(), row.Metric,
 			row.Stat, fmtMS(row.Baseline), fmtMS(row.Current), 100*row.DeltaPct, fmtSigned(row.CILow), fmtSigned(row.CIHigh))
+	}
+	for _, g := range tooFew {
+		fmt.Fprintf(b, "    %s %s: %s (%s)\n", runrecord.VerdictTooFew, g.label, strings.Join(g.figures, ", "), g.why())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/llmstream/xk6-llmstream/internal/quantile"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
@@ -22,6 +23,14 @@ const (
 	// minCompareSamples: fewer calls on either side make the interval meaningless.
 	minCompareSamples = 30
 )
+
+// needCalls is the fewest calls on each side a verdict on the q-quantile
+// needs: enough for the percentile's own distribution-free interval (72
+// for a p95, 368 for a p99; below, the largest calls are all a p99 is, and
+// two runs' largest calls differ by chance alone) and for the bootstrap.
+func needCalls(q float64) int {
+	return max(quantile.MinCalls(q, quantile.Confidence), minCompareSamples)
+}
 
 var compareStats = []struct { //nolint:gochecknoglobals // read-only table
 	name string
@@ -47,6 +56,7 @@ func Records(cur, base *runrecord.Record) *runrecord.Comparison {
 	c.Server = Servers(cur.Server, base.Server)
 	c.Capacity = Capacity(cur.Capacity, base.Capacity)
 	c.Jobs = Jobs(cur.Conversations, base.Conversations)
+	c.Confounded = Confounding(cur, base)
 	seed := cur.Seed
 	if seed == 0 {
 		seed = recordCompareSeed
@@ -116,7 +126,8 @@ func compareCategory(c *runrecord.Comparison, cat string, br *runrecord.Category
 			ci, curQ, oldQ = bootstrapDiff(cur, old, seed, cat+"/"+m.String())
 		}
 		for i, st := range compareStats {
-			row := runrecord.ComparisonRow{Category: cat, Metric: m.String(), Stat: st.name, Verdict: runrecord.VerdictSame}
+			row := runrecord.ComparisonRow{Category: cat, Metric: m.String(), Stat: st.name, Verdict: runrecord.VerdictSame,
+				Calls: sk.Count(), BaselineCalls: mr.Count}
 			if withCI {
 				row.Current, row.Baseline = curQ[i], oldQ[i]
 				row.HasCI, row.CILow, row.CIHigh = true, ci[i][0], ci[i][1]
@@ -126,7 +137,9 @@ func compareCategory(c *runrecord.Comparison, cat string, br *runrecord.Category
 			}
 			row.Delta = row.Current - row.Baseline
 			row.DeltaPct = runrecord.FiniteOr0(row.Delta / row.Baseline)
-			if row.HasCI && math.Abs(row.DeltaPct) >= MinEffect {
+			if need := needCalls(st.q); min(row.Calls, row.BaselineCalls) < uint64(need) {
+				row.Verdict, row.NeedCalls = runrecord.VerdictTooFew, need
+			} else if row.HasCI && math.Abs(row.DeltaPct) >= MinEffect {
 				switch {
 				case row.CILow > 0:
 					row.Verdict = runrecord.VerdictWorse

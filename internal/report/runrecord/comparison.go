@@ -1,6 +1,8 @@
 package runrecord
 
 import (
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -25,6 +27,55 @@ type Comparison struct {
 	// Jobs is the conversations' and agent jobs' times against the
 	// baseline's, per kind and category (compare.Jobs).
 	Jobs []JobChange `json:"jobs,omitempty"`
+	// Confounded is set when the two runs saw different prefix-cache
+	// states: a rerun against a cache the first run warmed is faster
+	// without the service changing, so no verdict here can be put down to
+	// the one variable changed (compare.Confounding).
+	Confounded *Confounding `json:"confounded,omitempty"`
+}
+
+// Confounding is why a comparison is confounded: the cache hit rates
+// that lie further apart than Margin.
+type Confounding struct {
+	Margin float64      `json:"margin"` // a share: 0.1 is 10 percentage points
+	By     []CacheState `json:"by"`
+}
+
+// CacheState is one prefix-cache figure on both sides of a comparison.
+type CacheState struct {
+	// Source is "client" (the share of calls the server said it served
+	// partly from its cache) or "server" (its own prefix-cache hit ratio,
+	// in prompt tokens).
+	Source   string  `json:"source"`
+	Of       string  `json:"of,omitempty"` // the client, or the server endpoint
+	Baseline float64 `json:"baseline"`
+	Current  float64 `json:"current"`
+}
+
+func (s CacheState) String() string {
+	what := "cache hit rate"
+	if s.Source == "server" {
+		what = "server prefix-cache hit ratio"
+	}
+	if s.Of != "" {
+		what += " (" + s.Of + ")"
+	}
+	return fmt.Sprintf("%s %.1f%% vs %.1f%% in the baseline", what, 100*s.Current, 100*s.Baseline)
+}
+
+// ConfoundedLine is the comparison's warning that the runs' caches
+// differed, "" when they did not.
+func (c *Comparison) ConfoundedLine() string {
+	if c == nil || c.Confounded == nil {
+		return ""
+	}
+	parts := make([]string, len(c.Confounded.By))
+	for i, s := range c.Confounded.By {
+		parts[i] = s.String()
+	}
+	return fmt.Sprintf("confounded: the runs saw different prefix-cache states (%s; more than %.0f points apart), "+
+		"so a change below may be the cache's, not the service's: start both runs cold (docs/guide.md#how-sure-is-this-number)",
+		strings.Join(parts, "; "), 100*c.Confounded.Margin)
 }
 
 // ComparisonRow is one figure compared. Times in ms; a positive delta is slower.
@@ -40,7 +91,13 @@ type ComparisonRow struct {
 	HasCI    bool    `json:"has_ci"`
 	CILow    float64 `json:"ci_low"`
 	CIHigh   float64 `json:"ci_high"`
-	Verdict  string  `json:"verdict"` // VerdictBetter, VerdictWorse, VerdictSame
+	Verdict  string  `json:"verdict"` // VerdictBetter, VerdictWorse, VerdictSame, VerdictTooFew
+	// Calls and BaselineCalls are the calls each side's percentile rests
+	// on; NeedCalls is the fewest on each side a verdict needs (set when
+	// either side has fewer: the verdict is then VerdictTooFew).
+	Calls         uint64 `json:"calls,omitempty"`
+	BaselineCalls uint64 `json:"baseline_calls,omitempty"`
+	NeedCalls     int    `json:"need_calls,omitempty"`
 }
 
 // Label names the row's calls: "category", or "client · category".
@@ -56,6 +113,10 @@ const (
 	VerdictBetter = "better"
 	VerdictWorse  = "worse"
 	VerdictSame   = "no significant change"
+	// VerdictTooFew: a side has fewer calls than the percentile needs for
+	// an interval (a p99 from fewer than 368), so the figures cannot be
+	// told apart either way.
+	VerdictTooFew = "too few calls"
 )
 
 // DifferencesLine is the comparison's warning line, "" when the runs were made alike.

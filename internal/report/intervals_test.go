@@ -212,3 +212,19 @@ func TestStageIntervals(t *testing.T) {
 		}
 	}
 }
+
+// A section's HTML table puts an interval under its figure and marks a
+// figure too few calls bound; other cells stay as they are.
+func TestSectionCellsInHTML(t *testing.T) {
+	for in, want := range map[string]string{
+		"412ms [398–431]":           `412ms<br><span class="ci">[398–431]</span>`,
+		"≥602ms*":                   `<span class="few" title="too few calls to bound this percentile">≥602ms*</span>`,
+		"over-saturated: p95 [x]":   "over-saturated: p95 [x]",
+		"a <b>":                     "a &lt;b&gt;",
+		"ttft p95 412ms [398–431]*": "ttft p95 412ms [398–431]*",
+	} {
+		if got := htmlCell(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

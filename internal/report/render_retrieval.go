@@ -40,7 +40,8 @@ func retrievalCells(rr *runrecord.RetrievalRecord) []string {
 // RetrievalText is the section's text: "" without such calls. A failed
 // call counts in calls, failed, TTFB and parse (what it measured); the
 // durations are the answered ones'.
-// The due-time columns are "-" for calls no schedule asked for.
+// The due-time columns are "-" for calls no schedule asked for, and left
+// out of the text when no group has them.
 func RetrievalText(groups []*RetrievalGroup) string {
 	return retrievalRecordText(retrievalRecords(groups))
 }
@@ -53,12 +54,22 @@ func retrievalRecordText(groups []runrecord.RetrievalRecord) string {
 	var b strings.Builder
 	b.WriteString("Embeddings and rerank (non-streamed: no TTFT or gaps)\n")
 	widths := []int{-7, -16, 7, 6, 6, 18, 18, 18, 18, 8, 9, 18, 18}
-	writeCells(&b, widths, retrievalColumns)
+	rows := make([][]string, len(groups))
+	due := false // the due-time columns, which only calls a schedule asked for fill
+	for i := range groups {
+		rows[i] = retrievalCells(&groups[i])
+		due = due || rows[i][len(rows[i])-1] != "-" || rows[i][len(rows[i])-2] != "-"
+	}
+	cols := len(retrievalColumns)
+	if !due { // with percentiles and their intervals the table is wide: leave out two empty columns
+		cols -= 2
+	}
+	writeCells(&b, widths[:cols], retrievalColumns[:cols])
 	starred := false
 	for i := range groups {
-		cells := retrievalCells(&groups[i])
+		cells := rows[i][:cols]
 		starred = starred || anyStarred(cells)
-		writeCells(&b, widths, cells)
+		writeCells(&b, widths[:cols], cells)
 		if errs := errorTypes(groups[i].Errors); errs != "" {
 			fmt.Fprintf(&b, "          failures: %s\n", errs)
 		}

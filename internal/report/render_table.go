@@ -17,7 +17,7 @@ func writeTableHTML(b *bytes.Buffer, id string, head []string, rows [][]string) 
 	for _, row := range rows {
 		b.WriteString("<tr>")
 		for _, c := range row {
-			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c))
+			fmt.Fprintf(b, "<td>%s</td>", htmlCell(c))
 		}
 		b.WriteString("</tr>\n")
 	}
@@ -25,6 +25,20 @@ func writeTableHTML(b *bytes.Buffer, id string, head []string, rows [][]string) 
 	if anyStarredRows(rows) { // a percentile too few calls bound: say what the star means
 		fmt.Fprintf(b, `<p class="sub">%s</p>`+"\n", html.EscapeString(tooFewLegend()))
 	}
+}
+
+// htmlCell is a text table's cell in HTML: a percentile's interval goes
+// small under its figure ("412ms [398–431]"), so a table of many
+// percentiles (the embed and rerank section has six) stays as narrow as
+// its figures; a figure too few calls bound is marked.
+func htmlCell(c string) string {
+	if figure, ends, ok := strings.Cut(c, " ["); ok && strings.HasSuffix(ends, "]") && !strings.Contains(figure, " ") {
+		return html.EscapeString(figure) + `<br><span class="ci">[` + html.EscapeString(ends) + "</span>"
+	}
+	if strings.HasSuffix(c, tooFewMark) && !strings.Contains(c, " ") {
+		return `<span class="few" title="too few calls to bound this percentile">` + html.EscapeString(c) + "</span>"
+	}
+	return html.EscapeString(c)
 }
 
 // writeCells writes one row of a text table: each cell in its width

@@ -298,6 +298,8 @@ declare module "k6/x/llmstream" {
     reasoningTime: number | null;
     /** Request sent → end of stream of a complete answer; `null` for a failed call (docs/metrics.md, "Failed calls"). */
     e2e: number | null;
+    /** Last output event → end of stream (the terminal event or the body's end); `null` without output, or for a failed call. */
+    tailTime: number | null;
     /** Time per output token after the first event; `null` for a failed call. */
     tpot: number | null;
     /** Decode speed of this request (tokens/s after the first event); `null` for a failed call. */

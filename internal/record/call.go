@@ -181,6 +181,18 @@ func (c *Call) TTFTLate() Verdict {
 	return VerdictOf(late)
 }
 
+// TailTime is how long the stream went on after its last output event: to
+// the terminal event or the body's end, what the server sent after the last
+// token (a finish reason, the usage, [DONE]). Absent without output, and
+// when the end was not seen (a failed call: cut off, timed out or
+// refused).
+func (c *Call) TailTime() time.Duration {
+	if !c.OK || c.LastOutAt.IsZero() || c.End.IsZero() {
+		return stream.Absent
+	}
+	return max(c.End.Sub(c.LastOutAt), 0)
+}
+
 // ReasoningTime is how long the model reasoned before its answer began: from
 // its first output (reasoning) to its first answer output (text or a tool
 // call), what separates llm_ttft from llm_ttft_answer. Absent for a call that

@@ -134,5 +134,6 @@ func TestSectionsReachEveryFormatAndTheFinding(t *testing.T) {
 	closed := NewRetrievalCollector(Options{})
 	closed.Add(retrievalCall(embed.OpEmbed, "", true, t0, 50*time.Millisecond, 1, 8))
 	require.Zero(t, closed.Groups()[0].DispatchDelay.Count())
-	require.Contains(t, RetrievalText(closed.Groups()), " - ")
+	// The text leaves out the due-time columns no group has.
+	require.NotContains(t, RetrievalText(closed.Groups()), "late p99")
 }

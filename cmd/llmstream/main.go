@@ -5,8 +5,10 @@
 //	llmstream merge -o merged.json [--html merged.html] [--text] [--title T] [--baseline base.json] a.json b.json …
 //
 // Counts add exactly and quantiles come from the merged sketches (within
-// their 1 % relative accuracy); records of different tests, or segments that
-// overlap or leave part of the test out, are refused with the reason.
+// their 1 % relative accuracy); records of different tests (their
+// fingerprints, load shapes, clients or data sets differ), or segments that
+// overlap or leave part of the test out, are refused with the reason. A
+// record without a fingerprint (an older version's) merges with a warning.
 package main
 
 import (
@@ -41,7 +43,7 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	err := dispatch(args, stdout)
+	err := dispatch(args, stdout, stderr)
 	var ue usageError
 	switch {
 	case err == nil:
@@ -58,13 +60,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-func dispatch(args []string, stdout io.Writer) error {
+func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError{""}
 	}
 	switch args[0] {
 	case "merge":
-		return merge(args[1:], stdout)
+		return merge(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -73,7 +75,7 @@ func dispatch(args []string, stdout io.Writer) error {
 	}
 }
 
-func merge(args []string, stdout io.Writer) error {
+func merge(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "write the merged run record (JSON) to this file")
@@ -107,6 +109,9 @@ func merge(args []string, stdout io.Writer) error {
 	merged, err := report.Merge(recs...)
 	if err != nil {
 		return err
+	}
+	for _, w := range report.MergeWarnings(recs...) {
+		fmt.Fprintln(stderr, "llmstream: warning:", w)
 	}
 	if *baseline != "" {
 		base, err := readRecord(*baseline)

@@ -16,6 +16,13 @@ import (
 // writeRecord writes the record of calls calls on segment, as report() would.
 func writeRecord(t *testing.T, dir, name, segment string, calls int, ttftMS float64) string {
 	t.Helper()
+	return writeFingerprinted(t, dir, name, segment, calls, ttftMS, nil)
+}
+
+// writeFingerprinted is writeRecord of the test fp identifies (nil: a record
+// of an older version, without a fingerprint).
+func writeFingerprinted(t *testing.T, dir, name, segment string, calls int, ttftMS float64, fp *runrecord.Fingerprint) string {
+	t.Helper()
 	start := time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
 	c := report.NewCollector(report.Options{Start: start})
 	for i := range calls {
@@ -32,7 +39,8 @@ func writeRecord(t *testing.T, dir, name, segment string, calls int, ttftMS floa
 			Active:   2,
 		})
 	}
-	info := &runrecord.RunInfo{Load: map[string]any{"items": map[string]any{"executor": "shared-iterations", "iterations": 120}}, Segment: segment}
+	info := &runrecord.RunInfo{Load: map[string]any{"items": map[string]any{"executor": "shared-iterations", "iterations": 120}}, Segment: segment,
+		Fingerprint: fp}
 	_, _, rec, err := report.Render(c.Snapshot(), nil, report.RenderOptions{Info: info})
 	if err != nil {
 		t.Fatal(err)
@@ -107,5 +115,36 @@ func TestMergeCommand(t *testing.T) {
 		if code := run(c.args, &so, &se); code != c.code || !strings.Contains(se.String(), c.want) {
 			t.Errorf("%s: exit %d (want %d), stderr %q does not say %q", name, code, c.code, se.String(), c.want)
 		}
+	}
+}
+
+// Records of two tests that look alike (same load shape, no client or data
+// set to tell them apart) are refused when their fingerprints differ, with
+// what differs; a record without one merges with a warning on stderr.
+func TestMergeCommandChecksTheFingerprint(t *testing.T) {
+	dir := t.TempDir()
+	fp := func(script string) *runrecord.Fingerprint {
+		return &runrecord.Fingerprint{Digest: "d-" + script, Files: map[string]string{"test.js": script}, Options: "o"}
+	}
+	a := writeFingerprinted(t, dir, "a.json", "0:1/2", 60, 100, fp("1111"))
+	other := writeFingerprinted(t, dir, "other.json", "1/2:1", 40, 100, fp("2222"))
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"merge", a, other}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "a.json and "+other+" are not records of the same test: file test.js differs (1111 vs 2222)") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+
+	same := writeFingerprinted(t, dir, "same.json", "1/2:1", 40, 100, fp("1111"))
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"merge", a, same}, &stdout, &stderr); code != 0 || stderr.Len() != 0 {
+		t.Errorf("instances of one test: exit %d, stderr %q", code, stderr.String())
+	}
+
+	old := writeRecord(t, dir, "old.json", "1/2:1", 40, 100)
+	stderr.Reset()
+	if code := run([]string{"merge", a, old}, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stderr.String(), "llmstream: warning: "+old+" has no test fingerprint") {
+		t.Errorf("a record of an older version: exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -28,8 +28,9 @@ const mergedStageNote = "a merged record has no stages, waves, route table or pa
 // each quantile keeps the sketch's 1 % relative accuracy), and the random
 // samples the baseline comparison resamples are drawn from each instance in
 // proportion to the calls it saw. The whole test is then diagnosed like a
-// run (DiagnoseRecord). It refuses records that are not parts of one test (another load shape, dataset or client), and sets of
-// segments that overlap or leave a part of the test out.
+// run (DiagnoseRecord). It refuses records that are not parts of one test (another load shape, dataset,
+// client, script or file: their fingerprints differ), and sets of segments
+// that overlap or leave a part of the test out.
 func Merge(records ...*runrecord.Record) (*runrecord.Record, error) {
 	if len(records) == 0 {
 		return nil, errors.New("report: merge: no run records given")
@@ -42,6 +43,9 @@ func Merge(records ...*runrecord.Record) (*runrecord.Record, error) {
 		return nil, err
 	}
 	out := newMergedRecord(records[0])
+	if out.Run != nil && unfingerprinted(records) {
+		out.Run.Fingerprint = nil
+	}
 	for i, r := range records {
 		if err := addInstance(out, names[i], r); err != nil {
 			return nil, fmt.Errorf("report: merge: %s: %w", names[i], err)
@@ -87,9 +91,11 @@ func recordNames(records []*runrecord.Record) ([]string, error) {
 }
 
 // checkOneTest refuses records that are not the parts of one test: merged
-// already, without run information, of another test or segment sequence, or
-// whose segments overlap or leave a part of the test out. A lone record
-// without run information is its own whole.
+// already, without run information, of another test (load shape, data sets,
+// clients, or fingerprint: the script and files, k6's options) or segment
+// sequence, or whose segments overlap or leave a part of the test out. A
+// lone record without run information is its own whole; a record without a
+// fingerprint is checked on the rest (MergeWarnings says so).
 func checkOneTest(records []*runrecord.Record, names []string) error {
 	first := records[0]
 	segs := make([]segment, len(records))
@@ -112,7 +118,9 @@ func checkOneTest(records []*runrecord.Record, names []string) error {
 		if i == 0 {
 			continue
 		}
-		if d := runrecord.IdentityDifferences(first.Run, r.Run); len(d) > 0 {
+		d := runrecord.IdentityDifferences(first.Run, r.Run)
+		d = append(d, runrecord.FingerprintDifferences(first.Run.Fingerprint, r.Run.Fingerprint)...)
+		if len(d) > 0 {
 			return fmt.Errorf("report: merge: %s and %s are not records of the same test: %s", names[0], names[i], strings.Join(d, "; "))
 		}
 		// A whole-test record has no sequence; the coverage check below says it overlaps.
@@ -142,6 +150,39 @@ func newMergedRecord(first *runrecord.Record) *runrecord.Record {
 		out.Run = &run
 	}
 	return out
+}
+
+// MergeWarnings are what a merge of these records could not check, one
+// sentence each: a record of an older version has no fingerprint, so that
+// the instances ran one script is taken on trust. Merge takes such records;
+// the command prints these beside the merged report.
+func MergeWarnings(records ...*runrecord.Record) []string {
+	if len(records) < 2 {
+		return nil
+	}
+	names, err := recordNames(records)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i, r := range records {
+		if r.Run != nil && r.Run.Fingerprint == nil {
+			out = append(out, names[i]+" has no test fingerprint (written by an older version): it was merged on its "+
+				"load shape, data sets and clients alone; that it ran the same script and files could not be checked")
+		}
+	}
+	return out
+}
+
+// unfingerprinted says whether any record lacks a fingerprint: the merged
+// record then claims none, as it cannot say the whole is one test.
+func unfingerprinted(records []*runrecord.Record) bool {
+	for _, r := range records {
+		if r.Run == nil || r.Run.Fingerprint == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // addInstance adds one part's span, exclusions and categories (the whole

@@ -37,8 +37,8 @@ type Options struct {
 	Precision  float64        `opt:"precision,positive" want:"a number in (0, 1) such as 0.05 (within 5%)"`
 	Share      float64        `opt:"share,positive" want:"a number in (0, 1] such as 0.8 (plan at 80% of the capacity)"`
 	MaxWindows int            `opt:"maxWindows,positive" want:"a whole number of windows, at least 3"`
-	Arrivals   string         `opt:"arrivals"` // "poisson" (default) or "constant"
-	Seed       uint64         `opt:"seed"`
+	Arrivals   string         `opt:"arrivals"`       // "poisson" (default) or "constant"
+	Seed       *uint64        `opt:"seed"`           // nil: 0; given, even as 0, it is the synthetic arrivals' and excludes a trace
 	Trace      any            `opt:"trace" json:"-"` // a Schedule.trace: its arrivals, scaled to the level
 	Client     any            `opt:"client" json:"-"`
 	Clients    []any          `opt:"clients" json:"-"`
@@ -76,7 +76,7 @@ func ConfigOf(o Options, label ClientLabel) (Config, error) {
 	if o.Arrivals != "" && cfg.Model != ModelRate {
 		return cfg, errors.New("arrivals is for the open model (rate: {min, max})")
 	}
-	if o.Trace != nil && (o.Arrivals != "" || o.Seed != 0) {
+	if o.Trace != nil && (o.Arrivals != "" || o.Seed != nil) {
 		return cfg, errors.New("give trace or arrivals/seed, not both: the trace's rows are the arrivals")
 	}
 	objs, err := objectivesOf(o, label)
@@ -135,4 +135,12 @@ func clientObjectives(where string, c any, label ClientLabel) ([]Objective, erro
 		slo[k] = s
 	}
 	return ParseObjectives(where+".slo", name, slo)
+}
+
+// ArrivalSeed is the synthetic arrivals' seed: the one given, else 0.
+func (o Options) ArrivalSeed() uint64 {
+	if o.Seed == nil {
+		return 0
+	}
+	return *o.Seed
 }

@@ -54,7 +54,8 @@ func TestConfigOfRefusesOptionsThatDoNotGoTogether(t *testing.T) {
 		{"unknown arrivals", Options{Rate: rate, SLO: slo, Arrivals: "bursty"}, "arrivals must be 'poisson' or 'constant'"},
 		{"arrivals closed", Options{Concurrency: rate, SLO: slo, Arrivals: "constant"}, "arrivals is for the open model"},
 		{"trace and arrivals", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Arrivals: "poisson"}, "give trace or arrivals/seed"},
-		{"trace and seed", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Seed: 7}, "give trace or arrivals/seed"},
+		{"trace and seed", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Seed: seed(7)}, "give trace or arrivals/seed"},
+		{"trace and seed 0", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Seed: seed(0)}, "give trace or arrivals/seed"},
 		{"client without slo", Options{Rate: rate, Client: client("a")}, "client goes with slo"},
 		{"client not a client", Options{Rate: rate, SLO: slo, Client: 3}, "client must be a Client"},
 		{"clients entry not an object", Options{Rate: rate, Clients: []any{"a"}}, "clients[0] must be an object"},
@@ -127,3 +128,5 @@ func TestSearchTakesAGivenZeroWarmup(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2*time.Second, cfg.Warmup, "absent: a fifth of the window")
 }
+
+func seed(v uint64) *uint64 { return &v }

@@ -44,6 +44,9 @@ func TestCollectOptionErrors(t *testing.T) {
 	require.ErrorContains(t, err, "warmup")
 	_, err = rt.VU.Runtime().RunString(`llm.collect({warmup: '-3s'})`)
 	require.ErrorContains(t, err, "warmup must be a duration")
+	_, err = rt.VU.Runtime().RunString(`llm.collect({minStage: 0})`)
+	require.ErrorContains(t, err, "collect() options: minStage must be a duration above 0 like '10s', got 0",
+		"a stage of no length is a mistake, not the default")
 	_, err = rt.VU.Runtime().RunString(`llm.collect({warmup: '30s'}); llm.collect({warmup: '10s'})`)
 	require.ErrorContains(t, err, "already called with other options")
 

@@ -51,6 +51,7 @@ func (rp Reporter) LoadBaseline(path string) (map[string]any, error) {
 		return nil, errors.New("loadBaseline() must be called in the init context (top level of the script)")
 	}
 	abs := fsext.Abs(env.CWD.Path, path)
+	rp.State.Info.SkipFile(abs) // a baseline is no part of the test's fingerprint
 	data, err := fsext.ReadFile(env.FileSystems["file"], abs)
 	if err != nil {
 		return nil, fmt.Errorf("loadBaseline(%q): %w", path, err)
@@ -182,7 +183,9 @@ type collectOptions struct {
 	ExcludeScenarios []string          `opt:"excludeScenarios"`
 	ExcludeTags      map[string]string `opt:"excludeTags"`
 	KeepSetup        bool              `opt:"keepSetup"`
-	MinStage         time.Duration     `opt:"minStage"`
+	// MinStage given is above 0 (a stage of no length means nothing);
+	// absent, the collector's own, relative to the calls.
+	MinStage time.Duration `opt:"minStage,positive" want:"a duration above 0 like '10s'"`
 }
 
 // collect is the JS `collect(options)`: in the init context it sets what the

@@ -42,7 +42,11 @@ type mergeRecord struct {
 		} `json:"metrics"`
 	} `json:"categories"`
 	Run *struct {
-		Segment string `json:"segment"`
+		Segment     string `json:"segment"`
+		Fingerprint *struct {
+			Digest string            `json:"digest"`
+			Files  map[string]string `json:"files"`
+		} `json:"fingerprint"`
 	} `json:"run"`
 	Retrieval []struct {
 		Op      string `json:"op"`
@@ -92,9 +96,9 @@ func ttftPoints(t *testing.T, path string) []float64 {
 	return out
 }
 
-// runMergeInstances runs e2e/testdata/merge.js once per segment, all at once,
-// and returns each instance's run record and k6 JSON output.
-func runMergeInstances(t *testing.T, url, sequence string, segments []string) (records, points []string) {
+// runMergeInstances runs script (e2e/testdata/merge.js) once per segment,
+// all at once, and returns each instance's run record and k6 JSON output.
+func runMergeInstances(t *testing.T, script, url, sequence string, segments []string) (records, points []string) {
 	t.Helper()
 	dir := t.TempDir()
 	records, points = make([]string, len(segments)), make([]string, len(segments))
@@ -107,7 +111,7 @@ func runMergeInstances(t *testing.T, url, sequence string, segments []string) (r
 			if seg != "" {
 				extra = append(extra, "--execution-segment", seg, "--execution-segment-sequence", sequence)
 			}
-			code, out := runK6(t, "e2e/testdata/merge.js", map[string]string{"LLM_BASE_URL": url + "/v1", "LLM_RECORD": records[i]}, extra...)
+			code, out := runK6(t, script, map[string]string{"LLM_BASE_URL": url + "/v1", "LLM_RECORD": records[i]}, extra...)
 			if code != 0 {
 				t.Errorf("segment %q: k6 exited with %d\n%s", seg, code, out)
 			}
@@ -118,6 +122,26 @@ func runMergeInstances(t *testing.T, url, sequence string, segments []string) (r
 		t.FailNow()
 	}
 	return records, points
+}
+
+// mergeScript is the test the instances run.
+const mergeScript = "e2e/testdata/merge.js"
+
+// checkOtherTestRefused runs the other half of another test, one whose
+// scenarios, data set and client are merge.js's but whose calls ask for
+// another max_tokens, and checks that its record is not merged with first's.
+func checkOtherTestRefused(t *testing.T, bin, url, sequence, first string) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(repoRoot(t), mergeScript))
+	require.NoError(t, err)
+	other := strings.Replace(string(text), "max_tokens: 8 }, { item }", "max_tokens: 16 }, { item }", 1)
+	require.NotEqual(t, string(text), other)
+	script := filepath.Join(t.TempDir(), "merge.js")
+	require.NoError(t, os.WriteFile(script, []byte(other), 0o600))
+	recs, _ := runMergeInstances(t, script, url, sequence, []string{"1/2:1"})
+	out, err := exec.Command(bin, "merge", first, recs[0]).CombinedOutput() //nolint:gosec // our binary, our files
+	require.Error(t, err, string(out))
+	require.Contains(t, string(out), "are not records of the same test: file merge.js differs", string(out))
 }
 
 func retrievalCalls(r mergeRecord) uint64 {
@@ -136,7 +160,7 @@ func TestMergedInstancesCountLikeOneInstance(t *testing.T) {
 	}
 	bin := llmstreamBin(t)
 	url := startSim(t, "--model", "sim-fast=fast", "--seed", "1")
-	singleRec, _ := runMergeInstances(t, url, "", []string{""})
+	singleRec, _ := runMergeInstances(t, mergeScript, url, "", []string{""})
 	single := readMergeRecord(t, singleRec[0])
 	require.EqualValues(t, 150, single.Categories["all"].Requests, "120 shared iterations + 6 VUs × 5")
 	require.EqualValues(t, 30, retrievalCalls(single), "one embed per hello: 6 VUs × 5")
@@ -149,16 +173,22 @@ func TestMergedInstancesCountLikeOneInstance(t *testing.T) {
 		{"0,1/3,2/3,1", []string{"0:1/3", "1/3:2/3", "2/3:1"}},
 	} {
 		t.Run(fmt.Sprintf("%d instances", len(c.segments)), func(t *testing.T) {
-			records, points := runMergeInstances(t, url, c.sequence, c.segments)
+			records, points := runMergeInstances(t, mergeScript, url, c.sequence, c.segments)
 			merged := filepath.Join(t.TempDir(), "merged.json")
 			html := filepath.Join(t.TempDir(), "merged.html")
 			args := append([]string{"merge", "-o", merged, "--html", html, "--text"}, records...)
 			out, err := exec.Command(bin, args...).CombinedOutput() //nolint:gosec // our binary, our files
 			require.NoError(t, err, string(out))
 			require.Contains(t, string(out), fmt.Sprintf("merged from %d instances", len(c.segments)))
+			require.NotContains(t, string(out), "warning", "every instance's record has its test's fingerprint")
 			m := readMergeRecord(t, merged)
 			require.NotNil(t, m.Run)
 			require.Empty(t, m.Run.Segment, "the merge covers the whole test")
+			require.NotNil(t, m.Run.Fingerprint, "the instances' fingerprints agree, and the whole test keeps it")
+			require.Contains(t, m.Run.Fingerprint.Files, "merge.js", "the script, by its path beside itself")
+			if len(c.segments) == 2 {
+				checkOtherTestRefused(t, bin, url, c.sequence, records[0])
+			}
 			require.Len(t, m.Instances, len(c.segments))
 
 			// Exact counts: every category, as one instance counted them.

@@ -103,7 +103,11 @@ func NewClient(env ClientEnv, v sobek.Value) (*Client, error) {
 			return nil, fmt.Errorf("Client options: %w", err)
 		}
 	}
-	env.Sinks.Report.Info.RegisterClient(opts)
+	fallbackLabel := ""
+	if fallback != nil {
+		fallbackLabel = fallback.label
+	}
+	env.Sinks.Report.Info.RegisterClient(opts, c.label, fallbackLabel)
 	return c, nil
 }
 

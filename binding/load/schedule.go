@@ -11,6 +11,7 @@ import (
 	"github.com/grafana/sobek"
 
 	"github.com/llmstream/xk6-llmstream/binding/k6env"
+	"github.com/llmstream/xk6-llmstream/binding/runstate"
 	"github.com/llmstream/xk6-llmstream/internal/dataset"
 	"github.com/llmstream/xk6-llmstream/internal/schedule"
 	"github.com/llmstream/xk6-llmstream/internal/trace"
@@ -79,6 +80,8 @@ type ScheduleFactory struct {
 	Due     *k6env.DueSlot
 	List    *ScheduleList
 	Metrics *k6env.LLMMetrics // for the samples of dropped credits
+	// Info records a trace's identity for the run record and its fingerprint.
+	Info *runstate.RunInfoState
 }
 
 type synthOptions struct {

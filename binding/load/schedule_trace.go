@@ -5,8 +5,11 @@ package load
 // its prompts built to each row's lengths when their credit is claimed.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/grafana/sobek"
@@ -46,10 +49,14 @@ func (sf ScheduleFactory) Trace(path string, opts sobek.Value) (*jsSchedule, err
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close() //nolint:errcheck // read only
-		tr, err := trace.Read(f, path, o.Options)
+		defer f.Close()        //nolint:errcheck // read only
+		digest := sha256.New() // the trace's identity for the run record, as it is read: no second pass
+		tr, err := trace.Read(io.TeeReader(f, digest), path, o.Options)
 		if err != nil {
 			return nil, err //nolint:wrapcheck // trace.Error names the file and line
+		}
+		if sf.Info != nil {
+			sf.Info.RegisterTrace(k6env.StoreKey("schedule-trace", key, o), path, opts, tr.Rows(), hex.EncodeToString(digest.Sum(nil)))
 		}
 		if size >= bigTraceFile && !o.FromDisk && env.Logger != nil {
 			env.Logger.Infof("llmstream: k6 keeps the %.0f MB text of trace %s in memory for the whole run, as it does "+

@@ -122,6 +122,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 		common.Throw(vu.Runtime(), err)
 	}
 	r.report.Stop.Init(vu)
+	r.report.Info.NoteFileSystems(env)
 	r.certs.Do(loadSystemCerts)
 	scope := k6env.VUScope{VU: vu, Seg: &r.segment}
 	tr := &calls.Transports{}
@@ -152,7 +153,7 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 	ds := datasets.DatasetFactory{VU: mi.vu, Store: mi.root.datasets, Scope: mi.scope, Info: &mi.root.report.Info}
 	ar := load.ArrivalsFactory{Store: mi.root.datasets, Scope: mi.scope}
 	sc := load.ScheduleFactory{VU: mi.vu, Store: mi.root.datasets, Scope: mi.scope, Due: mi.due, List: &mi.root.schedules,
-		Metrics: mi.clients.Sinks.Metrics}
+		Metrics: mi.clients.Sinks.Metrics, Info: &mi.root.report.Info}
 	rep := reporting.Reporter{VU: mi.vu, State: mi.root.report, Scope: mi.scope, Module: ImportPath, Version: Version, Server: &mi.root.server,
 		Schedules: &mi.root.schedules, Searches: &mi.root.searches}
 	cp := load.CapacityFactory{VU: mi.vu, Store: mi.root.datasets, Scope: mi.scope, Due: mi.due, List: &mi.root.searches,

@@ -48,7 +48,17 @@ func newTestVU(t testing.TB, initCode string) *testVU {
 // process-wide state (the report collector).
 func newTestVUOn(t testing.TB, root *RootModule, initCode string) *testVU {
 	t.Helper()
+	return newTestVUWith(t, root, nil, initCode)
+}
+
+// newTestVUWith is newTestVUOn with setup run on the runtime before the
+// module is imported (its file systems, its script's directory).
+func newTestVUWith(t testing.TB, root *RootModule, setup func(*modulestest.Runtime), initCode string) *testVU {
+	t.Helper()
 	rt := modulestest.NewRuntime(t)
+	if setup != nil {
+		setup(rt)
+	}
 	require.NoError(t, rt.SetupModuleSystem(map[string]any{ImportPath: root}, nil, nil))
 	_, err := rt.VU.Runtime().RunString(`const llm = require('k6/x/llmstream');` + initCode)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/binding/k6env"
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/fingerprint"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
@@ -29,6 +30,7 @@ type RunInfoState struct {
 	segment  string
 	sequence string
 	noted    atomic.Bool
+	fp       fingerprintState
 }
 
 func (s *RunInfoState) addClient(ci runrecord.ClientInfo) {
@@ -50,13 +52,18 @@ func (s *RunInfoState) addDataset(key string, di runrecord.DatasetInfo) {
 }
 
 // registerClient records a Client's settings that change what is measured;
-// the host is kept without user, password, path or query.
-func (s *RunInfoState) RegisterClient(opts *config.Client) {
+// the host is kept without user, password, path or query. label is the
+// label its calls carry, fallback its fallback Client's ("" for none): the
+// fingerprint keeps the digest of its options under it.
+func (s *RunInfoState) RegisterClient(opts *config.Client, label, fallback string) {
 	ci := runrecord.ClientInfo{Name: opts.Name, Model: opts.Model, Host: runrecord.ClientHost(opts.BaseURL)}
 	if opts.Protocol != nil {
 		ci.Protocol = opts.Protocol.Name
 	}
 	s.addClient(ci)
+	if d, err := fingerprint.ClientDigest(opts, fallback); err == nil {
+		s.fp.noteClient(fingerprint.Client{Label: label, Digest: d})
+	}
 }
 
 // registerDataset records a Dataset's identity: its source, the options as
@@ -69,6 +76,22 @@ func (s *RunInfoState) RegisterDataset(key, source string, opts sobek.Value, ite
 		}
 	}
 	s.addDataset(key, runrecord.DatasetInfo{Source: source, Options: o, Items: items, Digest: digest})
+}
+
+// RegisterTrace records a Schedule.trace's identity as a data set's: its
+// file as the script named it, the options (but fromDisk, which changes
+// how the file is read, not the test), its rows and the digest of the bytes
+// the rows were read from (all of the file unless a window or maxRows ended
+// the reading early).
+func (s *RunInfoState) RegisterTrace(key, source string, opts sobek.Value, rows int, digest string) {
+	var o map[string]any
+	if !common.IsNullish(opts) {
+		if b, err := json.Marshal(opts.Export()); err == nil {
+			_ = json.Unmarshal(b, &o)
+		}
+		delete(o, "fromDisk")
+	}
+	s.addDataset(key, runrecord.DatasetInfo{Source: source, Options: o, Items: rows, Digest: digest})
 }
 
 // noteLoad reads k6's scenarios and this instance's execution segment from
@@ -85,6 +108,7 @@ func (s *RunInfoState) NoteLoad(sc k6env.VUScope) {
 	if b, err := json.Marshal(st.Options.Scenarios); err == nil {
 		_ = json.Unmarshal(b, &load)
 	}
+	s.fp.noteOptions(st.Options)
 	share, ok, err := sc.ExecutionShare()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -95,8 +119,15 @@ func (s *RunInfoState) NoteLoad(sc k6env.VUScope) {
 	s.noted.Store(true)
 }
 
-// runInfo is what the run record says about how the run was made.
+// runInfo is what the run record says about how the run was made, and the
+// test's fingerprint.
 func (s *RunInfoState) RunInfo(sc k6env.VUScope, moduleVersion string) *runrecord.RunInfo {
+	ri := s.runInfo(sc, moduleVersion)
+	ri.Fingerprint = s.fingerprint(ri.Datasets, ri.SegmentSequence)
+	return ri
+}
+
+func (s *RunInfoState) runInfo(sc k6env.VUScope, moduleVersion string) *runrecord.RunInfo {
 	s.NoteLoad(sc) // a run that made no call still says which segment it covered
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -145,7 +145,7 @@ func TestServerCacheConfounds(t *testing.T) {
 		mean := waitingMean
 		return servermetrics.View{Endpoint: "http://127.0.0.1:8000/metrics", Run: &servermetrics.Window{
 			PrefixHitRatio: &ratio,
-			Histograms:     map[string]servermetrics.HistStats{servermetrics.Queue: {Count: 100, Sum: mean / 10, Mean: &mean}},
+			Histograms:     map[string]servermetrics.HistStats{servermetrics.Queue: {Count: 100, Sum: ptr(mean / 10), Mean: &mean}},
 		}}
 	}
 	r := chatRun(400, 1, 300, 0)

@@ -24,6 +24,11 @@ type point struct {
 	resets map[string]int
 	// restarted: the server's process start changed since the point before.
 	restarted bool
+	// unknown marks the counters that had no value at this scrape (a series
+	// that was NaN or ±Inf): their running totals here are the last known
+	// ones, so no delta is taken to or from this point. A histogram's own
+	// sumUnknown says the same of its sum.
+	unknown map[string]bool
 }
 
 func reasonKey(r string) string { return RequestsFinished + "/" + r }
@@ -79,13 +84,27 @@ func (a *accumulator) add(at time.Time, s *snapshot) (*point, []string) {
 	}
 	for k, h := range s.hists {
 		prev := a.lastHists[k]
-		inc := h
+		inc, reset := h, false
 		if prev != nil {
 			if d, ok := histDiff(h, prev); ok && !restarted {
 				inc = d
 			} else {
+				reset = true
 				resets = append(resets, k)
 			}
+		}
+		if h.sumUnknown {
+			// This scrape adds nothing to the sum, and the last known sum (0
+			// after a reset: the server began again) stays the base of the
+			// next increase, which then covers this scrape's share too.
+			inc = inc.clone()
+			inc.sum, inc.sumUnknown = 0, false
+			base := h.clone()
+			base.sum, base.sumUnknown = 0, false
+			if prev != nil && !reset {
+				base.sum = prev.sum
+			}
+			h = base
 		}
 		if acc := a.hists[k]; acc != nil && sameBounds(acc.bounds, inc.bounds) {
 			for i := range inc.counts {
@@ -113,13 +132,19 @@ func (a *accumulator) add(at time.Time, s *snapshot) (*point, []string) {
 	p := &point{
 		at: at, gauges: s.gauges, other: s.other,
 		counters: make(map[string]float64, len(a.counters)), hists: make(map[string]*hist, len(a.hists)),
-		resets: maps.Clone(a.resets), restarted: restarted,
+		resets: maps.Clone(a.resets), restarted: restarted, unknown: s.unknown,
 	}
 	for k, v := range a.counters {
 		p.counters[k] = v
 	}
 	for k, h := range a.hists {
 		p.hists[k] = h.clone()
+		p.hists[k].sumUnknown = false
+	}
+	for k, h := range s.hists {
+		if h.sumUnknown {
+			p.hists[k].sumUnknown = true
+		}
 	}
 	return p, resets
 }
@@ -130,7 +155,8 @@ func histDiff(cur, prev *hist) (*hist, bool) {
 	if !sameBounds(cur.bounds, prev.bounds) || cur.count < prev.count {
 		return nil, false
 	}
-	d := &hist{bounds: cur.bounds, counts: make([]float64, len(cur.counts)), count: cur.count - prev.count, sum: cur.sum - prev.sum}
+	d := &hist{bounds: cur.bounds, counts: make([]float64, len(cur.counts)), count: cur.count - prev.count, sum: cur.sum - prev.sum,
+		sumUnknown: cur.sumUnknown || prev.sumUnknown}
 	for i := range cur.counts {
 		d.counts[i] = cur.counts[i] - prev.counts[i]
 		if d.counts[i] < 0 {

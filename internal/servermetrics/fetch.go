@@ -28,6 +28,7 @@ const (
 	ProblemGarbage     = "garbage"       // lines dropped, the rest read
 	ProblemSlow        = "slow"          // a scrape took longer than the interval
 	ProblemReset       = "counter_reset" // a counter went down (a restart)
+	ProblemNonFinite   = "non_finite"    // a series was NaN or ±Inf
 	// ProblemUnknownEngine: the exposition has no family of a known engine.
 	ProblemUnknownEngine = "unknown_engine"
 )

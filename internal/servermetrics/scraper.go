@@ -310,6 +310,10 @@ func (s *Scraper) scrape(parent context.Context, timeout time.Duration, isBaseli
 		s.problem(ProblemGarbage, fmt.Sprintf("serverMetrics %s: %d unparseable lines skipped (first: %s)", s.display, p.skipped, p.firstSkip))
 	}
 	snap := reduce(p.families, s.cfg.Model)
+	if len(snap.bad.series) > 0 {
+		s.problem(ProblemNonFinite, fmt.Sprintf("serverMetrics %s: not a finite number, left out of its figures (unknown, never a number made of it): %s",
+			s.display, snap.bad.String()))
+	}
 	s.mu.Lock()
 	pt, resets := s.acc.add(at, snap)
 	first := len(s.hist.points) == 0
@@ -358,7 +362,7 @@ func (s *Scraper) scrape(parent context.Context, timeout time.Duration, isBaseli
 func since(a, b *point) (counters, means map[string]float64) {
 	counters = map[string]float64{}
 	for k, v := range b.counters {
-		if strings.HasPrefix(k, RequestsFinished+"/") {
+		if strings.HasPrefix(k, RequestsFinished+"/") || a.unknown[k] || b.unknown[k] {
 			continue
 		}
 		counters[k] = v - a.counters[k]
@@ -371,7 +375,7 @@ func since(a, b *point) (counters, means map[string]float64) {
 				continue
 			}
 		}
-		if d.count > 0 {
+		if d.count > 0 && !d.sumUnknown {
 			if means == nil {
 				means = map[string]float64{}
 			}

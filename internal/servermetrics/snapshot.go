@@ -33,19 +33,36 @@ type snapshot struct {
 	// new value is a restart even when its counters have already climbed
 	// past the old ones.
 	started float64
+	// bad names the series that were NaN or ±Inf; unknown marks the counters
+	// (and reasonKey(r) of finished requests) they left without a value at
+	// this scrape, so that no delta is taken to or from it. A histogram
+	// whose sum was not finite says so itself (hist.sumUnknown).
+	bad     nonFinite
+	unknown map[string]bool
 }
 
 // hist is a histogram's cumulative state: counts[i] observations <= bounds[i]
 // (finite bounds, ascending), count all of them, sum their total.
+// sumUnknown: a series' sum was not finite, so sum is not the total (the
+// buckets and count still are).
 type hist struct {
-	bounds []float64
-	counts []float64
-	count  float64
-	sum    float64
+	bounds     []float64
+	counts     []float64
+	count      float64
+	sum        float64
+	sumUnknown bool
 }
 
 func (h *hist) clone() *hist {
-	return &hist{bounds: h.bounds, counts: append([]float64(nil), h.counts...), count: h.count, sum: h.sum}
+	return &hist{bounds: h.bounds, counts: append([]float64(nil), h.counts...), count: h.count, sum: h.sum, sumUnknown: h.sumUnknown}
+}
+
+// markUnknown says counter q had no value at this scrape.
+func (s *snapshot) markUnknown(q string) {
+	if s.unknown == nil {
+		s.unknown = map[string]bool{}
+	}
+	s.unknown[q] = true
 }
 
 // reduce maps an exposition's families to a snapshot. model, when set, keeps
@@ -64,7 +81,7 @@ func reduce(fams map[string]*dto.MetricFamily, model string) *snapshot {
 				if q == KVCacheUsage {
 					read = maxScalar
 				}
-				if v, ok := read(f, keep); ok {
+				if v, ok := read(f, keep, &s.bad); ok {
 					s.gauges[q], s.sources[q] = v, c.name
 					break
 				}
@@ -81,18 +98,26 @@ func reduce(fams map[string]*dto.MetricFamily, model string) *snapshot {
 			var ok bool
 			if c.fromSum {
 				var h *hist
-				if h, ok = sumHistogram(f, keep); ok {
-					v = h.sum
+				if h, ok = sumHistogram(f, keep, &s.bad); ok {
+					v, ok = h.sum, !h.sumUnknown
 				}
 			} else {
-				v, ok = sumScalar(f, keep)
+				v, ok = sumScalar(f, keep, &s.bad)
 			}
 			if !ok {
+				if s.bad.in(f.GetName()) {
+					s.markUnknown(q)
+				}
 				continue
 			}
+			delete(s.unknown, q) // a later candidate read it
 			s.counters[q], s.sources[q] = v, name
 			if q == RequestsFinished {
-				s.reasons = byReason(f, keep)
+				var unknown []string
+				s.reasons, unknown = byReason(f, keep, &s.bad)
+				for _, r := range unknown {
+					s.markUnknown(reasonKey(r))
+				}
 			}
 			break
 		}
@@ -100,7 +125,7 @@ func reduce(fams map[string]*dto.MetricFamily, model string) *snapshot {
 	for q, cands := range histogramFamilies {
 		for _, c := range cands {
 			if f := fams[c.name]; f != nil && f.GetType() == dto.MetricType_HISTOGRAM {
-				if h, ok := sumHistogram(f, keep); ok {
+				if h, ok := sumHistogram(f, keep, &s.bad); ok {
 					s.hists[q], s.sources[q] = h, c.name
 					break
 				}
@@ -118,14 +143,14 @@ func reduce(fams map[string]*dto.MetricFamily, model string) *snapshot {
 				s.other = map[string]float64{}
 			}
 			if len(s.other) < maxOtherGauges {
-				if v, ok := sumScalar(f, keep); ok {
+				if v, ok := sumScalar(f, keep, &s.bad); ok {
 					s.other[name] = v
 				}
 			}
 		}
 	}
 	if f := fams[processStartFamily]; f != nil {
-		if v, ok := maxScalar(f, func(*dto.Metric) bool { return true }); ok && v > 0 {
+		if v, ok := maxScalar(f, func(*dto.Metric) bool { return true }, &s.bad); ok && v > 0 {
 			s.started = v
 		}
 	}
@@ -189,8 +214,9 @@ func scalar(m *dto.Metric) float64 {
 }
 
 // sumScalar adds the family's series; ok is false when none is kept or a
-// value is not a number.
-func sumScalar(f *dto.MetricFamily, keep func(*dto.Metric) bool) (float64, bool) {
+// value is not a finite number (noted in bad): a sum without one of its
+// series would be a wrong figure, not a smaller one.
+func sumScalar(f *dto.MetricFamily, keep func(*dto.Metric) bool, bad *nonFinite) (float64, bool) {
 	var sum float64
 	n := 0
 	for _, m := range f.GetMetric() {
@@ -198,7 +224,7 @@ func sumScalar(f *dto.MetricFamily, keep func(*dto.Metric) bool) (float64, bool)
 			continue
 		}
 		v := scalar(m)
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if bad.note(f.GetName(), "", m, v) {
 			return 0, false
 		}
 		sum += v
@@ -210,14 +236,14 @@ func sumScalar(f *dto.MetricFamily, keep func(*dto.Metric) bool) (float64, bool)
 // maxScalar is the largest of the family's series. KV-cache usage is a
 // fraction per engine: a sum over data-parallel engines would exceed 1, and
 // the fullest engine is the one that preempts.
-func maxScalar(f *dto.MetricFamily, keep func(*dto.Metric) bool) (float64, bool) {
+func maxScalar(f *dto.MetricFamily, keep func(*dto.Metric) bool, bad *nonFinite) (float64, bool) {
 	out := math.Inf(-1)
 	for _, m := range f.GetMetric() {
 		if !keep(m) {
 			continue
 		}
 		v := scalar(m)
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if bad.note(f.GetName(), "", m, v) {
 			return 0, false
 		}
 		out = max(out, v)
@@ -225,24 +251,41 @@ func maxScalar(f *dto.MetricFamily, keep func(*dto.Metric) bool) (float64, bool)
 	return out, !math.IsInf(out, -1)
 }
 
-func byReason(f *dto.MetricFamily, keep func(*dto.Metric) bool) map[string]float64 {
-	var out map[string]float64
+// byReason adds the finished requests by reason; a reason with a series
+// that is not a finite number is left out and returned in unknown.
+func byReason(f *dto.MetricFamily, keep func(*dto.Metric) bool, bad *nonFinite) (out map[string]float64, unknown []string) {
+	var lost map[string]bool
 	for _, m := range f.GetMetric() {
 		r := labelOf(m, reasonLabels)
 		if r == "" || !keep(m) {
 			continue
 		}
-		if out == nil {
-			out = map[string]float64{}
+		r = strings.ToLower(r)
+		if v := scalar(m); bad.note(f.GetName(), "", m, v) {
+			if lost == nil {
+				lost = map[string]bool{}
+			}
+			lost[r] = true
+		} else {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[r] += v
 		}
-		out[strings.ToLower(r)] += scalar(m)
 	}
-	return out
+	for r := range lost {
+		delete(out, r)
+		unknown = append(unknown, r)
+	}
+	sort.Strings(unknown)
+	return out, unknown
 }
 
 // sumHistogram adds the family's series bucket by bucket. Series whose bounds
-// differ from the first one's cannot be added and are left out.
-func sumHistogram(f *dto.MetricFamily, keep func(*dto.Metric) bool) (*hist, bool) {
+// differ from the first one's cannot be added and are left out. A series
+// whose sum is not a finite number (noted in bad) leaves the sum unknown;
+// its buckets and count, integers, still add up.
+func sumHistogram(f *dto.MetricFamily, keep func(*dto.Metric) bool, bad *nonFinite) (*hist, bool) {
 	var h *hist
 	for _, m := range f.GetMetric() {
 		ph := m.GetHistogram()
@@ -258,18 +301,26 @@ func sumHistogram(f *dto.MetricFamily, keep func(*dto.Metric) bool) (*hist, bool
 			counts = append(counts, float64(b.GetCumulativeCount()))
 		}
 		count := float64(ph.GetSampleCount())
+		sum := ph.GetSampleSum()
 		if h == nil {
-			h = &hist{bounds: bounds, counts: counts, count: count, sum: ph.GetSampleSum()}
-			continue
+			h = &hist{bounds: bounds, counts: counts, count: count}
+		} else {
+			if !sameBounds(h.bounds, bounds) {
+				continue
+			}
+			for i := range counts {
+				h.counts[i] += counts[i]
+			}
+			h.count += count
 		}
-		if !sameBounds(h.bounds, bounds) {
-			continue
+		if bad.note(f.GetName(), "_sum", m, sum) {
+			h.sumUnknown = true
+		} else {
+			h.sum += sum
 		}
-		for i := range counts {
-			h.counts[i] += counts[i]
-		}
-		h.count += count
-		h.sum += ph.GetSampleSum()
+	}
+	if h != nil && h.sumUnknown {
+		h.sum = 0 // not a total: no figure may be made of it
 	}
 	return h, h != nil
 }

@@ -39,12 +39,14 @@ type Window struct {
 // exact whatever the buckets; the quantiles are estimates by linear
 // interpolation inside the bucket that holds them, and say that bucket.
 type HistStats struct {
-	Count float64   `json:"count"`
-	Sum   float64   `json:"sum"`
-	Mean  *float64  `json:"mean,omitempty"` // nil when Count is 0
-	P50   *Estimate `json:"p50,omitempty"`
-	P90   *Estimate `json:"p90,omitempty"`
-	P99   *Estimate `json:"p99,omitempty"`
+	Count float64 `json:"count"`
+	// Sum is null when unknown: a series' sum was not a finite number at
+	// either end of the window.
+	Sum  *float64  `json:"sum"`
+	Mean *float64  `json:"mean,omitempty"` // nil when Count is 0 or Sum unknown
+	P50  *Estimate `json:"p50,omitempty"`
+	P90  *Estimate `json:"p90,omitempty"`
+	P99  *Estimate `json:"p99,omitempty"`
 }
 
 // Estimate is a quantile read from bucket counts: somewhere in (Lo, Hi],
@@ -92,6 +94,9 @@ func (h *history) window(name string, from, to time.Time) (Window, bool) {
 	}
 	w := Window{Name: name, From: a.at, To: b.at}
 	for k, v := range b.counters {
+		if a.unknown[k] || b.unknown[k] {
+			continue // a series was not a number at an end: the delta is unknown
+		}
 		d := v - a.counters[k] // absent at a: the series was created after it, from 0
 		if r, ok := strings.CutPrefix(k, RequestsFinished+"/"); ok {
 			if w.FinishedByReason == nil {
@@ -201,12 +206,18 @@ func nearestRank(sorted []float64, q float64) float64 {
 }
 
 func histStats(d *hist) HistStats {
-	s := HistStats{Count: d.count, Sum: d.sum}
+	s := HistStats{Count: d.count}
+	if !d.sumUnknown {
+		sum := d.sum
+		s.Sum = &sum
+	}
 	if d.count <= 0 {
 		return s
 	}
-	m := d.sum / d.count
-	s.Mean = &m
+	if s.Sum != nil {
+		m := d.sum / d.count
+		s.Mean = &m
+	}
 	s.P50, s.P90, s.P99 = quantile(d, 0.50), quantile(d, 0.90), quantile(d, 0.99)
 	return s
 }

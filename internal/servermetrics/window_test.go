@@ -104,7 +104,8 @@ func TestHistogramResetCountsFromZero(t *testing.T) {
 	assert.Equal(t, []string{Queue}, resets)
 	w, _ := h.window("", time.Time{}, time.Time{})
 	assert.InDelta(t, 1, w.Histograms[Queue].Count, 1e-9)
-	assert.InDelta(t, 0.5, w.Histograms[Queue].Sum, 1e-9)
+	require.NotNil(t, w.Histograms[Queue].Sum)
+	assert.InDelta(t, 0.5, *w.Histograms[Queue].Sum, 1e-9)
 }
 
 func TestSeriesCreatedMidRunCountsFromZero(t *testing.T) {

@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/DataDog/sketches-go v1.4.8
 	github.com/agnivade/levenshtein v1.2.2
+	github.com/go-json-experiment/json v0.0.0-20250211171154-1ae217ad3535
 	github.com/google/pprof v0.0.0-20230728192033-2ba5b33183c6
 	github.com/grafana/sobek v0.0.0-20260429085637-a66d4790012b
 	github.com/mstoykov/k6-taskqueue-lib v0.1.3
@@ -44,7 +45,6 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/evanw/esbuild v0.27.2 // indirect
 	github.com/fatih/color v1.18.0 // indirect
-	github.com/go-json-experiment/json v0.0.0-20250211171154-1ae217ad3535 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-sourcemap/sourcemap v2.1.4+incompatible // indirect

@@ -12,7 +12,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -121,9 +120,12 @@ func merge(args []string, stdout, stderr io.Writer) error {
 		merged.Comparison = compare.Records(merged, base)
 	}
 	if *out != "" {
-		b, err := json.MarshalIndent(merged, "", " ")
+		b, nonFinite, err := runrecord.Encode(merged)
 		if err != nil {
-			return fmt.Errorf("encoding the merged record: %w", err)
+			return fmt.Errorf("the merged record: %w", err)
+		}
+		if note := runrecord.NonFiniteNote(nonFinite); note != "" {
+			fmt.Fprintln(stderr, "llmstream: warning:", note)
 		}
 		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil { // #nosec G306 -- a report, not a secret
 			return err

@@ -44,7 +44,7 @@ func TestMergedRunIsDiagnosedLikeTheWholeRun(t *testing.T) {
 
 	// Through the merged record's JSON, as `llmstream merge` writes it and a
 	// later merge or comparison reads it.
-	b, err := encodeRecord(merged)
+	b, _, err := encodeRecord(merged)
 	require.NoError(t, err)
 	back, err := runrecord.ParseRecord("merged.json", b)
 	require.NoError(t, err)

@@ -187,7 +187,7 @@ func TestMergeCarriesImagesAndConversations(t *testing.T) {
 		}
 	}
 	// The merged file reads back (as a later run's baseline does) with its sections' sketches.
-	raw, err := encodeRecord(m)
+	raw, _, err := encodeRecord(m)
 	if err != nil {
 		t.Fatal(err)
 	}

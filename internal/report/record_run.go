@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -103,7 +102,8 @@ func marshalRecord(r *Run, findings []runrecord.Finding, cmp *runrecord.Comparis
 	if err != nil {
 		return nil, err
 	}
-	return encodeRecord(rec)
+	b, _, err := encodeRecord(rec)
+	return b, err
 }
 
 // runRecord is the record of a run as Render writes it: how it was made, the
@@ -142,12 +142,15 @@ func baselineOf(opt RenderOptions) *runrecord.Record {
 	return &base
 }
 
-func encodeRecord(rec *runrecord.Record) ([]byte, error) {
-	b, err := json.MarshalIndent(rec, "", " ")
+// encodeRecord writes the record; numbers that were not finite are written
+// as null and their places returned (runrecord.Encode), so one bad number
+// never loses the record.
+func encodeRecord(rec *runrecord.Record) ([]byte, []string, error) {
+	b, nonFinite, err := runrecord.Encode(rec)
 	if err != nil {
-		return nil, fmt.Errorf("report: encoding the run record: %w", err)
+		return nil, nil, fmt.Errorf("report: %w", err)
 	}
-	return b, nil
+	return b, nonFinite, nil
 }
 
 func (g *Group) costRecord() *runrecord.CostRecord {

@@ -42,14 +42,19 @@ func Render(r *Run, cmp *runrecord.Comparison, opt RenderOptions) (text string, 
 		findings = []runrecord.Finding{}
 	}
 	opt.Findings, rec.Findings = findings, findings
-	if record, err = encodeRecord(rec); err != nil {
+	var nonFinite []string
+	if record, nonFinite, err = encodeRecord(rec); err != nil {
 		return "", nil, nil, err
 	}
 	var serverChanges []runrecord.ServerChange
 	if cmp != nil {
 		serverChanges = cmp.Server
 	}
-	return RenderText(r, findings, cmp) + serverText(r, opt.Server, serverChanges) + sectionsText(r), RenderHTML(r, cmp, opt), record, nil
+	text = RenderText(r, findings, cmp) + serverText(r, opt.Server, serverChanges) + sectionsText(r)
+	if note := runrecord.NonFiniteNote(nonFinite); note != "" {
+		text += "\n  ⚠ " + note + "\n"
+	}
+	return text, RenderHTML(r, cmp, opt), record, nil
 }
 
 const htmlStyle = `

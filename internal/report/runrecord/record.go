@@ -56,6 +56,9 @@ type Record struct {
 	// Server is what the servers' own /metrics counted (serverMetrics);
 	// a merged record keeps each endpoint once (servermetrics.Merge).
 	Server []servermetrics.View `json:"server,omitempty"`
+	// NonFinite lists the places (JSON Pointers) of numbers that were NaN
+	// or ±Inf when the record was written, each written as null (Encode).
+	NonFinite []string `json:"non_finite,omitempty"`
 
 	// Source is the file it was read from, for messages; Seed is the
 	// collector's seed, for the comparison's bootstrap (0: read from a file).

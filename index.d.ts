@@ -1279,6 +1279,59 @@ declare module "k6/x/llmstream" {
     search(options: CapacityOptions): CapacitySearch;
   };
 
+  // ---- Precision gate ----
+
+  /**
+   * Targets of a precision gate: a duration figure the report keeps (`ttft`, `ttfb`, `tpot`, `e2e`…) and the
+   * percentile with the margin it must be known to, `'p95±5%'` (a share of the estimate) or `'p99±200ms'`
+   * (ASCII `+-` for `±`).
+   */
+  export type PrecisionTargets = Partial<Record<'ttft' | 'ttft_answer' | 'ttfb' | 'tpot' | 'e2e' | string, string>>;
+
+  export interface PrecisionOptions {
+    /** The longest the gate stays open from its first `next()` ('10m' or ms); without it, the scenario's duration ends the run. */
+    cap?: string | number;
+  }
+
+  /** One target in the gate's verdict. Interval ends the calls cannot give are `null`. */
+  export interface PrecisionTargetResult {
+    target: string;
+    figure: string;
+    quantile: number;
+    margin: number;
+    relative: boolean;
+    met: boolean;
+    /** Seconds after the gate's first `next()` when the target was first met. */
+    met_s: number | null;
+    calls: number;
+    estimate_ms: number | null;
+    lo_ms: number | null;
+    hi_ms: number | null;
+  }
+
+  /** The run record's `precision` section. */
+  export interface PrecisionResult {
+    outcome: 'met' | 'cap' | 'running';
+    confidence: number;
+    cap_s: number | null;
+    ended_s: number | null;
+    targets: PrecisionTargetResult[];
+    segment?: string;
+  }
+
+  /** A gate a pool of VUs loops on: the run ends once every target is known to its margin, or at the cap. */
+  export interface PrecisionGate {
+    /** `{open: true}` while another call is wanted; `null` once the gate is closed (at once the first time; a later call holds the VU until the scenario's time is up). */
+    next(): { open: true } | null;
+    /** The verdict so far. */
+    result(): PrecisionResult;
+  }
+
+  export const Precision: {
+    /** Builds the process's gate (init context); every finished call of every client feeds it. */
+    until(targets: PrecisionTargets, options?: PrecisionOptions): PrecisionGate;
+  };
+
   // ---- Report ----
 
   /** `report(data, options)`. */

@@ -44,6 +44,7 @@ func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer,
 		s.Report.Conversations().Add(rec)
 	}
 	s.Searches.Finish(rec)
+	s.Gates.Finish(rec)
 	return rec.JS(), rec
 }
 

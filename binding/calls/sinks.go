@@ -22,6 +22,7 @@ type Sinks struct {
 	Samplers   *GapSamplers
 	LagWarning *policy.LagWarning
 	Searches   *load.SearchList // capacity searches, fed every finished call
+	Gates      *load.GateList   // precision gates, fed every finished call
 }
 
 // gapSamplers are the process-wide samplers of gapSamples 'sampled', one per

@@ -53,6 +53,7 @@ type RootModule struct {
 	samplers  calls.GapSamplers  // llm_inter_token_gap samplers of gapSamples 'sampled'
 	schedules load.ScheduleList  // every Schedule of the process, for the report
 	searches  load.SearchList    // every capacity search of the process
+	gates     load.GateList      // every precision gate of the process
 	// lag is the process's own lag (scheduler latency, timer lateness),
 	// watched while calls are in flight: one watcher for every VU.
 	lag        *selfwatch.Watcher
@@ -132,7 +133,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 	r.mu.Unlock()
 	return &ModuleInstance{vu: vu, root: r, scope: scope, due: due, clients: calls.ClientEnv{
 		VU: vu, Active: &r.active, Scope: scope, Sinks: calls.Sinks{Metrics: m, Report: r.report, Samplers: &r.samplers, LagWarning: r.lagWarning,
-			Searches: &r.searches},
+			Searches: &r.searches, Gates: &r.gates},
 		Transports: tr, Lag: r.lag, Server: &r.server, Workers: r.workers, Due: due, Pace: &k6env.VUPace{},
 	}}
 }
@@ -155,9 +156,10 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 	sc := load.ScheduleFactory{VU: mi.vu, Store: mi.root.datasets, Scope: mi.scope, Due: mi.due, List: &mi.root.schedules,
 		Metrics: mi.clients.Sinks.Metrics, Info: &mi.root.report.Info}
 	rep := reporting.Reporter{VU: mi.vu, State: mi.root.report, Scope: mi.scope, Module: ImportPath, Version: Version, Server: &mi.root.server,
-		Schedules: &mi.root.schedules, Searches: &mi.root.searches}
+		Schedules: &mi.root.schedules, Searches: &mi.root.searches, Gates: &mi.root.gates}
 	cp := load.CapacityFactory{VU: mi.vu, Store: mi.root.datasets, Scope: mi.scope, Due: mi.due, List: &mi.root.searches,
 		ClientName: calls.ClientName}
+	pg := load.PrecisionFactory{VU: mi.vu, Store: mi.root.datasets, Scope: mi.scope, List: &mi.root.gates}
 	return modules.Exports{Named: map[string]any{
 		"Client":       mi.newClient,
 		"version":      Version,
@@ -168,7 +170,8 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 		"Arrivals":     map[string]any{"poisson": ar.Poisson, "bursty": ar.Bursty},
 		"Schedule": map[string]any{"constant": sc.Constant, "poisson": sc.Poisson, "gamma": sc.Gamma,
 			"trace": sc.Trace},
-		"Capacity": map[string]any{"search": cp.Search},
+		"Capacity":  map[string]any{"search": cp.Search},
+		"Precision": map[string]any{"until": pg.Until},
 	}}
 }
 

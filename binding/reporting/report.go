@@ -40,6 +40,8 @@ type Reporter struct {
 	Schedules *load.ScheduleList
 	// searches are the process's capacity searches, whose answer the report gives.
 	Searches *load.SearchList
+	// Gates are the process's precision gates, whose verdict the report gives.
+	Gates *load.GateList
 }
 
 // loadBaseline is the JS `loadBaseline(path)`: in the init context it reads a
@@ -82,6 +84,7 @@ func (rp Reporter) Report(data sobek.Value, opts sobek.Value) (map[string]any, e
 	run.SetSections(rs.Retrieval().Groups(), rs.Images().Groups())
 	run.SetConversations(rs.Conversations().Groups())
 	run.SetCapacity(rp.Searches.Account())
+	run.SetPrecision(rp.Gates.Account(segmentOf(rp.Scope)))
 	run.SetInterruption(rs.Stop.Interruption(func(metric, source string) bool {
 		ok, known := summaryPath(rp.VU.Runtime(), data, "metrics", metric, "thresholds", source, "ok")
 		return known && ok == 0 // false: the threshold failed
@@ -278,4 +281,14 @@ func summaryPath(rt *sobek.Runtime, data sobek.Value, path ...string) (float64, 
 		return 0, false
 	}
 	return v.ToFloat(), true
+}
+
+// segmentOf is the execution segment this instance runs ("" alone or not
+// known), for the sections each instance decides on its own.
+func segmentOf(sc k6env.VUScope) string {
+	share, ok, err := sc.ExecutionShare()
+	if !ok || err != nil || share.Full() {
+		return ""
+	}
+	return share.Segment()
 }

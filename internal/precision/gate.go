@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/quantile"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
@@ -44,6 +45,17 @@ func New(targets []Target, limit time.Duration) *Gate {
 		g.met[i] = -1
 	}
 	return g
+}
+
+// Finish adds a finished call: each target's figure read from its record by
+// the rule the report uses (record.Figures), a value the call did not
+// measure left out.
+func (g *Gate) Finish(c *record.Call, now time.Time) {
+	for i, t := range g.targets {
+		if v, ok := record.Dist(t.Figure).Row().Kept(c); ok {
+			g.Observe(i, v, now)
+		}
+	}
 }
 
 // Targets are the gate's targets, in a stable order.

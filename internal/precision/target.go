@@ -6,15 +6,26 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
-// Figures a target can bound: the call figures kept for every answered call.
-var figures = []string{"ttft", "ttfb", "tpot", "e2e"} //nolint:gochecknoglobals // read-only list
+// durations are the figures a target can bound: every duration the report
+// keeps a distribution of (record.Dists), read from a call by the same rule.
+func durations() []string {
+	var out []string
+	for _, d := range record.Dists {
+		if d.IsDuration() {
+			out = append(out, d.String())
+		}
+	}
+	return out
+}
 
 // Target is one percentile to know to a margin.
 type Target struct {
 	Text     string  // as written, with its figure: "ttft p95±5%"
-	Figure   string  // ttft, ttfb, tpot or e2e
+	Figure   string  // a duration the report keeps: ttft, ttfb, tpot, e2e…
 	Quantile float64 // 0.95 for p95
 	// Margin is the largest distance allowed between the estimate and either
 	// end of its interval: a share of the estimate when Relative, else ms.
@@ -45,12 +56,8 @@ func ParseTargets(where string, spec map[string]string) ([]Target, error) {
 }
 
 func parseTarget(figure, spec string) (Target, error) {
-	known := false
-	for _, f := range figures {
-		known = known || f == figure
-	}
-	if !known {
-		return Target{}, fmt.Errorf("unknown figure %q (%s)", figure, strings.Join(figures, ", "))
+	if d, ok := record.DistByName(figure); !ok || !d.IsDuration() {
+		return Target{}, fmt.Errorf("unknown figure %q (%s)", figure, strings.Join(durations(), ", "))
 	}
 	s := strings.ReplaceAll(strings.TrimSpace(spec), " ", "")
 	s = strings.Replace(s, "+-", "±", 1)

@@ -54,7 +54,7 @@ func (cv *Conversation) stop(reason string) {
 		return
 	}
 	metrics.PushIfNotDone(vu.Context(), st.Samples, jobSamples(cv.c.env.Sinks.Metrics, cv.job, cv.jobTags(st)))
-	cv.c.env.Sinks.Report.Conversations().AddJob(cv.job)
+	cv.c.env.Sinks.Report.Intake().AddJob(cv.job)
 }
 
 // jobTags are the job samples' tags: the VU's, the client's, the

@@ -28,35 +28,24 @@ type callLoad struct {
 // llm_failed, timings) describe the user's call — answered or not, by
 // whichever route — once; llm_attempts counts every attempt by route. After
 // the VU's context is done nothing is pushed to k6: a cancelled test stops
-// emitting at once. The report still counts the call (stoppedCall). The
-// record comes back with the result, for a conversation's job.
+// emitting at once. A call the test's stop (a signal, test.abort(), a
+// threshold's abortOnFail, the end of a scenario's graceful stop) came
+// during gets no verdict, no sample and no capacity search, but the report
+// still counts it (record.Call.Stopped says how): dropped, an interrupted
+// run counted its cut calls nowhere, and the server's count held them
+// against nothing. The record comes back with the result, for a
+// conversation's job.
 func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer, s Sinks, ld callLoad) (map[string]any, *record.Call) {
 	rec := callRecord(o, ld)
-	if o.Canceled || ctx.Err() != nil {
-		stoppedCall(rec, s)
-		return rec.JS(), rec
+	rec.Stopped = o.Canceled || ctx.Err() != nil
+	if !rec.Stopped {
+		judge(o, rec, s.Report.Regression)
+		metrics.PushIfNotDone(ctx, out, callSamples(s.Metrics, o, rec))
+		s.Searches.Finish(rec)
+		s.Gates.Finish(rec)
 	}
-	judge(o, rec, s.Report.Regression)
-	metrics.PushIfNotDone(ctx, out, callSamples(s.Metrics, o, rec))
-	s.Report.Collector().Add(rec)
-	s.Report.Images().Add(rec)
-	if rec.Turn > 0 {
-		s.Report.Conversations().Add(rec)
-	}
-	s.Searches.Finish(rec)
-	s.Gates.Finish(rec)
+	s.Report.Intake().Add(rec)
 	return rec.JS(), rec
-}
-
-// stoppedCall is a call the test's stop (a signal, test.abort(), a
-// threshold's abortOnFail, the end of a scenario's graceful stop) came
-// during: no verdict, no sample, no capacity search. The report counts it:
-// cut in flight, it failed with the error type canceled and is in no
-// latency figure (internal/report); answered or failed on its own before
-// the stop, it is what it is. Dropped, an interrupted run counted its cut
-// calls nowhere, and the server's count held them against nothing.
-func stoppedCall(rec *record.Call, s Sinks) {
-	s.Report.Collector().Add(rec)
 }
 
 // callRecord is the call's one record: the final attempt's figures, every

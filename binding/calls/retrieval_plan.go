@@ -228,13 +228,14 @@ func fanOutRetrieval(ctx context.Context, o *outcome, figures map[*stream.Result
 	rec := callRecord(o, ld)
 	rec.Retrieval = figures[o.Final().Result]
 	rec.RequestBytes = rec.Retrieval.RequestBytes
-	if !o.Canceled && ctx.Err() == nil {
+	rec.Stopped = o.Canceled || ctx.Err() != nil
+	if !rec.Stopped {
 		if ok, judged := policy.MeetsDuration(o.Final().Route.Info.slo, rec.Retrieval.Duration); judged {
 			rec.Goodput = record.VerdictOf(rec.OK && ok)
 		}
 		metrics.PushIfNotDone(ctx, out, callSamples(s.Metrics, o, rec))
-		s.Report.Retrieval().Add(rec)
 	}
+	s.Report.Intake().Add(rec)
 	return rec.JS()
 }
 

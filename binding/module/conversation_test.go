@@ -110,8 +110,8 @@ func TestConversationHistoryAsStreamed(t *testing.T) {
 	}
 	require.Equal(t, []string{"1", "2", "3"}, turnTags)
 
-	groups := vu.root.report.Conversations().Groups()
-	turnGroups, jobGroups := groups.Turns, groups.Jobs
+	run := vu.root.report.Intake().Snapshot()
+	turnGroups, jobGroups := run.Turns, run.Jobs
 	var answered uint64
 	for _, g := range turnGroups {
 		answered += g.Calls

@@ -29,7 +29,7 @@ func TestCollectLeavesCallsOutByTagAndPairsByItem(t *testing.T) {
 	require.Equal(t, true, res["ok"], "%v", res["error"])
 	vu.run(`globalThis.res = undefined; other.chat({messages: [{role: 'user', content: 'hi'}]}, {item: ` + item + `}).then(r => { globalThis.res = r })`)
 
-	run := root.report.Collector().Snapshot()
+	run := root.report.Intake().Snapshot()
 	require.EqualValues(t, 1, run.Excluded.ByReason["tag phase=warmup"], "%+v", run.Excluded)
 	require.EqualValues(t, 2, run.Category("all").Requests)
 	require.Equal(t, []string{"a", "b"}, run.Clients())

@@ -138,7 +138,7 @@ func TestCostOfACall(t *testing.T) {
 	require.Nil(t, vu.rt.VU.Runtime().Get("res").Export().(map[string]any)["cost"]) //nolint:forcetypeassert
 	require.Empty(t, vu.drain()["llm_cost"])
 
-	run := root.report.Collector().Snapshot()
+	run := root.report.Intake().Snapshot()
 	all := run.Category("all").Cost
 	require.EqualValues(t, 1, all.Calls)
 	require.InDelta(t, want, all.Total, 1e-12)
@@ -191,7 +191,7 @@ func TestFirstTokenReadWithTheNextIsFlagged(t *testing.T) {
 	late := vu.drain()["llm_ttft_late"]
 	require.Len(t, late, 2)
 	require.Equal(t, []float64{1, 0}, []float64{late[0].Value, late[1].Value})
-	all := root.report.Collector().Snapshot().Category("all")
+	all := root.report.Intake().Snapshot().Category("all")
 	require.EqualValues(t, 2, all.TTFTJudged)
 	require.EqualValues(t, 1, all.LateFirstReads)
 	vu.closeIdle()

@@ -23,7 +23,7 @@ import (
 )
 
 // The report's JS functions: report(data, options) in handleSummary renders
-// what the collectors (binding/runstate/collectors.go) gathered, with the schedules' and
+// what the report's intake (binding/runstate/collectors.go) gathered, with the schedules' and
 // capacity searches' accounts; collect(options) and loadBaseline(path) set,
 // in the init context, what the collectors leave out and compare against.
 
@@ -79,10 +79,8 @@ func (rp Reporter) Report(data sobek.Value, opts sobek.Value) (map[string]any, e
 		return nil, err
 	}
 	rs := rp.State
-	run := rs.Collector().Snapshot()
+	run := rs.Intake().Snapshot()
 	run.SetDispatch(dispatchAccount(rp.VU.Runtime(), rp.Schedules, data))
-	run.SetSections(rs.Retrieval().Groups(), rs.Images().Groups())
-	run.SetConversations(rs.Conversations().Groups())
 	run.SetCapacity(rp.Searches.Account())
 	run.SetPrecision(rp.Gates.Account(segmentOf(rp.Scope)))
 	run.SetInterruption(rs.Stop.Interruption(func(metric, source string) bool {

@@ -1,6 +1,6 @@
 package runstate
 
-// The report's side of every call: process-wide collectors that every VU's
+// The report's side of every call: the process-wide intake that every VU's
 // finished calls feed (binding/calls/fanout.go), with the options collect()
 // set, and the baseline (loaded in the init context) behind the live
 // llm_regression. binding/reporting/report.go renders what they gathered.
@@ -17,13 +17,13 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
-// reportState is process-wide: every VU's calls feed one collector, and one
+// ReportState is process-wide: every VU's calls feed one intake, and one
 // baseline (loaded in the init context) drives llm_regression everywhere.
 type ReportState struct {
-	once      sync.Once
-	collector *report.Collector
+	once   sync.Once
+	intake *report.Intake
 	// opts is what collect() set; it must be known before the first call
-	// (the collector is fed live, so calls cannot be left out afterwards).
+	// (the intake is fed live, so calls cannot be left out afterwards).
 	optsMu  sync.Mutex
 	opts    report.Options
 	optsSet bool
@@ -34,47 +34,18 @@ type ReportState struct {
 
 	Info RunInfoState // how the run is made (runinfo.go)
 	Stop StopState    // how the test stopped, when before its planned end (stop.go)
-
-	// retrieval gathers the embed and rerank calls for their own section,
-	// images the chat calls' TTFT by the pictures in their prompts.
-	retrievalOnce sync.Once
-	retrieval     *report.RetrievalCollector
-	images        *report.ImageCollector
-	conversations *report.ConversationCollector
 }
 
-// retrievalColl is the collector of embed and rerank calls, made with the
-// options collect() set, like coll().
-func (s *ReportState) Retrieval() *report.RetrievalCollector {
-	s.retrievalOnce.Do(func() {
-		s.optsMu.Lock()
-		defer s.optsMu.Unlock()
-		s.retrieval = report.NewRetrievalCollector(s.opts)
-		s.images = report.NewImageCollector(s.opts)
-		s.conversations = report.NewConversationCollector(s.opts)
-	})
-	return s.retrieval
-}
-
-// convColl is the collector of conversation turns' TTFT and jobs.
-func (s *ReportState) Conversations() *report.ConversationCollector {
-	s.Retrieval()
-	return s.conversations
-}
-
-// imageColl is the collector of chat calls' TTFT by image count and size.
-func (s *ReportState) Images() *report.ImageCollector {
-	s.Retrieval()
-	return s.images
-}
-
-func (s *ReportState) Collector() *report.Collector {
+// Intake is the report's one entry, made with the options collect() set:
+// every finished call's record and every finished job go to it, and it
+// routes them to the report's sections.
+func (s *ReportState) Intake() *report.Intake {
 	s.once.Do(func() {
 		s.optsMu.Lock()
 		defer s.optsMu.Unlock()
-		s.collector = report.NewCollector(s.opts)
+		s.intake = report.NewIntake(s.opts)
 	})
-	return s.collector
+	return s.intake
 }
 
 func (s *ReportState) Baseline() (*runrecord.Record, string) {
@@ -116,7 +87,7 @@ func (s *ReportState) SetOptions(ro report.Options) error {
 	if s.optsSet && !reflect.DeepEqual(s.opts, ro) {
 		return errors.New("collect() was already called with other options: call it once, at the top level of the script")
 	}
-	if s.collector != nil && !s.optsSet {
+	if s.intake != nil && !s.optsSet {
 		return errors.New("collect() came after calls were collected: call it at the top level of the script")
 	}
 	s.opts, s.optsSet = ro, true

@@ -76,6 +76,12 @@ type Call struct {
 	// P95 for its category (Unjudged without a baseline, or a failed call).
 	Regression Verdict
 
+	// Stopped is whether the test's stop (a signal, test.abort(), a
+	// threshold's abortOnFail, a scenario's end) came during the call: it
+	// has no verdict and no sample, and the report counts it in its calls'
+	// figures alone.
+	Stopped bool
+
 	// GapSamples is the client's gapSamples mode (config.Gaps…): which gaps
 	// k6 gets. With 'sampled', KeepGap says which ones, and GapsUnsampled
 	// counts those it left out; the record itself keeps every gap.

@@ -25,11 +25,11 @@ import (
 // 1/cv²), as the load generator draws them.
 type Process struct{ CV float64 }
 
-// Processes the checks use.
-var (
-	Constant = Process{CV: 0}
-	Poisson  = Process{CV: 1}
-)
+// Constant is evenly spaced arrivals.
+func Constant() Process { return Process{CV: 0} }
+
+// Poisson is exponential gaps.
+func Poisson() Process { return Process{CV: 1} }
 
 // Bursty is gamma arrivals whose gaps have coefficient of variation cv.
 func Bursty(cv float64) Process { return Process{CV: cv} }
@@ -38,10 +38,10 @@ func Bursty(cv float64) Process { return Process{CV: cv} }
 // seeded.
 func (p Process) Gaps(seed uint64) func() float64 {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) // #nosec G404 -- a simulation, not crypto
-	switch {
-	case p.CV == 0:
+	switch p.CV {
+	case 0:
 		return func() float64 { return 1 }
-	case p.CV == 1:
+	case 1:
 		return r.ExpFloat64
 	default:
 		shape := 1 / (p.CV * p.CV)

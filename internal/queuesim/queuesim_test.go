@@ -21,7 +21,7 @@ func TestMD1MeanWait(t *testing.T) {
 	for _, rho := range []float64{0.5, 0.8} {
 		rate := rho / q.Service
 		want := rho * q.Service / (2 * (1 - rho))
-		got := mean(q.Waits(Poisson, rate, 400_000, 1))
+		got := mean(q.Waits(Poisson(), rate, 400_000, 1))
 		require.InDeltaf(t, want, got, 0.03*want, "ρ=%v", rho)
 	}
 }
@@ -45,7 +45,7 @@ func TestMMcMeanWait(t *testing.T) {
 	for _, rate := range []float64{5, 7} {
 		mu := 1 / q.Service
 		want := erlangC(q.Slots, rate/mu) / (float64(q.Slots)*mu - rate)
-		got := mean(q.Waits(Poisson, rate, 400_000, 2))
+		got := mean(q.Waits(Poisson(), rate, 400_000, 2))
 		require.InDeltaf(t, want, got, 0.04*want, "λ=%v", rate)
 	}
 }
@@ -54,8 +54,8 @@ func TestMMcMeanWait(t *testing.T) {
 // boundary of any TTFT limit above the first token is the saturation itself.
 func TestConstantArrivals(t *testing.T) {
 	q := Queue{Slots: 4, Service: 0.2, FirstToken: 0.01}
-	require.Zero(t, q.TTFTQuantile(Constant, 19.9, 0.99, 10_000, 1)-q.FirstToken)
-	b, err := q.Boundary(Constant, 0.95, 0.1, 20_000, 1, 0.01)
+	require.Zero(t, q.TTFTQuantile(Constant(), 19.9, 0.99, 10_000, 1)-q.FirstToken)
+	b, err := q.Boundary(Constant(), 0.95, 0.1, 20_000, 1, 0.01)
 	require.NoError(t, err)
 	require.InDelta(t, 20, b, 0.1)
 }
@@ -65,16 +65,16 @@ func TestConstantArrivals(t *testing.T) {
 // objective holds up to about 5 req/s, well below the saturation at 8.2.
 func TestMD4Percentiles(t *testing.T) {
 	q := Queue{Slots: 4, Service: 0.49, FirstToken: 0.1}
-	require.InDelta(t, 0.40, q.TTFTQuantile(Poisson, 5, 0.95, 200_000, 3), 0.02)
-	require.InDelta(t, 0.62, q.TTFTQuantile(Poisson, 6, 0.95, 200_000, 3), 0.03)
-	b, err := q.Boundary(Poisson, 0.95, 0.4, 200_000, 3, 0.01)
+	require.InDelta(t, 0.40, q.TTFTQuantile(Poisson(), 5, 0.95, 200_000, 3), 0.02)
+	require.InDelta(t, 0.62, q.TTFTQuantile(Poisson(), 6, 0.95, 200_000, 3), 0.03)
+	b, err := q.Boundary(Poisson(), 0.95, 0.4, 200_000, 3, 0.01)
 	require.NoError(t, err)
 	require.InDelta(t, 5.0, b, 0.15)
 	// Bursty arrivals queue more at the same mean rate: a lower boundary.
 	bb, err := q.Boundary(Bursty(2), 0.95, 0.4, 200_000, 3, 0.01)
 	require.NoError(t, err)
 	require.Less(t, bb, b*0.8)
-	_, err = q.Boundary(Poisson, 0.95, 0.05, 10_000, 3, 0.01)
+	_, err = q.Boundary(Poisson(), 0.95, 0.05, 10_000, 3, 0.01)
 	require.ErrorIs(t, err, ErrNoBoundary, "a limit under the first token is never met")
 }
 

@@ -137,7 +137,7 @@ func compareCategory(c *runrecord.Comparison, cat string, br *runrecord.Category
 			}
 			row.Delta = row.Current - row.Baseline
 			row.DeltaPct = runrecord.FiniteOr0(row.Delta / row.Baseline)
-			if need := needCalls(st.q); min(row.Calls, row.BaselineCalls) < uint64(need) {
+			if need := needCalls(st.q); min(row.Calls, row.BaselineCalls) < uint64(need) /* #nosec G115 -- need is a positive count of calls */ {
 				row.Verdict, row.NeedCalls = runrecord.VerdictTooFew, need
 			} else if row.HasCI && math.Abs(row.DeltaPct) >= MinEffect {
 				switch {

@@ -12,10 +12,11 @@ func FuzzCleanRemovesSecret(f *testing.F) {
 	f.Add("sk-proj-Ab3dEf6hIj9k", "Incorrect API key provided: ", ". Retry", uint8(0))
 	f.Add("AIzaSyD-EXAMPLE", `Post "http://h/v1?key=`, `": dial tcp`, uint8(2))
 	f.Add("abcd", "abc", "bcd", uint8(1))
+	f.Add("abc[", "abc", "0", uint8(0)) // "abc" + Mark reads "abc[": the mark's own letters, not the secret
 	f.Fuzz(func(t *testing.T, secret, before, after string, how uint8) {
 		secret = strings.TrimSpace(secret)
 		if len(secret) < minSecret || strings.Contains(Mark, secret) || strings.Contains(urlMark, secret) ||
-			strings.ContainsAny(secret, " \t\r\n") {
+			strings.ContainsAny(secret, " \t\r\n\x00") {
 			t.Skip() // a mark's own letters, or not one token
 		}
 		if how%3 == 2 && strings.ContainsAny(secret, "&;#?=%+") {
@@ -33,7 +34,11 @@ func FuzzCleanRemovesSecret(f *testing.F) {
 		if r.Secrets() == 0 {
 			t.Fatalf("%q was not learned", secret)
 		}
-		if got := r.Clean(before + secret + after); strings.Contains(got, secret) {
+		// A secret may seem to reappear where the text before it runs into a
+		// mark ("abc" + "[REDACTED]" holds "abc["); that is the mark's
+		// letters, not the secret, so the marks are taken out of the check.
+		got := r.Clean(before + secret + after)
+		if strings.Contains(strings.ReplaceAll(got, Mark, "\x00"), secret) {
 			t.Fatalf("Clean(%q) = %q keeps the secret", before+secret+after, got)
 		}
 	})

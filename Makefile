@@ -127,7 +127,8 @@ fuzz-short: $(PROGRESS)
 bench: k6 llm-sim
 	./scripts/bench.sh
 
-## bench-calls: the per-call cost: calls/s and CPU per call with 4-token answers at 50 VUs, k6 vs a bare Go client.
+## bench-calls: the per-call cost: calls/s and CPU per call at 50 VUs (4-token streamed answers; embeddings at batch 1),
+## the module vs k6's own http.post of the same request vs a bare Go client.
 bench-calls: k6 llm-sim
 	BENCH_PARTS=calls ./scripts/bench.sh
 

@@ -6,14 +6,17 @@
 #      zero-delay model, interleaved rounds, tokens/s and CPU time of each client
 #   3. a CPU profile of k6 during a loopback run, split by who spends the CPU
 #   4. calls (not in the default parts): the per-call cost, the loopback run with
-#      4-token answers (calls/s and client CPU per call, k6 vs the bare client):
+#      4-token answers and embeddings calls at batch 1 (calls/s and client CPU per
+#      call): the module, k6's own http.post of the same request (the level the
+#      module is held to) and the bare client, interleaved:
 #      BENCH_PARTS=calls ./scripts/bench.sh, or make bench-calls
 # K6_BASE (another k6 build: an earlier commit's, or the k6 v2 build of make k6v2
 # with K6V2_OUT) runs beside ./k6 in the same rounds, as base-request and base-event
-# in the loopback part and base-event in calls
+# in the loopback part and base-event and base-embed in calls
 # Knobs (environment): BENCH_PARTS ("go loopback"; the loopback part includes the
 # profile unless PROFILE_SECONDS=0), BENCHTIME (2s), COUNT (3), ROUNDS (3),
-# DURATION (30s), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20), OUT (temp dir),
+# DURATION (30s; 20s in calls), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20),
+# CALLS_CLIENTS (the calls part's clients, see bench/loopback -h), OUT (temp dir),
 # K6 and LLM_SIM (other binaries than ./k6 and ./llm-sim).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,5 +50,6 @@ if [[ " $parts " == *" calls "* ]]; then
   go build -trimpath -o "$out/loopback" ./bench/loopback
   "$out/loopback" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
     -rounds "${ROUNDS:-3}" -duration "${DURATION:-20s}" -vus "${VUS:-50}" -max-tokens 4 \
-    -clients "bare,k6-event${K6_BASE:+,base-event}" -k6-base "${K6_BASE:-}" -profile-seconds "${PROFILE_SECONDS:-0}"
+    -clients "${CALLS_CLIENTS:-bare,k6-event,k6-http,bare-embed,extension-embed,k6-http-embed}${K6_BASE:+,base-event,base-embed}" \
+    -k6-base "${K6_BASE:-}" -profile-seconds "${PROFILE_SECONDS:-0}"
 fi

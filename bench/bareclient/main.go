@@ -82,6 +82,7 @@ type options struct {
 	vus, maxTokens, connStreams             int
 	duration, startSpread                   time.Duration
 	finishOpen, seedPerRequest, tlsInsecure bool
+	embed                                   bool // embeddings calls (embed.go), not streamed chat
 }
 
 func main() {
@@ -117,6 +118,7 @@ func parseOptions() options {
 	flag.IntVar(&o.connStreams, "conn-streams", 10, "goroutines grouped as a k6 VU's streams: with -http 2 they share one connection, with -start-spread they start together")
 	flag.BoolVar(&o.tlsInsecure, "tls-insecure", false, "for an https -url: skip verifying the server's certificate (llm-sim --tls makes a self-signed one); HTTP/1.1 only")
 	flag.DurationVar(&o.startSpread, "start-spread", 0, "start the groups of -conn-streams goroutines spread over this long, as make accuracy's START_SPREAD spreads k6's VUs; default: all at once")
+	flag.BoolVar(&o.embed, "embed", false, "make embeddings calls (one input, the body read whole and decoded) instead of streamed chat")
 	flag.Parse()
 	if o.httpVersion != "1.1" && o.httpVersion != "2" {
 		fmt.Fprintf(os.Stderr, "bareclient: -http %q: want 1.1 or 2\n", o.httpVersion)
@@ -153,7 +155,10 @@ func (o options) body(seed int64) []byte {
 // -conn-streams started as k6's VU of the same number would be, and returns
 // the counts, every answer's timing (with -requests-out) and how long it took.
 func (o options) run() (*counters, [][]timing, time.Duration) {
-	payload := o.body(0)
+	payload, path := o.body(0), "/chat/completions"
+	if o.embed {
+		payload, path = o.embedBody(), "/embeddings"
+	}
 	clients := newClients(o.vus, o.httpVersion, o.connStreams, o.tlsInsecure)
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
 	defer cancel()
@@ -175,7 +180,11 @@ func (o options) run() (*counters, [][]timing, time.Duration) {
 				if o.seedPerRequest {
 					p = o.body(int64(i+1)*1_000_000 + n) // as bench/accuracy.js numbers its calls
 				}
-				t := stream(reqCtx, clients[i], o.url+"/chat/completions", p, &c, o.requestsOut != "")
+				if o.embed {
+					embedCall(reqCtx, clients[i], o.url+path, payload, &c)
+					continue
+				}
+				t := stream(reqCtx, clients[i], o.url+path, p, &c, o.requestsOut != "")
 				if t != nil {
 					timings[i] = append(timings[i], *t)
 				}

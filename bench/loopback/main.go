@@ -72,7 +72,9 @@ func main() {
 	flag.IntVar(&s.vus, "vus", 50, "concurrent streams per client")
 	flag.IntVar(&s.maxTokens, "max-tokens", 1000, "max_tokens of every request")
 	flag.DurationVar(&s.duration, "duration", 30*time.Second, "length of each run")
-	flag.StringVar(&clients, "clients", "bare,k6-request,k6-event", "clients to run: bare, k6-request (gapSamples: 'request'), k6-event (the default 'event'), base-request and base-event (the same with -k6-base)")
+	flag.StringVar(&clients, "clients", "bare,k6-request,k6-event", "clients to run: bare, k6-request (gapSamples: 'request'), k6-event (the default 'event'), "+
+		"k6-http (k6's own http.post of the same request, the body read whole), base-request and base-event (the same with -k6-base); "+
+		"embeddings at batch 1: bare-embed, extension-embed, k6-http-embed, base-embed")
 	flag.IntVar(&s.profileSeconds, "profile-seconds", 0, "then profile k6 (gapSamples=request) for this many seconds; 0 = no profile")
 	splitOnly := flag.String("split", "", "only print the CPU split of this k6 profile (with -k6, the binary it was taken from)")
 	flag.Parse()
@@ -134,12 +136,17 @@ func (s *settings) main() error {
 func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, error) {
 	summary := filepath.Join(s.out, "summary.json")
 	_ = os.Remove(summary)
+	bare := func(extra ...string) *exec.Cmd {
+		// #nosec G204 -- the benchmark starts its own binaries with its own flags
+		return exec.Command(s.bare, append([]string{"-url", sim.BaseURL, "-model", "sim-fast", "-vus", fmt.Sprint(s.vus),
+			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens)}, extra...)...)
+	}
 	var cmd *exec.Cmd
 	switch client {
-	case "bare":
-		// #nosec G204 -- the benchmark starts its own binaries with its own flags
-		cmd = exec.Command(s.bare, "-url", sim.BaseURL, "-model", "sim-fast", "-vus", fmt.Sprint(s.vus),
-			"-duration", s.duration.String(), "-max-tokens", fmt.Sprint(s.maxTokens))
+	case "bare", "bare-embed":
+		if cmd = bare(); client == "bare-embed" {
+			cmd = bare("-embed")
+		}
 		f, err := os.Create(summary) // #nosec G304 -- a file in the benchmark's output directory
 		if err != nil {
 			return run{}, err
@@ -148,13 +155,22 @@ func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, err
 		cmd.Stdout = f
 	case "k6-request", "k6-event":
 		// #nosec G204 -- the benchmark starts its own binaries with its own flags
-		cmd = exec.Command(s.k6, s.k6Args(sim, strings.TrimPrefix(client, "k6-"), "", summary)...)
-	case "base-request", "base-event":
+		cmd = exec.Command(s.k6, s.k6Args(sim, "bench/k6-stream.js", strings.TrimPrefix(client, "k6-"), "", summary)...)
+	case "k6-http", "k6-http-embed", "extension-embed":
+		script := map[string]string{"k6-http": "bench/k6-http.js", "k6-http-embed": "bench/k6-http-embed.js",
+			"extension-embed": "bench/k6-embed.js"}[client]
+		// #nosec G204 -- the benchmark starts its own binaries with its own flags
+		cmd = exec.Command(s.k6, s.k6Args(sim, script, "", "", summary)...)
+	case "base-request", "base-event", "base-embed":
 		if s.k6Base == "" {
 			return run{}, fmt.Errorf("client %q needs -k6-base", client)
 		}
+		script, gaps := "bench/k6-stream.js", strings.TrimPrefix(client, "base-")
+		if client == "base-embed" {
+			script, gaps = "bench/k6-embed.js", ""
+		}
 		// #nosec G204 -- the benchmark starts its own binaries with its own flags
-		cmd = exec.Command(s.k6Base, s.k6Args(sim, strings.TrimPrefix(client, "base-"), "", summary)...)
+		cmd = exec.Command(s.k6Base, s.k6Args(sim, script, gaps, "", summary)...)
 	default:
 		return run{}, fmt.Errorf("unknown client %q", client)
 	}
@@ -186,9 +202,9 @@ func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, err
 	return r, nil
 }
 
-// k6Args runs bench/k6-stream.js; restAddr "" turns k6's REST API off (several
+// k6Args runs a k6 script of bench/; restAddr "" turns k6's REST API off (several
 // k6 may run on this machine at once and would fight over its default port).
-func (s *settings) k6Args(sim *harness.Sim, gapSamples, restAddr, summary string) []string {
+func (s *settings) k6Args(sim *harness.Sim, script, gapSamples, restAddr, summary string) []string {
 	args := []string{"run", "-q", "--no-usage-report"}
 	if restAddr == "" {
 		args = append(args, "--address", "")
@@ -198,7 +214,22 @@ func (s *settings) k6Args(sim *harness.Sim, gapSamples, restAddr, summary string
 	return append(args,
 		"-e", "LLM_BASE_URL="+sim.BaseURL, "-e", fmt.Sprint("VUS=", s.vus), "-e", "DURATION="+s.duration.String(),
 		"-e", fmt.Sprint("MAX_TOKENS=", s.maxTokens), "-e", "GAP_SAMPLES="+gapSamples, "-e", "SUMMARY_FILE="+summary,
-		"bench/k6-stream.js")
+		script)
+}
+
+// readsTokens: k6/http reads no tokens and an embeddings call has none, so
+// their runs have no tokens/s.
+func (r run) readsTokens() bool {
+	return !strings.HasPrefix(r.Client, "k6-http") && !strings.HasSuffix(r.Client, "-embed")
+}
+
+// httpPeer is the k6/http client a client's calls are held to: the one
+// posting the same request.
+func httpPeer(client string) string {
+	if strings.HasSuffix(client, "-embed") {
+		return "k6-http-embed"
+	}
+	return "k6-http"
 }
 
 func report(runs []run) {
@@ -206,24 +237,35 @@ func report(runs []run) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "round\tclient\ttokens/s\tanswers\tcalls/s\tfailed\tclient CPU s\ttokens per client CPU s\tclient CPU µs per call\tsim CPU s\tmax RSS MB\t")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t%.0f\t%.1f\t%.0f\t\n",
-			r.Round, r.Client, r.TokensPerSec, r.Requests, r.callsPerSec(), r.Failed, r.ClientCPU, r.tokensPerCPUSec(),
+		tps, tpc := "-", "-"
+		if r.readsTokens() {
+			tps, tpc = fmt.Sprintf("%.0f", r.TokensPerSec), fmt.Sprintf("%.0f", r.tokensPerCPUSec())
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.1f\t%s\t%.0f\t%.1f\t%.0f\t\n",
+			r.Round, r.Client, tps, r.Requests, r.callsPerSec(), r.Failed, r.ClientCPU, tpc,
 			float64(r.cpuPerCall())/float64(time.Microsecond), r.SimCPU, r.MaxRSSMB)
 	}
 	_ = tw.Flush()
+	tokenRatios(runs)
+	callRatios(runs)
+}
 
-	// Ratios to the bare run of the same round: neighbours in time share the
-	// machine's noise, distant runs do not.
-	fmt.Println("\nratio to the bare client of the same round (tokens/s, then tokens per client CPU second):")
+// tokenRatios prints each token-reading client's tokens/s and tokens per
+// CPU second over the bare client's of the same round: neighbours in time
+// share the machine's noise, distant runs do not.
+func tokenRatios(runs []run) {
 	ratios := map[string][][2]float64{}
 	var names []string
 	for _, r := range runs {
-		if r.Client == "bare" {
+		if r.Client == "bare" || !r.readsTokens() {
 			continue
 		}
 		i := slices.IndexFunc(runs, func(b run) bool { return b.Client == "bare" && b.Round == r.Round })
 		if i < 0 {
 			continue
+		}
+		if len(names) == 0 {
+			fmt.Println("\nratio to the bare client of the same round (tokens/s, then tokens per client CPU second):")
 		}
 		b := runs[i]
 		ratio := [2]float64{r.TokensPerSec / b.TokensPerSec, r.tokensPerCPUSec() / b.tokensPerCPUSec()}
@@ -241,6 +283,46 @@ func report(runs []run) {
 		fmt.Printf("  median %-10s %.2f  %.2f  (min %.2f, max %.2f tokens/s ratio)\n",
 			name, median(tps), median(cpu), slices.Min(tps), slices.Max(tps))
 	}
+}
+
+// callRatios prints, when a k6/http client ran, every client's median
+// calls/s and CPU per call, and its calls/s and calls per CPU second over
+// those of the k6/http client posting the same request in the same round.
+func callRatios(runs []run) {
+	if !slices.ContainsFunc(runs, func(r run) bool { return strings.HasPrefix(r.Client, "k6-http") }) {
+		return
+	}
+	fmt.Println("\nper call, medians of the rounds; ratios to k6/http posting the same request in the same round:")
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "client\tcalls/s\tCPU µs per call\tcalls/s ÷ k6/http\t(min–max)\tcalls per CPU s ÷ k6/http\t")
+	var names []string
+	for _, r := range runs {
+		if !slices.Contains(names, r.Client) {
+			names = append(names, r.Client)
+		}
+	}
+	for _, name := range names {
+		var cps, cpu, speed, thrift []float64
+		for _, r := range runs {
+			if r.Client != name {
+				continue
+			}
+			cps, cpu = append(cps, r.callsPerSec()), append(cpu, float64(r.cpuPerCall())/float64(time.Microsecond))
+			i := slices.IndexFunc(runs, func(h run) bool { return h.Client == httpPeer(name) && h.Round == r.Round })
+			if i >= 0 {
+				h := runs[i]
+				speed = append(speed, r.callsPerSec()/h.callsPerSec())
+				thrift = append(thrift, float64(h.cpuPerCall())/float64(r.cpuPerCall()))
+			}
+		}
+		ratio, spread, cpuRatio := "-", "", "-"
+		if len(speed) > 0 {
+			ratio, spread = fmt.Sprintf("%.2f", median(speed)), fmt.Sprintf("(%.2f–%.2f)", slices.Min(speed), slices.Max(speed))
+			cpuRatio = fmt.Sprintf("%.2f", median(thrift))
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%s\t%s\t%s\t\n", name, median(cps), median(cpu), ratio, spread, cpuRatio)
+	}
+	_ = tw.Flush()
 }
 
 func median(v []float64) float64 {

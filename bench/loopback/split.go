@@ -29,7 +29,7 @@ func (s *settings) profile(sim *harness.Sim) error {
 	p.duration = time.Duration(s.profileSeconds)*time.Second + 2*warmUp
 	summary := filepath.Join(s.out, "profile-summary.json")
 	// #nosec G204 -- the benchmark starts its own binaries with its own flags
-	cmd := exec.Command(s.k6, p.k6Args(sim, "request", addr, summary)...)
+	cmd := exec.Command(s.k6, p.k6Args(sim, "bench/k6-stream.js", "request", addr, summary)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return err

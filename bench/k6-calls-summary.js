@@ -1,0 +1,25 @@
+// The one JSON line the per-call benchmark's k6 scripts print for
+// scripts/bench.sh (the fields bench/bareclient prints). Calls are the
+// module's llm_requests when it ran, else k6's http_reqs; a k6/http run
+// reads no tokens, so it has no output token count (null, not 0).
+export function callsSummary(data, client) {
+  const metric = (name) => data.metrics[name];
+  const value = (name, field) => (metric(name) ? metric(name).values[field] || 0 : 0);
+  const module = metric('llm_requests') !== undefined;
+  const durationSec = data.state.testRunDurationMs / 1000;
+  const outputTokens = module ? value('llm_output_tokens', 'count') : null;
+  const summary = {
+    client,
+    vus: parseInt(__ENV.VUS || '50', 10),
+    durationSec,
+    requests: module ? value('llm_requests', 'count') : value('http_reqs', 'count'),
+    failed: module ? value('llm_failed', 'passes') : value('http_req_failed', 'passes'),
+    outputTokens,
+    tokensPerSec: outputTokens === null ? null : outputTokens / durationSec,
+  };
+  const out = { stdout: JSON.stringify(summary) + '\n' };
+  if (__ENV.SUMMARY_FILE) {
+    out[__ENV.SUMMARY_FILE] = JSON.stringify(summary) + '\n';
+  }
+  return out;
+}

@@ -871,7 +871,12 @@ declare module "k6/x/llmstream" {
 
   /** A prompt set shared by every VU of the process, drawn in exact proportions. */
   export interface Dataset {
-    /** The next draw of the process-wide sequence (this instance's share of a split test). */
+    /**
+     * The next draw of the process-wide sequence. In an iteration of a test split across k6 instances,
+     * the whole test's draw `exec.scenario.iterationInTest` (the instances together draw each item once,
+     * whatever the executor and VU split); further draws in the same iteration continue from it and can
+     * repeat later iterations' items (warned once), and each scenario numbers its iterations from 0.
+     */
     next(): DatasetItem;
     /** Draw number `n`, without advancing (reproducible: key it on `exec.scenario.iterationInInstance`). */
     draw(n: number): DatasetItem;

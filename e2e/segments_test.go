@@ -41,6 +41,13 @@ type instanceRun struct {
 // (an empty sequence: one instance, the whole test).
 func runInstances(t *testing.T, url, sequence string, segments []string) []instanceRun {
 	t.Helper()
+	return runScriptInstances(t, "e2e/testdata/segments.js", url, sequence, segments)
+}
+
+// runScriptInstances is runInstances for another script that logs its
+// items alike.
+func runScriptInstances(t *testing.T, script, url, sequence string, segments []string) []instanceRun {
+	t.Helper()
 	if len(segments) == 0 {
 		segments = []string{""}
 	}
@@ -53,7 +60,7 @@ func runInstances(t *testing.T, url, sequence string, segments []string) []insta
 			if seg != "" {
 				extra = []string{"--execution-segment", seg, "--execution-segment-sequence", sequence}
 			}
-			code, out := runK6(t, "e2e/testdata/segments.js",
+			code, out := runK6(t, script,
 				map[string]string{"LLM_BASE_URL": url + "/v1", "LLM_RECORD": record}, extra...)
 			r := &runs[i]
 			r.segment = seg
@@ -125,5 +132,33 @@ func TestSegmentsSplitTheTest(t *testing.T) {
 			t.Logf("arrivals: %d over %d instances, %d on one (Poisson 3σ ±%.0f)", arrivals, len(runs), single.arrivals, noise)
 			require.InDelta(t, single.arrivals, arrivals, noise)
 		})
+	}
+}
+
+// The shape users write: one next() per iteration of the default function,
+// 60 shared iterations on 4 VUs over three segments. k6 runs them 30/15/15
+// (the iterations follow the VUs), past the dataset's even stripes; next()
+// takes each iteration's draw of the whole test, so the three instances send
+// each of the 60 items exactly once.
+func TestSegmentsNextExact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds k6")
+	}
+	t.Parallel()
+	url := startSim(t, "--model", "sim-fast=fast", "--seed", "1")
+	runs := runScriptInstances(t, "e2e/testdata/segments_next.js", url, "0,1/3,2/3,1",
+		[]string{"0:1/3", "1/3:2/3", "2/3:1"})
+	counts := map[string]int{}
+	var sizes []int
+	for _, r := range runs {
+		sizes = append(sizes, len(r.items))
+		for _, id := range r.items {
+			counts[id]++
+		}
+	}
+	require.Equal(t, []int{30, 15, 15}, sizes, "k6's split of 60 shared iterations on 4 VUs")
+	require.Len(t, counts, 60, "every one of the 60 items sent")
+	for id, n := range counts {
+		require.Equal(t, 1, n, "item %s sent %d times", id, n)
 	}
 }

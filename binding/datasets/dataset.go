@@ -106,29 +106,48 @@ func (ds DatasetFactory) Load(path string, opts sobek.Value) (*JSDataset, error)
 // next() and draw() draw from this instance's part of the dataset when the
 // test is split across k6 instances: known from the first call in a VU (k6
 // has not read its options yet while init code runs, where the whole dataset
-// is drawn).
+// is drawn). In an iteration, next() takes the whole test's draw of the
+// iteration instead (dataset_next.go).
 type JSDataset struct {
 	d     *dataset.Dataset
 	scope k6env.VUScope
-	part  *dataset.Part // nil until the execution segment is known
+	part  *dataset.Part  // nil until the execution segment is known
+	iter  iterationDraws // this VU's draws in its current iteration
 }
 
 func (j *JSDataset) sequence() (*dataset.Part, error) {
 	return k6env.InstancePart(j.scope, &j.part, func() *dataset.Part { return j.d.Part(dataset.Share{}) },
-		func(share dataset.Share) *dataset.Part {
-			p := j.d.Part(share)
-			if u := p.Unsplit(); len(u) > 0 {
-				j.scope.WarnOnce("unsplit:"+j.d.Name(), "llmstream: %s: categories %v have too few items to split across "+
-					"instances: every instance draws all of them", j.d.Name(), u)
-			}
-			return p
-		})
+		func(share dataset.Share) *dataset.Part { return j.d.Part(share) })
 }
 
-// Next returns the next item of this instance's mix.
+// striped is this instance's part for draws that follow its own stripe
+// (draw(n), and next() outside an iteration), with a warning for the
+// categories too small to split.
+func (j *JSDataset) striped() (*dataset.Part, error) {
+	p, err := j.sequence()
+	if err == nil {
+		if u := p.Unsplit(); len(u) > 0 {
+			j.scope.WarnOnce("unsplit:"+j.d.Name(), "llmstream: %s: categories %v have too few items to split across "+
+				"instances: every instance draws all of them", j.d.Name(), u)
+		}
+	}
+	return p, err
+}
+
+// Next returns the next item: the process-wide sequence's next draw, or, in
+// an iteration of a test split across instances, the whole test's draw of
+// that iteration (see dataset_next.go).
 func (j *JSDataset) Next() (map[string]any, error) {
 	p, err := j.sequence()
 	if err != nil {
+		return nil, fmt.Errorf("next(): %w", err)
+	}
+	if !p.Share().Full() {
+		if g, ok := j.inTest(); ok {
+			return itemObject(p.Take(g)), nil
+		}
+	}
+	if p, err = j.striped(); err != nil {
 		return nil, fmt.Errorf("next(): %w", err)
 	}
 	return itemObject(p.Next()), nil
@@ -141,7 +160,7 @@ func (j *JSDataset) Draw(v sobek.Value) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := j.sequence()
+	p, err := j.striped()
 	if err != nil {
 		return nil, fmt.Errorf("draw(%d): %w", n, err)
 	}

@@ -24,7 +24,8 @@ type SegmentState struct {
 	known  bool
 	share  dataset.Share
 	failed error
-	warned map[string]bool // warnings already logged, by key
+	warned map[string]bool   // warnings already logged, by key
+	first  map[string]string // the first holder of each key (FirstHolder)
 }
 
 // vuScope is one VU's view of the split: k6's options come from its state,
@@ -94,6 +95,24 @@ func (sc VUScope) WarnOnce(key, format string, args ...any) {
 	}
 	s.warned[key] = true
 	st.Logger.Warnf(format, args...)
+}
+
+// FirstHolder records holder as the first of key, process-wide, and returns
+// the first one recorded (holder itself on the first call): a dataset asks
+// it which scenario drew from it first, to tell when two scenarios number
+// their iterations over the same sequence.
+func (sc VUScope) FirstHolder(key, holder string) string {
+	s := sc.Seg
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.first[key]; ok {
+		return f
+	}
+	if s.first == nil {
+		s.first = map[string]string{}
+	}
+	s.first[key] = holder
+	return holder
 }
 
 // shareOf stripes the segment exactly as k6's scheduler does

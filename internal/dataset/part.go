@@ -92,7 +92,18 @@ func (p *Part) Draw(n uint64) Item {
 	return p.d.busted(p.d.items[idx[occ%uint64(len(idx))]])
 }
 
-// Draws is how many items Next has handed out in this instance.
+// Take returns the whole test's draw g and counts it among this instance's
+// draws. g is an index the instances never share (k6's iteration number in
+// the test), so the instances together draw exactly what one instance would,
+// whatever share of the draws each one makes: the striping by conversation
+// only holds when each instance makes its own share, which k6 does not
+// promise (its iterations follow its VUs).
+func (p *Part) Take(g uint64) Item {
+	p.draws.Add(1)
+	return p.d.whole.Draw(g)
+}
+
+// Draws is how many items Next and Take have handed out in this instance.
 func (p *Part) Draws() uint64 { return p.draws.Load() }
 
 // Share is the part of the test this instance runs.

@@ -289,3 +289,19 @@ func TestWholeTestPartIsTheDataset(t *testing.T) {
 		t.Fatalf("draws %d, half part %d", d.Draws(), d.Part(half).Draws())
 	}
 }
+
+// Take is the whole test's draw, whichever instance takes it, and counts
+// as a draw of the instance that took it.
+func TestTakeIsTheWholeTestsDraw(t *testing.T) {
+	d := freshTwoCategories(t)
+	shares := k6Shares(t, "0,1/3,2/3,1")
+	p := d.Part(shares[1])
+	for g := range uint64(130) {
+		if got, want := p.Take(g).ID, d.Draw(g).ID; got != want {
+			t.Fatalf("Take(%d) = %s, the whole test's draw is %s", g, got, want)
+		}
+	}
+	if p.Draws() != 130 || d.Draws() != 0 {
+		t.Fatalf("draws: instance %d (want 130), whole %d (want 0)", p.Draws(), d.Draws())
+	}
+}

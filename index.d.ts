@@ -148,6 +148,16 @@ declare module "k6/x/llmstream" {
     prices?: Prices;
     /** Read the server's own Prometheus /metrics while the test runs: the llm_server_* metrics and the report's server view. */
     serverMetrics?: ServerMetricsOptions;
+    /** Send a W3C `traceparent` with every request: the trace id is in `result.traceId` and the report names the slowest calls' ids. */
+    tracing?: TracingOptions;
+  }
+
+  /** `tracing`: the trace context each call carries to the server (OpenTelemetry on the gateway or engine reads it). */
+  export interface TracingOptions {
+    /** The header sent: "w3c" (`traceparent`), the only one (default "w3c"). */
+    propagator?: "w3c";
+    /** Share of calls whose `traceparent` has the sampled flag set, 0 to 1 (default 1); every call carries a trace id either way. */
+    sampling?: number;
   }
 
   /** `serverMetrics`: the inference server's Prometheus endpoint (clients naming one url share its scrape). */
@@ -326,6 +336,8 @@ declare module "k6/x/llmstream" {
     attempts: Attempt[];
     /** The server's request id, "" when none. */
     requestId: string;
+    /** The W3C trace id (32 hex digits) the call's requests carried, with the `tracing` option (or the script's own valid `traceparent`); `null` otherwise. */
+    traceId: string | null;
     /** Prompt cache: cached prompt tokens > 0, none, or not reported. */
     cache: "hit" | "miss" | "unknown";
     /** The server's timings in ms (Server-Timing, llama.cpp `timings`, Ollama durations). */
@@ -687,6 +699,7 @@ declare module "k6/x/llmstream" {
     servedBy: string;
     route: "primary" | "fallback";
     requestId: string;
+    traceId: string | null;
     serverTimings: Record<string, number> | null;
     proto: string;
     clientLag: number | null;

@@ -37,6 +37,9 @@ type request struct {
 	http      string // the client's HTTP version (config.HTTP…)
 	// responseHeaders sees every response's headers (nil: nothing does).
 	responseHeaders func(http.Header)
+	// trace gives each request its traceparent (nil: the client does not
+	// trace, or the script set its own).
+	trace *requestTrace
 }
 
 // try runs one attempt and returns its finished call. resume is the call of a
@@ -69,6 +72,7 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 	if id := tap.LastEventID(); id != "" {
 		req.Header.Set("Last-Event-ID", id)
 	}
+	r.trace.set(req.Header)
 	vuState := *st // a shallow copy: only the transport and the debug option differ
 	vuState.Transport = tap.Transport(r.transport.get(st.Transport, st.Dialer, r.http))
 	vuState.Options.HTTPDebug = null.String{} // the tap dumps, redacted (try)

@@ -21,6 +21,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/selfwatch"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 	"github.com/llmstream/xk6-llmstream/internal/tokenizer"
+	"github.com/llmstream/xk6-llmstream/internal/tracectx"
 )
 
 // clientEnv is what every Client of a VU shares: the VU, the count of streams
@@ -56,6 +57,8 @@ type Client struct {
 	gapSampler *sample.Sampler
 	// sizes are the last answer's, to size the next one's text and gaps.
 	sizes stream.Sizes
+	// tracer draws the calls' trace contexts (nil without the tracing option).
+	tracer *tracectx.Generator
 }
 
 // newClient builds a Client from `new Client(options)`.
@@ -97,6 +100,11 @@ func NewClient(env ClientEnv, v sobek.Value) (*Client, error) {
 	}
 	if opts.GapSamples == config.GapsSampled {
 		c.gapSampler = env.Sinks.Samplers.get(opts.GapSampleRate)
+	}
+	if t := opts.Tracing; t != nil {
+		if c.tracer, err = tracectx.NewGenerator(t.Sampling); err != nil {
+			return nil, fmt.Errorf("Client options: tracing: %w", err)
+		}
 	}
 	if opts.ServerMetrics != nil {
 		if err := env.Server.Add(*opts.ServerMetrics, opts.Name); err != nil {

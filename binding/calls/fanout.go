@@ -61,7 +61,7 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
 		GapSamples: info.gapSamples, ResultGaps: info.resultGaps,
 		RequestBytes: info.requestBytes, Images: info.images, ImageBytes: info.imageBytes, ImagePixels: info.imagePixels,
-		Turn: info.turn,
+		Turn: info.turn, TraceID: info.traceID,
 	}
 	for i, at := range o.Attempts {
 		in := at.Route.Info

@@ -28,6 +28,7 @@ type callPlan struct {
 	fallbackOn        map[stream.ErrorType]bool
 	closers           []func() // the routes' per-event queues
 	hooks             planHooks
+	trace             callTrace // the call's trace context (tracing.go)
 }
 
 // route is one way to answer the call, and outcome the finished call: the
@@ -121,6 +122,7 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 		return nil, err
 	}
 	info := c.routeInfo(st, name, req.model, params, item)
+	req.trace, info.traceID = c.traceRoute(req.header, &plan.trace)
 	info.requestBytes = int64(len(req.payload))
 	info.turn, req.responseHeaders = plan.hooks.turn, plan.hooks.responseHeaders
 	req.tags = info.tags.Clone() // k6's own http_req_* samples carry the call's tags and name

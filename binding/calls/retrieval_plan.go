@@ -49,6 +49,7 @@ type retrievalPlan struct {
 	primary, fallback *route
 	fallbackOn        map[stream.ErrorType]bool
 	figures           map[*stream.Result]*embed.Result
+	trace             callTrace // the call's trace context (tracing.go)
 }
 
 // startRetrieval plans the call on the event loop, runs it off the loop and
@@ -132,12 +133,15 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 	info := c.routeInfo(st, name, model, params, item)
 	info.protocol = apiName // the wire format the call spoke
 	info.tags.SetTag("op", op.op)
+	var trace *requestTrace
+	trace, info.traceID = c.traceRoute(x.Header, &plan.trace)
 	if key := c.opts.Retry.IdempotencyKey; key != "" && x.Header.Get(key) == "" {
 		x.Header.Set(key, newKey()) // one key for every attempt of this route
 	}
 	return &route{
 		Info: info, Retry: c.opts.Retry, Prices: nil, // no reconnection: nothing to resume
 		Try: func(ctx context.Context, _ *stream.Call) (*stream.Call, *stream.Result) {
+			trace.set(x.Header) // attempts run one after another; Do sends a copy
 			r := finish(x.Do(ctx))
 			if r.End.IsZero() { // failed before the request reached the transport
 				r.End = time.Now()

@@ -46,6 +46,7 @@ type routeInfo struct {
 	imageBytes, imagePixels int64
 	eventLag                atomic.Int64 // longest wait of an event for its JS callback, ns
 	turn                    int          // the call's turn in a live conversation (0: not one)
+	traceID                 string       // the trace id the route's requests carry ("" without tracing)
 	// systemTags is k6's systemTags option: the tags k6 defines (status,
 	// proto, name) are set only when it names them. nil (no k6 options, as
 	// in unit tests) keeps them all.

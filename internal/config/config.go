@@ -88,6 +88,10 @@ type Client struct {
 	// ServerMetrics, when set, reads the server's own /metrics while the
 	// test runs (config/servermetrics.go).
 	ServerMetrics *ServerMetrics `opt:"serverMetrics" want:"an object like {url: 'http://vllm:8000/metrics', interval: '1s'}"`
+
+	// Tracing, when set, sends a W3C trace context with every call
+	// (config/tracing.go).
+	Tracing *Tracing `opt:"tracing" want:"an object like {propagator: 'w3c', sampling: 1}"`
 }
 
 // SLO is the per-request objective behind llm_goodput; an absent field is

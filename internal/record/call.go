@@ -101,6 +101,12 @@ type Call struct {
 	Images                  int
 	ImageBytes, ImagePixels int64
 
+	// TraceID is the W3C trace id the call's requests carried (the client's
+	// tracing option: its own, or the one of a traceparent the script set),
+	// in lowercase hex; "" without tracing, or when the script's header is
+	// not a valid traceparent.
+	TraceID string
+
 	// Turn is the call's turn in a live conversation (1 for the first), 0
 	// for a call that is not one (result.turn null).
 	Turn int

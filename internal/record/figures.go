@@ -275,6 +275,12 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 	jsOnly("servedBy", "the client that ended the call", func(c *Call) any { return c.Name }),
 	jsOnly("route", "the route that ended the call", func(c *Call) any { return c.Route }),
 	jsOnly("requestId", "the server's request id", func(c *Call) any { return c.RequestID }),
+	jsOnly("traceId", "the W3C trace id the call's requests carried, with the tracing option", func(c *Call) any {
+		if c.TraceID == "" {
+			return nil
+		}
+		return c.TraceID
+	}),
 	jsOnly("serverTimings", "the timings the server reported", func(c *Call) any {
 		if len(c.ServerTimings) == 0 {
 			return nil

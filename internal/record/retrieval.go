@@ -87,6 +87,7 @@ var RetrievalFigures = []Figure[Call]{ //nolint:gochecknoglobals // the read-onl
 	shared("servedBy"),
 	shared("route"),
 	shared("requestId"),
+	shared("traceId"),
 	shared("serverTimings"),
 	shared("proto"),
 	shared("dueAt"),

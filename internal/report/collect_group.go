@@ -33,6 +33,8 @@ type Group struct {
 	// merged record is diagnosed like a run.
 	runrecord.Tallies
 	Cost runrecord.Cost
+	// Slowest are the slowest traced answers (slowest.go).
+	Slowest runrecord.SlowCalls
 }
 
 func newGroup() *Group {
@@ -53,6 +55,7 @@ func (g *Group) clone() *Group {
 	for i, s := range g.Sketches {
 		c.Sketches[i] = s.Clone()
 	}
+	c.Slowest = g.Slowest.Clone()
 	return &c
 }
 
@@ -75,6 +78,7 @@ func (g *Group) merge(o *Group) {
 	g.OutputTokens += o.OutputTokens
 	g.Tallies.Add(o.Tallies)
 	g.Cost.Merge(o.Cost)
+	g.Slowest.Merge(o.Slowest)
 }
 
 // unsampledLine says how many gaps the gap-sample cap kept out of k6's
@@ -118,6 +122,7 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	g.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
 	g.addConnection(o)
 	g.addDists(o)
+	g.addSlowest(o)
 	g.addShares(o)
 	if gs != nil {
 		g.addGaps(gs)

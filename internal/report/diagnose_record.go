@@ -67,6 +67,7 @@ func groupOfRecord(cr *runrecord.CategoryRecord) *Group {
 	if cr.Tallies != nil {
 		g.Tallies = *cr.Tallies
 	}
+	g.Slowest.Merge(cr.Slowest) // re-bounded and re-sorted, whatever the file held
 	if c := cr.Cost; c != nil {
 		g.Cost = runrecord.Cost{Calls: c.Calls, Total: c.Total, Saved: c.SavedByCache, Currency: c.Currency}
 	}

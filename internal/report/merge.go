@@ -245,6 +245,7 @@ func mergeCategory(into map[string]*runrecord.CategoryRecord, cat string, cr *ru
 	m.Cost = m.Cost.Merge(cr.Cost)
 	m.GapsUnsampled += cr.GapsUnsampled
 	m.FinishOmitted += cr.FinishOmitted
+	m.Slowest.Merge(cr.Slowest) // the k slowest of every instance
 	if cr.Tallies != nil {
 		if m.Tallies == nil {
 			m.Tallies = &runrecord.Tallies{}

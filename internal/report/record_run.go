@@ -77,6 +77,7 @@ func categoryRecord(g *Group) *runrecord.CategoryRecord {
 		CacheHits: g.CacheHit, CacheMisses: g.CacheMiss,
 		OutputTokens: g.OutputTokens, Metrics: map[string]*runrecord.MetricRecord{}, Cost: g.costRecord(),
 		GapsUnsampled: g.GapsUnsampled, FinishOmitted: g.FinishOmitted, Tallies: &tallies,
+		Slowest: g.Slowest.Clone(),
 	}
 	if hr := g.CacheHitRate(); !math.IsNaN(hr) {
 		cr.CacheHitRate = &hr

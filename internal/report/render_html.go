@@ -98,6 +98,7 @@ func RenderHTML(r *Run, cmp *runrecord.Comparison, opt RenderOptions) []byte {
 	}
 	writeCostHTML(&b, rows, rowHeading(r))
 	writeLatencyHTML(&b, rows, rowHeading(r))
+	writeSlowestHTML(&b, rows, rowHeading(r))
 	writeRoutesHTML(&b, r)
 	writePairedHTML(&b, r)
 	writeServerHTML(&b, r, opt.Server)

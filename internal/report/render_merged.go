@@ -78,6 +78,7 @@ func RenderRecordText(rec *runrecord.Record) string {
 		}
 	}
 	writeLatencyLines(&b, lines, "category", w)
+	writeSlowestText(&b, recordSlowestRows(rec, cats), "category", w)
 	b.WriteString(recordSectionsText(rec))
 	writeComparisonText(&b, rec.Comparison)
 	for _, f := range rec.Findings { // the whole test's diagnosis (DiagnoseRecord, mergedCountFindings)
@@ -160,6 +161,7 @@ func RenderRecordHTML(rec *runrecord.Record, title string) []byte {
 	}
 	b.WriteString("</table></div>\n")
 	writeLegendHTML(&b, "latency-legend", intervalLegend(starred, true))
+	writeSlowestHTML(&b, recordSlowestRows(rec, cats), "category")
 	writeRecordSectionsHTML(&b, rec)
 	if rec.Comparison != nil {
 		writeComparisonHTML(&b, rec.Comparison)
@@ -181,4 +183,14 @@ func RenderRecordHTML(rec *runrecord.Record, title string) []byte {
 // CI runs would read "0s" to the second).
 func runLength(rec *runrecord.Record) time.Duration {
 	return rec.End.Sub(rec.Start).Round(100 * time.Millisecond)
+}
+
+// recordSlowestRows are a record's categories with their slowest calls, as
+// the slowest-calls tables read them.
+func recordSlowestRows(rec *runrecord.Record, cats []string) []summaryRow {
+	rows := make([]summaryRow, 0, len(cats))
+	for _, cat := range cats {
+		rows = append(rows, summaryRow{label: cat, g: &Group{Slowest: rec.Categories[cat].Slowest}})
+	}
+	return rows
 }

@@ -54,6 +54,7 @@ func RenderText(r *Run, findings []runrecord.Finding, cmp *runrecord.Comparison)
 		fmt.Fprintf(&b, "\n  %s\n", line)
 	}
 	writeLatencyText(&b, rows, rowHeading(r), w)
+	writeSlowestText(&b, rows, rowHeading(r), w)
 	writeRoutesText(&b, r)
 	forEachView(r, func(label string, v *Run) { writeStagesText(&b, label, v) })
 	writePairedText(&b, r)

@@ -82,6 +82,19 @@ func (g *Generator) Next() Context {
 	return c
 }
 
+// Child is c with a fresh parent id: another request of the same trace (a
+// retry, a fallback, a reopened stream) is another client span, under the
+// same trace id and sampling decision.
+func (g *Generator) Child(c Context) Context {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	prev := c.SpanID
+	for c.SpanID == [8]byte{} || c.SpanID == prev {
+		binary.BigEndian.PutUint64(c.SpanID[:], g.rng.Uint64())
+	}
+	return c
+}
+
 // Parse reads a traceparent a script set itself, so its trace id still
 // reaches the result and the report. ok is false for a value the spec
 // would have a server ignore (wrong length, not hex, version ff, zero ids).

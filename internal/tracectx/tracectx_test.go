@@ -65,3 +65,16 @@ func TestParse(t *testing.T) {
 		require.Falsef(t, ok, "%q", bad)
 	}
 }
+
+func TestChildKeepsTheTraceWithANewParent(t *testing.T) {
+	g, err := NewGenerator(0.5)
+	require.NoError(t, err)
+	for range 1000 {
+		c := g.Next()
+		k := g.Child(c)
+		require.Equal(t, c.TraceID, k.TraceID)
+		require.Equal(t, c.Sampled, k.Sampled, "one sampling decision per trace")
+		require.NotEqual(t, c.SpanID, k.SpanID)
+		require.Regexp(t, valid, k.String())
+	}
+}

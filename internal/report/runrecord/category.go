@@ -30,6 +30,10 @@ type CategoryRecord struct {
 	// written before they were kept: then the rules that read them stay
 	// silent on a merged record).
 	Tallies *Tallies `json:"tallies,omitempty"`
+	// Slowest are the category's slowest answered calls by E2E that
+	// carried a trace context (the client's tracing option), with their
+	// trace ids: absent without tracing.
+	Slowest SlowCalls `json:"slowest_calls,omitempty"`
 }
 
 // MetricRecord is one distribution: headline figures plus the full sketch.

@@ -41,13 +41,13 @@ declare module "k6/x/llmstream" {
 
   /** Split timeouts: each phase of a streamed call has its own limit. */
   export interface Timeouts {
-    /** Dial, TLS and sending the request (default 10s). */
+    /** Dial, TLS and sending the request (default 10s; 0: no limit of its own, `total` still bounds it). */
     connect?: Duration;
-    /** From sending the request to the first output-carrying event (default 60s). */
+    /** From sending the request to the first output-carrying event (default 60s; 0: no limit of its own). */
     firstToken?: Duration;
-    /** The longest silence between two events once streaming (default 60s). */
+    /** The longest silence between two events once streaming (default 60s; 0: no limit of its own). */
     idle?: Duration;
-    /** The whole call, end to end (default 10m). */
+    /** The whole call, end to end (default 10m); must be above 0. */
     total?: Duration;
   }
 
@@ -611,7 +611,7 @@ declare module "k6/x/llmstream" {
     model?: string;
     /** `float` or `base64` (OpenAI's `encoding_format`; default: the server's, float). */
     encodingFormat?: "float" | "base64";
-    /** Vector length, for models that can shorten theirs (0: the model's own). */
+    /** Vector length, for models that can shorten theirs (left out: the model's own; 0 is refused). */
     dimensions?: number;
     /** Keep the vectors' values in `result.vectors` (default false: counted only). */
     keepVectors?: boolean;
@@ -625,7 +625,7 @@ declare module "k6/x/llmstream" {
   export interface RerankBody {
     query: string;
     documents: string[];
-    /** The best N only (0: every document's score). */
+    /** The best N only (left out: every document's score; 0 is refused). */
     topN?: number;
     /** Ask the server to echo the documents' text. */
     returnDocuments?: boolean;
@@ -715,7 +715,7 @@ declare module "k6/x/llmstream" {
     prompt?: TokenRange;
     maxTokens?: TokenRange;
     weight?: number;
-    /** Distinct items of this category. */
+    /** Distinct items of this category (above 0). */
     variants?: number;
     /** Picked from the lengths when absent. */
     style?: "question" | "task" | "document" | "essay";
@@ -731,7 +731,7 @@ declare module "k6/x/llmstream" {
     categories?: Record<string, CategorySpec>;
     /** Tokenizer the prompt lengths are exact for (default "o200k_base"). */
     tokenizer?: Tokenizer;
-    /** Distinct items per category (default 32). */
+    /** Distinct items per category (default 32; 0 is refused). */
     variants?: number;
     /** A cache scenario: `count` prefixes of `tokens` tokens start `fraction` of the items. */
     sharedPrefix?: { count?: number; tokens?: number; fraction?: number };
@@ -751,18 +751,18 @@ declare module "k6/x/llmstream" {
    * pixels differ on every draw (no multimodal cache can short-cut them) unless `repeat` is set.
    */
   export interface ImageOptions {
-    /** Images per turn (default 1). */
+    /** Images per turn (default 1; 0 is refused). */
     count?: number;
     /** Pixels (default 512). */
     width?: PixelRange;
     height?: PixelRange;
     /** Default "jpeg". */
     format?: "jpeg" | "png";
-    /** JPEG quality 1-100 (default 85). */
+    /** JPEG quality 1-100 (default 85; 0 is refused). */
     quality?: number;
     /** The same image on every draw of an item (to measure a multimodal cache on purpose). */
     repeat?: boolean;
-    /** Share of the items that get images (default all), chosen per item. */
+    /** Share of the items that get images, in (0, 1] (default all; 0 is refused), chosen per item. */
     fraction?: number;
     /** Init context: a folder whose PNG, JPEG, GIF and WebP files are sent in turn instead. */
     dir?: string;
@@ -795,7 +795,7 @@ declare module "k6/x/llmstream" {
     maxPromptTokens?: number;
     /** ShareGPT: the first user turn (default) or every turn with its history. */
     turns?: "first" | "all";
-    /** Keep the first `limit` items (after a seeded shuffle). */
+    /** Keep the first `limit` items (after a seeded shuffle); left out: all (0 is refused). */
     limit?: number;
     shuffle?: boolean;
     seed?: number;
@@ -913,7 +913,7 @@ declare module "k6/x/llmstream" {
     seed?: number;
     /** Tokens of each chunk (default 256). */
     tokens?: TokenRange;
-    /** Distinct chunks (default 256). */
+    /** Distinct chunks (default 256; 0 is refused). */
     count?: number;
     /** Batch sizes and their weights, e.g. `{ '1': 8, '32': 1 }` (default batches of 1). */
     batch?: Record<string, number>;
@@ -943,7 +943,7 @@ declare module "k6/x/llmstream" {
   /** `Dataset.rerank(options)`: queries with documents for `client.rerank`. */
   export interface RerankOptions {
     seed?: number;
-    /** Distinct queries (default 64). */
+    /** Distinct queries (default 64; 0 is refused). */
     queries?: number;
     /** Documents per query (default 16). */
     documents?: TokenRange;
@@ -951,7 +951,7 @@ declare module "k6/x/llmstream" {
     queryTokens?: TokenRange;
     /** Default 128. */
     documentTokens?: TokenRange;
-    /** Sent with every query (default none: every score). */
+    /** Sent with every query (default none: every score; 0 is refused). */
     topN?: number;
     tokenizer?: Tokenizer;
   }
@@ -991,7 +991,7 @@ declare module "k6/x/llmstream" {
   export interface ArrivalOptions {
     /** Requests per second of the whole test (split across instances by execution segment). */
     rate: number;
-    /** Coefficient of variation of the gaps (poisson: always 1; bursty default 3). */
+    /** Coefficient of variation of the gaps (poisson: always 1; bursty default 3; 0 is refused). */
     cv?: number;
     seed?: number;
     /** Two processes with equal options but different names stay apart. */
@@ -1024,7 +1024,7 @@ declare module "k6/x/llmstream" {
     rate: number;
     /** The schedule's length (`'60s'` or ms): no credit is due after it. Required. */
     duration: Duration;
-    /** Gamma only: coefficient of variation of the gaps (default 3; 1 = Poisson). */
+    /** Gamma only: coefficient of variation of the gaps (default 3; 1 = Poisson; 0 is refused). */
     cv?: number;
     seed?: number;
     /** Two schedules with equal options but different names stay apart. */
@@ -1035,15 +1035,15 @@ declare module "k6/x/llmstream" {
   export interface TraceOptions {
     /** `'auto'` (default: from the first line), `'mooncake'`, `'bailian'`, `'burstgpt'` or `'azure'`. */
     format?: 'auto' | 'mooncake' | 'bailian' | 'burstgpt' | 'azure';
-    /** Tokens per hash id (default: Mooncake 512, Bailian 16). */
+    /** Tokens per hash id (default: Mooncake 512, Bailian 16; 0 is refused). */
     blockSize?: number;
-    /** The one time knob, a rate multiplier: 2 replays twice as fast (default 1). */
+    /** The one time knob, a rate multiplier: 2 replays twice as fast (default 1; 0 is refused). */
     rateScale?: number;
     /** Seconds into the trace where the replay starts (trace time). */
     start?: number;
-    /** Seconds of trace time replayed from `start` (default: to the end). */
+    /** Seconds of trace time replayed from `start` (default: to the end; 0 is refused). */
     duration?: number;
-    /** At most this many rows. */
+    /** At most this many rows (default: all; 0 is refused). */
     maxRows?: number;
     /** Start the trace again after its last row, until `loopFor`. */
     loop?: boolean;

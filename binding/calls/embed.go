@@ -22,7 +22,7 @@ type embedBody struct {
 	Input          any            `opt:"input" want:"a string or an array of strings"`
 	Model          string         `opt:"model"`
 	EncodingFormat string         `opt:"encodingFormat"`
-	Dimensions     int            `opt:"dimensions"`
+	Dimensions     int            `opt:"dimensions,positive" want:"a whole number above 0 (leave it out for the model's)"`
 	KeepVectors    bool           `opt:"keepVectors"`
 	API            string         `opt:"api"`
 	Extra          map[string]any `opt:"extra"`
@@ -32,7 +32,7 @@ type embedBody struct {
 type rerankBody struct {
 	Query           string         `opt:"query"`
 	Documents       []string       `opt:"documents"`
-	TopN            int            `opt:"topN"`
+	TopN            int            `opt:"topN,positive" want:"a whole number above 0 (leave it out for every score)"`
 	ReturnDocuments bool           `opt:"returnDocuments"`
 	Model           string         `opt:"model"`
 	API             string         `opt:"api"`

@@ -87,7 +87,7 @@ type ScheduleFactory struct {
 type synthOptions struct {
 	Rate     float64       `opt:"rate"`
 	Duration time.Duration `opt:"duration"`
-	CV       float64       `opt:"cv"`
+	CV       float64       `opt:"cv,positive" want:"a number above 0 (1 is Poisson; leave it out for the default)"`
 	Seed     uint64        `opt:"seed"`
 	Name     string        `opt:"name"` // two schedules with equal options but different names stay apart
 }
@@ -144,7 +144,7 @@ func (sf ScheduleFactory) synthetic(kind string, opts sobek.Value, build func(sy
 // traceOptions are Schedule.trace's options.
 type traceOptions struct {
 	trace.Options
-	RateScale   float64       `opt:"rateScale"`   // 2 = twice as fast as recorded
+	RateScale   float64       `opt:"rateScale,positive" want:"a number above 0 such as 2 (twice as fast as recorded)"`
 	Loop        bool          `opt:"loop"`        // start again after the last row…
 	LoopFor     time.Duration `opt:"loopFor"`     // …until this long
 	Seed        uint64        `opt:"seed"`        // of the prompt text

@@ -182,7 +182,7 @@ func TestDatasetErrorsInJS(t *testing.T) {
 		`llm.Dataset.load('bad.jsonl', {buckets: [{name: 'a', Prompt: [1, 2]}]})`: `unknown option "buckets[0].Prompt" (did you mean "prompt"?)`,
 		`llm.Dataset.synthetic({sharedprefix: {count: 1}, seed: 1})`: `Dataset.synthetic options: unknown option "sharedprefix" ` +
 			`(did you mean "sharedPrefix"?); known: seed, mix, categories, tokenizer, variants, sharedPrefix, cacheBust, turns`,
-		`llm.Dataset.synthetic({variants: 2.5})`:          "Dataset.synthetic options: variants must be a whole number, got 2.5",
+		`llm.Dataset.synthetic({variants: 2.5})`:          "Dataset.synthetic options: variants must be a whole number of items above 0 (leave it out for the default), got 2.5",
 		`llm.Dataset.synthetic({turns: 'two'})`:           `turns must be a number, [min, max] or {min, max}, got "two"`,
 		`llm.Dataset.synthetic({turns: {min: 1, mx: 3}})`: `unknown option "turns.mx" (did you mean "max"?); known: min, max`,
 		`llm.Dataset.synthetic({mix: {short: '3'}})`:      `mix.short must be a number, got "3"`,

@@ -42,6 +42,9 @@ type timeouts struct {
 	Total      time.Duration `opt:"total"`
 }
 
+// check: connect, firstToken and idle of 0 turn that limit off (the total
+// still bounds the call; negative durations are refused by the decoder);
+// the total is what bounds every call, so it must be above 0.
 func (t *timeouts) check() error {
 	if t.Total <= 0 {
 		return fieldErr("total", "must be greater than 0 (it bounds every call)")

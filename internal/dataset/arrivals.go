@@ -82,8 +82,8 @@ func (s *stream) gap() float64 {
 
 // ArrivalOptions configure an arrival process.
 type ArrivalOptions struct {
-	Rate float64 `opt:"rate"` // mean arrivals per second of the whole test (all instances together)
-	CV   float64 `opt:"cv"`   // coefficient of variation of the gaps; 0 or 1 = Poisson
+	Rate float64 `opt:"rate"`                                                               // mean arrivals per second of the whole test (all instances together)
+	CV   float64 `opt:"cv,positive" want:"a number in (0, 30] (1 is Poisson, the default)"` // coefficient of variation of the gaps; absent or 1 = Poisson
 	Seed uint64  `opt:"seed"`
 }
 

@@ -16,7 +16,7 @@ type ChunkOptions struct {
 	Seed uint64 `opt:"seed"`
 	// Tokens is each chunk's length, drawn per chunk in the range; 0 = 256.
 	Tokens Range `opt:"tokens"`
-	Count  int   `opt:"count"` // distinct chunks; 0 = 256
+	Count  int   `opt:"count,positive" want:"a whole number of chunks above 0 (leave it out for 256)"` // distinct chunks; absent: 256
 	// Batch weighs the batch sizes drawn, by size ({'1': 8, '32': 1}); nil
 	// = batches of one.
 	Batch     map[string]float64 `opt:"batch"`

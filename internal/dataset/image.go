@@ -32,17 +32,17 @@ type Image struct {
 // Repeat sends the same image on every draw of an item, to measure that
 // cache on purpose.
 type ImageOptions struct {
-	Count int `opt:"count"` // images per turn; 0 = 1 when images are asked for
+	Count int `opt:"count,positive" want:"a whole number of images above 0 (leave it out for 1)"` // images per turn; absent: 1 when images are asked for
 	// Width and Height are each image's size in pixels, drawn per image
 	// within the range (e.g. {min: 256, max: 1024}); 0 = 512.
 	Width   Range  `opt:"width"`
 	Height  Range  `opt:"height"`
-	Format  string `opt:"format"`  // "jpeg" (default) or "png"
-	Quality int    `opt:"quality"` // JPEG quality, 1-100; 0 = 85
+	Format  string `opt:"format"`                                                                     // "jpeg" (default) or "png"
+	Quality int    `opt:"quality,positive" want:"a JPEG quality from 1 to 100 (leave it out for 85)"` // JPEG quality, 1-100; absent: 85
 	Repeat  bool   `opt:"repeat"`
-	// Fraction of the items that get images (0 = every item), chosen by
+	// Fraction of the items that get images (absent: every item), chosen by
 	// item, so an item has images on every draw or on none.
-	Fraction float64 `opt:"fraction"`
+	Fraction float64 `opt:"fraction,positive" want:"a number in (0, 1] (leave it out for every item)"`
 	// Dir is a folder of image files to send instead of synthetic images,
 	// in turn; the script binding reads it (through k6's file system) into
 	// Files. Files are what they are, so they repeat as often as the draws

@@ -33,7 +33,7 @@ type LoadOptions struct {
 	// Turns "all" makes one item per user turn of a conversation (history
 	// included); the default "first" keeps the first user turn only.
 	Turns     string `opt:"turns"`
-	Limit     int    `opt:"limit"` // keep at most this many items (0 = all)
+	Limit     int    `opt:"limit,positive" want:"a whole number above 0 (leave it out for every item)"` // keep at most this many items (absent: all)
 	Shuffle   bool   `opt:"shuffle"`
 	Seed      uint64 `opt:"seed"`
 	CacheBust bool   `opt:"cacheBust"`

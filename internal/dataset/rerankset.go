@@ -13,13 +13,13 @@ import (
 // scripts write (Dataset.rerank options).
 type RerankOptions struct {
 	Seed    uint64 `opt:"seed"`
-	Queries int    `opt:"queries"` // distinct queries; 0 = 64
+	Queries int    `opt:"queries,positive" want:"a whole number of queries above 0 (leave it out for 64)"` // distinct queries; absent: 64
 	// Documents is how many documents go with each query, drawn per query;
 	// 0 = 16.
 	Documents      Range  `opt:"documents"`
-	QueryTokens    Range  `opt:"queryTokens"`    // 0 = 16
-	DocumentTokens Range  `opt:"documentTokens"` // 0 = 128
-	TopN           int    `opt:"topN"`           // asked of every call; 0 = every score
+	QueryTokens    Range  `opt:"queryTokens"`                                                                // 0 = 16
+	DocumentTokens Range  `opt:"documentTokens"`                                                             // 0 = 128
+	TopN           int    `opt:"topN,positive" want:"a whole number above 0 (leave it out for every score)"` // asked of every call; absent: every score
 	Tokenizer      string `opt:"tokenizer"`
 }
 

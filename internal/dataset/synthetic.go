@@ -22,8 +22,8 @@ type SyntheticOptions struct {
 	Mix map[string]float64 `opt:"mix"`
 	// Categories overrides built-in categories or adds custom ones.
 	Categories map[string]CategorySpec `opt:"categories"`
-	Tokenizer  string                  `opt:"tokenizer"` // "" = o200k_base
-	Variants   int                     `opt:"variants"`  // items per category unless the category says; 0 = DefaultVariants
+	Tokenizer  string                  `opt:"tokenizer"`                                                                               // "" = o200k_base
+	Variants   int                     `opt:"variants,positive" want:"a whole number of items above 0 (leave it out for the default)"` // items per category unless the category says; absent: DefaultVariants
 	// SharedPrefix, when Count > 0, starts a fraction of the items with one of
 	// Count shared system prompts of Tokens tokens (a prefix-cache scenario).
 	SharedPrefix SharedPrefixOptions `opt:"sharedPrefix"`
@@ -41,15 +41,15 @@ type CategorySpec struct {
 	Prompt    *Range   `opt:"prompt"`
 	MaxTokens *Range   `opt:"maxTokens"`
 	Weight    *float64 `opt:"weight"`
-	Variants  int      `opt:"variants"`
+	Variants  int      `opt:"variants,positive" want:"a whole number of items above 0 (leave it out for the default)"`
 	Style     string   `opt:"style"`
 }
 
 // SharedPrefixOptions describe the shared prefixes of a cache scenario.
 type SharedPrefixOptions struct {
-	Count    int     `opt:"count"`
-	Tokens   int     `opt:"tokens"`
-	Fraction float64 `opt:"fraction"` // 0 means 1: every item
+	Count    int     `opt:"count,positive" want:"a whole number of prefixes above 0 (leave sharedPrefix out for none)"`
+	Tokens   int     `opt:"tokens,positive" want:"a whole number of tokens above 0"`
+	Fraction float64 `opt:"fraction,positive" want:"a number in (0, 1] (leave it out for every item)"` // absent: 1, every item
 }
 
 // Synthetic generates a dataset. The same options give the same items, in the

@@ -27,11 +27,11 @@ var blockSizes = map[string]int{Mooncake: 512, Bailian: 16} //nolint:gochecknogl
 
 // Options select and cut what is read.
 type Options struct {
-	Format    string  `opt:"format"`    // "" or "auto": detected from the first line
-	BlockSize int     `opt:"blockSize"` // tokens per hash id; 0: the format's (Mooncake 512, Bailian 16)
-	Start     float64 `opt:"start"`     // seconds into the trace where the replay begins
-	Duration  float64 `opt:"duration"`  // seconds of the trace replayed from start; 0: to the end
-	MaxRows   int     `opt:"maxRows"`   // at most this many rows; 0: all
+	Format    string  `opt:"format"`                                                                                     // "" or "auto": detected from the first line
+	BlockSize int     `opt:"blockSize,positive" want:"a whole number of tokens above 0 (leave it out for the format's)"` // tokens per hash id; absent: the format's (Mooncake 512, Bailian 16)
+	Start     float64 `opt:"start"`                                                                                      // seconds into the trace where the replay begins
+	Duration  float64 `opt:"duration,positive" want:"a number of seconds above 0 (leave it out to replay to the end)"`   // seconds of the trace replayed from start; absent: to the end
+	MaxRows   int     `opt:"maxRows,positive" want:"a whole number above 0 (leave it out for every row)"`                // at most this many rows; absent: all
 	// KeepFailed keeps BurstGPT's failed requests (0 response tokens), sent
 	// with the minimum output; by default they are skipped and counted.
 	KeepFailed bool `opt:"keepFailed"`

@@ -124,7 +124,15 @@ func atLastOutput(c *Call) time.Time { return c.LastOutAt }
 
 // jsObject is r's JS object: the value of every row with a key.
 func jsObject[R any](table []Figure[R], r *R) map[string]any {
-	m := make(map[string]any, len(table))
+	// Sized for the keyed rows only: a hint of every row (a third have no
+	// key) would allocate the map's next size up on every call.
+	keys := 0
+	for i := range table {
+		if table[i].Key != "" {
+			keys++
+		}
+	}
+	m := make(map[string]any, keys)
 	for i := range table {
 		if f := &table[i]; f.Key != "" {
 			m[f.Key] = f.JS(r)

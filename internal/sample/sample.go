@@ -48,12 +48,16 @@ const window = 200 * time.Millisecond
 // cutting the calls that end last (which would bend the percentiles).
 const keepShare = 0.8
 
-// rateWeight is the last window's weight in the offered rate's average: about
-// the last two seconds count. Gaps are offered when calls end, so the offered
+// rateMemory is how far back the offered rate's average reaches: about the
+// last two seconds count. Gaps are offered when calls end, so the offered
 // rate comes in bursts; an average that fell in the pause after a slow round
 // sampled that round's calls (the slow ones) more than the rest, which
 // bends the kept percentiles upwards; a longer memory smooths the bursts out.
-const rateWeight = 0.1
+// The memory is one of time, not of windows: a window lasts until the next
+// call ends, so where calls end seldom (a few long answers, or waves of calls
+// that end together) a weight per window would remember many seconds, and an
+// estimate thrown high by one wave would keep too few values long after.
+const rateMemory = 2 * time.Second
 
 // burstSeconds is how many seconds' worth of values the bucket holds: more
 // than the time between two waves of calls that end together (answers of up
@@ -142,7 +146,8 @@ func (s *Sampler) adjust(now time.Time) {
 	if s.rateEst == 0 {
 		s.rateEst = offered
 	} else {
-		s.rateEst = rateWeight*offered + (1-rateWeight)*s.rateEst
+		w := 1 - math.Exp(-el.Seconds()/rateMemory.Seconds()) // a 200 ms window weighs about 0.1
+		s.rateEst = w*offered + (1-w)*s.rateEst
 	}
 	s.k = 1
 	if target := keepShare * s.rate; s.rateEst > target {

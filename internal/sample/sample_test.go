@@ -309,3 +309,31 @@ func TestAnEarlierClockReadingKeepsNothingBack(t *testing.T) {
 	require.Equal(t, uint64(10_200), s.Seen())
 	require.Equal(t, uint64(10_000), s.Dropped())
 }
+
+// Waves of 16 calls that end 20 ms apart, a second between waves (a loaded
+// machine's batch of calls): a window then lasts from one wave to the next,
+// and the estimate of the offered rate, thrown high by a window that caught
+// most of a wave in 200 ms, must come down within seconds, not waves. Kept
+// per second over the run's last 15 s: about keepShare × rate.
+func TestSeldomWavesKeepTheirShare(t *testing.T) {
+	t.Parallel()
+	const rate = 150
+	s, clk := onFakeClock(rate)
+	kept, from := 0, time.Time{}
+	for wave := range 20 {
+		if wave == 5 {
+			from = clk.t
+		}
+		clk.step = time.Second
+		s.now()
+		clk.step = 20 * time.Millisecond
+		for range 16 {
+			_, k := s.Take(200)
+			if wave >= 5 {
+				kept += k
+			}
+		}
+	}
+	perSecond := float64(kept) / clk.t.Sub(from).Seconds()
+	require.InDelta(t, keepShare*rate, perSecond, 0.25*keepShare*rate, "kept %.0f a second", perSecond)
+}

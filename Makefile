@@ -109,9 +109,11 @@ unit: $(PROGRESS)
 	  $(GO) test -json -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e)
 
 ## e2e: builds ./k6 and ./llm-sim, runs every example against llm-sim, checks a violated threshold fails the run;
-## a line per test and per example as it finishes.
+## a line per test and per example as it finishes. Four tests at a time: most of an e2e test is k6 waiting on
+## llm-sim's simulated time, not CPU; the tests that measure timing are not parallel and run alone first.
+E2E_PARALLEL ?= 4
 e2e: $(PROGRESS)
-	@$(PROGRESS) -stage e2e -json -each subtest $(COUNTS) -hint 'the first test builds ./k6 and ./llm-sim' -- $(GO) test -json -count=1 -timeout 15m ./e2e/...
+	@$(PROGRESS) -stage e2e -json -each subtest $(COUNTS) -hint 'the first test builds ./k6 and ./llm-sim' -- $(GO) test -json -count=1 -parallel $(E2E_PARALLEL) -timeout 15m ./e2e/...
 
 ## k6v2: the module ported to k6 v2 in a scratch directory (imports rewritten, go.k6.io/k6/v2 replaced by a
 ## local source tree: K6V2_SRC, default ../shared/k6-v2.2.0), k6 built from it and the e2e smoke run with it

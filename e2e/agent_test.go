@@ -115,6 +115,7 @@ export default async function () {
 
 // TestAgentJobsAgainstLLMSim runs agent jobs per tool-capable protocol.
 func TestAgentJobsAgainstLLMSim(t *testing.T) {
+	t.Parallel()
 	url := startSim(t, "--model", "sim=fast", "--seed", "1")
 	script := filepath.Join(t.TempDir(), "agent.js")
 	require.NoError(t, os.WriteFile(script, []byte(agentScript), 0o600))

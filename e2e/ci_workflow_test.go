@@ -60,6 +60,7 @@ func TestWorkflowsParse(t *testing.T) {
 // becomes the baseline that the next run loads; and a crossed threshold fails
 // the step, which is what gates the job.
 func TestUserCIWorkflow(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	var wf workflow
 	readYAML(t, filepath.Join(root, "examples", "ci", "github-actions.yml"), &wf)

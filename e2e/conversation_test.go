@@ -123,6 +123,7 @@ func assistantTexts(proto string, body map[string]any) []string {
 // reaches the server on every turn and differs between conversations, and
 // think time is in the job's time and not in any TTFT.
 func TestConversationAgainstLLMSim(t *testing.T) {
+	t.Parallel()
 	tracePath := filepath.Join(t.TempDir(), "trace.jsonl")
 	url := startSim(t, "--model", "sim=fast", "--seed", "1", "--trace", tracePath, "--trace-bodies")
 	script := filepath.Join(t.TempDir(), "conversation.js")

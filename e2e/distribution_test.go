@@ -19,6 +19,7 @@ import (
 // thresholds need every category of the file drawn, so it passes only if the
 // archive carried the dataset.
 func TestArchiveRunsAlone(t *testing.T) {
+	t.Parallel()
 	k6, _ := binaries(t)
 	root := repoRoot(t)
 	src := t.TempDir()

@@ -178,6 +178,7 @@ func TestExamples(t *testing.T) {
 	for _, s := range scripts {
 		name := filepath.Base(s)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			url := startSim(t, simArgs(t, s)...)
 			dir := t.TempDir()
 			env := map[string]string{"LLM_BASE_URL": url + "/v1", "DURATION": "5s", "LLM_REPORT_DIR": dir}

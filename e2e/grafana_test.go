@@ -142,6 +142,7 @@ func substitute(expr, testID string) string {
 // and S…); every other query serves both. Every query of every panel must
 // return data in the run of its form, and every template variable values.
 func TestGrafanaDashboardHasData(t *testing.T) {
+	t.Parallel()
 	prom := startPrometheus(t)
 	raw, err := os.ReadFile(filepath.Join(repoRoot(t), dashboardPath))
 	require.NoError(t, err)

@@ -65,6 +65,7 @@ func simMetrics(base string) string {
 // after how long of its 30 s, and count the calls cut in flight as failed
 // with the error type canceled, in no latency figure.
 func TestInterruptedRunsAreMarked(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ stop, by, detail string }{
 		{"signal", "signal", "SIGINT"},
 		{"abort", "test.abort()", "enough for this test"},

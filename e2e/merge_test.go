@@ -155,6 +155,7 @@ func retrievalCalls(r mergeRecord) uint64 {
 func exactQ(sorted []float64, q float64) float64 { return sorted[int(q*float64(len(sorted)-1))] }
 
 func TestMergedInstancesCountLikeOneInstance(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds k6")
 	}

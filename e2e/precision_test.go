@@ -13,6 +13,7 @@ import (
 // A precision-gated run ends by itself once its targets are met, well before
 // its cap, and its record and report say so.
 func TestPrecisionGatedRunEndsWhenMet(t *testing.T) {
+	t.Parallel()
 	url := startSim(t, defaultSimArgs...)
 	dir := t.TempDir()
 	start := time.Now()

@@ -96,6 +96,7 @@ export default async function () {
 // TestEveryProtocolAgainstLLMSim runs one k6 run with a Client per protocol
 // against llm-sim's native routes.
 func TestEveryProtocolAgainstLLMSim(t *testing.T) {
+	t.Parallel()
 	url := startSim(t, "--model", "sim=demo", "--seed", "1")
 	script := filepath.Join(t.TempDir(), "protocols.js")
 	require.NoError(t, os.WriteFile(script, []byte(protocolsScript), 0o600))

@@ -191,6 +191,7 @@ var rowLine = regexp.MustCompile(`msg="ROW (\{.*\})"`)
 // that hit the prefix cache where the trace's hash_ids say they share a
 // prefix, and miss where not.
 func TestMooncakeReplayAgainstLLMSim(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds k6")
 	}
@@ -317,6 +318,7 @@ var (
 // iterationInTest (which k6 splits 30/15/15 over three segments) are the
 // single run's, item for item.
 func TestScheduleSplitsExactlyAcrossInstances(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds k6")
 	}

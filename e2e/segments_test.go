@@ -90,6 +90,7 @@ func runScriptInstances(t *testing.T, script, url, sequence string, segments []s
 }
 
 func TestSegmentsSplitTheTest(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds k6")
 	}

@@ -90,6 +90,7 @@ type restartRecord struct {
 // The server's count cannot be held against the client's then: the report
 // says why instead of raising server_count_mismatch.
 func TestSimRestartGivesNoFalseCountMismatch(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	simFlags := []string{"--model", "sim-large=demo", "--seed", "1"}
 	kill := simAt(t, addr, simFlags...)
@@ -142,6 +143,7 @@ func finishedOnSim(base string) int {
 // increase included (it used to be dropped, the test's end having stopped
 // the samples first).
 func TestServerFinishedInK6IsTheReportsCount(t *testing.T) {
+	t.Parallel()
 	url := startSim(t, "--model", "sim-large=demo", "--seed", "1")
 	dir := t.TempDir()
 	code, out := runK6(t, filepath.Join("e2e", "testdata", "server_calls.js"),

@@ -18,6 +18,7 @@ import (
 // client made, its queue-time mean is the trace's, the report cites the
 // server's queue, and a threshold on the server's queue fails the run.
 func TestServerMetricsAgainstLLMSim(t *testing.T) {
+	t.Parallel()
 	script := filepath.Join("e2e", "scenarios", "server_queue.js")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	sim := startSim(t, append(simArgs(t, filepath.Join(repoRoot(t), script)), "--trace", trace)...)

@@ -72,6 +72,7 @@ var (
 // every chart of it drawn with data, the per-category charts with a line for
 // each category the example draws, and failures split by error type.
 func TestWebDashboardLLMTab(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(repoRoot(t), webDashboardConfig))
 	require.NoError(t, err)
 	var cfg webDashboard

@@ -1175,14 +1175,24 @@ declare module "k6/x/llmstream" {
     window?: Duration;
     /** The start of each window left out of its figures (default a fifth of the window). */
     warmup?: Duration;
+    /**
+     * The longest a window is lengthened to (by half a window at a time) while its calls cannot decide; still
+     * undecided then, it counts as a fail that says so. Default four windows, or, for the open model, long
+     * enough to measure at rate.min half again the calls a pass needs (59 for a p95, 299 for a p99 or errors <1%).
+     */
+    maxWindow?: Duration;
+    /** The window that confirms the answer in steady state before it is given (default three windows, at least `'60s'`). */
+    sustain?: Duration;
     /** Refining stops when the bracket is this narrow relative to its low end (default 0.05). */
     precision?: number;
     /** The share of the capacity recommended for production (default 0.8). */
     share?: number;
-    /** The search's budget of windows (default 12). */
+    /** The search's budget of windows, sustain windows included (default 16). */
     maxWindows?: number;
-    /** Open model: `'poisson'` (default) or `'constant'` arrivals, and their seed. */
-    arrivals?: 'poisson' | 'constant';
+    /** Open model: `'poisson'` (default), `'constant'` or `'bursty'` (gamma gaps) arrivals, and their seed. */
+    arrivals?: 'poisson' | 'constant' | 'bursty';
+    /** Bursty arrivals' gaps' coefficient of variation (default 3, as `Arrivals.bursty`). */
+    cv?: number;
     seed?: number;
     /**
      * Open model: a trace's arrivals instead (`Schedule.trace(path, options)` without rateScale or loop),
@@ -1223,7 +1233,7 @@ declare module "k6/x/llmstream" {
   /** One window of the search (docs/capacity.md). */
   export interface CapacityWindow {
     index: number;
-    phase: 'bracket' | 'refine' | 'confirm';
+    phase: 'bracket' | 'refine' | 'sustain';
     level: number;
     start_s: number;
     end_s: number;
@@ -1233,8 +1243,25 @@ declare module "k6/x/llmstream" {
     reason: string;
     settled: boolean;
     extended?: boolean;
+    /** A fail that only says the calls could not decide at the longest window: the level may hold. */
+    undecided?: boolean;
+    /** A pass whose random arrivals came well under its level: the rate they came at, which the pass speaks for. */
+    carried?: number;
     margin: number;
-    margins: { objective: string; observed: number | null; margin: number }[];
+    /**
+     * Each objective's figure and the one-sided 95 % bounds that decided it (`null`: the calls cannot bound
+     * that side), with the calls it rests on (censored: unfinished, or failed before the figure).
+     */
+    margins: {
+      objective: string;
+      observed: number | null;
+      margin: number;
+      lower: number | null;
+      upper: number | null;
+      verdict?: 'pass' | 'fail' | 'undecided';
+      calls: number;
+      censored?: number;
+    }[];
     calls: number;
     failed: number;
     censored: number;
@@ -1255,8 +1282,13 @@ declare module "k6/x/llmstream" {
     max: number;
     window_s: number;
     warmup_s: number;
+    max_window_s?: number;
+    sustain_s?: number;
     precision: number;
     share: number;
+    /** Open model: the arrival process (none with a trace) and its gaps' coefficient of variation. */
+    arrivals?: 'poisson' | 'constant' | 'bursty';
+    cv?: number;
     method: string;
     objectives: { text: string; client?: string; figure: string; quantile?: number; limit: number }[];
     outcome: 'found' | 'below_min' | 'above_max' | 'unfinished';
@@ -1266,6 +1298,12 @@ declare module "k6/x/llmstream" {
     binding_objective?: string;
     boundary?: 'smooth' | 'cliff';
     recommended: number | null;
+    /** How sure each window's verdict is (0.95). */
+    confidence?: number;
+    /** How long the answer held in its sustain window, seconds (`null`: not sustained, as when unfinished). */
+    sustained_s: number | null;
+    /** Levels above the answer that could not decide (counted as fails): the capacity may be higher. */
+    undecided_above?: number[];
     segment?: string;
     /** The trace the arrivals replayed: each level is also a speed of its recording (level / mean_rate). */
     trace?: {

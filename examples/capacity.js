@@ -20,9 +20,14 @@ const range = { min: Number(__ENV.MIN || (closed ? 1 : 4)), max: Number(__ENV.MA
 
 // #region search
 const search = Capacity.search({
-  slo: { ttft: __ENV.TTFT || 'p95<250ms', e2e: 'p99<1s', errors: '<1%' },
+  // A window passes a p95 from 59 calls all within it, and an error rate under 5 % from 59 without
+  // a failure; a p99, or errors under 1 %, would need 299 calls a window (docs/capacity.md).
+  slo: { ttft: __ENV.TTFT || 'p95<250ms', errors: '<5%' },
   ...(closed ? { concurrency: range } : { rate: range, arrivals: __ENV.ARRIVALS === 'constant' ? 'constant' : 'poisson', seed: 1 }),
   window: __ENV.WINDOW || '3s',
+  // The answer is given only once a window this long at it passed (the default: three windows, at
+  // least a minute, long enough for a queue fed by random arrivals to show its steady state).
+  ...(__ENV.SUSTAIN ? { sustain: __ENV.SUSTAIN } : {}),
   precision: 0.05,
   share: 0.8,
 });

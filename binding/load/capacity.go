@@ -64,7 +64,7 @@ func (cf CapacityFactory) Search(opts sobek.Value) (*jsSearch, error) {
 	}
 	key := k6env.StoreKey("capacity", o, cfg.Objectives, cfg.Trace, traceOptionsOf(tr))
 	sh, err := dataset.Shared(cf.Store, key, func() (*sharedSearch, error) {
-		return newSharedSearch(cfg, o.Arrivals, o.ArrivalSeed(), tr, gauge, cf.List)
+		return newSharedSearch(cfg, o.ArrivalSeed(), tr, gauge, cf.List)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("Capacity.search: %w", err)

@@ -45,7 +45,7 @@ type sharedSearch struct {
 // searchHorizon is how long the open model's schedule runs: past any search.
 const searchHorizon = 10 * 24 * time.Hour
 
-func newSharedSearch(cfg capacity.Config, arrivals string, seed uint64, tr *sharedSchedule, gauge *metrics.Metric,
+func newSharedSearch(cfg capacity.Config, seed uint64, tr *sharedSchedule, gauge *metrics.Metric,
 	list *SearchList) (*sharedSearch, error) {
 	s, err := capacity.New(cfg)
 	if err != nil {
@@ -54,7 +54,7 @@ func newSharedSearch(cfg capacity.Config, arrivals string, seed uint64, tr *shar
 	sh := &sharedSearch{search: s, cfg: s.Config(), gauge: gauge, trace: tr}
 	sh.done, sh.finish = context.WithCancel(context.Background())
 	if cfg.Model == capacity.ModelRate {
-		sh.whole, err = searchArrivals(arrivals, seed, tr, cfg.Min)
+		sh.whole, err = searchArrivals(cfg, seed, tr)
 		if err != nil {
 			return nil, err //nolint:wrapcheck // names the option
 		}
@@ -75,7 +75,7 @@ func (sh *sharedSearch) start(vu modules.VU, scope k6env.VUScope) error {
 			return
 		}
 		sh.share = share
-		sh.search.SetSegment(share.Segment())
+		sh.search.SetSegment(share.Segment(), share.Fraction())
 		if sh.whole != nil {
 			sh.sched = sh.whole.Part(share)
 		}
@@ -140,16 +140,21 @@ func (sh *sharedSearch) advance() capacity.Step {
 	return st
 }
 
-// searchArrivals is the open model's schedule: the trace's offsets looped
-// (a level is then a time multiplier, set by speed), or synthetic arrivals.
-func searchArrivals(arrivals string, seed uint64, ss *sharedSchedule, level float64) (*schedule.Schedule, error) {
+// searchArrivals is the open model's schedule, starting at cfg.Min: the
+// trace's offsets looped (a level is then a time multiplier, set by speed),
+// or synthetic arrivals (constant, Poisson, or bursty: gamma gaps of cfg.CV).
+func searchArrivals(cfg capacity.Config, seed uint64, ss *sharedSchedule) (*schedule.Schedule, error) {
+	level := cfg.Min
 	if ss != nil {
 		times := schedule.Times{Len: ss.Tr.Rows(), Span: ss.Tr.Span(), From: ss.Tr.OffsetsFrom}
 		return schedule.Offsets(times, true, schedule.Options{Rate: level / ss.Tr.MeanRate(), Duration: searchHorizon}) //nolint:wrapcheck // names the option
 	}
 	so := schedule.Options{Rate: level, Duration: searchHorizon}
-	if arrivals == "constant" {
+	switch cfg.Arrivals {
+	case capacity.ArrivalsConstant:
 		return schedule.Constant(so) //nolint:wrapcheck // names the option
+	case capacity.ArrivalsBursty:
+		return schedule.Gamma(so, cfg.CV, seed) //nolint:wrapcheck // names the option
 	}
 	return schedule.Poisson(so, seed) //nolint:wrapcheck // names the option
 }

@@ -10,7 +10,7 @@ const client = new Client({
 });
 
 const search = Capacity.search({
-  slo: { ttft: 'p95<2s', errors: '<1%' },
+  slo: { ttft: 'p95<250ms', errors: '<5%' },
   rate: { min: Number(__ENV.MIN), max: 100 },
   arrivals: 'constant',
   window: '10s',

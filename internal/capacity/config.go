@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/quantile"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
 
@@ -20,18 +21,36 @@ const (
 
 // Config is a search: what it varies, over which range, and what must hold.
 type Config struct {
-	Model      string // ModelRate or ModelConcurrency
-	Min, Max   float64
-	Window     time.Duration
-	Warmup     time.Duration // 0: a fifth of the window, unless warmupGiven
-	Precision  float64       // the bracket's width relative to its low end when refining stops; 0: 0.05
-	Share      float64       // of the capacity, for the recommended level; 0: 0.8
-	MaxWindows int           // the search's budget; 0: 12
+	Model    string // ModelRate or ModelConcurrency
+	Min, Max float64
+	Window   time.Duration
+	Warmup   time.Duration // 0: a fifth of the window, unless warmupGiven
+	// MaxWindow is the longest a window is lengthened to while its calls
+	// cannot decide (0: four windows, or, for the open model, long enough to
+	// measure at Min half again the calls a pass needs, if that is longer;
+	// and a window whose calls come slower than that, as the closed model's
+	// may, goes on until it has measured them, up to maxCallsTimes windows).
+	MaxWindow time.Duration
+	// Sustain is the length of the window that confirms the answer before
+	// it is given (0: three windows, at least a minute).
+	Sustain    time.Duration
+	Precision  float64 // the bracket's width relative to its low end when refining stops; 0: 0.05
+	Share      float64 // of the capacity, for the recommended level; 0: 0.8
+	MaxWindows int     // the search's budget; 0: 16
 	Objectives []Objective
 	// warmupGiven says Warmup is the script's own, 0 included (no warm-up):
 	// ConfigOf knows whether the option was there, and only a 0 it did not
 	// give is the default.
 	warmupGiven bool
+	// callsBound says MaxWindow is the default, so a window whose calls
+	// come too slowly to decide in it may go on until it measured half
+	// again the calls a pass needs (see Search.longest).
+	callsBound bool
+	// Arrivals is the open model's synthetic arrival process (ArrivalsPoisson,
+	// ArrivalsConstant or ArrivalsBursty; "" with a trace or the closed
+	// model) and CV its gaps' coefficient of variation (1, 0, or bursty's).
+	Arrivals string
+	CV       float64
 	// Trace is the trace the open model's arrivals replay (nil: synthetic
 	// arrivals): the binding runs it at level / Trace.MeanRate times its
 	// recorded speed, and the answer reads as that multiplier too.
@@ -42,7 +61,20 @@ type Config struct {
 const (
 	defaultPrecision  = 0.05
 	defaultShare      = 0.8
-	defaultMaxWindows = 12
+	defaultMaxWindows = 16
+	// defaultMaxWindowTimes and defaultSustainTimes are MaxWindow and Sustain
+	// in windows when the options give none.
+	defaultMaxWindowTimes = 4
+	defaultSustainTimes   = 3
+	// minDefaultSustain is the shortest default sustain window: near its
+	// capacity a queue fed by random arrivals swings over tens of seconds
+	// (a burst, then the backlog it leaves), and a sustain window shorter
+	// than a few such swings can catch a calm stretch and pass a level that
+	// does not hold.
+	minDefaultSustain = time.Minute
+	// maxCallsTimes bounds, in maxWindows, how long a default-length window
+	// whose calls come slowly may go on to measure the calls a pass needs.
+	maxCallsTimes = 4
 	// minWindow is the shortest window: its measured span must see enough
 	// calls, and the slope tests enough seconds.
 	minWindow = 3 * time.Second
@@ -103,7 +135,9 @@ func (c Config) checkRange() error {
 
 // checkWindow refuses a window too short for the calls it judges: shorter
 // than minWindow, or than twice the longest duration limit (a call at the
-// limit must be able to start and end inside the measured span).
+// limit must be able to start and end inside the measured span); and
+// a longest window (maxWindow) in which the open model's first level could
+// not measure the calls a pass needs.
 func (c Config) checkWindow() (Config, error) {
 	if c.Window < minWindow {
 		return c, fmt.Errorf("window must be at least %v, got %v", minWindow, c.Window)
@@ -118,15 +152,69 @@ func (c Config) checkWindow() (Config, error) {
 		return c, fmt.Errorf("window %v is too short for the calls: its measured part (%v after the warm-up) must be at "+
 			"least twice the longest limit (%v); lengthen the window", c.Window, c.Window-c.Warmup, long)
 	}
-	if measured := (c.Window - c.Warmup).Seconds() * 1.5; c.Model == ModelRate && measured*c.Min < minCalls {
-		return c, fmt.Errorf("window %v is too short for the calls: at rate.min %v req/s it measures fewer than %d calls "+
-			"even lengthened; lengthen the window or raise rate.min", c.Window, c.Min, minCalls)
+	if c.Sustain == 0 {
+		c.Sustain = max(defaultSustainTimes*c.Window, minDefaultSustain)
+	}
+	if c.Sustain < c.Window {
+		return c, fmt.Errorf("sustain must be at least the window (%v), got %v", c.Window, c.Sustain)
+	}
+	return c.checkMaxWindow()
+}
+
+// checkMaxWindow fills or checks the longest window. A window passes an
+// objective only from enough calls (59 for a p95, 299 for a p99 or an error
+// rate under 1 %, at 95 %), so at the open model's first level, where calls
+// come slowest, the longest window must be able to measure them; by
+// default it is made long enough for half again as many.
+func (c Config) checkMaxWindow() (Config, error) {
+	needed, which := PassCalls(c.Objectives)
+	need := func(extra float64) time.Duration {
+		return c.Warmup + time.Duration(extra*float64(needed)/c.Min*float64(time.Second))
+	}
+	if c.MaxWindow == 0 {
+		c.MaxWindow, c.callsBound = defaultMaxWindowTimes*c.Window, true
+		if c.Model == ModelRate {
+			c.MaxWindow = max(c.MaxWindow, need(1.5).Round(time.Second))
+		}
+		return c, nil
+	}
+	if c.MaxWindow < c.Window {
+		return c, fmt.Errorf("maxWindow must be at least the window (%v), got %v", c.Window, c.MaxWindow)
+	}
+	if c.Model == ModelRate && c.MaxWindow < need(1) {
+		return c, fmt.Errorf("maxWindow %v is too short for the calls: a window passes %s only from %d calls, and at "+
+			"rate.min %v req/s even a window of %v measures fewer; lengthen maxWindow (to %v or more) or raise rate.min",
+			c.MaxWindow, which, needed, c.Min, c.MaxWindow, need(1.5).Round(time.Second))
 	}
 	return c, nil
 }
 
+// PassCalls is the fewest calls from which a window can pass every
+// objective at Confidence, and the objective that needs the most: a
+// percentile p needs n with p^n ≤ 1 − Confidence (all n within the limit),
+// an error rate under a share e needs n with (1 − e)^n ≤ 1 − Confidence (no
+// failure among them).
+func PassCalls(objs []Objective) (int, string) {
+	most, which := 1, ""
+	for _, o := range objs {
+		p := o.Quantile
+		if o.Figure == FigureErrors {
+			if o.Limit == 0 {
+				continue
+			}
+			p = 1 - o.Limit
+		}
+		if n := quantile.MinCallsUpper(p, Confidence); n > most {
+			most, which = n, o.Text
+		}
+	}
+	return most, which
+}
+
 // MaxDuration is the longest the search can take: every window of the
-// budget lengthened once. A scenario running the search lasts this long.
+// budget at its longest, with its tail and a drain. A scenario running the
+// search lasts this long.
 func (c Config) MaxDuration() time.Duration {
-	return time.Duration(c.MaxWindows) * (c.Window + c.Window/2)
+	longest := max(c.MaxWindow, c.Sustain+c.Sustain/2)
+	return time.Duration(c.MaxWindows) * (longest + c.Window)
 }

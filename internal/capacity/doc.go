@@ -9,11 +9,16 @@
 //
 // The first window runs at the range's minimum; while a window passes the
 // next runs at twice its level (capped at the maximum): bracketing. A failing
-// first window ends the search with "capacity below min", a passing maximum
-// with "above max". Once a pass and a fail bracket the boundary, each window
-// runs at the geometric middle of the bracket (bisection in log space) until
-// the bracket is narrower than the precision (relative to its low end); then
-// the highest passing level runs once more to confirm it.
+// first window ends the search with "capacity below min". Once a pass and a
+// fail bracket the boundary, each window runs at the geometric middle of the
+// bracket (bisection in log space) until the bracket is narrower than the
+// precision (relative to its low end); then the highest passing level runs
+// a sustain window (several windows long) before it is given as the answer,
+// and a passing maximum too before "above max". A sustain window's verdict
+// is its level's (the shorter windows there are set aside): they started
+// from the previous level's queue, which near the boundary relaxes over
+// longer than a window. Its fail makes the level a fail and the search goes
+// on below.
 //
 // Bisection, not a fitted root: near a capacity the margins are not smooth.
 // Past the boundary a queue grows for as long as the window lasts, the
@@ -23,40 +28,65 @@
 // search does guard against is a window whose verdict contradicts its
 // neighbours: every verdict is read from an isotonic (pool-adjacent-
 // violators) fit of all windows' margins against the level, each margin
-// clipped to [-1, 1], so a lucky pass above a fail, or a confirmation that
-// fails, is pooled with its neighbours instead of steering the search alone.
-// The confirmation window is that guard made explicit.
+// clipped to [-1, 1] and agreeing in sign with its window's verdict, so a
+// lucky pass above a fail is pooled with its neighbours instead of steering
+// the search alone.
+//
+// # A window's verdict
+//
+// Each objective is judged by one-sided 95 % bounds from the window's calls
+// (bound.go): a percentile by order statistics (internal/quantile:
+// distribution-free), an error rate by Clopper–Pearson. The window passes
+// when every objective's upper bound is within its limit, fails when some
+// lower bound is past it, and otherwise goes on: its measured span is
+// lengthened by half a window at a time, up to the longest window
+// (maxWindow), and a window still undecided then fails as undecided (never
+// a pass), which the answer reports as a level that may yet hold. A p95
+// thus passes only from 59 calls all within the limit, a p99 or an error
+// rate under 1 % from 299.
+//
+// Calls in a queue are not independent: a burst of arrivals delays several
+// calls in a row. The bounds count the calls past a limit in runs (calls in
+// send order, at most three calls within the limit apart), a run of k as
+// one event of weight k, and shrink the sample to n·Σk/Σk² effective calls
+// (the count's variance is that much over a binomial's). A window of a few
+// of the queue's relaxation times underestimates this; the sustain window
+// is the guard there.
 //
 // # A window
 //
 // A window's first part (warm-up) carries the load but is left out of its
-// figures: the queue of the previous level drains or fills there. Its calls
-// are placed by the time they were due (open model) or claimed their slot
-// (closed model). At the window's end the calls sent in its last stretch
-// (twice as long as the longest call finished so far, at most a third of the
-// measured span) are left out too, since only their fast ones could have
-// finished; every measured call still in flight is counted in E2E with its
-// age as a lower bound (the slow tail is never dropped, which would flatter
-// an overload).
+// figures: it is the transient of the level change. Every call sent after
+// it up to the window's end is judged, the last-sent ones too: at the end
+// the load goes on at the window's level while those calls finish (its
+// tail, up to twice the longest limit or call seen), so they finish under
+// the load they were sent into. A call still in flight when the window is
+// judged is censored: its E2E is at least its age, its TTFT unknown (the
+// search hears of a call when it ends); each bound counts it on the
+// unfavourable side. A failed call is censored likewise (it never
+// completed), and counts as an error.
 //
-// Percentiles are read from per-window DDSketches (sketch.Sketch), which
-// merge exactly; they are never averaged.
+// Random arrivals come at their rate only on average; a pass whose calls
+// came more than one standard deviation under its level speaks for the rate
+// they came at (the window's "carried" rate), and the levels read it there.
+//
+// Percentiles for the record are read from per-window DDSketches
+// (sketch.Sketch), which merge exactly; they are never averaged.
 //
 // # Over-saturation
 //
-// Checked on a one-second grid inside each window, after its warm-up and a
-// quarter of the window: the window fails early when TTFT rises
-// significantly (an ordinary least-squares slope, one-sided t-test at 99 %,
-// rising by at least half its fitted starting value over the span) together
-// with one sign of a growing queue: calls in flight, the lateness of the
-// credits the schedule hands out, or the server's waiting count when it is
-// read. Nothing compares TTFT with a fixed floor, so a fast model's
-// overload is caught as well as a slow one's. A closed model's queue is
-// bounded by its concurrency, so there TTFT alone cannot stop a window; a
-// figure still trending at the end (TTFT on its way past its limit) lengthens
-// the window once by half, and a window still not settled then fails ("not
-// settled"): it is never trusted as a pass. Too few calls lengthen it up to
-// twice.
+// Checked on a one-second grid inside each window (not a sustain window),
+// after its warm-up and a quarter of the window: the window fails early
+// when TTFT rises significantly (an ordinary least-squares slope, one-sided
+// t-test at 99 %, rising by at least half its fitted starting value over the
+// span, and past twice the tightest TTFT limit) together with one sign of a
+// growing queue: calls in flight, the lateness of the credits the schedule
+// hands out, or the server's waiting count when it is read, at every check
+// for a tenth of the window. A burst of random arrivals raises all of these
+// for a few seconds below the capacity; a queue growing for good keeps
+// them rising. A figure still trending at the end of a window that passed
+// keeps it undecided (lengthened, and at its longest a fail as "not
+// settled").
 //
 // # Several k6 instances
 //

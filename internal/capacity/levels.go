@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
@@ -13,6 +14,15 @@ type levels struct {
 	tried []runrecord.CapacityWindow // every judged window, in order
 }
 
+// Phases of a window.
+const (
+	phaseBracket = "bracket"
+	phaseRefine  = "refine"
+	// phaseSustain is the window that confirms an answer in steady state:
+	// several windows long, at the level about to be given as the answer.
+	phaseSustain = "sustain"
+)
+
 // Outcomes.
 const (
 	OutcomeFound      = "found"
@@ -22,28 +32,59 @@ const (
 )
 
 // next takes a judged window and returns the next level and its phase, or
-// an outcome when the search is over.
+// an outcome when the search is over. No answer is given before a sustain
+// window at it passed: the bracket found the boundary in windows that
+// started from the previous level's queue, which at a level near the
+// boundary relaxes over longer than a window; the sustain window runs
+// long enough for the queue to reach its steady state there. Its fail makes
+// the level a fail (bracket reads it so), and the search goes on below.
 func (l *levels) next(row runrecord.CapacityWindow) (level float64, phase, outcome string) {
 	l.tried = append(l.tried, row)
 	pass, fail, ok := l.bracket()
 	switch {
 	case !ok && fail == l.cfg.Min:
 		return 0, "", OutcomeBelowMin
-	case fail == 0: // nothing failed: keep doubling
-		if pass >= l.cfg.Max {
-			return 0, "", OutcomeAboveMax
-		}
-		return l.round(min(pass*2, l.cfg.Max)), "bracket", ""
 	case !ok: // every level tried failed, but not min itself yet: go down to min
-		return l.cfg.Min, "bracket", ""
-	}
-	if !l.narrow(pass, fail) {
-		return l.round(math.Sqrt(pass * fail)), "refine", ""
-	}
-	if row.Phase == "confirm" && row.Level == pass {
+		return l.cfg.Min, phaseBracket, ""
+	case fail == 0 && pass < l.cfg.Max: // nothing failed: keep doubling
+		return l.round(min(pass*2, l.cfg.Max)), phaseBracket, ""
+	case fail != 0 && !l.narrow(pass, fail):
+		return l.round(math.Sqrt(pass * fail)), phaseRefine, ""
+	case l.sustained(pass) && fail == 0:
+		return 0, "", OutcomeAboveMax
+	case l.sustained(pass):
 		return 0, "", OutcomeFound
 	}
-	return pass, "confirm", ""
+	return pass, phaseSustain, ""
+}
+
+// judgedAt is the level a window's verdict speaks for: its own, or, for a
+// pass whose calls came well under it, the rate they came at (Carried): a
+// pass there says nothing of the level itself, but a level is known to
+// hold wherever a heavier load was shown to (the search's premise of
+// monotone figures).
+func judgedAt(r runrecord.CapacityWindow) float64 {
+	if r.Verdict == "pass" && r.Carried != nil && *r.Carried < r.Level {
+		return *r.Carried
+	}
+	return r.Level
+}
+
+// sustained says whether a sustain window at level passed (the latest one
+// there, which bracket reads as the level's verdict).
+func (l *levels) sustained(level float64) bool {
+	r := l.lastSustain(level)
+	return r != nil && r.Verdict == "pass"
+}
+
+// lastSustain is the latest sustain window at level (nil: none).
+func (l *levels) lastSustain(level float64) *runrecord.CapacityWindow {
+	for i := len(l.tried) - 1; i >= 0; i-- {
+		if r := &l.tried[i]; judgedAt(*r) == level && r.Phase == phaseSustain {
+			return r
+		}
+	}
+	return nil
 }
 
 // narrow says whether the bracket meets the precision (for the closed
@@ -95,14 +136,29 @@ type pooled struct {
 
 // isotonic is the non-decreasing least-squares fit of the windows' clipped
 // margins against their level (pool adjacent violators), one entry per
-// level tried, ascending.
+// level tried, ascending. A level that ran a sustain window is that
+// window's alone: it saw the level in steady state, which the shorter
+// windows before it did not.
 func isotonic(rows []runrecord.CapacityWindow) []pooled {
 	byLevel := map[float64]*pooled{}
+	sustained := map[float64]bool{}
 	for _, r := range rows {
-		p := byLevel[r.Level]
+		if r.Phase == phaseSustain {
+			sustained[judgedAt(r)] = true
+		}
+	}
+	for _, r := range rows {
+		at := judgedAt(r)
+		if sustained[at] && r.Phase != phaseSustain {
+			continue
+		}
+		p := byLevel[at]
+		if sustained[at] {
+			p = nil // the latest sustain window replaces an earlier one
+		}
 		if p == nil {
-			p = &pooled{level: r.Level}
-			byLevel[r.Level] = p
+			p = &pooled{level: at}
+			byLevel[at] = p
 		}
 		m := math.Max(-1, math.Min(1, r.Margin))
 		p.margin = (p.margin*p.weight + m) / (p.weight + 1)
@@ -153,6 +209,23 @@ func (l *levels) answer(c *runrecord.Capacity) {
 	if fail > 0 {
 		c.FirstFail = ptr(fail)
 	}
+	if r := l.lastSustain(pass); ok && r != nil && r.Verdict == "pass" {
+		c.SustainedS = ptr(r.EndS - r.StartS)
+	}
+	// The levels above the answer that could not decide, below the lowest
+	// level shown to fail: the capacity may lie up there.
+	shown := math.Inf(1)
+	for _, r := range l.tried {
+		if r.Verdict == "fail" && !r.Undecided && (!ok || r.Level > pass) {
+			shown = min(shown, r.Level)
+		}
+	}
+	for _, r := range l.tried {
+		if (!ok || r.Level > pass) && r.Level < shown && r.Undecided && !slices.Contains(c.UndecidedAbove, r.Level) {
+			c.UndecidedAbove = append(c.UndecidedAbove, r.Level)
+		}
+	}
+	slices.Sort(c.UndecidedAbove)
 	failRow, passRow := l.last(fail), l.last(pass)
 	switch {
 	case failRow != nil:
@@ -174,7 +247,7 @@ func (l *levels) last(level float64) *runrecord.CapacityWindow {
 		return nil
 	}
 	for i := len(l.tried) - 1; i >= 0; i-- {
-		if l.tried[i].Level == level {
+		if judgedAt(l.tried[i]) == level {
 			return &l.tried[i]
 		}
 	}

@@ -73,7 +73,10 @@ func TestConfigRefusesBadInput(t *testing.T) {
 		"fractional conc": {func(c *Config) { c.Model, c.Min = ModelConcurrency, 1.5 }, "whole numbers"},
 		"short window":    {func(c *Config) { c.Window = time.Second }, "window must be at least 3s"},
 		"too short":       {func(c *Config) { c.Window = 4 * time.Second }, "too short for the calls"},
-		"few calls":       {func(c *Config) { c.Min = 0.1 }, "at rate.min 0.1 req/s"},
+		"few calls": {func(c *Config) { c.Min, c.MaxWindow = 0.5, time.Minute },
+			"maxWindow 1m0s is too short for the calls: a window passes ttft p95<2s only from 59 calls, and at rate.min 0.5 req/s"},
+		"short maxWindow": {func(c *Config) { c.MaxWindow = 10 * time.Second }, "maxWindow must be at least the window (20s)"},
+		"short sustain":   {func(c *Config) { c.Sustain = 10 * time.Second }, "sustain must be at least the window (20s)"},
 		"precision":       {func(c *Config) { c.Precision = 2 }, "precision must be in (0, 1)"},
 		"share":           {func(c *Config) { c.Share = 1.5 }, "share must be in (0, 1]"},
 		"warmup":          {func(c *Config) { c.Warmup = 15 * time.Second }, "warmup must be between"},
@@ -91,8 +94,45 @@ func TestConfigRefusesBadInput(t *testing.T) {
 	s, err := New(ok)
 	require.NoError(t, err)
 	require.Equal(t, 4*time.Second, s.Config().Warmup)
-	require.Equal(t, 12, s.Config().MaxWindows)
-	require.Equal(t, 12*30*time.Second, s.Config().MaxDuration())
+	require.Equal(t, 16, s.Config().MaxWindows)
+	// The longest window holds half again the 59 calls a p95 passes on at
+	// rate.min (1 req/s) after its warm-up: 4 s + 88.5 s, to the second;
+	// the sustain window three windows.
+	require.Equal(t, 93*time.Second, s.Config().MaxWindow)
+	require.Equal(t, time.Minute, s.Config().Sustain)
+	require.Equal(t, 16*(93+20)*time.Second, s.Config().MaxDuration())
+	// A short window still sustains a minute; the closed model's longest
+	// window is four windows (its calls per second are not known ahead).
+	short := ok
+	short.Window, short.Model, short.Min = 5*time.Second, ModelConcurrency, 1
+	short.Objectives = []Objective{{Text: "ttft p95<1s", Figure: FigureTTFT, Quantile: 0.95, Limit: 1000}}
+	s, err = New(short)
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, s.Config().Sustain)
+	require.Equal(t, 20*time.Second, s.Config().MaxWindow)
+}
+
+// The calls a pass needs: a p95 59, a p99 299, an error rate under 1 % 299
+// (no failure among them), under 5 % 59; a limit of 0 errors asks no count.
+func TestPassCalls(t *testing.T) {
+	objs := objectivesOf3(t, map[string]string{"ttft": "p95<2s"})
+	n, which := PassCalls(objs)
+	require.Equal(t, 59, n)
+	require.Equal(t, "ttft p95<2s", which)
+	n, which = PassCalls(objectivesOf3(t, map[string]string{"ttft": "p95<2s", "e2e": "p99<9s", "errors": "<5%"}))
+	require.Equal(t, 299, n)
+	require.Equal(t, "e2e p99<9s", which)
+	n, _ = PassCalls(objectivesOf3(t, map[string]string{"errors": "<1%"}))
+	require.Equal(t, 299, n)
+	n, _ = PassCalls(objectivesOf3(t, map[string]string{"errors": "<0%"}))
+	require.Equal(t, 1, n)
+}
+
+func objectivesOf3(t *testing.T, slo map[string]string) []Objective {
+	t.Helper()
+	o, err := ParseObjectives("slo", "", slo)
+	require.NoError(t, err)
+	return o
 }
 
 func TestSlopeTestNeedsARealRise(t *testing.T) {

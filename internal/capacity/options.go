@@ -32,16 +32,20 @@ type Options struct {
 	// bracket, share or budget of nothing is a mistake, not the default).
 	// Warmup given as 0 is no warm-up (every call of a window counts); nil
 	// is the default, a fifth of the window.
-	Window     time.Duration  `opt:"window,positive" want:"a duration above 0 like '20s'"`
-	Warmup     *time.Duration `opt:"warmup"`
-	Precision  float64        `opt:"precision,positive" want:"a number in (0, 1) such as 0.05 (within 5%)"`
-	Share      float64        `opt:"share,positive" want:"a number in (0, 1] such as 0.8 (plan at 80% of the capacity)"`
-	MaxWindows int            `opt:"maxWindows,positive" want:"a whole number of windows, at least 3"`
-	Arrivals   string         `opt:"arrivals"`       // "poisson" (default) or "constant"
-	Seed       *uint64        `opt:"seed"`           // nil: 0; given, even as 0, it is the synthetic arrivals' and excludes a trace
-	Trace      any            `opt:"trace" json:"-"` // a Schedule.trace: its arrivals, scaled to the level
-	Client     any            `opt:"client" json:"-"`
-	Clients    []any          `opt:"clients" json:"-"`
+	Window time.Duration  `opt:"window,positive" want:"a duration above 0 like '20s'"`
+	Warmup *time.Duration `opt:"warmup"`
+	// MaxWindow and Sustain take their default when absent (see Config).
+	MaxWindow  time.Duration `opt:"maxWindow,positive" want:"a duration above 0 like '80s'"`
+	Sustain    time.Duration `opt:"sustain,positive" want:"a duration above 0 like '60s'"`
+	Precision  float64       `opt:"precision,positive" want:"a number in (0, 1) such as 0.05 (within 5%)"`
+	Share      float64       `opt:"share,positive" want:"a number in (0, 1] such as 0.8 (plan at 80% of the capacity)"`
+	MaxWindows int           `opt:"maxWindows,positive" want:"a whole number of windows, at least 3"`
+	Arrivals   string        `opt:"arrivals"` // "poisson" (default), "constant" or "bursty"
+	CV         float64       `opt:"cv,positive" want:"a number above 0 such as 2 (bursty gaps' coefficient of variation)"`
+	Seed       *uint64       `opt:"seed"`           // nil: 0; given, even as 0, it is the synthetic arrivals' and excludes a trace
+	Trace      any           `opt:"trace" json:"-"` // a Schedule.trace: its arrivals, scaled to the level
+	Client     any           `opt:"client" json:"-"`
+	Clients    []any         `opt:"clients" json:"-"`
 }
 
 // DefaultWindow is a window's length when the options give none.
@@ -55,7 +59,8 @@ type ClientLabel func(v any, where string) (string, error)
 // ConfigOf is the search's configuration from the script's options. It
 // checks how the options go together; New checks each value.
 func ConfigOf(o Options, label ClientLabel) (Config, error) {
-	cfg := Config{Window: o.Window, Precision: o.Precision, Share: o.Share, MaxWindows: o.MaxWindows}
+	cfg := Config{Window: o.Window, MaxWindow: o.MaxWindow, Sustain: o.Sustain, Precision: o.Precision, Share: o.Share,
+		MaxWindows: o.MaxWindows}
 	if cfg.Window == 0 {
 		cfg.Window = DefaultWindow
 	}
@@ -70,14 +75,8 @@ func ConfigOf(o Options, label ClientLabel) (Config, error) {
 	case o.Concurrency != nil:
 		cfg.Model, cfg.Min, cfg.Max = ModelConcurrency, o.Concurrency.Min, o.Concurrency.Max
 	}
-	if o.Arrivals != "" && o.Arrivals != "poisson" && o.Arrivals != "constant" {
-		return cfg, fmt.Errorf("arrivals must be 'poisson' or 'constant', got %q", o.Arrivals)
-	}
-	if o.Arrivals != "" && cfg.Model != ModelRate {
-		return cfg, errors.New("arrivals is for the open model (rate: {min, max})")
-	}
-	if o.Trace != nil && (o.Arrivals != "" || o.Seed != nil) {
-		return cfg, errors.New("give trace or arrivals/seed, not both: the trace's rows are the arrivals")
+	if err := arrivalsOf(o, &cfg); err != nil {
+		return cfg, err
 	}
 	objs, err := objectivesOf(o, label)
 	if err != nil {
@@ -85,6 +84,54 @@ func ConfigOf(o Options, label ClientLabel) (Config, error) {
 	}
 	cfg.Objectives = objs
 	return cfg, nil
+}
+
+// Arrival processes of the open model.
+const (
+	ArrivalsPoisson  = "poisson"
+	ArrivalsConstant = "constant"
+	ArrivalsBursty   = "bursty"
+	// DefaultBurstCV is bursty arrivals' coefficient of variation when cv is
+	// not given, as Arrivals.bursty's.
+	DefaultBurstCV = 3
+	// maxCV keeps gamma gaps' shape where samples do not underflow.
+	maxCV = 30
+)
+
+// arrivalsOf reads arrivals and cv into the configuration.
+func arrivalsOf(o Options, cfg *Config) error {
+	switch o.Arrivals {
+	case "", ArrivalsPoisson, ArrivalsConstant, ArrivalsBursty:
+	default:
+		return fmt.Errorf("arrivals must be 'poisson', 'constant' or 'bursty', got %q", o.Arrivals)
+	}
+	if o.Arrivals != "" && cfg.Model != ModelRate {
+		return errors.New("arrivals is for the open model (rate: {min, max})")
+	}
+	if o.Trace != nil && (o.Arrivals != "" || o.Seed != nil || o.CV != 0) {
+		return errors.New("give trace or arrivals/seed/cv, not both: the trace's rows are the arrivals")
+	}
+	if o.CV != 0 && o.Arrivals != ArrivalsBursty {
+		return errors.New("cv is for arrivals: 'bursty' (Poisson's is 1, constant's 0)")
+	}
+	if o.CV > maxCV {
+		return fmt.Errorf("cv must be in (0, %d], got %v", maxCV, o.CV)
+	}
+	if cfg.Model != ModelRate || o.Trace != nil {
+		return nil
+	}
+	cfg.Arrivals, cfg.CV = o.Arrivals, o.CV
+	switch cfg.Arrivals {
+	case "":
+		cfg.Arrivals, cfg.CV = ArrivalsPoisson, 1
+	case ArrivalsPoisson:
+		cfg.CV = 1
+	case ArrivalsBursty:
+		if cfg.CV == 0 {
+			cfg.CV = DefaultBurstCV
+		}
+	}
+	return nil
 }
 
 // objectivesOf reads slo (with client: the calls of that client only) and

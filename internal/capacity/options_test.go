@@ -32,6 +32,21 @@ func TestConfigOfTheOptions(t *testing.T) {
 	assert.InDelta(t, 64, cfg.Max, 0)
 	require.Len(t, cfg.Objectives, 1)
 	assert.Empty(t, cfg.Objectives[0].Client, "slo without client judges every call")
+	assert.Equal(t, ArrivalsPoisson, cfg.Arrivals, "Poisson arrivals when none are given")
+	assert.InDelta(t, 1, cfg.CV, 0)
+
+	for arr, cv := range map[string]float64{"constant": 0, "bursty": DefaultBurstCV} {
+		cfg, err = ConfigOf(Options{Rate: &Range{Min: 1, Max: 64}, SLO: map[string]string{"ttft": "p95<2s"}, Arrivals: arr}, labelOf)
+		require.NoError(t, err)
+		assert.Equal(t, arr, cfg.Arrivals)
+		assert.InDelta(t, cv, cfg.CV, 0, arr)
+	}
+	cfg, err = ConfigOf(Options{Rate: &Range{Min: 1, Max: 64}, SLO: map[string]string{"ttft": "p95<2s"}, Arrivals: "bursty", CV: 2,
+		MaxWindow: time.Minute, Sustain: 2 * time.Minute}, labelOf)
+	require.NoError(t, err)
+	assert.InDelta(t, 2, cfg.CV, 0)
+	assert.Equal(t, time.Minute, cfg.MaxWindow)
+	assert.Equal(t, 2*time.Minute, cfg.Sustain)
 
 	cfg, err = ConfigOf(Options{Concurrency: &Range{Min: 1, Max: 8}, SLO: map[string]string{"e2e": "p99<30s"},
 		Client: client("big"), Clients: []any{map[string]any{"client": client("small"), "slo": map[string]any{"ttft": "p95<1s"}}}}, labelOf)
@@ -51,11 +66,14 @@ func TestConfigOfRefusesOptionsThatDoNotGoTogether(t *testing.T) {
 		want string
 	}{
 		{"both models", Options{Rate: rate, Concurrency: rate, SLO: slo}, "not both"},
-		{"unknown arrivals", Options{Rate: rate, SLO: slo, Arrivals: "bursty"}, "arrivals must be 'poisson' or 'constant'"},
+		{"unknown arrivals", Options{Rate: rate, SLO: slo, Arrivals: "gamma"}, "arrivals must be 'poisson', 'constant' or 'bursty'"},
+		{"cv without bursty", Options{Rate: rate, SLO: slo, CV: 2}, "cv is for arrivals: 'bursty'"},
+		{"cv too large", Options{Rate: rate, SLO: slo, Arrivals: "bursty", CV: 31}, "cv must be in (0, 30]"},
+		{"trace and cv", Options{Rate: rate, SLO: slo, Trace: struct{}{}, CV: 2}, "give trace or arrivals/seed/cv"},
 		{"arrivals closed", Options{Concurrency: rate, SLO: slo, Arrivals: "constant"}, "arrivals is for the open model"},
-		{"trace and arrivals", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Arrivals: "poisson"}, "give trace or arrivals/seed"},
-		{"trace and seed", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Seed: seed(7)}, "give trace or arrivals/seed"},
-		{"trace and seed 0", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Seed: seed(0)}, "give trace or arrivals/seed"},
+		{"trace and arrivals", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Arrivals: "poisson"}, "give trace or arrivals/seed/cv"},
+		{"trace and seed", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Seed: seed(7)}, "give trace or arrivals/seed/cv"},
+		{"trace and seed 0", Options{Rate: rate, SLO: slo, Trace: struct{}{}, Seed: seed(0)}, "give trace or arrivals/seed/cv"},
 		{"client without slo", Options{Rate: rate, Client: client("a")}, "client goes with slo"},
 		{"client not a client", Options{Rate: rate, SLO: slo, Client: 3}, "client must be a Client"},
 		{"clients entry not an object", Options{Rate: rate, Clients: []any{"a"}}, "clients[0] must be an object"},

@@ -27,6 +27,7 @@ type Search struct {
 	inflight int
 	outcome  string
 	segment  string
+	share    float64 // of every level's arrivals this instance sends (1 alone)
 	// drain holds the load off after an overloaded window until the calls
 	// it left in flight have ended, so the next window does not start on
 	// its backlog.
@@ -47,6 +48,10 @@ type drain struct {
 	drainedAt time.Time // zero until in flight fell to calm
 }
 
+// saturatedFor is how long a window must show over-saturation, check
+// after check, before it ends early: a tenth of the window, at least 2 s.
+func saturatedFor(window time.Duration) time.Duration { return max(window/10, 2*checkEvery) }
+
 // checkEvery is the grid the over-saturation test runs on, from each
 // window's start.
 const checkEvery = time.Second
@@ -57,7 +62,7 @@ func New(cfg Config) (*Search, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Search{cfg: c, levels: levels{cfg: c}}
+	s := &Search{cfg: c, levels: levels{cfg: c}, share: 1}
 	for _, o := range c.Objectives {
 		if o.Figure == FigureTTFT && (s.ttftLimit == 0 || o.Limit < s.ttftLimit) {
 			s.ttftLimit = o.Limit
@@ -69,11 +74,16 @@ func New(cfg Config) (*Search, error) {
 // Config is the search's configuration with its defaults filled.
 func (s *Search) Config() Config { return s.cfg }
 
-// SetSegment names the execution segment this instance runs, for the record.
-func (s *Search) SetSegment(seg string) {
+// SetSegment names the execution segment this instance runs, for the
+// record, and the share of the test's load it carries (1 alone): an
+// instance sees that share of every level's arrivals.
+func (s *Search) SetSegment(seg string, share float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.segment = seg
+	if share > 0 {
+		s.share = share
+	}
 }
 
 // Step is where the search stands.
@@ -101,16 +111,21 @@ func (s *Search) Start(origin time.Time) {
 
 func (s *Search) open(at time.Time, level float64, phase string) {
 	warmEnd := at.Add(s.cfg.Warmup)
+	length, longest := s.cfg.Window, s.cfg.MaxWindow
+	if phase == phaseSustain {
+		length, longest = s.cfg.Sustain, max(s.cfg.Sustain+s.cfg.Sustain/2, s.cfg.MaxWindow)
+	}
+	end := at.Add(length)
 	s.cur = &window{index: len(s.rows), phase: phase, level: level, start: at, warmEnd: warmEnd,
-		end: at.Add(s.cfg.Window), nextCheck: warmEnd.Add(max(s.cfg.Window/4, 2*checkEvery))}
+		end: end, cap: at.Add(longest), nextJudge: end, nextCheck: warmEnd.Add(max(s.cfg.Window/4, 2*checkEvery))}
 	s.wins = append(s.wins, s.cur)
 }
 
 func (s *Search) sec(t time.Time) float64 { return t.Sub(s.origin).Seconds() }
 
-// Advance moves the search to now: every grid check and window end due by
-// then is processed in order, each judged on what had happened by its own
-// time, so the outcome does not depend on how often Advance is called.
+// Advance moves the search to now: every grid check and judging due by
+// then is processed in order, each on what had happened by its own time,
+// so the outcome does not depend on how often Advance is called.
 func (s *Search) Advance(now time.Time) Step {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,23 +133,106 @@ func (s *Search) Advance(now time.Time) Step {
 	s.drained(now)
 	for s.cur != nil {
 		w := s.cur
-		if t := w.nextCheck; t.Before(w.end) {
+		// A sustain window is not stopped early: it is there to see the
+		// level over the bursts a shorter window may mistake for a queue.
+		if t := w.nextCheck; t.Before(w.end) && !t.After(w.nextJudge) && w.phase != phaseSustain {
 			if t.After(now) {
 				break
 			}
 			w.nextCheck = t.Add(checkEvery)
-			if sat, why := w.saturated(t, open); sat {
+			// A queue growing for good shows at check after check; a burst
+			// of random arrivals rises and passes.
+			sat, why := w.saturated(t, open, s.ttftLimit)
+			switch {
+			case !sat:
+				w.satSince = time.Time{}
+			case w.satSince.IsZero():
+				w.satSince = t
+			}
+			if sat && t.Sub(w.satSince) >= saturatedFor(s.cfg.Window) {
 				s.close(w, t, why)
 			}
 			continue
 		}
-		if w.end.After(now) {
+		if w.nextJudge.Add(judgeLag).After(now) {
 			break
 		}
-		s.endWindow(w, w.end)
+		s.judgeAt(w, w.nextJudge)
 		s.drained(now)
 	}
 	return s.step()
+}
+
+// judgeLag is how long after a judging time the search waits before it
+// judges: a call sent just before the window's end is claimed when a VU
+// takes its credit, and its end reported when its record is made, both a
+// little after the times they carry. Judged at t, a window reads only what
+// happened by t, so the wait changes no verdict; it lets those reports in.
+const judgeLag = 500 * time.Millisecond
+
+// tailEvery is how often a window past its end is judged again while the
+// calls it measured finish.
+const tailEvery = 250 * time.Millisecond
+
+// judgeAt judges the window at t, its end or later. A decided window
+// closes. An undecided one waits for its calls still in flight (its tail:
+// the load goes on at its level, so they finish under the load they were
+// sent into), up to a grace; then, with every call it will learn of, it is
+// lengthened by half a window, its span taking in the calls sent since,
+// and at its longest it fails as undecided.
+func (s *Search) judgeAt(w *window, t time.Time) {
+	row, decided := s.judge(w, t, "")
+	if decided {
+		s.closeRow(w, t, row)
+		return
+	}
+	if _, inflight := w.calls(t); inflight > 0 && t.Before(w.end.Add(s.grace(w))) {
+		w.nextJudge = t.Add(tailEvery)
+		return
+	}
+	if next := w.end.Add(s.cfg.Window / 2); !next.After(s.longest(w, t)) {
+		w.extensions++
+		w.end = next
+		w.nextJudge = maxTime(next, t)
+		w.nextCheck = maxTime(w.nextCheck, t)
+		return
+	}
+	row.Reason += fmt.Sprintf("; still undecided at its longest (%v), so it counts as a fail", w.end.Sub(w.start))
+	s.closeRow(w, t, row)
+}
+
+// longest is the latest end a lengthening of w may reach at t: its cap,
+// or, with the default maxWindow, the end by which its calls, at the rate
+// they have come so far, would number half again those a pass needs (the
+// closed model's calls per second are not known before they come), at
+// most maxCallsTimes caps.
+func (s *Search) longest(w *window, t time.Time) time.Time {
+	if !s.cfg.callsBound {
+		return w.cap
+	}
+	calls, _ := w.calls(t)
+	span := w.end.Sub(w.warmEnd)
+	if len(calls) == 0 || span <= 0 {
+		return w.cap
+	}
+	need, _ := PassCalls(s.cfg.Objectives)
+	enough := w.warmEnd.Add(time.Duration(1.5 * float64(need) / float64(len(calls)) * float64(span)))
+	limit := w.start.Add(maxCallsTimes * w.cap.Sub(w.start))
+	return maxTime(w.cap, minTime(enough, limit))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// grace is how long a window's tail waits for its calls: twice the longest
+// limit or the longest call it saw, at most half a window. A call still
+// running then is judged censored.
+func (s *Search) grace(w *window) time.Duration {
+	return min(max(2*LongestLimit(s.cfg.Objectives), 2*w.longest, tailEvery), s.cfg.Window/2)
 }
 
 // drained opens the window a drain was holding once the calls in flight
@@ -156,24 +254,15 @@ func (s *Search) drained(now time.Time) {
 	s.open(at, d.level, d.phase)
 }
 
-// endWindow is a window reaching its planned end: lengthened once by half
-// when it has not settled, judged otherwise.
-func (s *Search) endWindow(w *window, t time.Time) {
-	un, _ := w.unsettled(t, s.cfg.Model == ModelRate, s.ttftLimit)
-	few := len(w.calls(t)) < minCalls
-	// Once for a trend, twice for too few calls (a slow level's first
-	// windows): each time by half the window.
-	if (un && w.extensions == 0) || (few && w.extensions < 2) {
-		w.extensions++
-		w.end = w.end.Add(s.cfg.Window / 2)
-		return
-	}
-	s.close(w, t, "")
+// close ends the window at t as over-saturated (early says why).
+func (s *Search) close(w *window, t time.Time, early string) {
+	row, _ := s.judge(w, t, early)
+	s.closeRow(w, t, row)
 }
 
-// close judges the window at t and opens the next one (or ends the search).
-func (s *Search) close(w *window, t time.Time, early string) {
-	row := s.judge(w, t, early)
+// closeRow records the window's row and opens the next one (or ends the
+// search).
+func (s *Search) closeRow(w *window, t time.Time, row runrecord.CapacityWindow) {
 	s.rows = append(s.rows, row)
 	s.cur = nil
 	next, phase, outcome := s.levels.next(row)
@@ -314,7 +403,8 @@ func (s *Search) Result() *runrecord.Capacity {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := &runrecord.Capacity{Model: s.cfg.Model, Unit: unitOf(s.cfg.Model), Min: s.cfg.Min, Max: s.cfg.Max,
-		WindowS: s.cfg.Window.Seconds(), WarmupS: s.cfg.Warmup.Seconds(), Precision: s.cfg.Precision, Share: s.cfg.Share,
+		WindowS: s.cfg.Window.Seconds(), WarmupS: s.cfg.Warmup.Seconds(), MaxWindowS: s.cfg.MaxWindow.Seconds(),
+		SustainS: s.cfg.Sustain.Seconds(), Confidence: Confidence, Arrivals: s.cfg.Arrivals, CV: s.cfg.CV, Precision: s.cfg.Precision, Share: s.cfg.Share,
 		Method: method, Segment: s.segment, Windows: append([]runrecord.CapacityWindow(nil), s.rows...)}
 	for _, o := range s.cfg.Objectives {
 		c.Objectives = append(c.Objectives, runrecord.CapacityObjective{Text: o.Text, Client: o.Client, Figure: o.Figure,
@@ -333,7 +423,8 @@ func (s *Search) Result() *runrecord.Capacity {
 }
 
 const method = "bracketing ×2 from min, then bisection in log space between the last pass and the first fail, " +
-	"verdicts read from an isotonic fit of every window's margins, the boundary confirmed once"
+	"each window judged by one-sided 95 % order-statistic bounds (lengthened while its calls cannot decide), " +
+	"verdicts read from an isotonic fit of every window's margins, the answer confirmed by a sustain window"
 
 func unitOf(model string) string {
 	if model == ModelConcurrency {
@@ -346,9 +437,12 @@ func unitOf(model string) string {
 func String(c *runrecord.Capacity) string {
 	switch c.Outcome {
 	case "below_min":
+		if c.MinUndecided() {
+			return fmt.Sprintf("capacity below min: the calls at the first level (%g %s) could not show it holds", c.Min, c.Unit)
+		}
 		return fmt.Sprintf("capacity below min: the first level (%g %s) already failed", c.Min, c.Unit)
 	case "above_max":
-		return fmt.Sprintf("capacity above max: the top of the range (%g %s) passed", c.Max, c.Unit)
+		return fmt.Sprintf("capacity above max: the top of the range (%g %s) passed", c.Max, c.Unit) + c.Assurance()
 	}
 	if c.Capacity == nil {
 		return "capacity unknown: no level passed before the search ended"
@@ -357,6 +451,7 @@ func String(c *runrecord.Capacity) string {
 	if c.Trace != nil && c.Trace.Scale != nil {
 		s += fmt.Sprintf(" (%s at %.3g× its recorded speed)", c.Trace.Name, *c.Trace.Scale)
 	}
+	s += c.Assurance()
 	if c.FirstFail != nil {
 		s += fmt.Sprintf(" (first fail %.3g)", *c.FirstFail)
 	}

@@ -33,11 +33,20 @@ type window struct {
 	level   float64
 	start   time.Time
 	warmEnd time.Time
-	end     time.Time // planned; moved by a lengthening
-	// nextCheck is the next over-saturation check on the grid.
-	nextCheck time.Time
-	// extensions counts its lengthenings (it had not settled, or had too
-	// few calls).
+	// end is the end of the measured span: every call sent from warmEnd to
+	// end is judged. It is moved on by a lengthening; the load goes on at the
+	// window's level past it until the window is judged (its tail).
+	end time.Time
+	// cap is the latest end a lengthening may reach.
+	cap time.Time
+	// nextCheck is the next over-saturation check on the grid; nextJudge the
+	// next time the window is judged (its end, then every tailEvery while its
+	// calls finish).
+	nextCheck, nextJudge time.Time
+	// satSince is the first of the checks in a row that found it
+	// over-saturated (zero: the last check did not).
+	satSince time.Time
+	// extensions counts its lengthenings.
 	extensions int
 
 	claims   []*claim // in the order they were claimed
@@ -96,46 +105,56 @@ func finishedOf(c *record.Call) (key time.Time, f *finished) {
 	return key, f
 }
 
-// measured is the window's measured span at judging time t: from the end of
-// the warm-up to the start of the cool-down, whose calls only the fast
-// could have finished by t. The cool-down is twice the longest call seen,
-// so a measured call still running at t is slower than any that ended.
-func (w *window) measured(t time.Time) (from, until time.Time) {
-	span := t.Sub(w.warmEnd)
-	cool := min(2*w.longest, span/3)
-	return w.warmEnd, t.Add(-cool)
+// measured is the window's measured span: from the end of the warm-up to
+// its end. Nothing is cut from its end: the calls sent last are judged like
+// the others, once they finish or, still running, as censored calls. (A
+// cut there would keep only the calls that finished in time, the fast ones,
+// and under a queue still building the last calls sent are the slowest.)
+// The warm-up is left out because it is a transient of the level change:
+// the queue of the previous level drains or fills there, so its calls
+// describe neither level; where the search holds a level (a sustain window
+// after a pass at the same level), the warm-up costs calls, not accuracy.
+func (w *window) measured() (from, until time.Time) {
+	return w.warmEnd, w.end
 }
 
 // judgedCall is a measured call as the verdict sees it at time t.
 type judgedCall struct {
-	f        *finished // nil: still in flight at t
-	ageAtEnd time.Duration
+	at  time.Time
+	f   *finished     // nil: still in flight at t
+	age time.Duration // t − its due or claim time, for a call in flight
 }
 
-// calls lists the measured calls at judging time t.
-func (w *window) calls(t time.Time) []judgedCall {
-	from, until := w.measured(t)
-	var out []judgedCall
+// calls lists the measured calls at judging time t, in the order they were
+// sent, and how many of them are still in flight.
+func (w *window) calls(t time.Time) (out []judgedCall, inflight int) {
+	from, until := w.measured()
 	for _, c := range w.claims {
 		if c.at.Before(from) || !c.at.Before(until) {
 			continue
 		}
 		if c.done != nil && !c.done.end.After(t) {
-			out = append(out, judgedCall{f: c.done})
+			out = append(out, judgedCall{at: c.at, f: c.done})
 			continue
 		}
-		out = append(out, judgedCall{ageAtEnd: t.Sub(c.at)})
+		inflight++
+		out = append(out, judgedCall{at: c.at, age: t.Sub(c.at)})
 	}
-	return out
+	return out, inflight
 }
 
 // saturated says whether the window shows a queue growing at time t, and
 // why (open model: TTFT rising with calls in flight, credits' lateness or
-// the server's waiting count).
-func (w *window) saturated(t time.Time, open bool) (bool, string) {
+// the server's waiting count). With a TTFT objective, TTFT must also have
+// risen to twice its limit (limit ms; 0: none): under random arrivals a
+// burst raises TTFT and the calls in flight for seconds at a level below
+// the capacity, a rise the slope test cannot tell from a queue growing for
+// good (the points of one burst are not independent). Near the limit the
+// interval verdict judges; far past it a window is stopped without waiting.
+func (w *window) saturated(t time.Time, open bool, limit float64) (bool, string) {
 	from, until := w.x(w.warmEnd), w.x(t)
 	ttft := fit(w.ttftPts, from, until)
-	if !ttft.rising(0.5, 0) {
+	if !ttft.rising(0.5, 0) || (limit > 0 && ttft.base+ttft.rise <= 2*limit) {
 		return false, ""
 	}
 	switch {

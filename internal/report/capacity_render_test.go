@@ -11,7 +11,7 @@ import (
 )
 
 // searched is a found capacity of c req/s: windows at 1, 2, 4 passing, 8
-// failing early, then c confirmed.
+// failing early, then c sustained.
 func searched(c float64, objectives ...string) *runrecord.Capacity {
 	if len(objectives) == 0 {
 		objectives = []string{"ttft p95<2s"}
@@ -30,7 +30,7 @@ func searched(c float64, objectives ...string) *runrecord.Capacity {
 			w.TTFT.P95 = ptr(6000.0)
 		}
 		if i == 4 {
-			w.Phase = "confirm"
+			w.Phase = "sustain"
 		}
 		capacity.Windows = append(capacity.Windows, w)
 	}
@@ -64,6 +64,25 @@ func TestCapacitySection(t *testing.T) {
 	text, _, _, err = Render(runOf(call(t0, "", 100)), nil, RenderOptions{})
 	require.NoError(t, err)
 	require.NotContains(t, text, "capacity search")
+}
+
+// The answer says how sure it is: each verdict's confidence, how long the
+// answer held in its sustain window, and, when a level above it could not
+// decide, that the capacity may be higher; an undecided window says so in
+// the table.
+func TestCapacityAnswerSaysHowSure(t *testing.T) {
+	c := searched(4.9)
+	c.Confidence, c.SustainedS = 0.95, ptr(60.0)
+	require.Contains(t, capacityAnswer(c), "capacity 4.90 req/s (95 % sure ttft p95<2s holds at it; sustained 60 s) (first fail 5.10")
+	c.UndecidedAbove = []float64{5.1}
+	c.Windows[3].Undecided = true
+	require.Contains(t, capacityAnswer(c), "; sustained 60 s; the calls at 5.1 req/s could not decide: it may be higher)")
+	require.Regexp(t, `(?m)^  4 +bracket +8\.00 +fail \(undecided\)`, CapacityText(c))
+	two := searched(4.9, "ttft p95<2s", "errors <5%")
+	two.Confidence = 0.95
+	require.Contains(t, capacityAnswer(two), "capacity 4.90 req/s (each objective 95 % sure to hold at it; not yet sustained)")
+	below := &runrecord.Capacity{Unit: "req/s", Min: 2, Outcome: "below_min", UndecidedAbove: []float64{2}}
+	require.Equal(t, "capacity below min: the calls at the lowest level, 2.00 req/s, could not show it holds", capacityAnswer(below))
 }
 
 func TestCapacityOutcomesRead(t *testing.T) {

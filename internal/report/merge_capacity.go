@@ -62,6 +62,7 @@ func MergeCapacity(names []string, parts []*runrecord.Capacity) (*runrecord.Capa
 		lowest := lowestAnswer(have)
 		out.Outcome, out.Capacity, out.LastPass, out.FirstFail = lowest.Outcome, lowest.Capacity, lowest.LastPass, lowest.FirstFail
 		out.Binding, out.Boundary, out.Recommended = lowest.Binding, lowest.Boundary, lowest.Recommended
+		out.SustainedS, out.UndecidedAbove = lowest.SustainedS, lowest.UndecidedAbove
 	}
 	out.WithTraceScales()
 	return &out, nil
@@ -169,6 +170,7 @@ func mergeCapacityWindow(objs []runrecord.CapacityObjective, cs []*runrecord.Cap
 		Verdict: "pass", Settled: true, Sketches: map[string]*sketch.Sketch{}}
 	var reasons []string
 	var throughput, goodput, tokens []*float64
+	decided := false // some instance's fail was a decided one
 	for _, c := range cs {
 		p := c.Windows[i]
 		w.StartS, w.EndS = math.Min(w.StartS, p.StartS), math.Max(w.EndS, p.EndS)
@@ -180,6 +182,7 @@ func mergeCapacityWindow(objs []runrecord.CapacityObjective, cs []*runrecord.Cap
 		if p.Verdict != "pass" {
 			w.Verdict = "fail"
 			reasons = append(reasons, capacitySegment(c)+": "+p.Reason)
+			decided = decided || !p.Undecided
 		}
 		throughput, goodput, tokens = append(throughput, p.Throughput), append(goodput, p.Goodput), append(tokens, p.OutputTokensSec)
 		for name, sk := range p.Sketches {
@@ -195,6 +198,9 @@ func mergeCapacityWindow(objs []runrecord.CapacityObjective, cs []*runrecord.Cap
 			}
 		}
 	}
+	// A fail every failing instance only could not decide is undecided for
+	// the whole test too (the bounds are each instance's, in its record).
+	w.Undecided = w.Verdict == "fail" && !decided
 	w.Throughput, w.Goodput, w.OutputTokensSec = sumKnown(throughput), sumKnown(goodput), sumKnown(tokens)
 	if w.Throughput != nil && w.Goodput != nil && *w.Throughput > 0 && w.Calls+w.Censored > 0 {
 		// The instances' goodput calls over all their measured calls.

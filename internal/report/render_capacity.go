@@ -20,20 +20,25 @@ import (
 func capacityAnswer(c *runrecord.Capacity) string {
 	switch c.Outcome {
 	case "below_min":
+		if c.MinUndecided() {
+			return fmt.Sprintf("capacity below min: the calls at the lowest level, %s %s, could not show it holds", fmtLevel(c.Min), c.Unit) +
+				capacityBinding(c)
+		}
 		return fmt.Sprintf("capacity below min: the lowest level, %s %s, already failed", fmtLevel(c.Min), c.Unit) + capacityBinding(c)
 	case "above_max":
-		return fmt.Sprintf("capacity above max: the highest level, %s %s, passed every objective", fmtLevel(c.Max), c.Unit) + capacityPlan(c)
+		return fmt.Sprintf("capacity above max: the highest level, %s %s, passed every objective", fmtLevel(c.Max), c.Unit) +
+			c.Assurance() + capacityPlan(c)
 	case "unfinished":
 		s := "capacity search unfinished: the test ended before the boundary was found to the precision"
 		if c.Capacity != nil {
-			s += fmt.Sprintf("; highest pass so far %s %s", fmtLevel(*c.Capacity), c.Unit)
+			s += fmt.Sprintf("; highest pass so far %s %s%s", fmtLevel(*c.Capacity), c.Unit, c.Assurance())
 		}
 		if c.FirstFail != nil {
 			s += fmt.Sprintf(", first fail %s", fmtLevel(*c.FirstFail))
 		}
 		return s + capacityBinding(c)
 	}
-	s := "capacity " + fmtOptLevel(c.Capacity) + " " + c.Unit + capacityScale(c)
+	s := "capacity " + fmtOptLevel(c.Capacity) + " " + c.Unit + capacityScale(c) + c.Assurance()
 	if c.FirstFail != nil {
 		s += fmt.Sprintf(" (first fail %s, precision %s)", fmtLevel(*c.FirstFail), fmtPct(c.Precision))
 	}
@@ -83,7 +88,11 @@ func capacityWindowCells(w runrecord.CapacityWindow) []string {
 	if w.Failed > 0 {
 		calls += fmt.Sprintf(" (%d failed)", w.Failed)
 	}
-	return []string{fmt.Sprintf("%d", w.Index), w.Phase, fmtLevel(w.Level), w.Verdict, calls, fmtRecordedMS(w.TTFT.P95, w.TTFT.P95CI),
+	verdict := w.Verdict
+	if w.Undecided {
+		verdict += " (undecided)"
+	}
+	return []string{fmt.Sprintf("%d", w.Index), w.Phase, fmtLevel(w.Level), verdict, calls, fmtRecordedMS(w.TTFT.P95, w.TTFT.P95CI),
 		fmtRecordedMS(w.TPOT.P95, w.TPOT.P95CI), fmtRecordedMS(w.E2E.P99, w.E2E.P99CI), fmtOptNum(w.Goodput), fmtOptNum(w.OutputTokensSec), stopped, w.Reason}
 }
 

@@ -1,6 +1,8 @@
 package runrecord
 
 import (
+	"fmt"
+
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
@@ -13,14 +15,24 @@ import (
 // (model "rate"), calls in flight for the closed one ("concurrency"). A
 // figure a window could not measure is null, never 0.
 type Capacity struct {
-	Model     string  `json:"model"` // "rate" or "concurrency"
-	Unit      string  `json:"unit"`  // "req/s" or "in flight"
-	Min       float64 `json:"min"`
-	Max       float64 `json:"max"`
-	WindowS   float64 `json:"window_s"` // the planned length of a window, seconds
-	WarmupS   float64 `json:"warmup_s"` // the start of each window left out of its figures, seconds
-	Precision float64 `json:"precision"`
-	Share     float64 `json:"share"` // of the capacity, for the recommended level
+	Model   string  `json:"model"` // "rate" or "concurrency"
+	Unit    string  `json:"unit"`  // "req/s" or "in flight"
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	WindowS float64 `json:"window_s"` // the planned length of a window, seconds
+	WarmupS float64 `json:"warmup_s"` // the start of each window left out of its figures, seconds
+	// MaxWindowS is the longest a window was lengthened to while its calls
+	// could not decide; SustainS the planned length of the window that
+	// confirms the answer, seconds.
+	MaxWindowS float64 `json:"max_window_s,omitempty"`
+	SustainS   float64 `json:"sustain_s,omitempty"`
+	Precision  float64 `json:"precision"`
+	Share      float64 `json:"share"` // of the capacity, for the recommended level
+	// Arrivals is the open model's arrival process ("poisson", "constant" or
+	// "bursty"; empty with a trace or the closed model), CV its gaps'
+	// coefficient of variation.
+	Arrivals string  `json:"arrivals,omitempty"`
+	CV       float64 `json:"cv,omitempty"`
 	// Method names how the levels were chosen (bracketing, then the refining
 	// rule), for readers of the record.
 	Method     string              `json:"method"`
@@ -43,6 +55,17 @@ type Capacity struct {
 	Boundary string `json:"boundary,omitempty"`
 	// Recommended is Share × Capacity: the level to plan production at.
 	Recommended *float64 `json:"recommended"`
+	// Confidence is how sure each verdict is (0.95): a window passed an
+	// objective when its calls showed it held with this probability, failed
+	// it when they showed it broken with it.
+	Confidence float64 `json:"confidence,omitempty"`
+	// SustainedS is how long the answer held in its sustain window, seconds
+	// (null: no sustain window at the answer passed, as when unfinished).
+	SustainedS *float64 `json:"sustained_s"`
+	// UndecidedAbove lists the levels above the answer, under the lowest
+	// level shown to fail, whose windows could not decide even at their
+	// longest: counted as fails, so the capacity may be higher.
+	UndecidedAbove []float64 `json:"undecided_above,omitempty"`
 	// Trace is the trace whose arrivals the open model replayed (nil for
 	// synthetic arrivals): each level is also a speed of that recording.
 	Trace *CapacityTrace `json:"trace,omitempty"`
@@ -103,7 +126,7 @@ type CapacityObjective struct {
 // CapacityWindow is one window of the search: its level and what it measured.
 type CapacityWindow struct {
 	Index int     `json:"index"`
-	Phase string  `json:"phase"` // "bracket", "refine" or "confirm"
+	Phase string  `json:"phase"` // "bracket", "refine" or "sustain"
 	Level float64 `json:"level"`
 	// StartS and EndS are seconds from the search's start; EarlyStopS is
 	// seconds into the window when over-saturation ended it (null: it ran
@@ -116,18 +139,27 @@ type CapacityWindow struct {
 	// "not settled: …"; for a pass, the objective closest to its limit.
 	Reason string `json:"reason"`
 	// Settled is false when a figure was still trending when the window
-	// ended (after it was lengthened once): such a window cannot pass.
+	// ended (lengthened to its longest): such a window cannot pass.
 	Settled  bool `json:"settled"`
-	Extended bool `json:"extended,omitempty"` // lengthened because it had not settled or had too few calls
+	Extended bool `json:"extended,omitempty"` // lengthened because its calls could not decide yet
+	// Undecided marks a fail that only says the calls could not tell: at its
+	// longest, some objective's interval still held its limit (or a figure
+	// was still trending). It counts as a fail, but the level may hold.
+	Undecided bool `json:"undecided,omitempty"`
+	// Carried is the rate the open model's calls came at in a passing window,
+	// when random arrivals fell well under its level (null otherwise): the
+	// pass speaks for that rate, and the search reads it there.
+	Carried *float64 `json:"carried,omitempty"`
 	// Margin is the largest of the objectives' normalised margins
 	// (observed / limit − 1): ≤ 0 passes.
 	Margin  float64          `json:"margin"`
 	Margins []CapacityMargin `json:"margins"`
 
-	Calls  int `json:"calls"`  // measured calls that finished (warm-up and cool-down left out)
+	Calls  int `json:"calls"`  // measured calls that finished (sent after the warm-up, up to the window's end)
 	Failed int `json:"failed"` // of them, failed
-	// Censored counts calls still in flight when the window was judged: their
-	// age so far is in E2E as a lower bound.
+	// Censored counts measured calls still in flight when the window was
+	// judged: their age so far is in E2E as a lower bound, and each
+	// objective's bounds count them on the unfavourable side.
 	Censored int `json:"censored"`
 
 	TTFT CapacityPercentiles `json:"ttft_ms"`
@@ -146,11 +178,22 @@ type CapacityWindow struct {
 	Sketches map[string]*sketch.Sketch `json:"sketches,omitempty"`
 }
 
-// CapacityMargin is one objective's figure in a window.
+// CapacityMargin is one objective's figure in a window, and the one-sided
+// bounds (at the search's confidence) that decided it: it passed when Upper
+// was within the limit, failed when Lower was past it.
 type CapacityMargin struct {
 	Objective string   `json:"objective"`
 	Observed  *float64 `json:"observed"` // ms, or a fraction for errors; null: not measured
 	Margin    float64  `json:"margin"`   // observed / limit − 1
+	// Lower and Upper bound the true figure (null: the calls cannot bound
+	// that side, as a p95 from fewer than 59 calls has no upper bound).
+	Lower *float64 `json:"lower"`
+	Upper *float64 `json:"upper"`
+	// Verdict is "pass", "fail" or "undecided"; Calls the calls it rests on,
+	// Censored those of them unfinished (or failed before the figure).
+	Verdict  string `json:"verdict,omitempty"`
+	Calls    int    `json:"calls"`
+	Censored int    `json:"censored,omitempty"`
 }
 
 // CapacityPercentiles are a window's percentiles of one figure, ms.
@@ -174,4 +217,35 @@ type CapacityInstance struct {
 	Outcome  string    `json:"outcome"`
 	Capacity *float64  `json:"capacity"`
 	Levels   []float64 `json:"levels"` // the windows' levels, in order
+}
+
+// Assurance says how sure the answer is, in the words the logs and the
+// reports give it: " (95 % sure ttft p95<400ms holds at it; sustained
+// 60 s)" (with several objectives, each is that sure: the verdicts are
+// one per objective), and when windows above it could not decide, that the
+// capacity may be higher. "" without an answer.
+func (c *Capacity) Assurance() string {
+	if c.Capacity == nil || c.Confidence == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" (each objective %.0f %% sure to hold at it", 100*c.Confidence)
+	if len(c.Objectives) == 1 {
+		s = fmt.Sprintf(" (%.0f %% sure %s holds at it", 100*c.Confidence, c.Objectives[0].Text)
+	}
+	if c.SustainedS != nil {
+		s += fmt.Sprintf("; sustained %.0f s", *c.SustainedS)
+	} else {
+		s += "; not yet sustained"
+	}
+	if len(c.UndecidedAbove) > 0 {
+		s += fmt.Sprintf("; the calls at %.3g %s could not decide: it may be higher", c.UndecidedAbove[0], c.Unit)
+	}
+	return s + ")"
+}
+
+// MinUndecided says whether the range's minimum failed only as undecided:
+// a "below min" then means its calls could not show the objectives hold
+// there, not that they were shown broken.
+func (c *Capacity) MinUndecided() bool {
+	return len(c.UndecidedAbove) > 0 && c.UndecidedAbove[0] == c.Min
 }

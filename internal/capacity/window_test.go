@@ -1,0 +1,132 @@
+package capacity
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
+)
+
+// drive sends calls at 20 req/s (whatever the level) for span, call i
+// taking ttft(i, its send time from the start) to its first token and 100
+// ms more to its end, and returns the search's windows after it.
+func drive(t *testing.T, cfg Config, span time.Duration, ttft func(i int, at time.Duration) time.Duration) []runrecord.CapacityWindow {
+	t.Helper()
+	s, err := New(cfg)
+	require.NoError(t, err)
+	origin := time.Unix(2_000_000, 0)
+	s.Start(origin)
+	var pending []*record.Call
+	i := 0
+	for now := time.Duration(0); now <= span; now += 10 * time.Millisecond {
+		for len(pending) > 0 && !pending[0].End.After(origin.Add(now)) {
+			s.Finish(pending[0])
+			pending = pending[1:]
+		}
+		s.Advance(origin.Add(now))
+		for ; time.Duration(i)*50*time.Millisecond <= now; i++ {
+			at := origin.Add(time.Duration(i) * 50 * time.Millisecond)
+			d := ttft(i, at.Sub(origin))
+			s.Claim(at, 0)
+			c := &record.Call{Result: stream.Result{OK: true, Start: at, End: at.Add(d + 100*time.Millisecond), TTFT: d,
+				E2E: d + 100*time.Millisecond, TPOT: -1}, Name: "c", Due: at}
+			// Calls end in order of their end (a slow one after fast ones sent later).
+			k := len(pending)
+			for k > 0 && pending[k-1].End.After(c.End) {
+				k--
+			}
+			pending = append(pending[:k], append([]*record.Call{c}, pending[k:]...)...)
+		}
+	}
+	return s.Result().Windows
+}
+
+// The calls sent last in a window are judged like the others: a queue that
+// builds up in the window's last second (every call from 9 s on waits
+// 900 ms) keeps the window from passing, though the 140 calls before it
+// were fast. (A cut of the window's end, as an earlier version made, left
+// them out: only fast calls could have ended by the window's end.)
+func TestTheCallsSentLastAreJudged(t *testing.T) {
+	cfg := Config{Model: ModelRate, Min: 20, Max: 40, Window: 10 * time.Second,
+		Objectives: objectives(t, map[string]string{"ttft": "p95<400ms"})}
+	wins := drive(t, cfg, 40*time.Second, func(_ int, at time.Duration) time.Duration {
+		if at >= 9*time.Second {
+			return 900 * time.Millisecond
+		}
+		return 100 * time.Millisecond
+	})
+	require.NotEmpty(t, wins)
+	w := wins[0]
+	require.Equal(t, "fail", w.Verdict, w.Reason)
+	// Every call sent from the warm-up's end (2 s) to the window's end is
+	// in it, finished or not.
+	span := w.EndS - w.StartS
+	require.GreaterOrEqual(t, w.Calls+w.Censored, int(20*(10-2)), "span %.1f s", span)
+}
+
+// A level whose calls sit right at the limit (one in 20 past it, spread
+// out) cannot be decided: the window is lengthened in steps of half a
+// window up to its longest, then counts as a fail that says so.
+func TestAnUndecidedWindowIsNeverAPass(t *testing.T) {
+	cfg := Config{Model: ModelRate, Min: 20, Max: 40, Window: 10 * time.Second, MaxWindow: 30 * time.Second,
+		Objectives: objectives(t, map[string]string{"ttft": "p95<400ms"})}
+	wins := drive(t, cfg, 50*time.Second, func(i int, _ time.Duration) time.Duration {
+		if i%20 == 0 {
+			return 900 * time.Millisecond
+		}
+		return 100 * time.Millisecond
+	})
+	require.NotEmpty(t, wins)
+	w := wins[0]
+	require.Equal(t, "fail", w.Verdict)
+	require.True(t, w.Undecided)
+	require.True(t, w.Extended)
+	require.Contains(t, w.Reason, "undecided: ttft p95<400ms (between")
+	require.Contains(t, w.Reason, "still undecided at its longest (30s), so it counts as a fail")
+	require.InDelta(t, 30, w.EndS-w.StartS, 1, "judged at its longest, once its calls ended")
+	require.Len(t, w.Margins, 1)
+	m := w.Margins[0]
+	require.Equal(t, verdictUndecided, m.Verdict)
+	require.NotNil(t, m.Lower)
+	require.NotNil(t, m.Upper)
+	require.LessOrEqual(t, *m.Lower, 400.0)
+	require.Greater(t, *m.Upper, 400.0)
+}
+
+// A sustain window's fail makes its level a fail, whatever the shorter
+// windows there said, and the search goes on below it: it refines when
+// the bracket below is wide, sustains the level below when it is narrow.
+func TestAFailedSustainSendsTheSearchBelow(t *testing.T) {
+	l := levels{cfg: Config{Model: ModelRate, Min: 1, Max: 100, Precision: 0.1}}
+	for _, r := range []runrecord.CapacityWindow{
+		{Level: 4, Phase: phaseBracket, Verdict: "pass", Margin: -0.5},
+		{Level: 8, Phase: phaseBracket, Verdict: "fail", Margin: 1},
+		{Level: 5.66, Phase: phaseRefine, Verdict: "pass", Margin: -0.2},
+		{Level: 6.73, Phase: phaseRefine, Verdict: "fail", Margin: 0.3},
+	} {
+		l.tried = append(l.tried, r)
+	}
+	level, phase, outcome := l.next(runrecord.CapacityWindow{Level: 6.17, Phase: phaseRefine, Verdict: "fail", Margin: 0.1})
+	require.Empty(t, outcome)
+	require.Equal(t, phaseSustain, phase, "5.66–6.17 is within 10 %%: sustain 5.66")
+	require.Equal(t, 5.66, level)
+	level, phase, outcome = l.next(runrecord.CapacityWindow{Level: 5.66, Phase: phaseSustain, Verdict: "fail", Margin: 0.05})
+	require.Empty(t, outcome)
+	require.Equal(t, phaseRefine, phase, "4–5.66 is wide: refine below")
+	require.InDelta(t, 4.76, level, 0.01)
+	level, phase, _ = l.next(runrecord.CapacityWindow{Level: level, Phase: phaseRefine, Verdict: "pass", Margin: -0.1})
+	require.Equal(t, phaseRefine, phase)
+	level, phase, _ = l.next(runrecord.CapacityWindow{Level: level, Phase: phaseRefine, Verdict: "pass", Margin: -0.05})
+	require.Equal(t, phaseSustain, phase)
+	_, _, outcome = l.next(runrecord.CapacityWindow{Level: level, Phase: phaseSustain, Verdict: "pass", Margin: -0.05})
+	require.Equal(t, OutcomeFound, outcome)
+	c := &runrecord.Capacity{}
+	l.answer(c)
+	require.InDelta(t, level, *c.Capacity, 1e-9)
+	require.InDelta(t, 5.66, *c.FirstFail, 1e-9, "the level whose sustain failed is the first fail")
+	require.NotNil(t, c.SustainedS)
+}

@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 3s
 export CGO_ENABLED ?= 0
 
-.PHONY: all k6 llm-sim build llmstream setup test unit e2e k6v2 xk6-lint fuzz-short vet lint types bench bench-calls accuracy accuracy-short memory bench-schedule soak soak-short demo clean
+.PHONY: all k6 llm-sim build llmstream setup test unit e2e k6v2 xk6-lint fuzz-short vet lint types bench bench-calls accuracy accuracy-short bench-capacity memory bench-schedule soak soak-short demo clean
 
 # progress runs a long step and says what it waits for when it goes quiet (go test: a
 # line per package, test or example as it finishes); TEST_COUNTS, set by scripts/test.sh,
@@ -145,6 +145,12 @@ accuracy: k6 llm-sim
 accuracy-short: build
 	@$(PROGRESS) -stage accuracy-short -hint 'each check runs llm-sim and a client for 3 s' -- env CHECK=1 CHECK_REUSE=1 BRIEF=1 \
 	  LEVELS=1,50 DURATION=3s DECODE_MS=10 MIN_TOKENS=20 MAX_TOKENS=40 ./scripts/accuracy.sh
+
+## bench-capacity: BENCHMARKS.md's capacity table: Capacity.search's decision rule against two simulated queues
+## (G/D/4) under constant, Poisson and bursty arrivals, 20 s and 8 s windows, 10 seeds each; answer vs the queue's
+## simulated boundary and the search's length (fake clock: about a minute of CPU, no k6).
+bench-capacity:
+	$(GO) test -count=1 -run TestCapacityTruthTable -v ./internal/capacity/ -args -capacity.table
 
 ## bench-schedule: dispatch delay p50/p99 of the Schedule vs k6's constant-arrival-rate at 100 / 500 / 1 000 req/s
 ## (zero-delay llm-sim), and k6's memory with a 1-million-row Mooncake trace loaded (made in a temp dir).

@@ -26,7 +26,7 @@ func TestSearchAgainstTheQueuesTruth(t *testing.T) {
 		p        queuesim.Process
 	}{{"constant", ArrivalsConstant, queuesim.Constant()}, {"poisson", ArrivalsPoisson, queuesim.Poisson()},
 		{"bursty", ArrivalsBursty, queuesim.Bursty(2)}} {
-		truth, err := q.Boundary(c.p, 0.95, 0.6, 400_000, 1, 0.005)
+		truth, err := q.Boundary(c.p, 0.95, 0.6, 200_000, 1, 0.005)
 		require.NoError(t, err)
 		for _, window := range []time.Duration{DefaultWindow, 8 * time.Second} {
 			for seed := uint64(1); seed <= 3; seed++ {
@@ -61,7 +61,7 @@ func TestSearchAgainstTheQueuesTruth(t *testing.T) {
 // of 19–23 calls and cutting their last-sent calls answered 6.73.
 func TestTheIssuesSearch(t *testing.T) {
 	q := queuesim.Queue{Slots: 4, Service: 0.49, FirstToken: 0.1}
-	truth, err := q.Boundary(queuesim.Poisson(), 0.95, 0.4, 400_000, 1, 0.005)
+	truth, err := q.Boundary(queuesim.Poisson(), 0.95, 0.4, 200_000, 1, 0.005)
 	require.NoError(t, err)
 	require.InDelta(t, 5.0, truth, 0.1)
 	sim := &queueSim{slots: 4, service: 490 * time.Millisecond, prefill: 100 * time.Millisecond, tokens: 40,

@@ -102,14 +102,12 @@ func TestAnUndecidedWindowIsNeverAPass(t *testing.T) {
 // the bracket below is wide, sustains the level below when it is narrow.
 func TestAFailedSustainSendsTheSearchBelow(t *testing.T) {
 	l := levels{cfg: Config{Model: ModelRate, Min: 1, Max: 100, Precision: 0.1}}
-	for _, r := range []runrecord.CapacityWindow{
-		{Level: 4, Phase: phaseBracket, Verdict: "pass", Margin: -0.5},
-		{Level: 8, Phase: phaseBracket, Verdict: "fail", Margin: 1},
-		{Level: 5.66, Phase: phaseRefine, Verdict: "pass", Margin: -0.2},
-		{Level: 6.73, Phase: phaseRefine, Verdict: "fail", Margin: 0.3},
-	} {
-		l.tried = append(l.tried, r)
-	}
+	l.tried = append(l.tried,
+		runrecord.CapacityWindow{Level: 4, Phase: phaseBracket, Verdict: "pass", Margin: -0.5},
+		runrecord.CapacityWindow{Level: 8, Phase: phaseBracket, Verdict: "fail", Margin: 1},
+		runrecord.CapacityWindow{Level: 5.66, Phase: phaseRefine, Verdict: "pass", Margin: -0.2},
+		runrecord.CapacityWindow{Level: 6.73, Phase: phaseRefine, Verdict: "fail", Margin: 0.3},
+	)
 	level, phase, outcome := l.next(runrecord.CapacityWindow{Level: 6.17, Phase: phaseRefine, Verdict: "fail", Margin: 0.1})
 	require.Empty(t, outcome)
 	require.Equal(t, phaseSustain, phase, "5.66–6.17 is within 10 %%: sustain 5.66")

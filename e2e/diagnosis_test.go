@@ -73,6 +73,13 @@ type runRecord struct {
 			Verdict  string `json:"verdict"`
 		} `json:"rows"`
 	} `json:"comparison"`
+	Stages []struct {
+		Concurrency float64 `json:"concurrency"`
+	} `json:"stages"`
+	Pareto []struct {
+		Source string  `json:"source"`
+		Level  float64 `json:"level"`
+	} `json:"pareto"`
 }
 
 func (r runRecord) ids() []string {
@@ -265,6 +272,14 @@ func checkDiagnoses(t *testing.T, cases []diagnosisCase) {
 				// The example at its full length: TestExamples runs it
 				// shortened, so the step-load page is checked here.
 				checkReportLayout(t, filepath.Base(c.script), r.dir)
+			}
+			if c.script == "examples/step-load.js" {
+				require.GreaterOrEqual(t, len(rec.Stages), 2, r.res.out)
+				require.Len(t, rec.Pareto, len(rec.Stages), "one Pareto point per load stage")
+				for i, p := range rec.Pareto {
+					require.Equal(t, "stage", p.Source)
+					require.Equal(t, rec.Stages[i].Concurrency, p.Level)
+				}
 			}
 		})
 	}

@@ -9,11 +9,21 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
+
+// layoutChart is one chart as the browser drew it.
+type layoutChart struct {
+	ID       string    `json:"id"`
+	Overlaps int       `json:"overlaps"`
+	Lines    int       `json:"lines"`
+	Dots     int       `json:"dots"`
+	Ticks    []float64 `json:"ticks"`
+}
 
 // reportLayout is what internal/report/testdata/layout-probe.js measures.
 type reportLayout struct {
@@ -24,13 +34,7 @@ type reportLayout struct {
 		Right   float64 `json:"right"`
 		Scrolls bool    `json:"scrolls"`
 	} `json:"tables"`
-	Charts []struct {
-		ID       string    `json:"id"`
-		Overlaps int       `json:"overlaps"`
-		Lines    int       `json:"lines"`
-		Dots     int       `json:"dots"`
-		Ticks    []float64 `json:"ticks"`
-	} `json:"charts"`
+	Charts       []layoutChart `json:"charts"`
 	Placeholders []struct {
 		ID   string `json:"id"`
 		Text string `json:"text"`
@@ -105,6 +109,10 @@ func checkReportLayout(t *testing.T, script, dir string) {
 				}
 			}
 			require.Equal(t, 1, drawn, "%s: stage-ttft should draw p50 and p95 over the steps: %+v", name, l.Charts)
+			pareto := slices.IndexFunc(l.Charts, func(c layoutChart) bool { return c.ID == "pareto" })
+			require.GreaterOrEqual(t, pareto, 0, "%s: a step load's page has the Pareto chart: %+v", name, l.Charts)
+			require.True(t, l.Charts[pareto].Lines >= 1 && l.Charts[pareto].Dots >= 4,
+				"%s: the Pareto chart should draw the stages and the front: %+v", name, l.Charts[pareto])
 		}
 	}
 }

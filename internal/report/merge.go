@@ -59,6 +59,7 @@ func Merge(records ...*runrecord.Record) (*runrecord.Record, error) {
 	if err := mergeSections(out, records, names); err != nil {
 		return nil, err
 	}
+	out.Pareto = runrecord.ParetoPoints(out.Stages, out.Capacity) // from the merged windows, never an instance's
 	finishCategories(out.Categories, records, func(r *runrecord.Record) map[string]*runrecord.CategoryRecord { return r.Categories })
 	for name, cl := range out.Clients {
 		finishCategories(cl.Categories, records, func(r *runrecord.Record) map[string]*runrecord.CategoryRecord {

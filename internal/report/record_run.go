@@ -118,6 +118,7 @@ func runRecord(r *Run, findings []runrecord.Finding, cmp *runrecord.Comparison, 
 	rec.Server = opt.Server
 	rec.Dispatch = r.Dispatch
 	rec.Capacity = r.Capacity
+	rec.Pareto = runrecord.ParetoPoints(rec.Stages, rec.Capacity)
 	rec.Precision = r.Precision
 	rec.Retrieval, rec.Images = retrievalRecords(r.Retrieval), imageRecords(r.Images)
 	rec.Conversations = conversationRecord(r.Turns, r.Jobs, r.JobStages(), "")

@@ -108,6 +108,7 @@ func RenderHTML(r *Run, cmp *runrecord.Comparison, opt RenderOptions) []byte {
 		writeComparisonHTML(&b, cmp)
 	}
 	writeChartsHTML(&b, r)
+	writeParetoHTML(&b, runPareto(r))
 	if len(opt.Meta) > 0 {
 		meta, err := json.MarshalIndent(opt.Meta, "", "  ")
 		if err == nil {

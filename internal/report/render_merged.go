@@ -163,6 +163,7 @@ func RenderRecordHTML(rec *runrecord.Record, title string) []byte {
 	writeLegendHTML(&b, "latency-legend", intervalLegend(starred, true))
 	writeSlowestHTML(&b, recordSlowestRows(rec, cats), "category")
 	writeRecordSectionsHTML(&b, rec)
+	writeParetoHTML(&b, rec.Pareto)
 	if rec.Comparison != nil {
 		writeComparisonHTML(&b, rec.Comparison)
 	}

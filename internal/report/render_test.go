@@ -16,7 +16,7 @@ import (
 
 // chartIDs are the charts a report must contain (the README and the browser test rely on them).
 var chartIDs = []string{"ttft-hist", "gap-hist", "ttft-cache", "ts-ttft", "ts-tps", "ts-throughput", "ts-active",
-	"ts-failures", "stage-ttft", "stage-tps", "stage-throughput"}
+	"ts-failures", "stage-ttft", "stage-tps", "stage-throughput", "pareto"}
 
 // sampleReport renders a run with a step load, a cache mix, queueing and a baseline.
 func sampleReport(t *testing.T) (string, []byte, []byte) {

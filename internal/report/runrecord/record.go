@@ -37,6 +37,9 @@ type Record struct {
 	Dispatch *Dispatch `json:"dispatch,omitempty"`
 	// Capacity is a capacity search's answer (Capacity.search).
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Pareto is each load level's output tokens/s against its per-user
+	// tokens/s, from the stages and the capacity windows (pareto.go).
+	Pareto []ParetoPoint `json:"pareto,omitempty"`
 	// Precision is a precision gate's verdict (Precision.until).
 	Precision *Precision `json:"precision,omitempty"`
 	// Retrieval is the embed and rerank calls' section; Images is the chat

@@ -108,3 +108,28 @@ func TestMergeCapacityRefusesOtherSearches(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, got)
 }
+
+// A merged answer says how sure it is, as each instance's did: the
+// confidence and the sustain window of the answer given (past a parting,
+// the lowest instance's, with the levels above it it could not decide),
+// and a window every failing instance only could not decide stays
+// undecided.
+func TestMergedCapacityKeepsHowSureItIs(t *testing.T) {
+	calls := [][]float64{{10, 20}, {10, 20}, {10, 20}, {10, 20}}
+	a := capacityPart("0:1/2", []float64{4, 8, 16, 11.3}, []string{"pass", "pass", "fail", "pass"}, calls)
+	b := capacityPart("1/2:1", []float64{4, 8, 16, 22.6}, []string{"pass", "pass", "pass", "fail"}, calls)
+	for _, c := range []*runrecord.Capacity{a, b} {
+		c.Confidence = 0.95
+	}
+	a.SustainedS, a.UndecidedAbove = ptr(60.0), []float64{16}
+	a.Windows[2].Undecided = true
+	b.SustainedS = ptr(90.0)
+	got, err := MergeCapacity([]string{"a.json", "b.json"}, []*runrecord.Capacity{a, b})
+	require.NoError(t, err)
+	require.InDelta(t, 0.95, got.Confidence, 0)
+	require.Equal(t, 11.3, *got.Capacity)
+	require.InDelta(t, 60, *got.SustainedS, 0, "the lowest answer's sustain window")
+	require.Equal(t, []float64{16}, got.UndecidedAbove)
+	require.True(t, got.Windows[2].Undecided, "only 0:1/2 failed window 3, and it could not decide")
+	require.Contains(t, capacityAnswer(got), "(each objective 95 % sure to hold at it; sustained 60 s; the calls at 16 req/s could not decide")
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // The report's sections beside the chat calls' figures: the non-streamed
@@ -86,6 +87,14 @@ func (c *RetrievalCollector) Add(o *Observation) {
 	}
 	g.Calls++
 	g.levelSum += level(o)
+	if o.ErrorType() == string(stream.ErrCanceled) {
+		// Cut in flight by the test's stop, as a chat call can be: a failed
+		// call of its own type, and nothing of it is a figure (its TTFB,
+		// lateness and span describe when the test stopped, not the service).
+		g.Failed++
+		g.errors[string(stream.ErrCanceled)]++
+		return
+	}
 	if g.first.IsZero() || o.Start.Before(g.first) {
 		g.first = o.Start
 	}

@@ -188,6 +188,9 @@ func (r *Run) Interruption() *runrecord.Interruption {
 	}
 	i := *r.interrupted
 	i.Canceled = r.Category(runrecord.AllCategories).Errors[string(stream.ErrCanceled)]
+	for _, g := range r.Retrieval { // embed and rerank calls are in their own section, not the categories
+		i.Canceled += g.errors[string(stream.ErrCanceled)]
+	}
 	return &i
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/embed"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -126,4 +127,69 @@ func TestAMergedRecordKeepsTheInterruption(t *testing.T) {
 	assert.EqualValues(t, 14, merged.Interrupted.Canceled)
 	assert.Contains(t, RenderRecordText(merged), "⚠ interrupted: stopped by a signal (SIGTERM)")
 	assert.True(t, strings.Contains(string(RenderRecordHTML(merged, "t")), `id="interrupted"`))
+}
+
+// Embed and rerank calls the stop cut in flight are cancelled calls of
+// their own section, as chat calls are of theirs: counted in calls, failed
+// and cancelled, in no figure, and in the interruption's count.
+func TestCancelledEmbedAndRerankCallsAreCountedAsSuch(t *testing.T) {
+	rc := NewRetrievalCollector(Options{})
+	for i := range 4 {
+		rc.Add(retrievalCall(embed.OpEmbed, "batch_8", true, t0.Add(time.Duration(i)*100*time.Millisecond), 50*time.Millisecond, 8, 800))
+	}
+	cut := func(op, cat string) *Observation {
+		o := retrievalCall(op, cat, false, t0.Add(time.Second), 3*time.Second, 8, 0)
+		o.Err = &stream.Error{Type: stream.ErrCanceled, Message: "context canceled"}
+		o.Retrieval.TTFB, o.Retrieval.Parse = 2*time.Second, time.Second // partial figures of a call cut short
+		return o
+	}
+	rc.Add(cut(embed.OpEmbed, "batch_8"))
+	rc.Add(cut(embed.OpEmbed, "batch_8"))
+	rc.Add(cut(embed.OpRerank, "docs_4"))
+	r := interruptedRun(t)
+	r.SetSections(rc.Groups(), nil)
+
+	text, doc, raw, err := Render(r, nil, RenderOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, text, "10 calls in flight were cancelled", "7 chat calls and 3 embed or rerank calls")
+	var rec runrecord.Record
+	require.NoError(t, json.Unmarshal(raw, &rec))
+	assert.EqualValues(t, 10, rec.Interrupted.Canceled)
+	require.Len(t, rec.Retrieval, 2)
+	emb := rec.Retrieval[0]
+	assert.EqualValues(t, 6, emb.Calls)
+	assert.EqualValues(t, 2, emb.Failed)
+	assert.Equal(t, map[string]uint64{"canceled": 2}, emb.Errors)
+	assert.EqualValues(t, 4, emb.Metrics["ttfb"].Count, "a cancelled call's partial TTFB is no figure")
+	assert.EqualValues(t, 4, emb.Metrics["parse"].Count)
+	assert.Nil(t, rec.Retrieval[1].Metrics["ttfb"], "the rerank group's only call was cancelled")
+
+	// the section's own column, in the text and the HTML
+	var header, row string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "cancelled") && strings.Contains(l, "failed") && header == "" {
+			header = l
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "rerank") {
+			row = l
+		}
+	}
+	require.NotEmpty(t, header, text)
+	require.NotEmpty(t, row, text)
+	assert.Equal(t, []string{"rerank", "docs_4", "4", "VUs", "1", "1", "1"}, strings.Fields(row)[:7], "calls 1, failed 1, cancelled 1")
+	assert.True(t, strings.Contains(string(doc), "<th>cancelled</th>"), "the HTML table has the column")
+
+	// two instances' records merge to the sum
+	var recs []*runrecord.Record
+	for _, seg := range []string{"0:1/2", "1/2:1"} {
+		_, _, raw, err := Render(r, nil, RenderOptions{Info: &runrecord.RunInfo{Segment: seg, SegmentSequence: "0,1/2,1"}})
+		require.NoError(t, err)
+		one, err := runrecord.ParseRecord(seg, raw)
+		require.NoError(t, err)
+		recs = append(recs, one)
+	}
+	merged, err := Merge(recs...)
+	require.NoError(t, err)
+	assert.EqualValues(t, 20, merged.Interrupted.Canceled)
+	assert.EqualValues(t, 4, merged.Retrieval[0].Errors["canceled"])
 }

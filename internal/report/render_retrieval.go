@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // retrievalColumns are the section's columns, in the text and the HTML.
 var retrievalColumns = []string{ //nolint:gochecknoglobals // read-only table
-	"op", "category", "load", "calls", "failed", "dur p50", "dur p95", "TTFB p95", "parse p50", "batch", "in tok/s",
+	"op", "category", "load", "calls", "failed", "cancelled", "dur p50", "dur p95", "TTFB p95", "parse p50", "batch", "in tok/s",
 	"late p99", "dur from due p95"}
 
 // cells are the group's row of the section: "-" for what was not measured.
@@ -33,13 +34,14 @@ func retrievalCells(rr *runrecord.RetrievalRecord) []string {
 		return "-"
 	}
 	return []string{rr.Op, rr.Category, load, fmt.Sprint(rr.Calls), fmt.Sprint(rr.Failed),
-		q("duration", 0.5), q("duration", 0.95), q("ttfb", 0.95), q("parse", 0.5), batch, tps,
+		fmt.Sprint(rr.Errors[string(stream.ErrCanceled)]), q("duration", 0.5), q("duration", 0.95), q("ttfb", 0.95), q("parse", 0.5), batch, tps,
 		q("dispatch_delay", 0.99), q("e2e_from_due", 0.95)}
 }
 
 // RetrievalText is the section's text: "" without such calls. A failed
 // call counts in calls, failed, TTFB and parse (what it measured); the
-// durations are the answered ones'.
+// durations are the answered ones'. A call the test's stop cut in flight
+// counts in calls, failed and cancelled only.
 // The due-time columns are "-" for calls no schedule asked for, and left
 // out of the text when no group has them.
 func RetrievalText(groups []*RetrievalGroup) string {
@@ -53,7 +55,7 @@ func retrievalRecordText(groups []runrecord.RetrievalRecord) string {
 	}
 	var b strings.Builder
 	b.WriteString("Embeddings and rerank (non-streamed: no TTFT or gaps)\n")
-	widths := []int{-7, -16, 7, 6, 6, 18, 18, 18, 18, 8, 9, 18, 18}
+	widths := []int{-7, -16, 7, 6, 6, 9, 18, 18, 18, 18, 8, 9, 18, 18}
 	rows := make([][]string, len(groups))
 	due := false // the due-time columns, which only calls a schedule asked for fill
 	for i := range groups {

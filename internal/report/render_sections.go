@@ -33,7 +33,7 @@ func writeRetrievalHTML(b *bytes.Buffer, groups []runrecord.RetrievalRecord) {
 		return
 	}
 	b.WriteString(`<h2>Embeddings and rerank</h2><p class="sub">Non-streamed calls: no TTFT or gaps. ` +
-		`Durations are the answered calls' (TTFB and parse count failed calls too); late p99 and dur from due count from the schedule's due time.</p>`)
+		`Durations are the answered calls' (TTFB and parse count failed calls too, not those the test's stop cancelled in flight); late p99 and dur from due count from the schedule's due time.</p>`)
 	rows := make([][]string, len(groups))
 	for i := range groups {
 		rows[i] = retrievalCells(&groups[i])

@@ -54,20 +54,14 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 	a := o.Final()
 	info := a.Route.Info
 	rec := &record.Call{
-		Result: *a.Result, Attempts: make([]record.Attempt, len(o.Attempts)),
-		Name: info.label, Route: info.routeName, Model: info.model, Category: info.category,
-		ItemID: info.itemID, SharedPrefix: info.sharedPrefix, Phase: info.phase, TestStart: info.testStart,
-		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Rate: info.rate, Due: ld.due,
+		Result: *a.Result, Attempts: make([]record.Attempt, len(o.Attempts)), Origin: info.Origin,
+		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Due: ld.due,
 		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
-		GapSamples: info.gapSamples, ResultGaps: info.resultGaps,
-		RequestBytes: info.requestBytes, Images: info.images, ImageBytes: info.imageBytes, ImagePixels: info.imagePixels,
-		Turn: info.turn, TraceID: info.traceID,
 	}
 	for i, at := range o.Attempts {
 		in := at.Route.Info
-		rec.Attempts[i] = record.Attempt{Route: in.routeName, Name: in.label, Result: at.Result, Reconnects: at.Reconnects}
+		rec.Attempts[i] = record.Attempt{Route: in.Route, Name: in.Name, Result: at.Result, Reconnects: at.Reconnects}
 	}
-	rec.Scenario, _ = info.tags.Tags.Get("scenario")
 	b := o.Price()
 	rec.Cost, rec.Currency, rec.Priced = b.Cost, b.Currency, b.Priced
 	return rec
@@ -82,11 +76,11 @@ func judge(o *outcome, rec *record.Call, regress func(client, category string, t
 		rec.Goodput = record.VerdictOf(rec.OK && policy.Meets(slo, &rec.Result))
 	}
 	if rec.OK && rec.TTFT >= 0 {
-		if slower, known := regress(info.label, info.category, rec.TTFT); known {
+		if slower, known := regress(info.Name, info.Category, rec.TTFT); known {
 			rec.Regression = record.VerdictOf(slower)
 		}
 	}
-	if info.gapSamples == config.GapsSampled && len(rec.Gaps) > 0 {
+	if info.GapSamples == config.GapsSampled && len(rec.Gaps) > 0 {
 		keep, kept := info.gapSampler.Take(len(rec.Gaps))
 		rec.KeepGap, rec.GapsUnsampled = keep, len(rec.Gaps)-kept
 	}

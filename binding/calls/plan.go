@@ -13,6 +13,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/binding/k6env"
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/policy"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -122,9 +123,9 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 		return nil, err
 	}
 	info := c.routeInfo(st, name, req.model, params, item)
-	req.trace, info.traceID = c.traceRoute(req.header, &plan.trace)
-	info.requestBytes = int64(len(req.payload))
-	info.turn, req.responseHeaders = plan.hooks.turn, plan.hooks.responseHeaders
+	req.trace, info.TraceID = c.traceRoute(req.header, &plan.trace)
+	info.RequestBytes = int64(len(req.payload))
+	info.Turn, req.responseHeaders = plan.hooks.turn, plan.hooks.responseHeaders
 	req.tags = info.tags.Clone() // k6's own http_req_* samples carry the call's tags and name
 	if c.opts.Name != "" {
 		req.tags.SetTag("name", c.opts.Name)
@@ -156,14 +157,18 @@ func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Cal
 		tags.SetTag(k, v)
 	}
 	info := &routeInfo{
-		routeName: name, label: c.name(), protocol: c.opts.Protocol.Name, model: model,
-		tagRoute: name == routeFallback, gapSamples: c.opts.GapSamples, gapSampler: c.gapSampler, slo: c.opts.SLO, resultGaps: params.ResultGaps,
+		Origin: record.Origin{
+			Route: name, Name: c.name(), Protocol: c.opts.Protocol.Name, Model: model,
+			GapSamples: c.opts.GapSamples, ResultGaps: params.ResultGaps,
+		},
+		tagRoute: name == routeFallback, gapSampler: c.gapSampler, slo: c.opts.SLO,
 		systemTags: st.Options.SystemTags,
 	}
 	applyItem(&tags, item, info)
 	info.tags = tags
-	info.category, _ = tags.Tags.Get("category")
-	info.phase, info.testStart = k6env.RunPhase(c.env.VU.Context(), tags.Tags)
-	info.rate = k6env.ArrivalRate(c.env.VU.Context(), st)
+	info.Category, _ = tags.Tags.Get("category")
+	info.Scenario, _ = tags.Tags.Get("scenario")
+	info.Phase, info.TestStart = k6env.RunPhase(c.env.VU.Context(), tags.Tags)
+	info.Rate = k6env.ArrivalRate(c.env.VU.Context(), st)
 	return info
 }

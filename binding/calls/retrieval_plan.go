@@ -131,10 +131,10 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 		return nil, fmt.Errorf("%s: %w", op.op, err)
 	}
 	info := c.routeInfo(st, name, model, params, item)
-	info.protocol = apiName // the wire format the call spoke
+	info.Protocol = apiName // the wire format the call spoke
 	info.tags.SetTag("op", op.op)
 	var trace *requestTrace
-	trace, info.traceID = c.traceRoute(x.Header, &plan.trace)
+	trace, info.TraceID = c.traceRoute(x.Header, &plan.trace)
 	if key := c.opts.Retry.IdempotencyKey; key != "" && x.Header.Get(key) == "" {
 		x.Header.Set(key, newKey()) // one key for every attempt of this route
 	}

@@ -3,11 +3,11 @@ package calls
 import (
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/sample"
 )
 
@@ -24,29 +24,15 @@ const (
 // routeInfo is what a route's samples, result and observation say about it,
 // and the client settings that shape them.
 type routeInfo struct {
-	routeName    string // routePrimary or routeFallback
-	label        string // the client's name, else its base URL: the name tag and servedBy
-	protocol     string
-	model        string
-	category     string
-	tags         metrics.TagsAndMeta
-	tagRoute     bool      // the route tag is set (clients with a fallback, and the fallback)
-	sharedPrefix bool      // the prompt came from a dataset's shared-prefix set
-	itemID       string    // the dataset item's id, for paired comparisons
-	phase        string    // setup or teardown for calls made there
-	testStart    time.Time // when k6 started the test (zero before it has)
-	rate         float64   // the arrival rate of an arrival-rate scenario at the call's start
-	gapSamples   string
-	gapSampler   *sample.Sampler // with gapSamples 'sampled'
-	slo          config.SLO
-	resultGaps   bool  // result.gaps was asked for
-	requestBytes int64 // the request body's size
-	// images, imageBytes and imagePixels are the dataset item's pictures.
-	images                  int
-	imageBytes, imagePixels int64
-	eventLag                atomic.Int64 // longest wait of an event for its JS callback, ns
-	turn                    int          // the call's turn in a live conversation (0: not one)
-	traceID                 string       // the trace id the route's requests carry ("" without tracing)
+	// Origin is the route's identity, as the call's record will carry it:
+	// Name is the name tag and servedBy, Route routePrimary or
+	// routeFallback.
+	record.Origin
+	tags       metrics.TagsAndMeta
+	tagRoute   bool            // the route tag is set (clients with a fallback, and the fallback)
+	gapSampler *sample.Sampler // with gapSamples 'sampled'
+	slo        config.SLO
+	eventLag   atomic.Int64 // longest wait of an event for its JS callback, ns
 	// systemTags is k6's systemTags option: the tags k6 defines (status,
 	// proto, name) are set only when it names them. nil (no k6 options, as
 	// in unit tests) keeps them all.
@@ -74,16 +60,16 @@ func applyItem(tags *metrics.TagsAndMeta, item map[string]any, info *routeInfo) 
 			tags.SetTag("turn", strconv.FormatInt(turn, 10))
 		}
 	}
-	info.sharedPrefix, _ = item["sharedPrefix"].(bool)
-	info.itemID, _ = item["id"].(string)
+	info.SharedPrefix, _ = item["sharedPrefix"].(bool)
+	info.ItemID, _ = item["id"].(string)
 	imgs, _ := item["images"].([]any)
 	for _, v := range imgs {
 		m, _ := v.(map[string]any)
 		b, _ := m["bytes"].(int64)
 		w, _ := m["width"].(int64)
 		h, _ := m["height"].(int64)
-		info.images++
-		info.imageBytes += b
-		info.imagePixels += w * h
+		info.Images++
+		info.ImageBytes += b
+		info.ImagePixels += w * h
 	}
 }

@@ -95,15 +95,15 @@ func batchSize(figures int, rec *record.Call) int {
 func attemptTags(a *attempt, n int) (*metrics.TagSet, map[string]string) {
 	r, info := a.Result, a.Route.Info
 	tm := info.tags.Clone()
-	tm.SetTag("protocol", info.protocol)
+	tm.SetTag("protocol", info.Protocol)
 	if info.systemTag(metrics.TagName) {
-		tm.SetTag("name", info.label)
+		tm.SetTag("name", info.Name)
 	}
-	if info.model != "" {
-		tm.SetTag("model", info.model)
+	if info.Model != "" {
+		tm.SetTag("model", info.Model)
 	}
 	if info.tagRoute {
-		tm.SetTag("route", info.routeName)
+		tm.SetTag("route", info.Route)
 	}
 	if r.RequestID != "" {
 		tm.SetMetadata("request_id", r.RequestID)

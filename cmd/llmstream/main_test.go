@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -34,9 +35,9 @@ func writeFingerprinted(t *testing.T, dir, name, segment string, calls int, ttft
 				Err:  &stream.Error{Type: stream.ErrorType(map[bool]string{true: "", false: "timeout"}[i%7 != 0])},
 				TTFT: ttft, E2E: 2 * ttft, OutputTokens: 10,
 			},
-			Category: []string{"short", "long"}[i%2],
-			VUs:      4,
-			Active:   2,
+			Origin: record.Origin{Category: []string{"short", "long"}[i%2]},
+			VUs:    4,
+			Active: 2,
 		})
 	}
 	info := &runrecord.RunInfo{Load: map[string]any{"items": map[string]any{"executor": "shared-iterations", "iterations": 120}}, Segment: segment,

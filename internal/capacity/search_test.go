@@ -51,7 +51,7 @@ func (q *queueSim) serve(i int, due time.Time) *record.Call {
 	q.free[k] = end
 	ttft := begin.Add(q.prefill).Sub(due)
 	return &record.Call{Result: stream.Result{OK: true, Start: due, End: end, TTFT: ttft, E2E: end.Sub(due),
-		TPOT: (svc - q.prefill) / time.Duration(q.tokens-1), OutputTokens: q.tokens}, Name: "c", Due: due}
+		TPOT: (svc - q.prefill) / time.Duration(q.tokens-1), OutputTokens: q.tokens}, Origin: record.Origin{Name: "c"}, Due: due}
 }
 
 // waitingAt counts the calls that have not yet begun their service at now.

@@ -25,30 +25,18 @@ type Call struct {
 	// Attempts is every attempt of the call, in order, on every route.
 	Attempts []Attempt
 
-	// Who answered and what the call was.
-	Name         string // the client that ended the call: its name, else its base URL (servedBy, the name tag)
-	Route        string // the route that ended it: "primary" or "fallback"
-	Model        string // the model the client asked for ("" when none); Result.Model is the server's
-	Category     string // from the call's tags ("" = the report's "default")
-	Scenario     string // k6's scenario ("" outside one)
-	ItemID       string // the dataset item the prompt came from ("" when none), for paired comparisons
-	SharedPrefix bool   // the prompt came from a shared-prefix dataset set (for cache_busted)
-	// Phase is "setup" or "teardown" for calls made there, "" during the test.
-	Phase string
-	// TestStart is when k6 started the test (zero when unknown): a warm-up
-	// window is counted from it.
-	TestStart time.Time
+	// Origin is who answered and what the call was: the route that ended
+	// it. Its Model is the one the client asked for (Result.Model is the
+	// server's): spell which one.
+	Origin
+
 	// Tag looks up one of the call's k6 tags (nil: the call has none), for
 	// leaving calls out by tag.
 	Tag func(name string) (string, bool)
 
 	// The load the call met when it started.
 	Active int // streams in flight in this process (concurrency)
-	VUs    int // k6's active VUs (0 outside a k6 run)
-	// Rate is the arrival rate (iterations/s) an arrival-rate executor was
-	// running at when the call started, 0 for other executors: with those,
-	// the load level is the rate, not the VU count.
-	Rate float64
+	VUs    int // k6's active VUs (0 outside a k6 run); Origin.Rate is the arrival rate
 
 	// Due is when the schedule wanted the call sent (its credit's due time,
 	// Schedule.next()), zero for a call no schedule asked for: closed-model
@@ -82,34 +70,11 @@ type Call struct {
 	// figures alone.
 	Stopped bool
 
-	// GapSamples is the client's gapSamples mode (config.Gaps…): which gaps
-	// k6 gets. With 'sampled', KeepGap says which ones, and GapsUnsampled
-	// counts those it left out; the record itself keeps every gap.
-	GapSamples    string
+	// With Origin.GapSamples 'sampled', KeepGap says which gaps k6 gets,
+	// and GapsUnsampled counts those it left out; the record itself keeps
+	// every gap.
 	KeepGap       func(i int) bool
 	GapsUnsampled int
-
-	// ResultGaps is whether the call asked for result.gaps.
-	ResultGaps bool
-
-	// RequestBytes is the request body's size (0 for a GET).
-	RequestBytes int64
-	// Images, ImageBytes and ImagePixels are the pictures the dataset item
-	// attached to the prompt: how many, their encoded bytes and their pixels
-	// (0 when a file's size could not be read): image tokens cost prefill,
-	// so the report splits TTFT by them.
-	Images                  int
-	ImageBytes, ImagePixels int64
-
-	// TraceID is the W3C trace id the call's requests carried (the client's
-	// tracing option: its own, or the one of a traceparent the script set),
-	// in lowercase hex; "" without tracing, or when the script's header is
-	// not a valid traceparent.
-	TraceID string
-
-	// Turn is the call's turn in a live conversation (1 for the first), 0
-	// for a call that is not one (result.turn null).
-	Turn int
 
 	// Retrieval is the final attempt's figures of a non-streamed embed or
 	// rerank call (nil for a chat call): its figures are the table

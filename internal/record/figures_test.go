@@ -80,7 +80,7 @@ func TestAFailedCallFollowsEachRowsRule(t *testing.T) {
 			ClientParse: 3 * time.Millisecond, OutputTokens: 40, Gaps: stream.GapsOf(20*time.Millisecond, 30*time.Millisecond),
 			Connect: 5 * time.Millisecond, Status: 200, Cache: stream.CacheHit, TTFTCheck: stream.TTFTOnTime, FinishOmitted: true},
 			ClientLag: time.Millisecond, EventLag: 2 * time.Millisecond, Due: t0.Add(-10 * time.Millisecond),
-			Goodput: VerdictOf(ok), Regression: No, GapSamples: config.GapsPerEvent, ResultGaps: true}
+			Goodput: VerdictOf(ok), Regression: No, Origin: Origin{GapSamples: config.GapsPerEvent, ResultGaps: true}}
 		if !ok {
 			c.Err = &stream.Error{Type: stream.ErrNetwork, Message: "reset"}
 		}

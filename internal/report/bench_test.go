@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -21,10 +22,9 @@ func benchObservation(rng *rand.Rand, start time.Time, gaps int) *Observation {
 			TPOT: 20 * time.Millisecond, ClientParse: time.Millisecond, TokensPerSec: 40 + 20*rng.Float64(),
 			OutputTokens: int64(gaps + 1), Cache: stream.CacheMiss, Usage: &protocol.Usage{PromptTokens: 300},
 		},
-		Category: []string{"short", "medium", "long_context"}[rng.IntN(3)],
-		Model:    "sim-large",
-		Active:   50,
-		VUs:      50,
+		Origin: record.Origin{Category: []string{"short", "medium", "long_context"}[rng.IntN(3)], Model: "sim-large"},
+		Active: 50,
+		VUs:    50,
 	}
 	for range gaps {
 		o.Gaps = append(o.Gaps, uint32(15+rng.IntN(10))*1000) // µs

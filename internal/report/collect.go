@@ -101,7 +101,7 @@ func (c *Collector) Add(o *Observation) {
 		return
 	}
 
-	key := groupKey{Client: o.Name, Category: cat, Model: o.Model, Route: o.Route, Level: class}
+	key := groupKey{Client: o.Name, Category: cat, Model: o.Origin.Model, Route: o.Route, Level: class}
 	g := c.groups[key]
 	if g == nil {
 		g = newGroup()

@@ -21,7 +21,7 @@ type levelJobKey struct {
 // loadClass is the load class of a job's first call, as levelClass keys the
 // calls themselves.
 func loadClass(l record.Load) int {
-	return levelClass(&Observation{Active: l.Active, VUs: l.VUs, Rate: l.Rate})
+	return levelClass(&Observation{Active: l.Active, VUs: l.VUs, Origin: record.Origin{Rate: l.Rate}})
 }
 
 // JobStage is the jobs whose first call was sent in one load stage.

@@ -18,9 +18,9 @@ func call(start time.Time, scenario string, ttftMS float64) *Observation {
 			Start: start, End: start.Add(ttft + 500*time.Millisecond), OK: true, TTFT: ttft,
 			E2E: ttft + 500*time.Millisecond, OutputTokens: 20,
 		},
-		Scenario: scenario,
-		VUs:      4,
-		Active:   4,
+		Origin: record.Origin{Scenario: scenario},
+		VUs:    4,
+		Active: 4,
 	}
 }
 

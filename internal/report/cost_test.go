@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -27,15 +28,15 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 				End:   t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: 100 * time.Millisecond,
 				E2E: time.Second, TTFB: 50 * time.Millisecond, TPOT: 10 * time.Millisecond,
 			},
-			Category: cat,
+			Origin:   record.Origin{Category: cat},
 			Priced:   true,
 			Cost:     config.Cost{Input: cost, Saved: saved},
 			Currency: "EUR",
 		})
 	}
 	c.Add(&Observation{
-		Result:   stream.Result{Start: t0, End: t0.Add(time.Second), OK: true},
-		Category: "short",
+		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true},
+		Origin: record.Origin{Category: "short"},
 	}) // a client without prices
 	run := c.Snapshot()
 	short, long, all := run.Category("short").Cost, run.Category("long").Cost, run.Category(runrecord.AllCategories).Cost

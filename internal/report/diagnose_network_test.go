@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -21,9 +22,9 @@ func TestNetworkHeavyNeedsTimeWorthSaving(t *testing.T) {
 				Start: at, End: at.Add(time.Millisecond), OK: true, TTFB: 600 * time.Microsecond,
 				TTFT: 800 * time.Microsecond, E2E: time.Millisecond, OutputTokens: 10, TokensPerSec: 20000,
 			},
-			Category: "chat",
-			VUs:      1,
-			Active:   1,
+			Origin: record.Origin{Category: "chat"},
+			VUs:    1,
+			Active: 1,
 		})
 	}
 	if got := ids(Diagnose(collectAll(obs))); slices.Contains(got, "network_heavy") {

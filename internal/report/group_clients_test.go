@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -41,13 +42,10 @@ func abRun(seed uint64, stages []synthStage, ttftLarge, ttftSmall func(vus int) 
 					tps := cl.tps * math.Exp(rng.NormFloat64()*0.1)
 					e2e := ttft + time.Duration(30/tps*float64(time.Second))
 					out = append(out, &Observation{
-						Result:   stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e, TokensPerSec: tps, OutputTokens: 30},
-						Name:     cl.name,
-						Model:    cl.name + "-model",
-						ItemID:   id,
-						Category: "chat",
-						VUs:      st.VUs,
-						Active:   st.VUs,
+						Result: stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e, TokensPerSec: tps, OutputTokens: 30},
+						Origin: record.Origin{Name: cl.name, Model: cl.name + "-model", ItemID: id, Category: "chat"},
+						VUs:    st.VUs,
+						Active: st.VUs,
 					})
 					t = t.Add(e2e)
 				}
@@ -183,8 +181,7 @@ func TestPairsAreBounded(t *testing.T) {
 	for i := range 3 * pairPendingMax {
 		p.add(&Observation{
 			Result: stream.Result{OK: true, TTFT: msD(1)},
-			Name:   "a",
-			ItemID: fmt.Sprint(i),
+			Origin: record.Origin{Name: "a", ItemID: fmt.Sprint(i)},
 		})
 	}
 	if len(p.pending) > pairPendingMax || len(p.order) > 4*pairPendingMax+1 {
@@ -193,13 +190,11 @@ func TestPairsAreBounded(t *testing.T) {
 	for range 3 * pairKeep {
 		p.add(&Observation{
 			Result: stream.Result{OK: true, TTFT: msD(1)},
-			Name:   "a",
-			ItemID: "x",
+			Origin: record.Origin{Name: "a", ItemID: "x"},
 		})
 		p.add(&Observation{
 			Result: stream.Result{OK: true, TTFT: msD(2)},
-			Name:   "b",
-			ItemID: "x",
+			Origin: record.Origin{Name: "b", ItemID: "x"},
 		})
 	}
 	s := p.pairs[pairKey{"a", "b"}]

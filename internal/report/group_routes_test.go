@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -20,12 +21,9 @@ func TestEveryCallServedByTheFallbackIsShown(t *testing.T) {
 				Start: at, End: at.Add(2 * time.Millisecond), OK: true, TTFT: time.Millisecond,
 				E2E: 2 * time.Millisecond, OutputTokens: 10,
 			},
-			Name:     "small",
-			Model:    "small-model",
-			Route:    "fallback",
-			Category: "chat",
-			VUs:      1,
-			Active:   1,
+			Origin: record.Origin{Name: "small", Model: "small-model", Route: "fallback", Category: "chat"},
+			VUs:    1,
+			Active: 1,
 		})
 	}
 	run := collectAll(obs)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -24,7 +25,7 @@ func FuzzParseRecord(f *testing.F) {
 				Start: t0, End: t0.Add(time.Second), OK: true, TTFT: time.Duration(100+i) * time.Millisecond,
 				E2E: time.Second, OutputTokens: 10,
 			},
-			Category: "short",
+			Origin: record.Origin{Category: "short"},
 		})
 	}
 	r := c.Snapshot()

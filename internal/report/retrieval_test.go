@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/embed"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -15,7 +16,7 @@ import (
 func retrievalCall(op, cat string, ok bool, start time.Time, d time.Duration, items int, tokens int64) *Observation {
 	r := &embed.Result{Op: op, OK: ok, Items: items, Duration: d, TTFB: d / 2, Parse: time.Millisecond,
 		InputTokens: tokens, TokenSource: stream.TokensFromUsage, RequestBytes: 100, Start: start, End: start.Add(d)}
-	o := &Observation{Result: *r.StreamResult(), Category: cat, Active: 4, Retrieval: r}
+	o := &Observation{Result: *r.StreamResult(), Origin: record.Origin{Category: cat}, Active: 4, Retrieval: r}
 	if !ok {
 		o.Err = &stream.Error{Type: stream.ErrHTTP5xx, Message: "HTTP 503"}
 		o.OK = false
@@ -57,14 +58,14 @@ func TestRetrievalSectionGroupsByOpAndCategory(t *testing.T) {
 func TestImageSectionSplitsTTFTByCountAndSize(t *testing.T) {
 	c := NewImageCollector(Options{})
 	call := func(images int, pixels int64, ttft time.Duration) *Observation {
-		return &Observation{Result: stream.Result{OK: true, TTFT: ttft}, Images: images, ImagePixels: pixels, ImageBytes: int64(images) * 2048}
+		return &Observation{Result: stream.Result{OK: true, TTFT: ttft}, Origin: record.Origin{Images: images, ImagePixels: pixels, ImageBytes: int64(images) * 2048}}
 	}
 	c.Add(call(0, 0, 100*time.Millisecond))
 	require.Nil(t, c.Groups(), "no prompt had images")
 	c.Add(call(1, 512*512, 300*time.Millisecond))
 	c.Add(call(2, 2*1920*1080, 900*time.Millisecond))
 	c.Add(call(7, 7*64*64, 400*time.Millisecond))
-	c.Add(&Observation{Result: stream.Result{OK: false, TTFT: stream.Absent}, Images: 1})
+	c.Add(&Observation{Result: stream.Result{OK: false, TTFT: stream.Absent}, Origin: record.Origin{Images: 1}})
 	groups := c.Groups()
 	require.Len(t, groups, 4)
 	require.Equal(t, 0, groups[0].Images)
@@ -90,7 +91,7 @@ func TestSectionsReachEveryFormatAndTheFinding(t *testing.T) {
 		rc.Add(o)
 	}
 	ic := NewImageCollector(Options{})
-	ic.Add(&Observation{Result: stream.Result{OK: true, TTFT: 300 * time.Millisecond}, Images: 2, ImagePixels: 2 << 20, ImageBytes: 4096})
+	ic.Add(&Observation{Result: stream.Result{OK: true, TTFT: 300 * time.Millisecond}, Origin: record.Origin{Images: 2, ImagePixels: 2 << 20, ImageBytes: 4096}})
 	ic.Add(&Observation{Result: stream.Result{OK: true, TTFT: 100 * time.Millisecond}})
 
 	run := runOf(call(t0, "", 100)) // one chat call, no due time

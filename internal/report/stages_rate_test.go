@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -45,7 +46,7 @@ func openLoad(seed uint64, secs int, slots int, serviceMS float64, rates ...floa
 				},
 				VUs:    50,
 				Active: 4,
-				Rate:   rate,
+				Origin: record.Origin{Rate: rate},
 			})
 		}
 		at = end

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
+	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -178,14 +179,11 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 			Stalls: stalls, ClientParse: time.Duration(0.003 * float64(e2e)),
 			Usage: &protocol.Usage{PromptTokens: cat.PromptTokens},
 		},
-		Category:     cat.Name,
-		Model:        "sim-large",
-		Scenario:     "default",
-		Active:       vus,
-		VUs:          vus,
-		SharedPrefix: s.sharedPrefix,
-		EventLag:     0,
-		ClientLag:    stream.Absent, // not measured unless clientLagMS says (a measured 0 is a lag of 0)
+		Origin:    record.Origin{Category: cat.Name, Model: "sim-large", Scenario: "default", SharedPrefix: s.sharedPrefix},
+		Active:    vus,
+		VUs:       vus,
+		EventLag:  0,
+		ClientLag: stream.Absent, // not measured unless clientLagMS says (a measured 0 is a lag of 0)
 	}
 	if s.headersMS > 0 {
 		o.TTFB = time.Duration(min(s.headersMS*ln(), 0.85*ttft) * float64(time.Millisecond))

@@ -33,7 +33,7 @@ func drive(t *testing.T, cfg Config, span time.Duration, ttft func(i int, at tim
 			d := ttft(i, at.Sub(origin))
 			s.Claim(at, 0)
 			c := &record.Call{Result: stream.Result{OK: true, Start: at, End: at.Add(d + 100*time.Millisecond), TTFT: d,
-				E2E: d + 100*time.Millisecond, TPOT: -1}, Name: "c", Due: at}
+				E2E: d + 100*time.Millisecond, TPOT: -1}, Origin: record.Origin{Name: "c"}, Due: at}
 			// Calls end in order of their end (a slow one after fast ones sent later).
 			k := len(pending)
 			for k > 0 && pending[k-1].End.After(c.End) {

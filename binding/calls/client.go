@@ -106,8 +106,8 @@ func NewClient(env ClientEnv, v sobek.Value) (*Client, error) {
 			return nil, fmt.Errorf("Client options: tracing: %w", err)
 		}
 	}
-	if opts.ServerMetrics != nil {
-		if err := env.Server.Add(*opts.ServerMetrics, opts.Name); err != nil {
+	for _, sm := range opts.ServerMetrics {
+		if err := env.Server.Add(sm, opts.Name); err != nil {
 			return nil, fmt.Errorf("Client options: %w", err)
 		}
 	}

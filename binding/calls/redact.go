@@ -19,7 +19,7 @@ import (
 // endpoint (any of them may be that endpoint's credential).
 func clientRedactor(opts *config.Client) *redact.Redactor {
 	r := redact.New().Key(opts.APIKey).Headers(opts.Headers).URL(opts.BaseURL).URL(opts.Path)
-	if sm := opts.ServerMetrics; sm != nil {
+	for _, sm := range opts.ServerMetrics {
 		r = r.Key(slices.Collect(maps.Values(sm.Headers))...).URL(sm.URL)
 	}
 	return r

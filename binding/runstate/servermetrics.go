@@ -142,7 +142,7 @@ func (s *ServerState) Add(o config.ServerMetrics, clientName string) error {
 	}
 	w := &serverWatch{opts: o, client: clientName}
 	sc, err := servermetrics.New(servermetrics.Config{
-		URL: o.URL, Headers: o.Headers, Interval: o.Interval, Timeout: o.Timeout, Model: o.Model,
+		URL: o.URL, Source: o.Source, Headers: o.Headers, Interval: o.Interval, Timeout: o.Timeout, Model: o.Model,
 		Warn:     s.warn,
 		OnScrape: func(x servermetrics.Sample) { s.push(w, x) },
 	})
@@ -211,9 +211,28 @@ func (s *ServerState) stopAll() {
 		defer cancel()
 	}
 	eachAtOnce(ws, func(w *serverWatch) { w.scraper.Stop() })
+	s.pushRunFigures(ws)
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()
+}
+
+// pushRunFigures sends each GPU exporter's run figures (J per output token
+// and per request, llm_server_energy_per_*) once, after the final
+// snapshots: a threshold on them gates on the run's own ratio.
+func (s *ServerState) pushRunFigures(ws []*serverWatch) {
+	views := make([]servermetrics.View, len(ws))
+	for i, w := range ws {
+		views[i] = w.scraper.View(nil)
+		views[i].Client = w.client
+	}
+	servermetrics.AttributeEnergy(views)
+	now := time.Now()
+	for i, w := range ws {
+		if x, ok := servermetrics.RunSample(views[i], now); ok {
+			s.push(w, x)
+		}
+	}
 }
 
 // finalPushWait bounds how long the final snapshots' samples wait for room
@@ -265,6 +284,9 @@ func (s *ServerState) push(w *serverWatch, x servermetrics.Sample) {
 		return // before the first call, or after the test: the view keeps it
 	}
 	tags = tags.With("engine", x.Engine)
+	if src := w.opts.Source; src != "" {
+		tags = tags.With("source", src)
+	}
 	if w.client != "" {
 		tags = tags.With("name", w.client)
 	}
@@ -332,5 +354,31 @@ func (s *ServerState) Views(stages []servermetrics.Span, measuredFrom time.Time)
 		v.Client = w.client
 		out = append(out, v)
 	}
+	markSpread(out)
+	servermetrics.AttributeEnergy(out)
 	return out
+}
+
+// markSpread notes, on each view, how many endpoints of its client count
+// finished requests when there are several (replicas): none of them alone
+// can be held against the client's calls.
+func markSpread(views []servermetrics.View) {
+	counting := map[string]int{}
+	counts := func(v servermetrics.View) bool {
+		if v.Run == nil {
+			return false
+		}
+		_, ok := v.Run.Counters[servermetrics.RequestsFinished]
+		return ok
+	}
+	for _, v := range views {
+		if counts(v) {
+			counting[v.Client]++
+		}
+	}
+	for i, v := range views {
+		if n := counting[v.Client]; n > 1 && counts(v) {
+			views[i].SpreadOver = n
+		}
+	}
 }

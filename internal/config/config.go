@@ -85,9 +85,10 @@ type Client struct {
 	// named no finish is truncated (docs/protocols.md).
 	RequireFinishReason bool `opt:"requireFinishReason"`
 
-	// ServerMetrics, when set, reads the server's own /metrics while the
-	// test runs (config/servermetrics.go).
-	ServerMetrics *ServerMetrics `opt:"serverMetrics" want:"an object like {url: 'http://vllm:8000/metrics', interval: '1s'}"`
+	// ServerMetrics, when set, reads the servers' own Prometheus endpoints
+	// (the engine's, a GPU exporter's, more replicas') while the test runs
+	// (config/servermetrics.go).
+	ServerMetrics ServerMetricsList `opt:"serverMetrics" want:"an object like {url: 'http://vllm:8000/metrics', interval: '1s'} or a list of them"`
 
 	// Tracing, when set, sends a W3C trace context with every call
 	// (config/tracing.go).

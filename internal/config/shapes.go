@@ -30,6 +30,8 @@ func customDecoder(t reflect.Type) decodeFunc {
 		return decodeTextMap
 	case reflect.TypeFor[dataset.Range]():
 		return decodeRange
+	case reflect.TypeFor[ServerMetricsList]():
+		return decodeServerMetrics
 	}
 	return nil
 }

@@ -32,5 +32,5 @@ func TestAGivenZeroIsRefusedWhereItMeansNothing(t *testing.T) {
 	require.Zero(t, c.SLO.TPOT)
 	c, err = ParseClient(client("serverMetrics", map[string]any{"url": "http://127.0.0.1:1/metrics"}))
 	require.NoError(t, err)
-	require.Zero(t, c.ServerMetrics.Interval, "the scraper's default")
+	require.Zero(t, c.ServerMetrics[0].Interval, "the scraper's default")
 }

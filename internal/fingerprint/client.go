@@ -28,10 +28,12 @@ func ClientDigest(c *config.Client, fallback string) (string, error) {
 	}
 	v.Protocol = nil
 	if c.ServerMetrics != nil {
-		sm := *c.ServerMetrics
-		sm.URL = redact.CleanURL(sm.URL)
-		sm.Headers = withoutCredentials(sm.Headers)
-		v.ServerMetrics = &sm
+		v.ServerMetrics = make(config.ServerMetricsList, len(c.ServerMetrics))
+		for i, sm := range c.ServerMetrics {
+			sm.URL = redact.CleanURL(sm.URL)
+			sm.Headers = withoutCredentials(sm.Headers)
+			v.ServerMetrics[i] = sm
+		}
 	}
 	d, err := digestJSON(struct {
 		Options  config.Client

@@ -46,6 +46,8 @@ func checkCount(v servermetrics.View, w *servermetrics.Window, reach runrecord.S
 		c.skipped = "the server's count began again from 0 during the run (a restart): what it finished between the last scrape and the restart is not in it"
 	case v.Partial != "":
 		c.skipped = "the server's window does not span the run: " + v.Partial
+	case v.SpreadOver > 1:
+		c.skipped = fmt.Sprintf("the client's requests are spread over %d endpoints that each count their own share", v.SpreadOver)
 	}
 	if c.skipped != "" {
 		return c, true

@@ -97,6 +97,9 @@ func viewHeading(v servermetrics.View) string {
 	if v.Failed > 0 {
 		s += fmt.Sprintf(", %d failed", v.Failed)
 	}
+	if v.Source != "" {
+		s += ", source " + v.Source
+	}
 	if v.Client != "" {
 		s += ", client " + v.Client
 	}
@@ -139,6 +142,12 @@ func serverText(r *Run, views []servermetrics.View, changes []runrecord.ServerCh
 		}
 		if v.Run == nil {
 			continue
+		}
+		for _, l := range energyLines(v) {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+		if v.Engine == servermetrics.EngineDCGM {
+			continue // a GPU exporter: no requests, queue or TTFT to show
 		}
 		fmt.Fprintf(&b, "\n  %-12s", "window")
 		for _, c := range serverColumns {
@@ -197,6 +206,10 @@ func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
 			fmt.Fprintf(b, "<p>! %s</p>\n", esc(w))
 		}
 		if v.Run == nil {
+			continue
+		}
+		writeEnergyHTML(b, v)
+		if v.Engine == servermetrics.EngineDCGM {
 			continue
 		}
 		b.WriteString(`<div class="wide"><table class="server"><tr><th>window</th>`)

@@ -51,7 +51,9 @@ const (
 	EngineLlamaCpp = "llamacpp"
 	EngineTEI      = "tei"
 	EngineLLMSim   = "llm-sim"
-	EngineUnknown  = "unknown"
+	// EngineDCGM is NVIDIA's GPU exporter: no engine, the GPUs under one.
+	EngineDCGM    = "dcgm"
+	EngineUnknown = "unknown"
 )
 
 // enginePrefixes tell an engine by its families' names. llm-sim is checked
@@ -63,6 +65,7 @@ var enginePrefixes = []struct{ prefix, engine string }{ //nolint:gochecknoglobal
 	{"tgi_", EngineTGI},
 	{"llamacpp:", EngineLlamaCpp},
 	{"te_", EngineTEI},
+	{"DCGM_FI_", EngineDCGM},
 }
 
 // The candidates of each quantity, in order of preference: the first one the

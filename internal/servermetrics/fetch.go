@@ -29,6 +29,7 @@ const (
 	ProblemSlow        = "slow"          // a scrape took longer than the interval
 	ProblemReset       = "counter_reset" // a counter went down (a restart)
 	ProblemNonFinite   = "non_finite"    // a series was NaN or ±Inf
+	ProblemGPULost     = "gpu_lost"      // a GPU vanished from the exporter
 	// ProblemUnknownEngine: the exposition has no family of a known engine.
 	ProblemUnknownEngine = "unknown_engine"
 )

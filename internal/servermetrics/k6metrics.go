@@ -17,6 +17,14 @@ const (
 	fromCounter        // the increase since the previous scrape
 	fromMean           // Δsum/Δcount of a histogram since the previous scrape
 	fromLatency        // how long the scrape took
+	fromRun            // a figure of the whole run, sent once at its end
+)
+
+// Run figures, sent once at the end of the test (Sample.Run): energy per
+// output token and per request need the run's totals of two endpoints.
+const (
+	RunEnergyPerOutput = "j_per_output_token"
+	RunJPerRequest     = "j_per_request"
 )
 
 // Metric is one llm_server_* k6 metric (docs/metrics.md lists them).
@@ -42,6 +50,10 @@ var Metrics = []Metric{ //nolint:gochecknoglobals // read-only table
 	{Name: "llm_server_generation_tokens", Kind: KindCounter, Quantity: GenerationTokens, from: fromCounter},
 	{Name: "llm_server_preemptions", Kind: KindCounter, Quantity: Preemptions, from: fromCounter},
 	{Name: "llm_server_scrape_duration", Time: true, from: fromLatency},
+	{Name: "llm_server_gpu_power", Quantity: GPUPower, from: fromGauge},
+	{Name: "llm_server_energy", Kind: KindCounter, Quantity: Energy, from: fromCounter},
+	{Name: "llm_server_energy_per_output_token", Quantity: RunEnergyPerOutput, from: fromRun},
+	{Name: "llm_server_energy_per_request", Quantity: RunJPerRequest, from: fromRun},
 }
 
 // Value is the metric's sample from one scrape; ok is false when the scrape
@@ -58,7 +70,9 @@ func (m Metric) Value(s Sample) (v float64, ok bool) {
 		v, ok = s.Means[m.Quantity]
 		v *= 1e3
 	case fromLatency:
-		v, ok = float64(s.Latency.Microseconds())/1e3, true
+		v, ok = float64(s.Latency.Microseconds())/1e3, s.Run == nil
+	case fromRun:
+		v, ok = s.Run[m.Quantity]
 	}
 	return v, ok
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/energy"
 )
 
 // Defaults.
@@ -33,6 +35,9 @@ const (
 // Config is one endpoint to scrape.
 type Config struct {
 	URL string
+	// Source names the endpoint in the view and the k6 tag "source" (the
+	// engine, a GPU exporter, a replica); "" = none.
+	Source string
 	// Headers are sent with every scrape (e.g. Authorization). Their values
 	// never appear in a message or a View.
 	Headers  map[string]string
@@ -70,6 +75,25 @@ type Sample struct {
 	// Means are the histograms' exact means over the same interval
 	// (Δsum/Δcount, seconds), for those that counted anything in it.
 	Means map[string]float64
+	// Run holds the run's figures (RunEnergyPerOutput, …) in the one sample
+	// sent at the end of the test, which carries nothing else.
+	Run map[string]float64
+}
+
+// RunSample is the end-of-test sample of a view: its run's energy per output
+// token and per request; ok is false when it has neither.
+func RunSample(v View, at time.Time) (Sample, bool) {
+	if v.Run == nil || v.Run.Energy == nil {
+		return Sample{}, false
+	}
+	run := map[string]float64{}
+	if e := v.Run.Energy; e.JPerOutputToken != nil {
+		run[RunEnergyPerOutput] = *e.JPerOutputToken
+	}
+	if e := v.Run.Energy; e.JPerRequest != nil {
+		run[RunJPerRequest] = *e.JPerRequest
+	}
+	return Sample{At: at, Engine: v.Engine, Run: run}, len(run) > 0
 }
 
 // Span is a stage of the test, by its wall-clock boundaries.
@@ -89,8 +113,14 @@ type Scraper struct {
 	cancel              context.CancelFunc
 	loopDone            chan struct{}
 
-	mu       sync.Mutex
-	acc      *accumulator
+	mu  sync.Mutex
+	acc *accumulator
+	// meter integrates a GPU exporter's readings (nil until a scrape has
+	// them); gpus are the GPUs it has seen, lost how many vanished.
+	meter    *energy.Meter
+	gpus     map[string]GPU
+	gpuOrder []string
+	lost     int
 	hist     history
 	engine   string
 	sources  map[string]string
@@ -321,6 +351,12 @@ func (s *Scraper) scrape(parent context.Context, timeout time.Duration, isBaseli
 	if !first {
 		counters, means = since(s.hist.points[len(s.hist.points)-1], pt)
 	}
+	lost := s.meterLocked(at, snap)
+	if !first && s.meter != nil {
+		if j := s.meter.Energy(s.hist.points[len(s.hist.points)-1].at, at).Joules; finite(j) {
+			counters[Energy] = j
+		}
+	}
 	s.hist.add(pt)
 	s.scrapes++
 	s.latSum += took
@@ -336,6 +372,9 @@ func (s *Scraper) scrape(parent context.Context, timeout time.Duration, isBaseli
 	s.sources = snap.sources
 	s.skipped = snap.skipped
 	s.mu.Unlock()
+	if len(lost) > 0 {
+		s.problem(ProblemGPULost, gpuLostMessage(s.display, lost))
+	}
 	if first && snap.engine == EngineUnknown {
 		s.problem(ProblemUnknownEngine, fmt.Sprintf("serverMetrics %s: no family of a known engine (vLLM, SGLang, TGI, llama.cpp, TEI, llm-sim); "+
 			"its gauges are listed as found, without queue, KV-cache or per-run request figures", s.display))
@@ -354,6 +393,28 @@ func (s *Scraper) scrape(parent context.Context, timeout time.Duration, isBaseli
 		})
 	}
 	return took
+}
+
+// meterLocked feeds a GPU exporter's readings to the energy meter and
+// returns the GPUs that vanished since the scrape before.
+func (s *Scraper) meterLocked(at time.Time, snap *snapshot) []string {
+	if !snap.hasGPU && s.meter == nil {
+		return nil
+	}
+	if s.meter == nil {
+		s.meter, s.gpus = energy.NewMeter(), map[string]GPU{}
+	}
+	s.meter.Scrape(at, snap.gpus)
+	for _, g := range snap.gpuInfo {
+		if _, seen := s.gpus[g.ID]; !seen {
+			s.gpuOrder = append(s.gpuOrder, g.ID)
+		}
+		s.gpus[g.ID] = g
+	}
+	lost := s.meter.Lost()
+	out := lost[s.lost:]
+	s.lost = len(lost)
+	return out
 }
 
 // since is what moved from point a to point b: counter increases and the
@@ -402,6 +463,12 @@ func (s *Scraper) problem(kind, msg string) {
 // and per stage, gauge statistics, and why any of it is missing.
 type View struct {
 	Endpoint string `json:"endpoint"`
+	// Source is the name the script gave the endpoint (or its host:port).
+	Source string `json:"source,omitempty"`
+	// SpreadOver counts the endpoints of the same client that each count
+	// finished requests (replicas behind one baseURL) when there are more
+	// than one: each saw only its share of the client's calls.
+	SpreadOver int `json:"spread_over,omitempty"`
 	// Client is the name of the client whose serverMetrics option named it.
 	Client    string  `json:"client,omitempty"`
 	Engine    string  `json:"engine,omitempty"`
@@ -428,6 +495,10 @@ type View struct {
 	// Run counts the warm-up's too. Nil without a warm-up.
 	Measured *Window  `json:"measured,omitempty"`
 	Stages   []Window `json:"stages,omitempty"`
+	// GPUs are a GPU exporter's GPUs, in the order first seen; LostGPUs
+	// those that vanished from it during the test.
+	GPUs     []GPU    `json:"gpus,omitempty"`
+	LostGPUs []string `json:"lost_gpus,omitempty"`
 }
 
 // LatencyStats is how long scrapes took, in milliseconds.
@@ -445,9 +516,17 @@ func (s *Scraper) After(name string, from time.Time) *Window {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w, ok := s.hist.window(name, from, time.Time{}); ok {
+		s.addEnergyLocked(&w)
 		return &w
 	}
 	return nil
+}
+
+// addEnergyLocked puts the GPUs' energy over w's scrapes on w.
+func (s *Scraper) addEnergyLocked(w *Window) {
+	if s.meter != nil {
+		w.Energy = energyStats(s.meter, w.From, w.To)
+	}
 }
 
 // View computes the run's and the stages' windows from what was scraped so
@@ -456,7 +535,7 @@ func (s *Scraper) View(stages []Span) View {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := View{
-		Endpoint: s.display, Engine: s.engine, IntervalS: s.cfg.Interval.Seconds(),
+		Endpoint: s.display, Source: s.cfg.Source, Engine: s.engine, IntervalS: s.cfg.Interval.Seconds(),
 		Scrapes: s.scrapes, Failed: s.failed, Slow: s.slow, Skipped: s.skipped,
 	}
 	if s.scrapes > 0 {
@@ -502,12 +581,20 @@ func (s *Scraper) View(stages []Span) View {
 	}
 	v.Partial = strings.Join(partial, "; ")
 	if w, ok := s.hist.window("", time.Time{}, time.Time{}); ok {
+		s.addEnergyLocked(&w)
 		v.Run = &w
 	}
 	for _, st := range stages {
 		if w, ok := s.hist.window(st.Name, st.From, st.To); ok {
+			s.addEnergyLocked(&w)
 			v.Stages = append(v.Stages, w)
 		}
+	}
+	for _, id := range s.gpuOrder {
+		v.GPUs = append(v.GPUs, s.gpus[id])
+	}
+	if s.meter != nil {
+		v.LostGPUs = s.meter.Lost()
 	}
 	return v
 }

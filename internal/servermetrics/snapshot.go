@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llmstream/xk6-llmstream/internal/energy"
 )
 
 // maxOtherGauges bounds the gauges listed for an exporter no table knows.
@@ -39,6 +41,11 @@ type snapshot struct {
 	// whose sum was not finite says so itself (hist.sumUnknown).
 	bad     nonFinite
 	unknown map[string]bool
+	// gpus are a GPU exporter's readings (dcgm.go), gpuInfo their labels;
+	// hasGPU says the exposition has the families at all.
+	gpus    []energy.Reading
+	gpuInfo []GPU
+	hasGPU  bool
 }
 
 // hist is a histogram's cumulative state: counts[i] observations <= bounds[i]
@@ -138,7 +145,7 @@ func reduce(fams map[string]*dto.MetricFamily, model string) *snapshot {
 			s.skipped = append(s.skipped, name+" (summary: lifetime quantiles)")
 		case resetOnScrape[name]:
 			s.skipped = append(s.skipped, name+" (reset at every scrape: rates come from counter deltas)")
-		case s.engine == EngineUnknown && f.GetType() == dto.MetricType_GAUGE:
+		case (s.engine == EngineUnknown || s.engine == EngineDCGM) && f.GetType() == dto.MetricType_GAUGE && name != dcgmPower && name != dcgmEnergy:
 			if s.other == nil {
 				s.other = map[string]float64{}
 			}
@@ -146,6 +153,18 @@ func reduce(fams map[string]*dto.MetricFamily, model string) *snapshot {
 				if v, ok := sumScalar(f, keep, &s.bad); ok {
 					s.other[name] = v
 				}
+			}
+		}
+	}
+	if s.gpus, s.gpuInfo, s.hasGPU = gpuReadings(fams, &s.bad); s.hasGPU {
+		if p, ok := powerSum(s.gpus); ok {
+			s.gauges[GPUPower], s.sources[GPUPower] = p, dcgmPower
+		}
+		s.sources[Energy] = dcgmPower + " (integrated)"
+		for _, r := range s.gpus {
+			if finite(r.EnergyMJ) {
+				s.sources[Energy] = dcgmEnergy
+				break
 			}
 		}
 	}

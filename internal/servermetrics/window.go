@@ -33,6 +33,8 @@ type Window struct {
 	// scrapes, and misses what the server counted between the last scrape
 	// before the restart and the restart: a lower bound, not a count.
 	Resets map[string]int `json:"resets,omitempty"`
+	// Energy is what a GPU exporter's GPUs used over the window (dcgm.go).
+	Energy *EnergyStats `json:"energy,omitempty"`
 }
 
 // HistStats is a histogram's delta over a window. Mean = Δsum/Δcount is

@@ -64,6 +64,17 @@ type ModelProfile struct {
 	// before 2026) or reasoning (vLLM since 2026).
 	ReasoningField string `json:"reasoning_field,omitempty" yaml:"reasoning_field,omitempty"`
 
+	// Power model (power.go): the GPUs serving the model draw PowerIdleW
+	// each, plus PowerPerRequestW for every running request (shared among
+	// them), served as NVIDIA's DCGM exporter does at /dcgm/metrics. Both
+	// 0: no GPU exporter.
+	PowerIdleW       float64 `json:"power_idle_w,omitempty" yaml:"power_idle_w,omitempty"`
+	PowerPerRequestW float64 `json:"power_per_request_w,omitempty" yaml:"power_per_request_w,omitempty"`
+	GPUs             int     `json:"gpus,omitempty" yaml:"gpus,omitempty"`
+	// PowerGaugeOnly leaves the energy counter out, as exporters whose
+	// counter list lacks it do: a consumer must integrate the power gauge.
+	PowerGaugeOnly bool `json:"power_gauge_only,omitempty" yaml:"power_gauge_only,omitempty"`
+
 	// Faults maps a fault (X-Sim-Fault syntax, e.g. "stall=2000@5") to the
 	// probability that a request gets it.
 	Faults map[string]float64 `json:"faults,omitempty" yaml:"faults,omitempty"`
@@ -242,6 +253,8 @@ func (p *ModelProfile) Validate() error {
 		check(p.CacheCapacityBlks >= 1, "cache_capacity_blocks must be at least 1")
 	}
 	check(p.RetryAfterSec >= 0, "retry_after_s must not be negative")
+	check(p.PowerIdleW >= 0 && p.PowerPerRequestW >= 0, "power_idle_w and power_per_request_w must not be negative")
+	check(p.GPUs >= 0 && p.GPUs <= 64, "gpus must be in [0, 64] (got %d)", p.GPUs)
 	if err := checkCachedField(p.CachedTokensField); err != nil {
 		check(false, "%v", err)
 	}
@@ -427,6 +440,10 @@ var knobList = []Knob{ //nolint:gochecknoglobals // read-only table
 	{"tool_calls", "tool calls per round for a streamed request that declares tools and sends no X-Sim-Tool-Calls (calls, e.g. 2,1; empty = only when asked)"},
 	{"reasoning_tokens", "reasoning streamed before the answer of a streamed request that sends no X-Sim-Reasoning (tokens; 0 = only when asked)"},
 	{"reasoning_field", "OpenAI chat: the delta field reasoning streams in, reasoning_content (default) | reasoning (vLLM since 2026)"},
+	{"power_idle_w", "power model: each GPU's draw with no request running (W; with power_per_request_w 0 and this 0, no /dcgm/metrics)"},
+	{"power_per_request_w", "power model: draw added per running request, shared among the GPUs (W)"},
+	{"gpus", "power model: GPUs serving the model, one DCGM series each (count; 0 = 1)"},
+	{"power_gauge_only", "power model: /dcgm/metrics without the energy counter, power gauge only (bool)"},
 }
 
 func knobIndex() map[string]int {

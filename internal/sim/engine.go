@@ -125,6 +125,7 @@ type engine struct {
 	p     ModelProfile
 	clock Clock
 	cache *prefixCache
+	power *powerMeter // nil without a power model (power.go)
 
 	mu      sync.Mutex
 	waiting []*Seq
@@ -155,6 +156,7 @@ func newEngine(name string, p ModelProfile, clock Clock) *engine {
 	if p.PrefixCache {
 		e.cache = newPrefixCache(p.CacheBlockTokens, p.CacheCapacityBlks)
 	}
+	e.power = newPowerMeter(p, clock.Now())
 	return e
 }
 
@@ -291,6 +293,7 @@ func (e *engine) plan(now time.Time) (dur, wait time.Duration, step bool) {
 		e.waiting = e.waiting[1:]
 		e.admit(s, now)
 	}
+	e.notePower(now)
 	prefilling, prefillTokens, decoding, wait := e.batch(now)
 	if prefilling == 0 && decoding == 0 {
 		return 0, wait, false
@@ -428,6 +431,7 @@ func (e *engine) finishStep(now time.Time) {
 	}
 	clear(e.running[len(r):])
 	e.running = r
+	e.notePower(now)
 }
 
 // emit gives s its tokens for this step (stopping at the next fault point).
@@ -521,6 +525,7 @@ func (e *engine) shutdown() {
 		e.finish(s, now, OutcomeShutdown)
 	}
 	e.waiting, e.running = nil, nil
+	e.notePower(now)
 }
 
 // seqTimeline is a copy of a sequence's timeline.

@@ -195,6 +195,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.serveMetrics(w)
 			return
 		}
+	case "/dcgm/metrics":
+		if !s.servesDCGM() {
+			writeJSONError(w, openAIChat{}, &apiError{Status: http.StatusNotFound, Message: "no GPU exporter in llm-sim: set power_idle_w or power_per_request_w", Type: "invalid_request_error", Code: "not_found"})
+			return
+		}
+		if get {
+			s.serveDCGM(w)
+			return
+		}
 	default:
 		writeJSONError(w, openAIChat{}, &apiError{Status: http.StatusNotFound, Message: "no route " + r.URL.Path + " in llm-sim", Type: "invalid_request_error", Code: "not_found"})
 		return

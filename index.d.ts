@@ -146,8 +146,8 @@ declare module "k6/x/llmstream" {
     http?: "auto" | "1.1" | "2";
     /** Prices per million tokens: every call gets a cost (`result.cost`, `llm_cost`, the report). */
     prices?: Prices;
-    /** Read the server's own Prometheus /metrics while the test runs: the llm_server_* metrics and the report's server view. */
-    serverMetrics?: ServerMetricsOptions;
+    /** Read the servers' own Prometheus endpoints while the test runs (the engine, a GPU exporter, more replicas): the llm_server_* metrics and the report's server view. */
+    serverMetrics?: ServerMetricsOptions | ServerMetricsOptions[];
     /** Send a W3C `traceparent` with every request: the trace id is in `result.traceId` and the report names the slowest calls' ids. */
     tracing?: TracingOptions;
   }
@@ -164,6 +164,8 @@ declare module "k6/x/llmstream" {
   export interface ServerMetricsOptions {
     /** e.g. "http://vllm:8000/metrics". Required. */
     url: string;
+    /** Names the endpoint in the k6 tag `source` and the report, e.g. "engine", "dcgm" (default: its host:port); distinct within one list. */
+    source?: string;
     /** Sent with every scrape (e.g. Authorization); redacted from logs, errors and reports. */
     headers?: Record<string, string>;
     /** Between scrapes (default "1s", at least 50 ms). */

@@ -1,4 +1,4 @@
-// llm-sim: --model sim-large=demo --model sim-small=fast --fault status=503:0.1 --fault ttft=1500:0.1 --fault stall=700@3:0.1 --fault error@2:0.03 --seed 3
+// llm-sim: --model sim-large=demo --model sim-small=fast --fault status=503:0.1 --fault ttft=1500:0.1 --fault stall=700@3:0.1 --fault error@2:0.03 --set power_idle_w=60 --set power_per_request_w=40 --seed 3
 //
 // A run that fills every panel of the Grafana dashboard and of the web dashboard's
 // LLM tab (docs/dashboards.md): two length classes with a shared system prompt (cache
@@ -9,7 +9,8 @@
 // and agent jobs (the conversations and agents panels).
 //
 //   ./llm-sim --model sim-large=demo --model sim-small=fast --fault status=503:0.08 \
-//       --fault ttft=1500:0.05 --fault stall=700@3:0.1 --fault error@2:0.03 &
+//       --fault ttft=1500:0.05 --fault stall=700@3:0.1 --fault error@2:0.03 \
+//       --set power_idle_w=60 --set power_per_request_w=40 &
 //   K6_PROMETHEUS_RW_SERVER_URL=http://127.0.0.1:9090/api/v1/write \
 //   K6_PROMETHEUS_RW_TREND_STATS='p(50),p(95),p(99),avg' \
 //   ./k6 run -o experimental-prometheus-rw -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/dashboards.js
@@ -33,8 +34,12 @@ const client = new Client({
   retry: { attempts: 2, on: ['timeout_first_token'], backoff: { base: '20ms', max: '100ms' } },
   fallback,
   fallbackOn: ['http_5xx'],
-  // The simulator's own /metrics (vLLM's families): the server panels.
-  serverMetrics: { url: `${base.replace(/\/v1\/?$/, '')}/metrics`, interval: '1s' },
+  // The simulator's own /metrics (vLLM's families) and its DCGM-shaped GPU
+  // exporter: the server and energy panels.
+  serverMetrics: [
+    { url: `${base.replace(/\/v1\/?$/, '')}/metrics`, source: 'engine', interval: '1s' },
+    { url: `${base.replace(/\/v1\/?$/, '')}/dcgm/metrics`, source: 'dcgm', interval: '500ms' },
+  ],
 });
 
 // Every prompt starts with one of two 300-token system prompts: the simulator's

@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestServerEnergyAgainstLLMSim: the engine and the DCGM exporter of llm-sim
+// as two serverMetrics sources; the record's J per output token is within
+// 5 % of llm-sim's power model applied to its own trace (2 GPUs × 60 W idle
+// over the window, plus 240 W while each request held a running slot).
+func TestServerEnergyAgainstLLMSim(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join("e2e", "scenarios", "server_energy.js")
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	sim := startSim(t, append(simArgs(t, filepath.Join(repoRoot(t), script)), "--trace", trace)...)
+	dir := t.TempDir()
+	code, out := runK6(t, script, map[string]string{"LLM_BASE_URL": sim + "/v1", "LLM_REPORT_DIR": dir})
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "✓ llm_server_energy_per_output_token")
+	assert.Contains(t, out, "GPU energy (run)")
+
+	raw, err := os.ReadFile(filepath.Join(dir, "report.json")) //nolint:gosec // the test's own file
+	require.NoError(t, err)
+	var rec struct {
+		Server []struct {
+			Source   string   `json:"source"`
+			Engine   string   `json:"engine"`
+			Warnings []string `json:"warnings"`
+			Run      struct {
+				From   time.Time `json:"from"`
+				To     time.Time `json:"to"`
+				Energy *struct {
+					Joules          *float64 `json:"joules"`
+					OutputTokens    *float64 `json:"output_tokens"`
+					JPerOutputToken *float64 `json:"j_per_output_token"`
+					Sources         []string `json:"sources"`
+					GPUs            int      `json:"gpus"`
+				} `json:"energy"`
+			} `json:"run"`
+		} `json:"server"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &rec))
+	require.Len(t, rec.Server, 2)
+	dcgm := rec.Server[1]
+	require.Equal(t, "dcgm", dcgm.Source)
+	assert.Equal(t, "dcgm", dcgm.Engine)
+	assert.Empty(t, dcgm.Warnings)
+	e := dcgm.Run.Energy
+	require.NotNil(t, e)
+	require.NotNil(t, e.JPerOutputToken, "attributed to the engine's output tokens")
+	assert.Equal(t, 2, e.GPUs)
+	assert.Equal(t, []string{"counter"}, e.Sources)
+
+	// llm-sim's power model on its own trace: a request holds its slot from
+	// admission to its last token.
+	f, err := os.Open(trace) //nolint:gosec // the test's own file
+	require.NoError(t, err)
+	defer f.Close()
+	busy := 0.0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	for sc.Scan() {
+		var r struct {
+			Op         string  `json:"op"`
+			AdmittedNS int64   `json:"admitted_ns"`
+			EmitNS     []int64 `json:"emit_ns"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+		if r.Op != "" || r.AdmittedNS == 0 || len(r.EmitNS) == 0 {
+			continue
+		}
+		busy += float64(r.EmitNS[len(r.EmitNS)-1]-r.AdmittedNS) / 1e9
+	}
+	require.NoError(t, sc.Err())
+	require.Positive(t, busy)
+	window := dcgm.Run.To.Sub(dcgm.Run.From).Seconds()
+	wantJ := 2*60*window + 240*busy
+	want := wantJ / *e.OutputTokens
+	t.Logf("J per output token: record %.4f, power model on the trace %.4f (%.0f J over %.2f s, %.0f output tokens)",
+		*e.JPerOutputToken, want, *e.Joules, window, *e.OutputTokens)
+	assert.InEpsilon(t, want, *e.JPerOutputToken, 0.05, "J per output token: record %.4f, power model %.4f", *e.JPerOutputToken, want)
+}

@@ -119,14 +119,17 @@ func TestEveryRequestCarriesADistinctTraceparent(t *testing.T) {
 	require.NotContains(t, vu.logs.String(), secret)
 }
 
-// TestTracingKeepsTheScriptsOwnTraceparent: a traceparent the call sets is
-// sent as it is, its trace id in the result; one that is not valid is sent
-// too, but names no trace id. Without the option nothing is added.
+// TestTracingKeepsTheScriptsOwnTraceparent: a traceparent the call or the
+// client sets is sent as it is, its trace id in the result; one that is not
+// valid is sent too, but names no trace id. Without the option nothing is
+// added.
 func TestTracingKeepsTheScriptsOwnTraceparent(t *testing.T) {
 	t.Parallel()
 	srv, seen := tracingServer(t, 0)
 	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'm', tracing: {sampling: 0}});
-		const plain = new llm.Client({baseURL: %q, model: 'm'});`, srv.URL+"/v1", srv.URL+"/v1"))
+		const plain = new llm.Client({baseURL: %q, model: 'm'});
+		const fixed = new llm.Client({baseURL: %q, model: 'm', tracing: {}, headers: {traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'}});`,
+		srv.URL+"/v1", srv.URL+"/v1", srv.URL+"/v1"))
 	const own = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	res := vu.chat(`{messages: []}, {headers: {traceparent: '` + own + `'}}`)
 	require.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", res["traceId"])
@@ -138,8 +141,13 @@ func TestTracingKeepsTheScriptsOwnTraceparent(t *testing.T) {
 	plainRes, _ := vu.rt.VU.Runtime().Get("res").Export().(map[string]any)
 	require.Nil(t, plainRes["traceId"], "no tracing option: no trace id")
 
+	vu.run(`globalThis.res = undefined; fixed.chat({messages: []}).then(r => { globalThis.res = r })`)
+	fixedRes, _ := vu.rt.VU.Runtime().Get("res").Export().(map[string]any)
+	require.Equal(t, "0af7651916cd43dd8448eb211c80319c", fixedRes["traceId"], "the client's own header is the script's trace too")
+
 	got := seen()
-	require.Len(t, got, 4)
+	require.Len(t, got, 5)
+	require.Equal(t, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", got[4])
 	require.Equal(t, own, got[0], "the script's own header is kept")
 	require.Equal(t, "not-a-trace", got[1], "and sent as it is")
 	require.Regexp(t, traceparentRE, got[2])

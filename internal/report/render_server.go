@@ -183,6 +183,9 @@ func serverText(r *Run, views []servermetrics.View, changes []runrecord.ServerCh
 		if v.Run.PrefixHitRatio != nil {
 			fmt.Fprintf(&b, "  server prefix-cache hit ratio (Δhits/Δqueries, prompt tokens): %s\n", fmtPct(*v.Run.PrefixHitRatio))
 		}
+		if sd := v.Run.SpecDecode; sd != nil {
+			fmt.Fprintf(&b, "  server speculative decoding: %s\n", specDecodeText(sd))
+		}
 		if line := serverChangesLine(v, changes); line != "" {
 			fmt.Fprintf(&b, "  against the baseline: %s\n", line)
 		}
@@ -231,6 +234,28 @@ func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
 		if sp, ok := splitTTFT(serverRun(r, v).Category(runrecord.AllCategories), clientWindow(v)); ok {
 			fmt.Fprintf(b, "<p>TTFT split (%s): %s</p>\n", clientWindowName(v), esc(sp.String()))
 		}
+		if sd := v.Run.SpecDecode; sd != nil {
+			fmt.Fprintf(b, "<p class=\"spec-decode\">server speculative decoding: %s</p>\n", esc(specDecodeText(sd)))
+		}
 	}
 	b.WriteString("</div>\n")
+}
+
+// specDecodeText is speculative decoding's acceptance in a line.
+func specDecodeText(sd *servermetrics.SpecDecode) string {
+	out := fmt.Sprintf("%.0f drafts, %.0f draft tokens, %.0f accepted", sd.Drafts, sd.DraftTokens, sd.AcceptedTokens)
+	if sd.AcceptanceRate != nil {
+		out += "; acceptance rate " + fmtPct(*sd.AcceptanceRate)
+	}
+	if sd.MeanAcceptanceLength != nil {
+		out += fmt.Sprintf(", mean acceptance length %.2f tokens a step", *sd.MeanAcceptanceLength)
+	}
+	if len(sd.ByPosition) > 0 {
+		parts := make([]string, len(sd.ByPosition))
+		for i, p := range sd.ByPosition {
+			parts[i] = fmt.Sprintf("%d: %s", i, fmtPct(p))
+		}
+		out += "; accepted by position " + strings.Join(parts, ", ")
+	}
+	return out
 }

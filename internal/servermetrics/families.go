@@ -21,6 +21,11 @@ const (
 	PrefixQueries    = "prefix_cache_queries" // prompt tokens looked up (tokens, not requests)
 	PrefixHits       = "prefix_cache_hits"    // prompt tokens found cached
 	Preemptions      = "preemptions"
+	// Speculative decoding: drafts proposed, tokens drafted, tokens the
+	// target model accepted (specdecode.go).
+	SpecDrafts         = "spec_drafts"
+	SpecDraftTokens    = "spec_draft_tokens"
+	SpecAcceptedTokens = "spec_accepted_tokens"
 
 	// Histograms (seconds), read as bucket deltas.
 	TTFT      = "ttft"
@@ -132,6 +137,18 @@ var (
 		},
 		Preemptions: {
 			{name: "vllm:num_preemptions", engine: EngineVLLM},
+		},
+		SpecDrafts: {
+			{name: "vllm:spec_decode_num_drafts", engine: EngineVLLM},
+			{name: "llamacpp:spec_decode_num_drafts", engine: EngineLlamaCpp},
+		},
+		SpecDraftTokens: {
+			{name: "vllm:spec_decode_num_draft_tokens", engine: EngineVLLM},
+			{name: "llamacpp:spec_decode_num_draft_tokens", engine: EngineLlamaCpp},
+		},
+		SpecAcceptedTokens: {
+			{name: "vllm:spec_decode_num_accepted_tokens", engine: EngineVLLM},
+			{name: "llamacpp:spec_decode_num_accepted_tokens", engine: EngineLlamaCpp},
 		},
 	}
 	histogramFamilies = map[string][]family{ //nolint:gochecknoglobals // read-only table

@@ -156,6 +156,7 @@ func reduce(fams map[string]*dto.MetricFamily, model string) *snapshot {
 			}
 		}
 	}
+	specPositions(fams, keep, s)
 	if s.gpus, s.gpuInfo, s.hasGPU = gpuReadings(fams, &s.bad); s.hasGPU {
 		if p, ok := powerSum(s.gpus); ok {
 			s.gauges[GPUPower], s.sources[GPUPower] = p, dcgmPower

@@ -35,6 +35,8 @@ type Window struct {
 	Resets map[string]int `json:"resets,omitempty"`
 	// Energy is what a GPU exporter's GPUs used over the window (dcgm.go).
 	Energy *EnergyStats `json:"energy,omitempty"`
+	// SpecDecode is speculative decoding's acceptance (specdecode.go).
+	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
 }
 
 // HistStats is a histogram's delta over a window. Mean = Δsum/Δcount is
@@ -133,6 +135,7 @@ func (h *history) window(name string, from, to time.Time) (Window, bool) {
 			w.Resets[k] = d
 		}
 	}
+	w.SpecDecode = specDecode(&w)
 	q, hq := w.Counters[PrefixQueries]
 	hits, hh := w.Counters[PrefixHits]
 	if hq && hh && q > 0 {

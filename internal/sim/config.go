@@ -75,6 +75,12 @@ type ModelProfile struct {
 	// counter list lacks it do: a consumer must integrate the power gauge.
 	PowerGaugeOnly bool `json:"power_gauge_only,omitempty" yaml:"power_gauge_only,omitempty"`
 
+	// SpecDecodeAcceptance turns speculative decoding's counters on: one
+	// draft of len() tokens per decode step of a sequence, the token at
+	// position i accepted in that share of drafts (non-increasing: a token
+	// counts only after the one before it). Output timing is unchanged.
+	SpecDecodeAcceptance []float64 `json:"spec_decode_acceptance,omitempty" yaml:"spec_decode_acceptance,omitempty"`
+
 	// Faults maps a fault (X-Sim-Fault syntax, e.g. "stall=2000@5") to the
 	// probability that a request gets it.
 	Faults map[string]float64 `json:"faults,omitempty" yaml:"faults,omitempty"`
@@ -255,6 +261,11 @@ func (p *ModelProfile) Validate() error {
 	check(p.RetryAfterSec >= 0, "retry_after_s must not be negative")
 	check(p.PowerIdleW >= 0 && p.PowerPerRequestW >= 0, "power_idle_w and power_per_request_w must not be negative")
 	check(p.GPUs >= 0 && p.GPUs <= 64, "gpus must be in [0, 64] (got %d)", p.GPUs)
+	check(len(p.SpecDecodeAcceptance) <= 16, "spec_decode_acceptance takes at most 16 positions")
+	for i, a := range p.SpecDecodeAcceptance {
+		check(a >= 0 && a <= 1 && (i == 0 || a <= p.SpecDecodeAcceptance[i-1]),
+			"spec_decode_acceptance must be shares in [0, 1], non-increasing (position %d: %g)", i, a)
+	}
 	if err := checkCachedField(p.CachedTokensField); err != nil {
 		check(false, "%v", err)
 	}
@@ -444,6 +455,7 @@ var knobList = []Knob{ //nolint:gochecknoglobals // read-only table
 	{"power_per_request_w", "power model: draw added per running request, shared among the GPUs (W)"},
 	{"gpus", "power model: GPUs serving the model, one DCGM series each (count; 0 = 1)"},
 	{"power_gauge_only", "power model: /dcgm/metrics without the energy counter, power gauge only (bool)"},
+	{"spec_decode_acceptance", "speculative decoding's counters: per draft position, the share of drafts whose token is accepted (list of 0-1, non-increasing, e.g. [0.8,0.6,0.4]; empty = off)"},
 }
 
 func knobIndex() map[string]int {

@@ -144,6 +144,10 @@ type engineStats struct {
 	cacheQueries, cacheHits       int64 // prompt tokens looked up / found in the prefix cache
 	steps                         int64
 	prefillTokens                 int64
+	// Speculative decoding (spec_decode_acceptance): drafts, and per
+	// position the accepted tokens, floor(drafts × share) exactly.
+	specDrafts   int64
+	specAccepted []int64
 }
 
 func ms(v float64) time.Duration { return time.Duration(math.Round(v * float64(time.Millisecond))) }
@@ -420,6 +424,7 @@ func (e *engine) finishStep(now time.Time) {
 			}
 		case s.stepDecode:
 			s.stepDecode = false
+			e.draft()
 			e.emit(s, now)
 		}
 	}
@@ -432,6 +437,24 @@ func (e *engine) finishStep(now time.Time) {
 	clear(e.running[len(r):])
 	e.running = r
 	e.notePower(now)
+}
+
+// draft counts one speculative draft (a decode step of one sequence); the
+// accepted tokens per position are the configured shares of the drafts,
+// rounded down, so the exposed acceptance is the configured one exactly
+// up to one token per position.
+func (e *engine) draft() {
+	acc := e.p.SpecDecodeAcceptance
+	if len(acc) == 0 {
+		return
+	}
+	e.stats.specDrafts++
+	if e.stats.specAccepted == nil {
+		e.stats.specAccepted = make([]int64, len(acc))
+	}
+	for i, a := range acc {
+		e.stats.specAccepted[i] = int64(math.Floor(float64(e.stats.specDrafts)*a + 1e-9))
+	}
 }
 
 // emit gives s its tokens for this step (stopping at the next fault point).
@@ -559,6 +582,7 @@ func (e *engine) snapshot() engineSnapshot {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	snap := engineSnapshot{waiting: len(e.waiting), running: len(e.running), stats: e.stats}
+	snap.stats.specAccepted = append([]int64(nil), e.stats.specAccepted...)
 	if e.cache != nil {
 		snap.cacheBlocks = e.cache.len()
 		// KV blocks held by running sequences (prompt and output so far),

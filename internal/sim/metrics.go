@@ -248,6 +248,8 @@ func (s *Server) writeVLLM(b *strings.Builder, snaps []engineSnapshot) {
 	scalar("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.", always(func(e engineSnapshot) int64 { return e.stats.cacheQueries }))
 	scalar("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", always(func(e engineSnapshot) int64 { return e.stats.cacheHits }))
 
+	s.writeSpecDecode(b, snaps, labels)
+
 	s.requests.mu.Lock()
 	defer s.requests.mu.Unlock()
 	reqs := make([]*modelRequests, len(s.order))

@@ -7,6 +7,7 @@ import (
 	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/policy"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 )
@@ -56,7 +57,7 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 	rec := &record.Call{
 		Result: *a.Result, Attempts: make([]record.Attempt, len(o.Attempts)), Origin: info.Origin,
 		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Due: ld.due,
-		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
+		ClientLag: measure.Signed(o.ClientLag), EventLag: time.Duration(info.eventLag.Load()),
 	}
 	for i, at := range o.Attempts {
 		in := at.Route.Info

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/embed"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -45,8 +46,8 @@ type Call struct {
 
 	// ClientLag is how late this process ran while the call did (the Go
 	// scheduler's latency and timer lateness): time added to every timestamp
-	// the call took. Absent when the call was too short to be measured.
-	ClientLag time.Duration
+	// the call took. Unknown when the call was too short to be measured.
+	ClientLag measure.Duration
 	// EventLag is the longest wait of an event for its JS callback (0 when
 	// the call had no callback).
 	EventLag time.Duration

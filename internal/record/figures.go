@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -113,7 +114,7 @@ func measured(f Figure[Call], value func(*Call) (float64, bool), at func(*Call) 
 
 // duration is a measured duration in ms.
 func duration(get func(*Call) time.Duration) func(*Call) (float64, bool) {
-	return func(c *Call) (float64, bool) { return msOf(get(c)) }
+	return func(c *Call) (float64, bool) { return measure.Signed(get(c)).MS() }
 }
 
 // atEndOf is the call's end, a sample's moment.
@@ -158,8 +159,9 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 		}},
 	count("retries", "llm_retries", "attempts after the first, on whichever route", func(c *Call) int { return c.Retries() }),
 	count("reconnects", "llm_reconnects", "reconnections of raw sse streams", func(c *Call) int { return c.Reconnects() }),
-	keeping(atEnd("clientLag", "llm_client_lag", "how late this load generator ran while the call did",
-		func(c *Call) time.Duration { return c.ClientLag }), Keep{Dist: DistClientLag}),
+	keeping(measured(Figure[Call]{Key: "clientLag", Metric: "llm_client_lag", Kind: Trend, Unit: Duration,
+		Help: "how late this load generator ran while the call did"},
+		func(c *Call) (float64, bool) { return c.ClientLag.MS() }, atEndOf), Keep{Dist: DistClientLag}),
 	answersOnly(verdict("ttftLate", "llm_ttft_late", "this process made the call's TTFT late by half a decode step or more",
 		(*Call).TTFTLate)),
 	{Key: "cost", Metric: "llm_cost", Kind: Counter, Help: "what the call cost, with prices",
@@ -412,7 +414,7 @@ func positiveMS(d time.Duration) (float64, bool) {
 	if d <= 0 {
 		return 0, false
 	}
-	return msValue(d), true
+	return measure.MS(d), true
 }
 
 // ttftIf is the call's TTFT when its prompt-cache state is s.
@@ -420,7 +422,7 @@ func ttftIf(c *Call, s stream.CacheState) (float64, bool) {
 	if c.Cache != s {
 		return 0, false
 	}
-	return msOf(c.TTFT)
+	return measure.Signed(c.TTFT).MS()
 }
 
 // networkShare is the part of TTFT spent before the server could answer: the
@@ -428,15 +430,15 @@ func ttftIf(c *Call, s stream.CacheState) (float64, bool) {
 // that sends headers with the first token tells us nothing), else the
 // connection set-up. None without a TTFT above zero.
 func networkShare(c *Call) (float64, bool) {
-	ttft, ok := msOf(c.TTFT)
+	ttft, ok := measure.Signed(c.TTFT).MS()
 	if !ok || ttft <= 0 {
 		return 0, false
 	}
 	net := 0.0
-	if v, ok := msOf(c.Connect); ok {
+	if v, ok := measure.Signed(c.Connect).MS(); ok {
 		net = v
 	}
-	if b, ok := msOf(c.TTFB); ok && b < 0.9*ttft && b > net {
+	if b, ok := measure.Signed(c.TTFB).MS(); ok && b < 0.9*ttft && b > net {
 		net = b
 	}
 	return min(1, net/ttft), true
@@ -453,23 +455,16 @@ func gapSamples(c *Call, e Emit) {
 			g := c.Gaps.At(i)
 			at = at.Add(g)
 			if c.KeepGap == nil || c.KeepGap(i) {
-				e(at, msValue(g))
+				e(at, measure.MS(g))
 			}
 		}
 	case c.GapSamples == config.GapsPerRequest && c.GapMean >= 0:
-		e(c.LastOutAt, msValue(c.GapMean))
+		e(c.LastOutAt, measure.MS(c.GapMean))
 	}
 }
 
 // ms is a duration in the JS result: ms, null when not measured.
-func ms(d time.Duration) any {
-	if d < 0 { // stream.Absent
-		return nil
-	}
-	return msValue(d)
-}
-
-func msValue(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+func ms(d time.Duration) any { return measure.Signed(d).JS() }
 
 func boolValue(b bool) float64 {
 	if b {

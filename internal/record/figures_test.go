@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -79,7 +80,7 @@ func TestAFailedCallFollowsEachRowsRule(t *testing.T) {
 			TTFTAnswer: 300 * time.Millisecond, Reasoning: "hmm", E2E: time.Second, TPOT: 20 * time.Millisecond, TokensPerSec: 50,
 			ClientParse: 3 * time.Millisecond, OutputTokens: 40, Gaps: stream.GapsOf(20*time.Millisecond, 30*time.Millisecond),
 			Connect: 5 * time.Millisecond, Status: 200, Cache: stream.CacheHit, TTFTCheck: stream.TTFTOnTime, FinishOmitted: true},
-			ClientLag: time.Millisecond, EventLag: 2 * time.Millisecond, Due: t0.Add(-10 * time.Millisecond),
+			ClientLag: measure.Of(time.Millisecond), EventLag: 2 * time.Millisecond, Due: t0.Add(-10 * time.Millisecond),
 			Goodput: VerdictOf(ok), Regression: No, Origin: Origin{GapSamples: config.GapsPerEvent, ResultGaps: true}}
 		if !ok {
 			c.Err = &stream.Error{Type: stream.ErrNetwork, Message: "reset"}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 )
 
 // Job kinds, the job tag of its samples.
@@ -112,11 +113,11 @@ func jobTime(key, metric, help string, get func(*Job) time.Duration) Figure[Job]
 			if j.Start.IsZero() {
 				return nil
 			}
-			return msValue(get(j))
+			return measure.MS(get(j))
 		},
 		samples: func(j *Job, e Emit) {
 			if !j.Start.IsZero() {
-				e(j.End, msValue(get(j)))
+				e(j.End, measure.MS(get(j)))
 			}
 		}}
 }

@@ -5,8 +5,6 @@ package record
 // one, in the table's order, so a figure the report keeps is one row (its
 // name is the run record's JSON key, read back by later runs).
 
-import "time"
-
 // Dist names a distribution the report keeps of a figure: the key of the run
 // record's metrics, so a name never changes (records written before are
 // read back as baselines and merged).
@@ -134,12 +132,3 @@ func (d Dist) IsDuration() bool { return d.Row().Unit == Duration }
 
 // String is the name.
 func (d Dist) String() string { return string(d) }
-
-// msOf is a measured duration in ms, as the report keeps it; false when it
-// was not measured.
-func msOf(d time.Duration) (float64, bool) {
-	if d < 0 {
-		return 0, false
-	}
-	return msValue(d), true
-}

@@ -3,6 +3,7 @@ package record
 // The JS result's nested values: objects and lists built from a Call.
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -84,7 +85,7 @@ func resultGaps(c *Call) any {
 func gapList(g stream.Gaps) []float64 {
 	out := make([]float64, len(g))
 	for i := range g {
-		out[i] = msValue(g.At(i))
+		out[i] = measure.MS(g.At(i))
 	}
 	return out
 }

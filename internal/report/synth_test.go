@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -179,11 +180,11 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 			Stalls: stalls, ClientParse: time.Duration(0.003 * float64(e2e)),
 			Usage: &protocol.Usage{PromptTokens: cat.PromptTokens},
 		},
-		Origin:    record.Origin{Category: cat.Name, Model: "sim-large", Scenario: "default", SharedPrefix: s.sharedPrefix},
-		Active:    vus,
-		VUs:       vus,
-		EventLag:  0,
-		ClientLag: stream.Absent, // not measured unless clientLagMS says (a measured 0 is a lag of 0)
+		Origin:   record.Origin{Category: cat.Name, Model: "sim-large", Scenario: "default", SharedPrefix: s.sharedPrefix},
+		Active:   vus,
+		VUs:      vus,
+		EventLag: 0,
+		// ClientLag stays unknown unless clientLagMS says (a measured 0 is a lag of 0).
 	}
 	if s.headersMS > 0 {
 		o.TTFB = time.Duration(min(s.headersMS*ln(), 0.85*ttft) * float64(time.Millisecond))
@@ -198,7 +199,7 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 		o.EventLag = time.Duration(s.eventLagMS * ln() * float64(time.Millisecond))
 	}
 	if s.clientLagMS > 0 {
-		o.ClientLag = time.Duration(s.clientLagMS * ln() * float64(time.Millisecond))
+		o.ClientLag = measure.Of(time.Duration(s.clientLagMS * ln() * float64(time.Millisecond)))
 	}
 	if s.starvedProb > 0 && rng.Float64() < s.starvedProb {
 		o.Starved = 1

@@ -1,4 +1,4 @@
-// llm-sim: --model sim-large=demo --model sim-small=fast --fault status=503:0.1 --fault ttft=1500:0.1 --fault stall=700@3:0.1 --fault error@2:0.03 --set power_idle_w=60 --set power_per_request_w=40 --seed 3
+// llm-sim: --model sim-large=demo --model sim-small=fast --fault status=503:0.1 --fault ttft=1500:0.1 --fault stall=700@3:0.1 --fault error@2:0.03 --set power_idle_w=60 --set power_per_request_w=40 --set spec_decode_acceptance=[0.8,0.6] --seed 3
 //
 // A run that fills every panel of the Grafana dashboard and of the web dashboard's
 // LLM tab (docs/dashboards.md): two length classes with a shared system prompt (cache
@@ -10,7 +10,7 @@
 //
 //   ./llm-sim --model sim-large=demo --model sim-small=fast --fault status=503:0.08 \
 //       --fault ttft=1500:0.05 --fault stall=700@3:0.1 --fault error@2:0.03 \
-//       --set power_idle_w=60 --set power_per_request_w=40 &
+//       --set power_idle_w=60 --set power_per_request_w=40 --set spec_decode_acceptance=[0.8,0.6] &
 //   K6_PROMETHEUS_RW_SERVER_URL=http://127.0.0.1:9090/api/v1/write \
 //   K6_PROMETHEUS_RW_TREND_STATS='p(50),p(95),p(99),avg' \
 //   ./k6 run -o experimental-prometheus-rw -e LLM_BASE_URL=http://127.0.0.1:8000/v1 examples/dashboards.js

@@ -13,11 +13,13 @@ const (
 
 // What a metric's sample is read from in a Sample.
 const (
-	fromGauge   = iota // the gauge as scraped
-	fromCounter        // the increase since the previous scrape
-	fromMean           // Δsum/Δcount of a histogram since the previous scrape
-	fromLatency        // how long the scrape took
-	fromRun            // a figure of the whole run, sent once at its end
+	fromGauge      = iota // the gauge as scraped
+	fromCounter           // the increase since the previous scrape
+	fromMean              // Δsum/Δcount of a histogram since the previous scrape
+	fromLatency           // how long the scrape took
+	fromRun               // a figure of the whole run, sent once at its end
+	fromSpecRate          // Δaccepted ÷ Δdraft tokens since the previous scrape
+	fromSpecLength        // 1 + Δaccepted ÷ Δdrafts since the previous scrape
 )
 
 // Run figures, sent once at the end of the test (Sample.Run): energy per
@@ -54,6 +56,8 @@ var Metrics = []Metric{ //nolint:gochecknoglobals // read-only table
 	{Name: "llm_server_energy", Kind: KindCounter, Quantity: Energy, from: fromCounter},
 	{Name: "llm_server_energy_per_output_token", Quantity: RunEnergyPerOutput, from: fromRun},
 	{Name: "llm_server_energy_per_request", Quantity: RunJPerRequest, from: fromRun},
+	{Name: "llm_server_spec_acceptance", Quantity: SpecAcceptedTokens, from: fromSpecRate},
+	{Name: "llm_server_spec_acceptance_length", Quantity: SpecAcceptedTokens, from: fromSpecLength},
 }
 
 // Value is the metric's sample from one scrape; ok is false when the scrape
@@ -73,6 +77,19 @@ func (m Metric) Value(s Sample) (v float64, ok bool) {
 		v, ok = float64(s.Latency.Microseconds())/1e3, s.Run == nil
 	case fromRun:
 		v, ok = s.Run[m.Quantity]
+	case fromSpecRate, fromSpecLength:
+		per := SpecDraftTokens
+		if m.from == fromSpecLength {
+			per = SpecDrafts
+		}
+		a, okA := s.Counters[SpecAcceptedTokens]
+		d, okD := s.Counters[per]
+		if ok = okA && okD && d > 0; ok {
+			v = a / d
+			if m.from == fromSpecLength {
+				v++
+			}
+		}
 	}
 	return v, ok
 }

@@ -78,3 +78,22 @@ func TestMetricNames(t *testing.T) {
 		seen[m.Name] = true
 	}
 }
+
+// The acceptance metrics are one scrape interval's ratios, and absent when
+// the interval drafted nothing (unknown, never 0).
+func TestSpecDecodeMetrics(t *testing.T) {
+	t.Parallel()
+	byName := map[string]Metric{}
+	for _, m := range Metrics {
+		byName[m.Name] = m
+	}
+	x := Sample{Counters: map[string]float64{SpecDrafts: 10, SpecDraftTokens: 30, SpecAcceptedTokens: 18}}
+	v, ok := byName["llm_server_spec_acceptance"].Value(x)
+	assert.True(t, ok)
+	assert.InDelta(t, 0.6, v, 1e-12)
+	v, ok = byName["llm_server_spec_acceptance_length"].Value(x)
+	assert.True(t, ok)
+	assert.InDelta(t, 2.8, v, 1e-12)
+	_, ok = byName["llm_server_spec_acceptance"].Value(Sample{Counters: map[string]float64{SpecDraftTokens: 0, SpecAcceptedTokens: 0}})
+	assert.False(t, ok)
+}

@@ -143,6 +143,9 @@ func serverText(r *Run, views []servermetrics.View, changes []runrecord.ServerCh
 		if v.Run == nil {
 			continue
 		}
+		if len(v.Config) > 0 {
+			fmt.Fprintf(&b, "  server configuration: %s\n", servermetrics.ConfigText(v.Config))
+		}
 		for _, l := range energyLines(v) {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
@@ -210,6 +213,9 @@ func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
 		}
 		if v.Run == nil {
 			continue
+		}
+		if len(v.Config) > 0 {
+			fmt.Fprintf(b, "<p class=\"server-config\">server configuration: %s</p>\n", esc(servermetrics.ConfigText(v.Config)))
 		}
 		writeEnergyHTML(b, v)
 		if v.Engine == servermetrics.EngineDCGM {

@@ -121,6 +121,7 @@ type Scraper struct {
 	gpus     map[string]GPU
 	gpuOrder []string
 	lost     int
+	config   map[string]string // the latest scrape's server configuration
 	hist     history
 	engine   string
 	sources  map[string]string
@@ -369,6 +370,9 @@ func (s *Scraper) scrape(parent context.Context, timeout time.Duration, isBaseli
 	}
 	s.final = isFinal
 	s.engine = snap.engine
+	if snap.config != nil {
+		s.config = snap.config
+	}
 	s.sources = snap.sources
 	s.skipped = snap.skipped
 	s.mu.Unlock()
@@ -499,6 +503,10 @@ type View struct {
 	// those that vanished from it during the test.
 	GPUs     []GPU    `json:"gpus,omitempty"`
 	LostGPUs []string `json:"lost_gpus,omitempty"`
+	// Config is the server's configuration as it exposes it (vLLM's
+	// cache_config_info labels: block_size, num_gpu_blocks,
+	// enable_prefix_caching, …), from the latest scrape.
+	Config map[string]string `json:"config,omitempty"`
 }
 
 // LatencyStats is how long scrapes took, in milliseconds.
@@ -592,6 +600,12 @@ func (s *Scraper) View(stages []Span) View {
 	}
 	for _, id := range s.gpuOrder {
 		v.GPUs = append(v.GPUs, s.gpus[id])
+	}
+	if len(s.config) > 0 {
+		v.Config = make(map[string]string, len(s.config))
+		for k, c := range s.config {
+			v.Config[k] = c
+		}
 	}
 	if s.meter != nil {
 		v.LostGPUs = s.meter.Lost()

@@ -46,6 +46,8 @@ type snapshot struct {
 	gpus    []energy.Reading
 	gpuInfo []GPU
 	hasGPU  bool
+	// config is the server's configuration labels (serverconfig.go).
+	config map[string]string
 }
 
 // hist is a histogram's cumulative state: counts[i] observations <= bounds[i]
@@ -157,6 +159,7 @@ func reduce(fams map[string]*dto.MetricFamily, model string) *snapshot {
 		}
 	}
 	specPositions(fams, keep, s)
+	s.config = serverConfig(fams)
 	if s.gpus, s.gpuInfo, s.hasGPU = gpuReadings(fams, &s.bad); s.hasGPU {
 		if p, ok := powerSum(s.gpus); ok {
 			s.gauges[GPUPower], s.sources[GPUPower] = p, dcgmPower

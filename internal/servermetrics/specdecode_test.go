@@ -59,3 +59,14 @@ func TestSpecDecodeFromLLMSim(t *testing.T) {
 		assert.NotContains(t, k, "/", "positions are in ByPosition, not among the counters")
 	}
 }
+
+// vLLM's cache_config_info labels are the server's configuration, without
+// the labels naming the engine or model.
+func TestServerConfigFromCacheConfigInfo(t *testing.T) {
+	t.Parallel()
+	p, err := parseBody(fixture(t, "openmetrics.txt"), "application/openmetrics-text; version=1.0.0; charset=utf-8")
+	require.NoError(t, err)
+	c := reduce(p.families, "").config
+	assert.Equal(t, map[string]string{"block_size": "16", "enable_prefix_caching": "True", "num_gpu_blocks": "27000"}, c)
+	assert.Equal(t, "block_size 16, enable_prefix_caching True, num_gpu_blocks 27000", ConfigText(c))
+}

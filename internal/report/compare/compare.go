@@ -53,6 +53,7 @@ func Records(cur, base *runrecord.Record) *runrecord.Comparison {
 	if d := runrecord.InterruptionDifference(cur.Interrupted, base.Interrupted); d != "" {
 		c.Differences = append(c.Differences, d)
 	}
+	c.Differences = append(c.Differences, ServerConfigDifferences(cur.Server, base.Server)...)
 	c.Server = Servers(cur.Server, base.Server)
 	c.Capacity = Capacity(cur.Capacity, base.Capacity)
 	c.Jobs = Jobs(cur.Conversations, base.Conversations)

@@ -146,6 +146,7 @@ func checkCapacity(t *testing.T, r capacityRecord, want float64) {
 // calls here take a fixed time, so a short sustain window (a few windows,
 // not the default minute that random arrivals need) confirms the answer.
 func TestCapacitySearch(t *testing.T) {
+	t.Parallel()
 	args := simArgs(t, filepath.Join(repoRoot(t), "examples", "capacity.js"))
 	t.Run("open", func(t *testing.T) {
 		t.Parallel()

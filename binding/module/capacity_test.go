@@ -25,7 +25,7 @@ func TestCapacitySearchBadInput(t *testing.T) {
 		`{` + slo + `, rate: {min: 1, max: 8}, window: '1s'}`:                       "window must be at least 3s",
 		`{` + slo + `, rate: {min: 1, max: 8}, windo: '30s'}`:                       "windo",
 		`{` + slo + `, concurrency: {min: 1, max: 8}, arrivals: 'poisson'}`:         "arrivals is for the open model",
-		`{` + slo + `, rate: {min: 1, max: 8}, arrivals: 'bursty'}`:                 "arrivals must be 'poisson' or 'constant'",
+		`{` + slo + `, rate: {min: 1, max: 8}, arrivals: 'gamma'}`:                  "arrivals must be 'poisson', 'constant' or 'bursty'",
 		`{` + slo + `, rate: {min: 1, max: 8}, client: 'x'}`:                        "client must be a Client",
 		`{` + slo + `, rate: {min: 1, max: 8}, clients: [{slo: {ttft: 'p95<1s'}}]}`: "clients[0].client is required",
 	} {
@@ -38,7 +38,10 @@ func TestCapacitySearchBadInput(t *testing.T) {
 }
 
 // A good search gives the scenario its length and per-client objectives
-// name the client.
+// name the client. The length is the budget's windows at their longest: an
+// error rate under 1 % passes only on 299 calls without a failure (0.99^299
+// ≤ 5 %), five minutes at the lowest rate of 1 a second, so each of the 4
+// windows may be lengthened to 451 s, each with its 10 s tail: 1 844 s.
 func TestCapacitySearchOptions(t *testing.T) {
 	t.Parallel()
 	rt := modulestest.NewRuntime(t)
@@ -50,7 +53,7 @@ const s = llm.Capacity.search({rate: {min: 1, max: 8}, window: '10s', maxWindows
 const r = s.result();
 [s.maxDuration(), s.model(), r.objectives.map(o => o.client + ':' + o.text).join(','), r.outcome].join(' ')`)
 	require.NoError(t, err)
-	require.Equal(t, "60s rate a:errors <1%,a:ttft p95<1s unfinished", v.String())
+	require.Equal(t, "1844s rate a:errors <1%,a:ttft p95<1s unfinished", v.String())
 }
 
 // A trace as the search's arrivals: its options that the search sets are

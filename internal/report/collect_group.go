@@ -122,7 +122,9 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	g.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
 	g.addConnection(o)
 	g.addDists(o)
-	g.addSlowest(o)
+	if c, ok := slowCallOf(o); ok {
+		g.Slowest.Add(c)
+	}
 	g.addShares(o)
 	if gs != nil {
 		g.addGaps(gs)

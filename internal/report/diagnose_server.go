@@ -25,12 +25,6 @@ const (
 	// kvPressureUsage is the KV-cache usage p95 past which new sequences
 	// wait for blocks (or running ones are preempted).
 	kvPressureUsage = 0.9
-	// countMismatchShare: the server counted this much more or fewer
-	// requests or prompt tokens than the client sent (and at least
-	// countMismatchMin requests): another tenant, a gateway retrying, or a
-	// cache in front answering for it.
-	countMismatchShare = 0.02
-	countMismatchMin   = 2
 )
 
 // clientWindow is the server window the client's figures cover: the run
@@ -51,15 +45,6 @@ func clientWindowName(v servermetrics.View) string {
 
 // ServerStageName names a load stage in the server view's windows.
 func ServerStageName(st *Stage) string { return runrecord.FormatConc(st.Concurrency) + " " + st.Unit() }
-
-// serverRun is the part of the run a view sits beside: its client's calls
-// when the run had several clients.
-func serverRun(r *Run, v servermetrics.View) *Run {
-	if r.PerClient() && v.Client != "" {
-		return r.Client(v.Client)
-	}
-	return r
-}
 
 // ttftSplit is a window's mean client TTFT taken apart with the server's
 // means: what is not the server's (network, HTTP, gateway, client), its
@@ -242,17 +227,6 @@ func kvEvidence(v servermetrics.View, windows []*servermetrics.Window) []string 
 		}
 	}
 	return ev
-}
-
-// countMismatchFinding is server_count_mismatch with its evidence.
-func countMismatchFinding(ev []string, client string) runrecord.Finding {
-	return runrecord.Finding{
-		ID: "server_count_mismatch", Title: "The server counted other work than the client sent", Severity: "warning",
-		Evidence: ev, Client: client,
-		Advice: "More means someone else used the server during the run (another tenant, a health check that generates, " +
-			"a gateway retrying); fewer means something in front answered or dropped calls (a cache, a gateway), or the " +
-			"endpoint is another replica's. Server figures of this run mix that traffic in. " + guideLink("server_count_mismatch"),
-	}
 }
 
 // PartialSegment says whether a run was one execution segment of a test,

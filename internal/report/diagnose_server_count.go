@@ -18,6 +18,16 @@ import (
 // the server finished between the last scrape and the restart is lost, and
 // the pieces add up to less than it did.
 
+// The thresholds of the count rule.
+const (
+	// countMismatchShare: the server counted this much more or fewer
+	// requests or prompt tokens than the client sent (and at least
+	// countMismatchMin requests): another tenant, a gateway retrying, or a
+	// cache in front answering for it.
+	countMismatchShare = 0.02
+	countMismatchMin   = 2
+)
+
 // countCheck is one server window's count against the client's requests.
 type countCheck struct {
 	finished float64               // the server's Δ finished requests
@@ -150,4 +160,15 @@ func mergedCountFindings(rec *runrecord.Record) []runrecord.Finding {
 		return []runrecord.Finding{countMismatchFinding(c.evidence, "")}
 	}
 	return nil
+}
+
+// countMismatchFinding is server_count_mismatch with its evidence.
+func countMismatchFinding(ev []string, client string) runrecord.Finding {
+	return runrecord.Finding{
+		ID: "server_count_mismatch", Title: "The server counted other work than the client sent", Severity: "warning",
+		Evidence: ev, Client: client,
+		Advice: "More means someone else used the server during the run (another tenant, a health check that generates, " +
+			"a gateway retrying); fewer means something in front answered or dropped calls (a cache, a gateway), or the " +
+			"endpoint is another replica's. Server figures of this run mix that traffic in. " + guideLink("server_count_mismatch"),
+	}
 }

@@ -1,3 +1,16 @@
+// The load every per-call benchmark script runs: VUS VUs (50) looping
+// for DURATION (30 s), stopped at once when it ends.
+export const callsOptions = {
+  scenarios: {
+    calls: {
+      executor: 'constant-vus',
+      vus: parseInt(__ENV.VUS || '50', 10),
+      duration: __ENV.DURATION || '30s',
+      gracefulStop: '0s',
+    },
+  },
+};
+
 // The one JSON line the per-call benchmark's k6 scripts print for
 // scripts/bench.sh (the fields bench/bareclient prints). Calls are the
 // module's llm_requests when it ran, else k6's http_reqs; a k6/http run

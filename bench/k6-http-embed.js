@@ -3,7 +3,7 @@
 // input), posted with k6's own http.post and its answer read whole.
 //   ./k6 run -e LLM_BASE_URL=http://127.0.0.1:8000/v1 bench/k6-http-embed.js
 import http from 'k6/http';
-import { callsSummary } from './k6-calls-summary.js';
+import { callsOptions, callsSummary } from './k6-calls-summary.js';
 
 const url = `${__ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1'}/embeddings`;
 const body = JSON.stringify({
@@ -12,16 +12,7 @@ const body = JSON.stringify({
 });
 const params = { headers: { 'Content-Type': 'application/json' } };
 
-export const options = {
-  scenarios: {
-    calls: {
-      executor: 'constant-vus',
-      vus: parseInt(__ENV.VUS || '50', 10),
-      duration: __ENV.DURATION || '30s',
-      gracefulStop: '0s',
-    },
-  },
-};
+export const options = callsOptions;
 
 export default function () {
   http.post(url, body, params);

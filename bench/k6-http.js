@@ -5,7 +5,7 @@
 // per-call cost is held to.
 //   ./k6 run -e LLM_BASE_URL=http://127.0.0.1:8000/v1 -e MAX_TOKENS=4 bench/k6-http.js
 import http from 'k6/http';
-import { callsSummary } from './k6-calls-summary.js';
+import { callsOptions, callsSummary } from './k6-calls-summary.js';
 
 const url = `${__ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1'}/chat/completions`;
 // The body the module sends for chat({messages, max_tokens}) with the
@@ -19,16 +19,7 @@ const body = JSON.stringify({
 });
 const params = { headers: { 'Content-Type': 'application/json' } };
 
-export const options = {
-  scenarios: {
-    calls: {
-      executor: 'constant-vus',
-      vus: parseInt(__ENV.VUS || '50', 10),
-      duration: __ENV.DURATION || '30s',
-      gracefulStop: '0s',
-    },
-  },
-};
+export const options = callsOptions;
 
 export default function () {
   http.post(url, body, params);

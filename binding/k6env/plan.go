@@ -43,10 +43,6 @@ func ScenarioPlans(opts lib.Options) []report.ScenarioPlan {
 			p.Length, p.AtMost = c.MaxDuration.TimeDuration(), true
 		case *executor.PerVUIterationsConfig:
 			p.Length, p.AtMost = c.MaxDuration.TimeDuration(), true
-		case executor.ExternallyControlledConfig:
-			p.Length = c.Duration.TimeDuration()
-		case *executor.ExternallyControlledConfig:
-			p.Length = c.Duration.TimeDuration()
 		}
 		if p.Length <= 0 {
 			// An executor this module does not know, or one that runs until

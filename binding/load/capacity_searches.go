@@ -1,7 +1,6 @@
 package load
 
 import (
-	"sync"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/capacity"
@@ -13,20 +12,7 @@ import (
 // adds each): every finished call's record and the servers' waiting count
 // reach each, and the report reads the first one's answer.
 type SearchList struct {
-	mu   sync.Mutex
-	list []*capacity.Search
-}
-
-func (l *SearchList) add(s *capacity.Search) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.list = append(l.list, s)
-}
-
-func (l *SearchList) all() []*capacity.Search {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]*capacity.Search(nil), l.list...)
+	registry[*capacity.Search]
 }
 
 // finish gives a finished call to every search.
@@ -51,9 +37,9 @@ func (l *SearchList) Account() *runrecord.Capacity {
 	if l == nil {
 		return nil
 	}
-	all := l.all()
-	if len(all) == 0 {
+	s, ok := l.first()
+	if !ok {
 		return nil
 	}
-	return all[0].Result()
+	return s.Result()
 }

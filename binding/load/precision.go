@@ -3,7 +3,6 @@ package load
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -100,14 +99,7 @@ func (j *JSGate) Result() *runrecord.Precision { return j.g.Result().Record("") 
 // GateList is every precision gate of the process: every finished call
 // reaches each, and the report gives the first one's verdict.
 type GateList struct {
-	mu   sync.Mutex
-	list []*precision.Gate
-}
-
-func (l *GateList) add(g *precision.Gate) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.list = append(l.list, g)
+	registry[*precision.Gate]
 }
 
 // Finish gives a finished call to every gate.
@@ -115,11 +107,8 @@ func (l *GateList) Finish(rec *record.Call) {
 	if l == nil {
 		return
 	}
-	l.mu.Lock()
-	gates := append([]*precision.Gate(nil), l.list...)
-	l.mu.Unlock()
 	now := time.Now()
-	for _, g := range gates {
+	for _, g := range l.all() {
 		g.Finish(rec, now)
 	}
 }
@@ -130,10 +119,9 @@ func (l *GateList) Account(segment string) *runrecord.Precision {
 	if l == nil {
 		return nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.list) == 0 {
+	g, ok := l.first()
+	if !ok {
 		return nil
 	}
-	return l.list[0].Result().Record(segment)
+	return g.Result().Record(segment)
 }

@@ -24,21 +24,11 @@ import (
 
 // scheduleList is every schedule of the process, for the report.
 type ScheduleList struct {
-	mu   sync.Mutex
-	list []*sharedSchedule
+	registry[*sharedSchedule]
 }
 
-func (l *ScheduleList) add(s *sharedSchedule) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.list = append(l.list, s)
-}
-
-func (l *ScheduleList) All() []*sharedSchedule {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]*sharedSchedule(nil), l.list...)
-}
+// All is every schedule made so far.
+func (l *ScheduleList) All() []*sharedSchedule { return l.all() }
 
 // sharedSchedule is one schedule of the process and, for a trace, its rows.
 type sharedSchedule struct {

@@ -60,7 +60,8 @@ type Conn struct {
 
 	holdMu  sync.Mutex
 	holds   int                     // Hold calls not released
-	watched atomic.Pointer[watcher] // the watcher c is in, while held
+	watched atomic.Pointer[watcher] // the watcher whose set c joined, until Close
+	held    atomic.Bool             // the watcher looks at c (holds > 0)
 	closed  bool
 }
 

@@ -286,16 +286,18 @@ func readWithALateWatcher(t *testing.T, conns [2]*Conn, srvs [2]net.Conn, others
 	w := newWatcher(fd) // never run: always late
 	before := theWatcher.Swap(w)
 	defer func() {
-		w.remove(held)
+		w.release(held)
+		w.leave(held)
 		held.watched.Store(nil)
 		theWatcher.Store(before)
 		_ = unix.Close(fd)
 	}()
-	var added bool
-	if err := held.raw.Control(func(fd uintptr) { added = w.add(held, fd) }); err != nil || !added {
+	var joined bool
+	if err := held.raw.Control(func(fd uintptr) { joined = w.join(held, fd) }); err != nil || !joined {
 		t.Fatal("the test's watcher cannot watch the connection")
 	}
 	held.watched.Store(w)
+	w.hold(held)
 
 	// Each stamp is checked against when its segment was written, not
 	// when it was meant to be: a loaded machine oversleeps.
@@ -352,12 +354,15 @@ func readWithALateWatcher(t *testing.T, conns [2]*Conn, srvs [2]net.Conn, others
 // Holds count, and the watcher keeps a connection while any is left; a
 // closed connection leaves it, whatever its holds.
 func TestHoldsCountAndCloseLeaves(t *testing.T) {
-	watched := func(c *Conn) bool {
+	joined := func(c *Conn) bool {
 		w := sharedWatcher()
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		return w.conns[c.fd] == c
 	}
+	// Watched: in the set and looked at. A connection stays in the set
+	// between holds (it joins once), and leaves it when closed.
+	watched := func(c *Conn) bool { return joined(c) && c.held.Load() }
 	c, _ := pair(t)
 	c.Hold()
 	c.Hold()
@@ -370,13 +375,16 @@ func TestHoldsCountAndCloseLeaves(t *testing.T) {
 	if watched(c) {
 		t.Fatal("no hold is left, and the connection is watched")
 	}
+	if !joined(c) {
+		t.Fatal("released, and out of the set: the next hold would join it again")
+	}
 	c.Hold()
 	if !watched(c) {
 		t.Fatal("held again, and not watched")
 	}
 	c.Close()
-	if watched(c) {
-		t.Fatal("closed, and watched")
+	if joined(c) {
+		t.Fatal("closed, and still in the set")
 	}
 	c.Release()
 	c.Hold() // after Close: nothing to watch
@@ -412,7 +420,8 @@ func windowsOfLooks(t *testing.T, c *Conn, srv net.Conn) (offPlan, failure strin
 	const step = 40 * time.Millisecond
 	w := newWatcher(-1) // no epoll set: the test says when it looks
 	c.watched.Store(w)
-	defer c.watched.Store(nil)
+	c.held.Store(true)
+	defer func() { c.watched.Store(nil); c.held.Store(false) }()
 	var plan asplanned.Plan
 	var looked time.Time
 	look := func() {

@@ -54,8 +54,8 @@ const lookLateAfter = 2 * peekEvery
 type watcher struct {
 	epfd  int
 	mu    sync.Mutex
-	conns map[int32]*Conn // held connections, by file descriptor
-	held  atomic.Int32    // len(conns), for lookIfLate without the lock
+	conns map[int32]*Conn // connections in the epoll set, by file descriptor
+	held  atomic.Int32    // how many of them are held: the loop looks while any is
 	wake  chan struct{}   // the first hold starts the loop again
 	// lookDone is the wall-clock ns at which the latest finished look
 	// began: every byte that came on a watched connection before it is
@@ -122,45 +122,58 @@ func newWatcher(epfd int) *watcher {
 	return w
 }
 
-// add watches c, whose socket is fd, until remove; false when it cannot be
-// watched.
-func (w *watcher) add(c *Conn, fd uintptr) bool {
-	// What an earlier hold left unmarked was read since; what is asked for
-	// now comes after this.
-	c.behind.Store(0)
-	c.heldAt.Store(time.Now().UnixNano())
+// join puts c, whose socket is fd, in the epoll set for the connection's
+// life (leave takes it out); false when it cannot be watched. A connection
+// carries call after call: joining once instead of at every hold spares
+// each call two epoll_ctl system calls, and the set reports a connection
+// nobody holds for nothing (look skips it), as bytes come only to a request.
+func (w *watcher) join(c *Conn, fd uintptr) bool {
 	// In the map first: the first event may come before EpollCtl returns.
 	w.mu.Lock()
 	w.conns[c.fd] = c
-	w.held.Store(int32(len(w.conns))) // #nosec G115 -- as many as file descriptors
 	w.mu.Unlock()
 	// Edge-triggered: reported once per arrival, not at every look while
 	// the reader is away (hundreds of late readers would otherwise keep the
 	// watcher busy asking about bytes it marked).
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(fd)} // #nosec G115 -- a file descriptor fits
 	if unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, int(fd), &ev) != nil {
-		w.forget(c)
+		w.mu.Lock()
+		delete(w.conns, c.fd)
+		w.mu.Unlock()
 		return false
-	}
-	select {
-	case w.wake <- struct{}{}:
-	default:
 	}
 	return true
 }
 
-// remove stops watching c; a closed socket has left the epoll set already.
-func (w *watcher) remove(c *Conn) {
-	w.forget(c)
+// leave takes c out of the epoll set (a closed socket has left it already)
+// and out of the map, before its descriptor can be reused.
+func (w *watcher) leave(c *Conn) {
 	_ = c.raw.Control(func(fd uintptr) { _ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, int(fd), nil) })
+	w.mu.Lock()
+	if w.conns[c.fd] == c {
+		delete(w.conns, c.fd)
+	}
+	w.mu.Unlock()
 }
 
-// forget takes c out of the watcher's map.
-func (w *watcher) forget(c *Conn) {
-	w.mu.Lock()
-	delete(w.conns, c.fd)
-	w.held.Store(int32(len(w.conns))) // #nosec G115 -- as many as file descriptors
-	w.mu.Unlock()
+// hold has the watcher look at c (joined) until release.
+func (w *watcher) hold(c *Conn) {
+	// What an earlier hold left unmarked was read since; what is asked for
+	// now comes after this.
+	c.behind.Store(0)
+	c.heldAt.Store(time.Now().UnixNano())
+	c.held.Store(true)
+	w.held.Add(1)
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// release undoes hold.
+func (w *watcher) release(c *Conn) {
+	c.held.Store(false)
+	w.held.Add(-1)
 }
 
 // run looks at the held sockets every peekEvery, woken by a timer: a
@@ -204,7 +217,7 @@ func (w *watcher) look() (int64, bool) {
 			w.mu.Lock()
 			c := w.conns[ev.Fd]
 			w.mu.Unlock()
-			if c != nil {
+			if c != nil && c.held.Load() {
 				w.peekHead(c, prev)
 			}
 		}
@@ -278,14 +291,18 @@ func (c *Conn) Hold() {
 	if c.holds > 1 || c.closed { // the first hold watches; Close unwatched
 		return
 	}
-	w := sharedWatcher()
-	if w == nil {
-		return
-	}
-	var ok bool
-	if c.raw.Control(func(fd uintptr) { ok = w.add(c, fd) }) == nil && ok {
+	w := c.watched.Load()
+	if w == nil { // the connection's first hold: it joins the set
+		if w = sharedWatcher(); w == nil {
+			return
+		}
+		var ok bool
+		if c.raw.Control(func(fd uintptr) { ok = w.join(c, fd) }) != nil || !ok {
+			return
+		}
 		c.watched.Store(w)
 	}
+	w.hold(c)
 }
 
 // Release ends one Hold.
@@ -296,23 +313,28 @@ func (c *Conn) Release() {
 		return
 	}
 	c.holds--
-	if c.holds == 0 {
-		c.unwatch()
+	if c.holds == 0 && c.held.Load() {
+		c.watched.Load().release(c)
 	}
 }
 
-// unwatch takes c out of the watcher's set; holdMu is held.
+// unwatch takes c out of the watcher's set for good; holdMu is held.
 func (c *Conn) unwatch() {
-	if w := c.watched.Swap(nil); w != nil {
-		w.remove(c)
+	w := c.watched.Swap(nil)
+	if w == nil {
+		return
 	}
+	if c.held.Load() {
+		w.release(c)
+	}
+	w.leave(c)
 }
 
 // settled is a time before which every byte that came on c is read or
 // marked, or 0 when c is not watched.
 func (c *Conn) settled() int64 {
 	w := c.watched.Load()
-	if w == nil {
+	if w == nil || !c.held.Load() {
 		return 0
 	}
 	// lookDone before behind: a look that let c fall behind stored it

@@ -75,6 +75,36 @@ func TestHTTPVersionOption(t *testing.T) {
 	}
 }
 
+// k6's connection timings (its http_req_* samples) and the call's own (its
+// connect, its send) both come from trace hooks on the same request: the
+// attempt's run after k6's, on a new TLS connection and on a reused one.
+func TestK6AndTheCallBothTraceTheRequest(t *testing.T) {
+	t.Parallel()
+	srv := tlsServer(t)
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, http: '1.1'});`, srv.URL))
+	vu.state().Transport = &http.Transport{
+		TLSClientConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone(), //nolint:forcetypeassert
+	}
+	t.Cleanup(vu.closeIdle)
+	for i, opened := range []bool{true, false} {
+		res := vu.chat(`{messages: []}`)
+		require.Equal(t, true, res["ok"], "%v", res["error"])
+		require.NotNil(t, res["sendWait"], "call %d: the request's headers were written (WroteHeaders)", i)
+		got := vu.drain()
+		require.Len(t, got["http_req_tls_handshaking"], 1, "call %d: k6's sample", i)
+		require.Len(t, got["llm_conn_reused"], 1, "call %d", i)
+		if opened {
+			require.Positive(t, got["http_req_tls_handshaking"][0].Value, "k6 timed the handshake")
+			require.Positive(t, got["http_req_connecting"][0].Value, "k6 timed the connect")
+			require.Len(t, got["llm_conn_opened"], 1, "the call timed its connect (GetConn, GotConn)")
+			require.Zero(t, got["llm_conn_reused"][0].Value)
+		} else {
+			require.Empty(t, got["llm_conn_opened"])
+			require.Equal(t, 1.0, got["llm_conn_reused"][0].Value, "GotConn said the connection was reused")
+		}
+	}
+}
+
 // tlsServer answers over TLS with HTTP/1.1 and HTTP/2 (by ALPN).
 func tlsServer(t *testing.T) *httptest.Server {
 	t.Helper()

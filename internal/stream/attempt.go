@@ -48,9 +48,13 @@ type Send func(ctx context.Context, tap *Tap) error
 
 // Tap is the attempt's side of the request, for a Send.
 type Tap struct {
-	a    *Attempt
-	call *Call
-	wd   *Watchdog
+	a     *Attempt
+	call  *Call
+	wd    *Watchdog
+	hooks *httptrace.ClientTrace // the attempt's trace hooks (trace)
+	// chained is the client's own trace the hooks were last chained into
+	// (traced): a request seen twice gets them once.
+	chained *httptrace.ClientTrace
 }
 
 // LastEventID is the Last-Event-ID header a resumed attempt's request must
@@ -91,7 +95,8 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 		call.SetWatchdog(wd)
 	}
 	tap := &Tap{a: a, call: call, wd: wd}
-	err := send(a.trace(WithSetUpTimer(ctx, call.SetUp), tap), tap)
+	tap.hooks = a.trace(tap)
+	err := send(WithSetUpTimer(ctx, call.SetUp), tap)
 	if se, ok := err.(*Error); ok { //nolint:errorlint // Send's own, unwrapped, by contract
 		call.Fail(se.Type, se.Message)
 	} else if err != nil {
@@ -108,16 +113,16 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 	return call, call.Finish()
 }
 
-// trace adds the attempt's hooks to ctx: the connect timer and time, the
+// trace is the attempt's hooks: the connect timer and time, the
 // connection's receive stamps, the TLS handshake's own time, and when the
-// request began to go out.
-func (a *Attempt) trace(ctx context.Context, tap *Tap) context.Context {
+// request began to go out. The tap gives them to each request (traced).
+func (a *Attempt) trace(tap *Tap) *httptrace.ClientTrace {
 	call, wd := tap.call, tap.wd
 	// The handshake's start is kept as a monotonic offset from origin (+1:
 	// 0 is "not started"), so a wall-clock step mid-handshake is not in it.
 	origin := time.Now()
 	var tlsStart atomic.Int64
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+	return &httptrace.ClientTrace{
 		// The handshake's own time, on the transport's dialing goroutine:
 		// with the dial's, what of the connect is not this process's wait.
 		TLSHandshakeStart: func() { tlsStart.Store(int64(time.Since(origin)) + 1) },
@@ -134,7 +139,55 @@ func (a *Attempt) trace(ctx context.Context, tap *Tap) context.Context {
 		// The transport's writing goroutine begins the request: how long
 		// after t0 is this process's wait to send it (Result.SendWait).
 		WroteHeaders: func() { call.Sent(time.Now()) },
-	})
+	}
+}
+
+// traced is r with the attempt's hooks. Under a client that traces its
+// requests itself (k6's tracing transport, whose trace is made afresh for
+// each request, above the tap) the hooks are chained into that trace:
+// httptrace.WithClientTrace would compose the two by reflection, a
+// reflect.MakeFunc per shared hook and a reflected call at every hook
+// call, a measurable share of a short call's CPU. The client's hooks run
+// first, as they would composed.
+func (t *Tap) traced(r *http.Request) *http.Request {
+	ct := httptrace.ContextClientTrace(r.Context())
+	if ct == nil {
+		return r.WithContext(httptrace.WithClientTrace(r.Context(), t.hooks))
+	}
+	if ct != t.chained && ct != t.hooks {
+		chainHooks(ct, t.hooks)
+		t.chained = ct
+	}
+	return r
+}
+
+// chainHooks adds the hooks attempt.trace sets to ct, after ct's own.
+func chainHooks(ct, h *httptrace.ClientTrace) {
+	if prev := ct.TLSHandshakeStart; prev != nil {
+		ct.TLSHandshakeStart = func() { prev(); h.TLSHandshakeStart() }
+	} else {
+		ct.TLSHandshakeStart = h.TLSHandshakeStart
+	}
+	if prev := ct.TLSHandshakeDone; prev != nil {
+		ct.TLSHandshakeDone = func(s tls.ConnectionState, err error) { prev(s, err); h.TLSHandshakeDone(s, err) }
+	} else {
+		ct.TLSHandshakeDone = h.TLSHandshakeDone
+	}
+	if prev := ct.GetConn; prev != nil {
+		ct.GetConn = func(hostPort string) { prev(hostPort); h.GetConn(hostPort) }
+	} else {
+		ct.GetConn = h.GetConn
+	}
+	if prev := ct.GotConn; prev != nil {
+		ct.GotConn = func(info httptrace.GotConnInfo) { prev(info); h.GotConn(info) }
+	} else {
+		ct.GotConn = h.GotConn
+	}
+	if prev := ct.WroteHeaders; prev != nil {
+		ct.WroteHeaders = func() { prev(); h.WroteHeaders() }
+	} else {
+		ct.WroteHeaders = h.WroteHeaders
+	}
 }
 
 func (a *Attempt) arrivalClock(c net.Conn) ArrivalClock {
@@ -184,7 +237,7 @@ func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if a.DumpRequest != nil {
 		a.DumpRequest(r)
 	}
-	resp, err := t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(t.tap.traced(r))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"go.k6.io/k6/lib"
 
 	"github.com/llmstream/xk6-llmstream/binding/load"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/schedule"
 )
@@ -60,11 +61,11 @@ func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, from *sche
 		start := time.Now()
 		out := plan.run(ctx)
 		if lag, ok := c.env.Lag.Since(start); ok {
-			out.ClientLag = lag
+			out.ClientLag = measure.Of(lag)
 		}
 		c.env.Lag.Release()
 		c.env.Active.Add(-1)
-		c.env.Sinks.LagWarning.Check(st.Logger, out.ClientLag)
+		c.env.Sinks.LagWarning.Check(st.Logger, out.ClientLag.Or(0))
 		c.env.Sinks.LagWarning.NoteTTFT(st.Logger, out.TTFTCheck())
 		// The call's times are taken; what is left (samples, report, the JS
 		// result) can wait. When many calls end together, the requests that

@@ -7,7 +7,6 @@ import (
 	"go.k6.io/k6/metrics"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
-	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/policy"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 )
@@ -57,7 +56,7 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 	rec := &record.Call{
 		Result: *a.Result, Attempts: make([]record.Attempt, len(o.Attempts)), Origin: info.Origin,
 		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Due: ld.due,
-		ClientLag: measure.Signed(o.ClientLag), EventLag: time.Duration(info.eventLag.Load()),
+		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
 	}
 	for i, at := range o.Attempts {
 		in := at.Route.Info
@@ -76,8 +75,8 @@ func judge(o *outcome, rec *record.Call, regress func(client, category string, t
 	if slo := info.slo; slo.Set() {
 		rec.Goodput = record.VerdictOf(rec.OK && policy.Meets(slo, &rec.Result))
 	}
-	if rec.OK && rec.TTFT >= 0 {
-		if slower, known := regress(info.Name, info.Category, rec.TTFT); known {
+	if ttft, ok := rec.TTFT.Get(); rec.OK && ok {
+		if slower, known := regress(info.Name, info.Category, ttft); known {
 			rec.Regression = record.VerdictOf(slower)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"go.k6.io/k6/metrics"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -27,11 +28,10 @@ func TestRecordCarriesTheEndingRoutesOrigin(t *testing.T) {
 	fallback := testRoute(reg, record.Origin{Name: "small", Route: routeFallback, Protocol: "anthropic", Model: "m-small",
 		Category: "chat", Scenario: "load", ItemID: "q7", SharedPrefix: true, Phase: "", TestStart: start,
 		Rate: 4, Turn: 2, RequestBytes: 130, Images: 1, ImageBytes: 900, ImagePixels: 64})
-	failed := &stream.Result{Err: &stream.Error{Type: stream.ErrHTTP5xx}, Status: 503, TTFB: stream.Absent,
-		TTFT: stream.Absent, TTFTAnswer: stream.Absent, E2E: stream.Absent, TPOT: stream.Absent, GapMean: stream.Absent}
-	answered := &stream.Result{OK: true, Status: 200, TTFB: time.Millisecond, TTFT: 2 * time.Millisecond,
-		TTFTAnswer: 2 * time.Millisecond, E2E: 5 * time.Millisecond, TPOT: stream.Absent, GapMean: stream.Absent}
-	o := &outcome{ClientLag: stream.Absent, Attempts: []attempt{
+	failed := &stream.Result{Err: &stream.Error{Type: stream.ErrHTTP5xx}, Status: 503}
+	answered := &stream.Result{OK: true, Status: 200, TTFB: measure.Of(time.Millisecond), TTFT: measure.Of(2 * time.Millisecond),
+		TTFTAnswer: measure.Of(2 * time.Millisecond), E2E: measure.Of(5 * time.Millisecond)}
+	o := &outcome{Attempts: []attempt{
 		{Route: primary, Result: failed}, {Route: fallback, Result: answered},
 	}}
 

@@ -27,6 +27,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/binding/load"
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/embed"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/policy"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/record"
@@ -80,11 +81,11 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 		start := time.Now()
 		out := policy.Run(ctx, plan.primary, plan.fallback, plan.fallbackOn)
 		if lag, ok := c.env.Lag.Since(start); ok {
-			out.ClientLag = lag
+			out.ClientLag = measure.Of(lag)
 		}
 		c.env.Lag.Release()
 		c.env.Active.Add(-1)
-		c.env.Sinks.LagWarning.Check(st.Logger, out.ClientLag)
+		c.env.Sinks.LagWarning.Check(st.Logger, out.ClientLag.Or(0))
 		runtime.Gosched() // as in Chat: the requests that follow go first
 		result := fanOutRetrieval(ctx, out, plan.figures, st.Samples, c.env.Sinks, ld)
 		load.AfterScheduledCall(ctx, from, c.env.Sinks.Metrics, st)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
@@ -33,7 +34,7 @@ func writeFingerprinted(t *testing.T, dir, name, segment string, calls int, ttft
 				Start: start.Add(time.Duration(i) * 100 * time.Millisecond),
 				End:   start.Add(time.Duration(i)*100*time.Millisecond + 2*ttft), OK: i%7 != 0,
 				Err:  &stream.Error{Type: stream.ErrorType(map[bool]string{true: "", false: "timeout"}[i%7 != 0])},
-				TTFT: ttft, E2E: 2 * ttft, OutputTokens: 10,
+				TTFT: measure.Of(ttft), E2E: measure.Of(2 * ttft), OutputTokens: 10,
 			},
 			Origin: record.Origin{Category: []string{"short", "long"}[i%2]},
 			VUs:    4,

@@ -3,10 +3,10 @@ package capacity
 import (
 	"math"
 	"slices"
-	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/quantile"
 )
 
@@ -54,27 +54,27 @@ type value struct {
 func durationValue(o Objective, j judgedCall) (value, bool) {
 	if j.f == nil {
 		if o.Figure == FigureE2E {
-			return value{v: ms(j.age)}, true
+			return value{v: measure.MS(j.age)}, true
 		}
 		return value{}, true
 	}
 	if o.Client != "" && j.f.client != o.Client {
 		return value{}, false
 	}
-	d := figureOf(o.Figure, j.f)
+	d, measured := figureOf(o.Figure, j.f).MS()
 	switch {
-	case d >= 0 && (j.f.ok || o.Figure == FigureTTFT):
-		return value{v: ms(d), exact: true}, true
+	case measured && (j.f.ok || o.Figure == FigureTTFT):
+		return value{v: d, exact: true}, true
 	case j.f.ok: // not measured: a one-token answer's TPOT, a TTFT not streamed
 		return value{}, false
 	case o.Figure == FigureTPOT:
 		return value{}, true
 	default:
-		return value{v: ms(max(j.f.e2e, 0))}, true
+		return value{v: measure.MS(max(j.f.e2e.Or(0), 0))}, true
 	}
 }
 
-func figureOf(figure string, f *finished) time.Duration {
+func figureOf(figure string, f *finished) measure.Duration {
 	switch figure {
 	case FigureTTFT:
 		return f.ttft

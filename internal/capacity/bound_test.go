@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 )
 
 // callsOf makes a window's calls from TTFTs in ms, in the order sent; a
@@ -18,7 +20,7 @@ func callsOf(ttfts ...float64) []judgedCall {
 			continue
 		}
 		d := time.Duration(v * float64(time.Millisecond))
-		out[i] = judgedCall{f: &finished{ok: true, ttft: d, tpot: -1, e2e: d + 100*time.Millisecond}}
+		out[i] = judgedCall{f: &finished{ok: true, ttft: measure.Of(d), e2e: measure.Of(d + 100*time.Millisecond)}}
 	}
 	return out
 }
@@ -118,13 +120,13 @@ func TestClusteredCallsCountAsFewer(t *testing.T) {
 func TestFailedCallsAreCensored(t *testing.T) {
 	calls := callsOf(repeat(100, 70)...)
 	for i := range 5 {
-		calls[10*i].f = &finished{ok: false, ttft: -1, tpot: -1, e2e: 50 * time.Millisecond}
+		calls[10*i].f = &finished{ok: false, e2e: measure.Of(50 * time.Millisecond)}
 	}
 	b := judgeDuration(p95TTFT, calls)
 	require.Equal(t, 5, b.censored)
 	require.Equal(t, verdictUndecided, b.verdict, "65 within, 5 unknown: not enough for a pass")
 	// A failed call that had its first token keeps its TTFT.
-	calls[0].f.ttft = 80 * time.Millisecond
+	calls[0].f.ttft = measure.Of(80 * time.Millisecond)
 	require.Equal(t, 4, judgeDuration(p95TTFT, calls).censored)
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
@@ -355,7 +356,7 @@ func (s *Search) Claim(at time.Time, lag time.Duration) {
 	x := w.x(at)
 	w.queuePts = append(w.queuePts, point{x, float64(s.inflight), x})
 	if s.cfg.Model == ModelRate {
-		w.latePts = append(w.latePts, point{x, ms(lag), x + lag.Seconds()})
+		w.latePts = append(w.latePts, point{x, measure.MS(lag), x + lag.Seconds()})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -50,15 +51,15 @@ func (q *queueSim) serve(i int, due time.Time) *record.Call {
 	end := begin.Add(svc)
 	q.free[k] = end
 	ttft := begin.Add(q.prefill).Sub(due)
-	return &record.Call{Result: stream.Result{OK: true, Start: due, End: end, TTFT: ttft, E2E: end.Sub(due),
-		TPOT: (svc - q.prefill) / time.Duration(q.tokens-1), OutputTokens: q.tokens}, Origin: record.Origin{Name: "c"}, Due: due}
+	return &record.Call{Result: stream.Result{OK: true, Start: due, End: end, TTFT: measure.Of(ttft), E2E: measure.Of(end.Sub(due)),
+		TPOT: measure.Of((svc - q.prefill) / time.Duration(q.tokens-1)), OutputTokens: q.tokens}, Origin: record.Origin{Name: "c"}, Due: due}
 }
 
 // waitingAt counts the calls that have not yet begun their service at now.
 func (q *queueSim) waitingAt(now time.Time) int {
 	n := 0
 	for _, c := range q.pending {
-		if c.Start.Add(c.TTFT - q.prefill).After(now) {
+		if c.Start.Add(c.TTFT.Or(0) - q.prefill).After(now) {
 			n++
 		}
 	}

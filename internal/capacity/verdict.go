@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
@@ -28,7 +29,7 @@ func newFigureSketches() *figureSketches {
 func (fs *figureSketches) add(j judgedCall) {
 	if j.f == nil {
 		fs.censored++
-		fs.e2e.Add(ms(j.age)) // a lower bound: the call is still running
+		fs.e2e.Add(measure.MS(j.age)) // a lower bound: the call is still running
 		return
 	}
 	fs.calls++
@@ -36,18 +37,18 @@ func (fs *figureSketches) add(j judgedCall) {
 	// its TTFT is kept (leaving it out would keep only the calls that
 	// completed, and an overload's first failures are its slowest calls).
 	// Its TPOT and E2E describe a call cut short, so only errors count it.
-	if j.f.ttft >= 0 {
-		fs.ttft.Add(ms(j.f.ttft))
+	if v, ok := j.f.ttft.MS(); ok {
+		fs.ttft.Add(v)
 	}
 	if !j.f.ok {
 		fs.failed++
 		return
 	}
-	if j.f.tpot >= 0 {
-		fs.tpot.Add(ms(j.f.tpot))
+	if v, ok := j.f.tpot.MS(); ok {
+		fs.tpot.Add(v)
 	}
-	if j.f.e2e >= 0 {
-		fs.e2e.Add(ms(j.f.e2e))
+	if v, ok := j.f.e2e.MS(); ok {
+		fs.e2e.Add(v)
 	}
 }
 
@@ -61,7 +62,7 @@ func meets(objs []Objective, f *finished) bool {
 		if o.Client != "" && o.Client != f.client {
 			continue
 		}
-		var d time.Duration
+		var d measure.Duration
 		switch o.Figure {
 		case FigureTTFT:
 			d = f.ttft
@@ -72,7 +73,7 @@ func meets(objs []Objective, f *finished) bool {
 		default:
 			continue
 		}
-		if d >= 0 && ms(d) > o.Limit {
+		if v, ok := d.MS(); ok && v > o.Limit {
 			return false
 		}
 	}

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // claim is one call the search's load started: when it was due (open
@@ -21,8 +21,8 @@ type finished struct {
 	end        time.Time
 	client     string
 	ok         bool
-	ttft, tpot time.Duration // stream.Absent when not measured
-	e2e        time.Duration
+	ttft, tpot measure.Duration
+	e2e        measure.Duration
 	outTokens  int64
 }
 
@@ -73,16 +73,14 @@ func (w *window) attach(key time.Time, f *finished, exact bool) bool {
 			if c.at.After(w.warmEnd) || c.at.Equal(w.warmEnd) {
 				w.longest = max(w.longest, f.end.Sub(c.at))
 			}
-			if f.ttft >= 0 {
-				w.ttftPts = append(w.ttftPts, point{w.x(c.at), ms(f.ttft), w.x(f.end)})
+			if ttft, ok := f.ttft.MS(); ok {
+				w.ttftPts = append(w.ttftPts, point{w.x(c.at), ttft, w.x(f.end)})
 			}
 			return true
 		}
 	}
 	return false
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // finishedOf is the search's view of a call's record: TTFT and E2E counted
 // from the due time when a schedule sent the call (what a user arriving on
@@ -94,14 +92,8 @@ func finishedOf(c *record.Call) (key time.Time, f *finished) {
 		key = c.Due
 		shift = max(c.Start.Sub(c.Due), 0)
 	}
-	f = &finished{end: c.End, client: c.Name, ok: c.OK, ttft: stream.Absent, tpot: c.TPOT, e2e: c.E2E + shift,
+	f = &finished{end: c.End, client: c.Name, ok: c.OK, ttft: c.TTFT.Plus(shift), tpot: c.TPOT, e2e: c.E2E.Plus(shift),
 		outTokens: c.OutputTokens}
-	if c.TTFT >= 0 {
-		f.ttft = c.TTFT + shift
-	}
-	if c.E2E < 0 {
-		f.e2e = stream.Absent
-	}
 	return key, f
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -32,8 +33,8 @@ func drive(t *testing.T, cfg Config, span time.Duration, ttft func(i int, at tim
 			at := origin.Add(time.Duration(i) * 50 * time.Millisecond)
 			d := ttft(i, at.Sub(origin))
 			s.Claim(at, 0)
-			c := &record.Call{Result: stream.Result{OK: true, Start: at, End: at.Add(d + 100*time.Millisecond), TTFT: d,
-				E2E: d + 100*time.Millisecond, TPOT: -1}, Origin: record.Origin{Name: "c"}, Due: at}
+			c := &record.Call{Result: stream.Result{OK: true, Start: at, End: at.Add(d + 100*time.Millisecond), TTFT: measure.Of(d),
+				E2E: measure.Of(d + 100*time.Millisecond)}, Origin: record.Origin{Name: "c"}, Due: at}
 			// Calls end in order of their end (a slow one after fast ones sent later).
 			k := len(pending)
 			for k > 0 && pending[k-1].End.After(c.End) {

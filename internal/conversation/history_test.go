@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 )
 
 func mustJSON(t *testing.T, v any) string {
@@ -178,10 +180,13 @@ func TestSession(t *testing.T) {
 
 func TestJob(t *testing.T) {
 	j := NewJob(time.Unix(0, 0))
-	j.Call(time.Second, 100*time.Millisecond, 10, 5, true)
-	j.Call(2*time.Second, -1, 0, 7, true)
+	j.Call(time.Second, measure.Of(100*time.Millisecond), 10, 5, true)
+	j.Call(2*time.Second, measure.Duration{}, 0, 7, true)
 	if j.Model != 3*time.Second || j.Steps != 2 || j.TokensOut != 12 || j.InKnown {
 		t.Fatalf("%+v", j)
+	}
+	if len(j.TTFTs) != 2 || j.TTFTs[0] != measure.Of(100*time.Millisecond) || j.TTFTs[1].Known() {
+		t.Fatalf("TTFTs %v: want 100ms, then none", j.TTFTs)
 	}
 }
 

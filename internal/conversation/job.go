@@ -1,6 +1,10 @@
 package conversation
 
-import "time"
+import (
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/measure"
+)
 
 // Job is one conversation's or agent job's own figures: what its user
 // waited for in all, and how that splits into the model's time, the tools'
@@ -17,14 +21,14 @@ type Job struct {
 	// job's input total is then unknown, not a smaller number.
 	InKnown bool
 	Failed  bool
-	TTFTs   []time.Duration // each call's TTFT in order (negative: not measured)
+	TTFTs   []measure.Duration // each call's TTFT in order
 }
 
 // NewJob starts a job at start.
 func NewJob(start time.Time) *Job { return &Job{Start: start, InKnown: true} }
 
 // Call adds one finished model call.
-func (j *Job) Call(e2e, ttft time.Duration, promptTokens, outputTokens int64, ok bool) {
+func (j *Job) Call(e2e time.Duration, ttft measure.Duration, promptTokens, outputTokens int64, ok bool) {
 	j.Steps++
 	if e2e > 0 {
 		j.Model += e2e

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -42,26 +43,19 @@ type Attempt struct {
 	// Start is t0 (the request handed to the transport), Headers the
 	// response's headers, End the body's last byte.
 	Start, Headers, End time.Time
-	Connect             time.Duration // dial + TLS of a new connection (0 reused)
-	RetryAfter          time.Duration // stream.Absent without one
+	Connect             time.Duration    // dial + TLS of a new connection (0 reused)
+	RetryAfter          measure.Duration // none without one
 	RequestBytes        int64
 	ResponseBytes       int64
 	ServerTimings       map[string]float64
 	RequestID           string
 }
 
-// TTFB is t0 → headers, stream.Absent without a response.
-func (a *Attempt) TTFB() time.Duration { return since(a.Start, a.Headers) }
+// TTFB is t0 → headers, not measured without a response.
+func (a *Attempt) TTFB() measure.Duration { return measure.Between(a.Start, a.Headers) }
 
-// Duration is t0 → the body's last byte, stream.Absent without it.
-func (a *Attempt) Duration() time.Duration { return since(a.Start, a.End) }
-
-func since(from, to time.Time) time.Duration {
-	if from.IsZero() || to.IsZero() {
-		return stream.Absent
-	}
-	return to.Sub(from)
-}
+// Duration is t0 → the body's last byte, not measured without it.
+func (a *Attempt) Duration() measure.Duration { return measure.Between(a.Start, a.End) }
 
 // errorBodyLimit bounds how much of an error answer is read for its message.
 const errorBodyLimit = 64 << 10
@@ -69,7 +63,7 @@ const errorBodyLimit = 64 << 10
 // Do runs the exchange. It never returns a nil Attempt: a failure is
 // classified in Err, as the chat calls' are.
 func (x *Exchange) Do(parent context.Context) *Attempt {
-	a := &Attempt{RetryAfter: stream.Absent, RequestBytes: int64(len(x.Body))}
+	a := &Attempt{RequestBytes: int64(len(x.Body))}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	if x.Timeouts.Total > 0 {
@@ -105,7 +99,7 @@ func (x *Exchange) Do(parent context.Context) *Attempt {
 	a.Status, a.Header, a.Proto = resp.StatusCode, resp.Header, resp.Proto
 	a.RequestID = requestID(resp.Header)
 	if d, ok := protocol.ParseRetryAfter(resp.Header, a.Headers); ok {
-		a.RetryAfter = d
+		a.RetryAfter = measure.Of(d)
 	}
 	if resp.StatusCode >= 300 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))

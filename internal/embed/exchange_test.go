@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -48,9 +49,10 @@ func TestAnEmbedAttemptIsTimedAndParsedApart(t *testing.T) {
 	assert.Equal(t, 6, r.Dimension)
 	assert.Equal(t, int64(8), r.InputTokens)
 	assert.Equal(t, stream.TokensFromUsage, r.TokenSource)
-	assert.Positive(t, r.TTFB)
-	assert.GreaterOrEqual(t, r.Duration, r.TTFB)
-	assert.GreaterOrEqual(t, r.Parse, time.Duration(0))
+	require.True(t, r.TTFB.Known() && r.Duration.Known() && r.Parse.Known(), "ttfb %v duration %v parse %v", r.TTFB, r.Duration, r.Parse)
+	assert.Positive(t, r.TTFB.Or(0))
+	assert.GreaterOrEqual(t, r.Duration.Or(0), r.TTFB.Or(0))
+	assert.GreaterOrEqual(t, r.Parse.Or(0), time.Duration(0))
 	assert.Equal(t, int64(len(`{"input":["a b","c"]}`)), r.RequestBytes)
 	assert.Equal(t, int64(len(fixtureBytes("openai_float.json"))), r.ResponseBytes)
 	assert.InDelta(t, 1.5, r.ServerTimings["queue"], 1e-9)
@@ -141,12 +143,12 @@ func TestNonStreamedFailuresAreClassifiedAsChatsAre(t *testing.T) {
 		assert.Contains(t, a.Err.Message, c.msg, c.name)
 		assert.NotContains(t, a.Err.Message, "sk-secret", c.name)
 		if c.name == "429" {
-			assert.Equal(t, 2*time.Second, a.RetryAfter)
+			assert.Equal(t, measure.Of(2*time.Second), a.RetryAfter)
 		}
 		api, _ := Lookup("openai")
 		r := FinishEmbed(a, api, &Request{Inputs: []string{"a"}}, false, words)
 		assert.False(t, r.OK, c.name)
-		assert.Equal(t, stream.Absent, r.Parse, "nothing parsed: %s", c.name)
+		assert.False(t, r.Parse.Known(), "nothing parsed: %s, parse %v", c.name, r.Parse)
 	}
 }
 
@@ -159,7 +161,7 @@ func TestARefusedConnectionIsANetworkError(t *testing.T) {
 	a := x.Do(context.Background())
 	require.NotNil(t, a.Err)
 	assert.Equal(t, stream.ErrNetwork, a.Err.Type)
-	assert.Equal(t, stream.Absent, a.TTFB())
+	assert.False(t, a.TTFB().Known(), "no response, no TTFB: %v", a.TTFB())
 }
 
 func TestARerankAttemptCountsPairsWithoutUsage(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -35,28 +36,29 @@ type Result struct {
 	TokenSource string
 	// TTFB is t0 → response headers, Duration t0 → the body's last byte,
 	// Parse the client's own time reading the body after it (never in
-	// Duration). Absent when not measured.
-	TTFB, Duration, Parse       time.Duration
+	// Duration). Not measured: none.
+	TTFB, Duration, Parse       measure.Duration
 	RequestBytes, ResponseBytes int64
 	Model, RequestID, Proto     string
 	ServerTimings               map[string]float64
-	RetryAfter                  time.Duration
+	RetryAfter                  measure.Duration
 	Connect                     time.Duration
 	Start, End                  time.Time
 }
 
 // InputTokensPerSec is the inputs' tokens over Duration; 0 when either is unknown.
 func (r *Result) InputTokensPerSec() float64 {
-	if r.InputTokens <= 0 || r.Duration <= 0 {
+	d, ok := r.Duration.Get()
+	if r.InputTokens <= 0 || !ok || d <= 0 {
 		return 0
 	}
-	return float64(r.InputTokens) / r.Duration.Seconds()
+	return float64(r.InputTokens) / d.Seconds()
 }
 
 func newResult(op, api string, a *Attempt, items int) *Result {
 	return &Result{
 		Op: op, API: api, OK: a.Err == nil, Err: a.Err, Status: a.Status, Items: items,
-		TTFB: a.TTFB(), Duration: a.Duration(), Parse: stream.Absent,
+		TTFB: a.TTFB(), Duration: a.Duration(),
 		RequestBytes: a.RequestBytes, ResponseBytes: a.ResponseBytes, RequestID: a.RequestID, Proto: a.Proto,
 		ServerTimings: a.ServerTimings, RetryAfter: a.RetryAfter, Connect: a.Connect, Start: a.Start, End: a.End,
 	}
@@ -89,7 +91,7 @@ func FinishEmbed(a *Attempt, api *API, req *Request, keep bool, count func(strin
 	}
 	t := time.Now()
 	ans, err := api.Parse(a.Body, keep)
-	r.Parse = time.Since(t)
+	r.Parse = measure.Of(time.Since(t))
 	if err != nil {
 		r.fail(stream.ErrDecode, err.Error())
 		return r
@@ -117,7 +119,7 @@ func FinishRerank(a *Attempt, api *RerankAPI, req *RerankRequest, count func(str
 	}
 	t := time.Now()
 	ans, err := api.Parse(a.Body, req)
-	r.Parse = time.Since(t)
+	r.Parse = measure.Of(time.Since(t))
 	if err != nil {
 		r.fail(stream.ErrDecode, err.Error())
 		return r

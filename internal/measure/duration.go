@@ -20,13 +20,13 @@ type Duration struct {
 // Of is d, measured.
 func Of(d time.Duration) Duration { return Duration{d: d, known: true} }
 
-// Signed reads the negative-duration convention (stream.Absent and any
-// other d < 0: not measured) into a Duration.
-func Signed(d time.Duration) Duration {
-	if d < 0 {
+// Between is from → to, measured when both moments happened (a zero
+// time.Time is one that did not: no headers, no output).
+func Between(from, to time.Time) Duration {
+	if from.IsZero() || to.IsZero() {
 		return Duration{}
 	}
-	return Of(d)
+	return Of(to.Sub(from))
 }
 
 // Known says whether the duration was measured.
@@ -35,12 +35,37 @@ func (d Duration) Known() bool { return d.known }
 // Get is the duration and whether it was measured.
 func (d Duration) Get() (time.Duration, bool) { return d.d, d.known }
 
+// Or is the duration, or fallback when it was not measured.
+func (d Duration) Or(fallback time.Duration) time.Duration {
+	if !d.known {
+		return fallback
+	}
+	return d.d
+}
+
+// Plus is the duration shifted by x; one not measured stays so.
+func (d Duration) Plus(x time.Duration) Duration {
+	if !d.known {
+		return d
+	}
+	return Of(d.d + x)
+}
+
 // MS is the duration in milliseconds and whether it was measured.
 func (d Duration) MS() (float64, bool) {
 	if !d.known {
 		return 0, false
 	}
 	return MS(d.d), true
+}
+
+// String is the duration as time.Duration writes it, "none" when not
+// measured: for logs and test messages.
+func (d Duration) String() string {
+	if !d.known {
+		return "none"
+	}
+	return d.d.String()
 }
 
 // JS is the duration in a JS result: ms, nil (null) when not measured.

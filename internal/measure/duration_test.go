@@ -7,9 +7,13 @@ import (
 )
 
 func TestAbsentStaysUnknown(t *testing.T) {
-	for _, d := range []Duration{{}, Signed(-1), Signed(-time.Second)} {
+	t0 := time.Now()
+	for _, d := range []Duration{{}, Between(time.Time{}, t0), Between(t0, time.Time{}), Duration{}.Plus(time.Second)} {
 		if d.Known() {
 			t.Fatalf("%+v known", d)
+		}
+		if got := d.Or(-time.Second); got != -time.Second {
+			t.Fatalf("Or of an unmeasured duration: %v, want the fallback", got)
 		}
 		if v, ok := d.MS(); ok || v != 0 {
 			t.Fatalf("MS of an unmeasured duration: %v %v", v, ok)
@@ -26,7 +30,8 @@ func TestAbsentStaysUnknown(t *testing.T) {
 
 // A measured zero is a figure, not an absence.
 func TestMeasuredZeroIsKnown(t *testing.T) {
-	d := Signed(0)
+	t0 := time.Now()
+	d := Between(t0, t0)
 	if v, ok := d.MS(); !ok || v != 0 {
 		t.Fatalf("measured 0: %v %v", v, ok)
 	}
@@ -56,5 +61,22 @@ func TestMillisecondsAndJSONRoundTrip(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`"x"`), &back.A); err == nil {
 		t.Fatal("a string read as a duration")
+	}
+}
+
+func TestBetweenAndPlusKeepTheFigure(t *testing.T) {
+	t0 := time.Now()
+	d := Between(t0, t0.Add(3*time.Millisecond))
+	if got, ok := d.Get(); !ok || got != 3*time.Millisecond {
+		t.Fatalf("Between = %v %v, want 3ms", got, ok)
+	}
+	if got := d.Plus(2 * time.Millisecond).Or(0); got != 5*time.Millisecond {
+		t.Fatalf("Plus = %v, want 5ms", got)
+	}
+	if d.String() != "3ms" || (Duration{}).String() != "none" {
+		t.Fatalf("String = %q, %q", d, Duration{})
+	}
+	if got := d.Or(time.Hour); got != 3*time.Millisecond {
+		t.Fatalf("Or of a measured duration = %v, want it, not the fallback", got)
 	}
 }

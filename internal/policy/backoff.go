@@ -12,8 +12,8 @@ import (
 // Backoff is the wait before attempt n+1: the server's Retry-After when it
 // gave one (and the policy respects it), else exponential backoff with jitter.
 func Backoff(pol config.Retry, n int, res *stream.Result) time.Duration {
-	if pol.RespectRetryAfter && res.RetryAfter >= 0 {
-		return res.RetryAfter
+	if d, ok := res.RetryAfter.Get(); pol.RespectRetryAfter && ok {
+		return d
 	}
 	b := pol.Backoff
 	d := time.Duration(float64(b.Base) * math.Pow(2, float64(n-1)))

@@ -1,8 +1,7 @@
 package policy
 
 import (
-	"time"
-
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -10,9 +9,9 @@ import (
 type Outcome[I any] struct {
 	Attempts []Attempt[I]
 	Canceled bool // the test ended during the call: it is not a data point
-	// ClientLag is how late this process ran while the call did (Absent when
+	// ClientLag is how late this process ran while the call did (none when
 	// not measured): it is added to every timestamp the call took.
-	ClientLag time.Duration
+	ClientLag measure.Duration
 }
 
 // Attempt is one attempt (with its reconnections) of a call.

@@ -32,7 +32,7 @@ type Route[I any] struct {
 // Run runs the primary route, then the fallback (when there is one) if the
 // primary failed in a way fallbackOn names and the test goes on.
 func Run[I any](ctx context.Context, primary, fallback *Route[I], fallbackOn map[stream.ErrorType]bool) *Outcome[I] {
-	out := &Outcome[I]{ClientLag: stream.Absent}
+	out := &Outcome[I]{}
 	res := primary.run(ctx, out)
 	if !res.OK && fallback != nil && fallbackOn[res.Err.Type] && ctx.Err() == nil {
 		fallback.run(ctx, out)

@@ -19,7 +19,6 @@ import (
 // Call is one finished call: the figures of the attempt that ended it (the
 // embedded Result, the call's timings), every attempt it made, who answered,
 // the load it met and the figures that belong to the call as a whole.
-// Durations < 0 (stream.Absent) were not measured.
 type Call struct {
 	stream.Result // the final attempt's figures: the call's timings are its
 
@@ -124,25 +123,25 @@ func (c *Call) Reconnects() int {
 
 // DispatchDelay is send − due: how late this load generator sent a call a
 // schedule asked for (never below 0: a send a hair before its due time is
-// on time). Absent for a call without a due time.
-func (c *Call) DispatchDelay() time.Duration {
+// on time). None for a call without a due time.
+func (c *Call) DispatchDelay() measure.Duration {
 	if c.Due.IsZero() || c.Start.IsZero() {
-		return stream.Absent
+		return measure.Duration{}
 	}
-	return max(c.Start.Sub(c.Due), 0)
+	return measure.Of(max(c.Start.Sub(c.Due), 0))
 }
 
 // FromDue is the moment d after the call's send counted from its due time
 // instead: what a user who arrived on schedule waited, the load
-// generator's lateness included. Absent without a due time or when d was
+// generator's lateness included. None without a due time or when d was
 // not measured (a call without a first token has no TTFT from the due
 // time either).
-func (c *Call) FromDue(d time.Duration) time.Duration {
-	late := c.DispatchDelay()
-	if late < 0 || d < 0 {
-		return stream.Absent
+func (c *Call) FromDue(d measure.Duration) measure.Duration {
+	late, ok := c.DispatchDelay().Get()
+	if !ok {
+		return measure.Duration{}
 	}
-	return late + d
+	return d.Plus(late)
 }
 
 // TTFTLate is whether this process made the TTFT late (stream.TTFTCheck:
@@ -161,24 +160,26 @@ func (c *Call) TTFTLate() Verdict {
 
 // TailTime is how long the stream went on after its last output event: to
 // the terminal event or the body's end, what the server sent after the last
-// token (a finish reason, the usage, [DONE]). Absent without output, and
+// token (a finish reason, the usage, [DONE]). None without output, and
 // when the end was not seen (a failed call: cut off, timed out or
 // refused).
-func (c *Call) TailTime() time.Duration {
+func (c *Call) TailTime() measure.Duration {
 	if !c.OK || c.LastOutAt.IsZero() || c.End.IsZero() {
-		return stream.Absent
+		return measure.Duration{}
 	}
-	return max(c.End.Sub(c.LastOutAt), 0)
+	return measure.Of(max(c.End.Sub(c.LastOutAt), 0))
 }
 
 // ReasoningTime is how long the model reasoned before its answer began: from
 // its first output (reasoning) to its first answer output (text or a tool
-// call), what separates llm_ttft from llm_ttft_answer. Absent for a call that
+// call), what separates llm_ttft from llm_ttft_answer. None for a call that
 // streamed no reasoning, or ended before it answered: a model that does not
 // reason has no reasoning time, not a zero one.
-func (c *Call) ReasoningTime() time.Duration {
-	if c.Reasoning == "" || c.TTFT < 0 || c.TTFTAnswer < 0 {
-		return stream.Absent
+func (c *Call) ReasoningTime() measure.Duration {
+	first, ok := c.TTFT.Get()
+	answer, answered := c.TTFTAnswer.Get()
+	if c.Reasoning == "" || !ok || !answered {
+		return measure.Duration{}
 	}
-	return c.TTFTAnswer - c.TTFT
+	return measure.Of(answer - first)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/embed"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -17,14 +18,14 @@ func TestDueTimeFiguresOfEveryKindOfCall(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	due := t0.Add(-40 * time.Millisecond)
 	chat := &Call{Result: stream.Result{OK: true, Start: t0, End: t0.Add(time.Second),
-		TTFT: 100 * time.Millisecond, E2E: time.Second, TTFB: stream.Absent, TPOT: stream.Absent}, Due: due}
+		TTFT: measure.Of(100 * time.Millisecond), E2E: measure.Of(time.Second)}, Due: due}
 	js := chat.JS()
 	require.InDelta(t, 40, js["dispatchDelay"], 1e-9)
 	require.InDelta(t, 140, js["ttftFromDue"], 1e-9)
 	require.InDelta(t, 1040, js["e2eFromDue"], 1e-9)
 
 	r := &embed.Result{Op: embed.OpEmbed, OK: true, Start: t0, End: t0.Add(50 * time.Millisecond),
-		Duration: 50 * time.Millisecond, TTFB: 30 * time.Millisecond, Parse: time.Millisecond, Items: 1}
+		Duration: measure.Of(50 * time.Millisecond), TTFB: measure.Of(30 * time.Millisecond), Parse: measure.Of(time.Millisecond), Items: 1}
 	emb := &Call{Result: *r.StreamResult(), Retrieval: r, Due: due}
 	js = emb.JS()
 	require.InDelta(t, 40, js["dispatchDelay"], 1e-9)
@@ -44,8 +45,8 @@ func TestDueTimeFiguresOfEveryKindOfCall(t *testing.T) {
 	require.Nil(t, js["dispatchDelay"])
 	require.Nil(t, js["e2eFromDue"])
 	require.Nil(t, js["dueAt"])
-	require.Equal(t, stream.Absent, emb.DispatchDelay())
-	failed := &Call{Result: stream.Result{Start: t0, TTFT: stream.Absent, E2E: stream.Absent}, Due: due}
-	require.Equal(t, 40*time.Millisecond, failed.DispatchDelay(), "a failed call was sent late all the same")
-	require.Equal(t, stream.Absent, failed.FromDue(failed.TTFT))
+	require.False(t, emb.DispatchDelay().Known(), "no due time: %v", emb.DispatchDelay())
+	failed := &Call{Result: stream.Result{Start: t0}, Due: due}
+	require.Equal(t, measure.Of(40*time.Millisecond), failed.DispatchDelay(), "a failed call was sent late all the same")
+	require.False(t, failed.FromDue(failed.TTFT).Known(), "no TTFT, none from the due time either")
 }

@@ -113,8 +113,8 @@ func measured(f Figure[Call], value func(*Call) (float64, bool), at func(*Call) 
 }
 
 // duration is a measured duration in ms.
-func duration(get func(*Call) time.Duration) func(*Call) (float64, bool) {
-	return func(c *Call) (float64, bool) { return measure.Signed(get(c)).MS() }
+func duration(get func(*Call) measure.Duration) func(*Call) (float64, bool) {
+	return func(c *Call) (float64, bool) { return get(c).MS() }
 }
 
 // atEndOf is the call's end, a sample's moment.
@@ -184,9 +184,9 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 		}},
 	reportOnly(Keep{Dist: DistConnect}, "connection set-up (dial and TLS) of the calls that opened one",
 		func(c *Call) (float64, bool) { return positiveMS(c.Connect) }),
-	keeping(sinceStart("ttfb", "llm_ttfb", "t0 → response headers", func(c *Call) time.Duration { return c.TTFB }),
+	keeping(sinceStart("ttfb", "llm_ttfb", "t0 → response headers", func(c *Call) measure.Duration { return c.TTFB }),
 		Keep{Dist: DistTTFB}),
-	keeping(sinceStart("ttft", "llm_ttft", "TTFT: time to first token", func(c *Call) time.Duration { return c.TTFT }),
+	keeping(sinceStart("ttft", "llm_ttft", "TTFT: time to first token", func(c *Call) measure.Duration { return c.TTFT }),
 		Keep{Dist: DistTTFT, Raw: true, Latency: true}),
 	reportOnly(Keep{Dist: DistTTFTCacheHit}, "TTFT of the calls that hit the prompt cache",
 		func(c *Call) (float64, bool) { return ttftIf(c, stream.CacheHit) }),
@@ -194,11 +194,11 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 		func(c *Call) (float64, bool) { return ttftIf(c, stream.CacheMiss) }),
 	reportOnly(Keep{Dist: DistNetworkShare}, "the share of TTFT spent before the server could answer", networkShare),
 	keeping(sinceStart("ttftAnswer", "llm_ttft_answer", "TTFT-answer: after any reasoning",
-		func(c *Call) time.Duration { return c.TTFTAnswer }), Keep{Dist: DistTTFTAnswer, Latency: true}),
+		func(c *Call) measure.Duration { return c.TTFTAnswer }), Keep{Dist: DistTTFTAnswer, Latency: true}),
 	measured(Figure[Call]{Key: "reasoningTime", Metric: "llm_reasoning_time", Kind: Trend, Unit: Duration,
 		Help: "first output → first answer output: how long the model reasoned"},
-		duration((*Call).ReasoningTime), func(c *Call) time.Time { return c.Start.Add(c.TTFTAnswer) }),
-	answersOnly(keeping(sinceStart("e2e", "llm_e2e", "E2E: the whole call", func(c *Call) time.Duration { return c.E2E }),
+		duration((*Call).ReasoningTime), func(c *Call) time.Time { return c.Start.Add(c.TTFTAnswer.Or(0)) }),
+	answersOnly(keeping(sinceStart("e2e", "llm_e2e", "E2E: the whole call", func(c *Call) measure.Duration { return c.E2E }),
 		Keep{Dist: DistE2E, Raw: true, Latency: true})),
 	answersOnly(keeping(atEnd("tailTime", "llm_stream_tail",
 		"last output event → end of stream (the terminal event or the body's end)", (*Call).TailTime),
@@ -207,20 +207,20 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 		Keep: Keep{Dist: DistGap, PerEvent: true, Latency: true, Tally: "gap_count"},
 		js:   resultGaps, samples: gapSamples},
 	answersOnly(keeping(measured(Figure[Call]{Key: "tpot", Metric: "llm_tpot", Kind: Trend, Unit: Duration,
-		Help: "TPOT: time per output token"}, duration(func(c *Call) time.Duration { return c.TPOT }), atLastOutput),
+		Help: "TPOT: time per output token"}, duration(func(c *Call) measure.Duration { return c.TPOT }), atLastOutput),
 		Keep{Dist: DistTPOT, Raw: true, Latency: true})),
 	answersOnly(keeping(measured(Figure[Call]{Key: "tokensPerSec", Metric: "llm_tokens_per_sec", Kind: Trend,
 		Help: "decode speed of one call: output tokens after the first event over their time"}, tokensPerSec, atLastOutput),
 		Keep{Dist: DistTokensPerSec})),
 	keeping(fromDue("dispatchDelay", "llm_dispatch_delay", "Dispatch delay: sent after the due time",
-		func(*Call) time.Duration { return 0 }), Keep{Dist: DistDispatchDelay, Latency: true}),
-	keeping(fromDue("ttftFromDue", "llm_ttft_from_due", "TTFT from the due time", func(c *Call) time.Duration { return c.TTFT }),
+		func(*Call) measure.Duration { return measure.Of(0) }), Keep{Dist: DistDispatchDelay, Latency: true}),
+	keeping(fromDue("ttftFromDue", "llm_ttft_from_due", "TTFT from the due time", func(c *Call) measure.Duration { return c.TTFT }),
 		Keep{Dist: DistTTFTFromDue, Latency: true}),
-	answersOnly(keeping(fromDue("e2eFromDue", "llm_e2e_from_due", "E2E from the due time", func(c *Call) time.Duration { return c.E2E }),
+	answersOnly(keeping(fromDue("e2eFromDue", "llm_e2e_from_due", "E2E from the due time", func(c *Call) measure.Duration { return c.E2E }),
 		Keep{Dist: DistE2EFromDue, Latency: true})),
 	keeping(atEnd("clientParseTime", "llm_client_parse_time",
 		"time this client spent between reads of the body: framing, decoding, dispatching",
-		func(c *Call) time.Duration { return c.ClientParse }), Keep{Dist: DistClientParse}),
+		func(c *Call) measure.Duration { return measure.Of(c.ClientParse) }), Keep{Dist: DistClientParse}),
 	reportOnly(Keep{Dist: DistEventLag}, "the longest wait of an event for its JS callback",
 		func(c *Call) (float64, bool) { return positiveMS(c.EventLag) }),
 	{Key: "requestBytes", Metric: "llm_request_bytes", Kind: Trend, Help: "the request body's size, in bytes",
@@ -298,7 +298,7 @@ var Figures = []Figure[Call]{ //nolint:gochecknoglobals // the read-only table o
 		return c.ServerTimings
 	}),
 	jsOnly("proto", "the response's HTTP protocol", func(c *Call) any { return c.Proto }),
-	jsOnly("sendWait", "t0 → the request began to go out, the connection's set-up left out", func(c *Call) any { return ms(c.SendWait) }),
+	jsOnly("sendWait", "t0 → the request began to go out, the connection's set-up left out", func(c *Call) any { return c.SendWait.JS() }),
 	jsOnly("dueAt", "when a schedule wanted the call sent", func(c *Call) any {
 		if c.Due.IsZero() {
 			return nil
@@ -341,22 +341,22 @@ func tally(f Figure[Call], name string) Figure[Call] {
 }
 
 // sinceStart is a duration from t0, sampled at the moment it ends.
-func sinceStart(key, metric, help string, get func(*Call) time.Duration) Figure[Call] {
+func sinceStart(key, metric, help string, get func(*Call) measure.Duration) Figure[Call] {
 	return measured(Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help},
-		duration(get), func(c *Call) time.Time { return c.Start.Add(get(c)) })
+		duration(get), func(c *Call) time.Time { return c.Start.Add(get(c).Or(0)) })
 }
 
 // fromDue is a moment of the call (since(c) after the send, when measured)
 // counted from the call's due time instead (Call.FromDue), sampled at that
 // moment. None for calls without a due time.
-func fromDue(key, metric, help string, since func(*Call) time.Duration) Figure[Call] {
-	get := func(c *Call) time.Duration { return c.FromDue(since(c)) }
+func fromDue(key, metric, help string, since func(*Call) measure.Duration) Figure[Call] {
+	get := func(c *Call) measure.Duration { return c.FromDue(since(c)) }
 	return measured(Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help},
-		duration(get), func(c *Call) time.Time { return c.Due.Add(get(c)) })
+		duration(get), func(c *Call) time.Time { return c.Due.Add(get(c).Or(0)) })
 }
 
 // atEnd is a duration sampled at the call's end when measured.
-func atEnd(key, metric, help string, get func(*Call) time.Duration) Figure[Call] {
+func atEnd(key, metric, help string, get func(*Call) measure.Duration) Figure[Call] {
 	return measured(Figure[Call]{Key: key, Metric: metric, Kind: Trend, Unit: Duration, Help: help},
 		duration(get), atEndOf)
 }
@@ -422,7 +422,7 @@ func ttftIf(c *Call, s stream.CacheState) (float64, bool) {
 	if c.Cache != s {
 		return 0, false
 	}
-	return measure.Signed(c.TTFT).MS()
+	return c.TTFT.MS()
 }
 
 // networkShare is the part of TTFT spent before the server could answer: the
@@ -430,15 +430,12 @@ func ttftIf(c *Call, s stream.CacheState) (float64, bool) {
 // that sends headers with the first token tells us nothing), else the
 // connection set-up. None without a TTFT above zero.
 func networkShare(c *Call) (float64, bool) {
-	ttft, ok := measure.Signed(c.TTFT).MS()
+	ttft, ok := c.TTFT.MS()
 	if !ok || ttft <= 0 {
 		return 0, false
 	}
-	net := 0.0
-	if v, ok := measure.Signed(c.Connect).MS(); ok {
-		net = v
-	}
-	if b, ok := measure.Signed(c.TTFB).MS(); ok && b < 0.9*ttft && b > net {
+	net := max(measure.MS(c.Connect), 0)
+	if b, ok := c.TTFB.MS(); ok && b < 0.9*ttft && b > net {
 		net = b
 	}
 	return min(1, net/ttft), true
@@ -458,13 +455,12 @@ func gapSamples(c *Call, e Emit) {
 				e(at, measure.MS(g))
 			}
 		}
-	case c.GapSamples == config.GapsPerRequest && c.GapMean >= 0:
-		e(c.LastOutAt, measure.MS(c.GapMean))
+	case c.GapSamples == config.GapsPerRequest:
+		if mean, ok := c.GapMean.MS(); ok {
+			e(c.LastOutAt, mean)
+		}
 	}
 }
-
-// ms is a duration in the JS result: ms, null when not measured.
-func ms(d time.Duration) any { return measure.Signed(d).JS() }
 
 func boolValue(b bool) float64 {
 	if b {

@@ -76,8 +76,9 @@ func TestAFailedCallFollowsEachRowsRule(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	measuredCall := func(ok bool) *Call {
 		c := &Call{Result: stream.Result{OK: ok, Start: t0, End: t0.Add(time.Second), FirstOutAt: t0.Add(100 * time.Millisecond),
-			LastOutAt: t0.Add(900 * time.Millisecond), TTFB: 50 * time.Millisecond, TTFT: 100 * time.Millisecond,
-			TTFTAnswer: 300 * time.Millisecond, Reasoning: "hmm", E2E: time.Second, TPOT: 20 * time.Millisecond, TokensPerSec: 50,
+			LastOutAt: t0.Add(900 * time.Millisecond), TTFB: measure.Of(50 * time.Millisecond), TTFT: measure.Of(100 * time.Millisecond),
+			TTFTAnswer: measure.Of(300 * time.Millisecond), Reasoning: "hmm", E2E: measure.Of(time.Second),
+			TPOT: measure.Of(20 * time.Millisecond), TokensPerSec: 50,
 			ClientParse: 3 * time.Millisecond, OutputTokens: 40, Gaps: stream.GapsOf(20*time.Millisecond, 30*time.Millisecond),
 			Connect: 5 * time.Millisecond, Status: 200, Cache: stream.CacheHit, TTFTCheck: stream.TTFTOnTime, FinishOmitted: true},
 			ClientLag: measure.Of(time.Millisecond), EventLag: 2 * time.Millisecond, Due: t0.Add(-10 * time.Millisecond),

@@ -97,7 +97,7 @@ var JobFigures = []Figure[Job]{ //nolint:gochecknoglobals // the read-only table
 	{Key: "ttftByTurn", Help: "each turn's TTFT", js: func(j *Job) any {
 		out := make([]any, len(j.TTFTs))
 		for i, d := range j.TTFTs {
-			out[i] = ms(d)
+			out[i] = d.JS()
 		}
 		return out
 	}},

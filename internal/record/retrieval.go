@@ -10,9 +10,8 @@ package record
 // definition.
 
 import (
-	"time"
-
 	"github.com/llmstream/xk6-llmstream/internal/embed"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 )
 
 // RetrievalFigures is every figure of an embed or rerank call, in the order
@@ -28,15 +27,15 @@ var RetrievalFigures = []Figure[Call]{ //nolint:gochecknoglobals // the read-onl
 	shared("llm_conn_reused"),
 	shared("llm_conn_opened"),
 	answersOnly(measured(Figure[Call]{Key: "duration", Metric: "llm_embed_duration", Kind: Trend, Unit: Duration,
-		Help: "t0 → the answer's last byte"}, duration(func(c *Call) time.Duration { return c.Retrieval.Duration }), atEndOf)),
+		Help: "t0 → the answer's last byte"}, duration(func(c *Call) measure.Duration { return c.Retrieval.Duration }), atEndOf)),
 	// Due-time figures, for a call a schedule asked for: the lateness is the
 	// load generator's whatever the call, and the whole answer counted from
 	// the due time is its E2E from it. A non-streamed call has no first
 	// token, so no ttftFromDue either.
 	shared("dispatchDelay"),
 	answersOnly(fromDue("e2eFromDue", "llm_e2e_from_due", "the whole answer counted from the due time",
-		func(c *Call) time.Duration { return c.Retrieval.Duration })),
-	jsOnly("ttfb", "t0 → response headers", func(c *Call) any { return ms(c.TTFB) }),
+		func(c *Call) measure.Duration { return c.Retrieval.Duration })),
+	jsOnly("ttfb", "t0 → response headers", func(c *Call) any { return c.TTFB.JS() }),
 	shared("clientParseTime"),
 	answersOnly(Figure[Call]{Key: "batchSize", Metric: "llm_batch_size", Kind: Trend, Help: "inputs embedded, or documents reranked",
 		js:      func(c *Call) any { return c.Retrieval.Items },
@@ -165,15 +164,8 @@ func retrievalAttempts(c *Call) any {
 		r := a.Result
 		out[i] = map[string]any{
 			"route": a.Route, "servedBy": a.Name, "ok": r.OK, "status": r.Status, "error": errorObject(r.Err),
-			"ttfb": ms(r.TTFB), "duration": ms(attemptDuration(r.Start, r.End)),
+			"ttfb": r.TTFB.JS(), "duration": measure.Between(r.Start, r.End).JS(),
 		}
 	}
 	return out
-}
-
-func attemptDuration(start, end time.Time) time.Duration {
-	if start.IsZero() || end.IsZero() {
-		return -1
-	}
-	return end.Sub(start)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -27,7 +28,7 @@ func TestTailTimeIsTheEndAfterTheLastOutput(t *testing.T) {
 		return at, vals
 	}
 	answer := &Call{Result: stream.Result{OK: true, Start: t0, FirstOutAt: t0.Add(100 * time.Millisecond),
-		LastOutAt: t0.Add(900 * time.Millisecond), End: t0.Add(940 * time.Millisecond), E2E: 940 * time.Millisecond}}
+		LastOutAt: t0.Add(900 * time.Millisecond), End: t0.Add(940 * time.Millisecond), E2E: measure.Of(940 * time.Millisecond)}}
 	require.InDelta(t, 40, answer.JS()["tailTime"], 1e-9)
 	at, vals := samples(answer)
 	require.Equal(t, []float64{40}, vals)
@@ -37,7 +38,7 @@ func TestTailTimeIsTheEndAfterTheLastOutput(t *testing.T) {
 	require.InDelta(t, 40, kept, 1e-9)
 	require.Equal(t, Dist("stream_tail"), row.Keep.Dist)
 
-	silent := &Call{Result: stream.Result{OK: true, Start: t0, End: t0.Add(time.Second), E2E: time.Second}}
+	silent := &Call{Result: stream.Result{OK: true, Start: t0, End: t0.Add(time.Second), E2E: measure.Of(time.Second)}}
 	require.Nil(t, silent.JS()["tailTime"], "no output, no tail")
 	_, vals = samples(silent)
 	require.Empty(t, vals)

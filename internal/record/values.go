@@ -38,15 +38,16 @@ func toolCalls(c *Call) any {
 // tokensPerSec is the call's decode speed, unknown when it was not measured
 // (no TPOT: one output event, or a single token after the first).
 func tokensPerSec(c *Call) (float64, bool) {
-	return c.TokensPerSec, c.TPOT >= 0 && c.TokensPerSec > 0
+	return c.TokensPerSec, c.TPOT.Known() && c.TokensPerSec > 0
 }
 
 // parseShare is clientParseTime / e2e (0 without an e2e).
 func parseShare(c *Call) any {
-	if c.E2E <= 0 {
+	e2e, ok := c.E2E.Get()
+	if !ok || e2e <= 0 {
 		return 0.0
 	}
-	return float64(c.ClientParse) / float64(c.E2E)
+	return float64(c.ClientParse) / float64(e2e)
 }
 
 // costObject is result.cost: null without prices.
@@ -68,7 +69,7 @@ func attemptList(c *Call) any {
 		r := a.Result
 		out[i] = map[string]any{
 			"route": a.Route, "servedBy": a.Name, "ok": r.OK, "status": r.Status, "error": errorObject(r.Err),
-			"ttfb": ms(r.TTFB), "ttft": ms(r.TTFT), "e2e": ms(r.E2E), "reconnects": a.Reconnects,
+			"ttfb": r.TTFB.JS(), "ttft": r.TTFT.JS(), "e2e": r.E2E.JS(), "reconnects": a.Reconnects,
 		}
 	}
 	return out

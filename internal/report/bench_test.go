@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
@@ -17,9 +18,9 @@ import (
 func benchObservation(rng *rand.Rand, start time.Time, gaps int) *Observation {
 	o := &Observation{
 		Result: stream.Result{
-			Start: start, End: start.Add(3 * time.Second), OK: true, TTFB: 5 * time.Millisecond,
-			TTFT: time.Duration(100+rng.IntN(900)) * time.Millisecond, TTFTAnswer: -1, E2E: 3 * time.Second,
-			TPOT: 20 * time.Millisecond, ClientParse: time.Millisecond, TokensPerSec: 40 + 20*rng.Float64(),
+			Start: start, End: start.Add(3 * time.Second), OK: true, TTFB: measure.Of(5 * time.Millisecond),
+			TTFT: measure.Of(time.Duration(100+rng.IntN(900)) * time.Millisecond), E2E: measure.Of(3 * time.Second),
+			TPOT: measure.Of(20 * time.Millisecond), ClientParse: time.Millisecond, TokensPerSec: 40 + 20*rng.Float64(),
 			OutputTokens: int64(gaps + 1), Cache: stream.CacheMiss, Usage: &protocol.Usage{PromptTokens: 300},
 		},
 		Origin: record.Origin{Category: []string{"short", "medium", "long_context"}[rng.IntN(3)], Model: "sim-large"},

@@ -198,7 +198,7 @@ func (p *part) add(opt Options, in *callFacts) {
 		if in.isLong {
 			prefillEnd := o.End
 			if in.hasTTFT {
-				prefillEnd = o.Start.Add(o.TTFT)
+				prefillEnd = o.Start.Add(o.TTFT.Or(0))
 			}
 			p.timeline.spreadLongPrefill(o.Start, prefillEnd)
 		}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
@@ -46,8 +47,7 @@ func (g *JobGroup) add(j *record.Job) {
 	if j.Failed {
 		g.Failed++
 	}
-	d, _ := ms(j.Duration(j.End))
-	g.Duration.Add(d)
+	g.Duration.Add(max(measure.MS(j.Duration(j.End)), 0))
 	g.Model += j.Model
 	g.Think += j.Think
 	g.Tool += j.Tool

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
@@ -238,16 +239,12 @@ func (g *Group) addTTFTJudgement(o *Observation) {
 // of each that the diagnosis reads.
 func (g *Group) addShares(o *Observation) {
 	if ttft, ok := record.DistTTFT.Row().Kept(o); ok {
-		if c, ok := ms(o.Connect); ok {
-			g.ConnectSumMS += c
-			g.ConnectTTFTSumMS += ttft
-		}
+		g.ConnectSumMS += measure.MS(o.Connect)
+		g.ConnectTTFTSumMS += ttft
 	}
 	if e2e, ok := record.DistE2E.Row().Kept(o); ok && e2e > 0 {
-		if p, ok := ms(o.ClientParse); ok {
-			g.ParseSumMS += p
-			g.ParseE2ESumMS += e2e
-		}
+		g.ParseSumMS += measure.MS(o.ClientParse)
+		g.ParseE2ESumMS += e2e
 	}
 }
 
@@ -285,10 +282,7 @@ type gapScratch struct {
 func (gs *gapScratch) summarise(gaps stream.Gaps) bool {
 	inBurst := false
 	for i := range gaps {
-		v, ok := ms(gaps.At(i))
-		if !ok {
-			continue
-		}
+		v := measure.MS(gaps.At(i))
 		gs.fine.Add(v)
 		gs.coarse.Add(v)
 		gs.n++

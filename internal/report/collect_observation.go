@@ -11,9 +11,7 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
@@ -71,10 +69,6 @@ func promptClass(o *Observation, short, long int64) (isShort, isLong bool) {
 	isShort = strings.Contains(c, "short")
 	return isShort, isLong
 }
-
-// ms converts a measured duration to the milliseconds the sketches keep;
-// ok is false for "not measured".
-func ms(d time.Duration) (float64, bool) { return measure.Signed(d).MS() }
 
 // concurrencyClass maps a VU count to its class: exact up to 20, then a 5 %
 // logarithmic grid, so a ramp to 10 000 VUs makes at most ~130 classes.

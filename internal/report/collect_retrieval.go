@@ -102,15 +102,15 @@ func (c *RetrievalCollector) Add(o *Observation) {
 		g.last = o.End
 	}
 	g.RequestBytes += r.RequestBytes
-	if v, ok := ms(o.DispatchDelay()); ok { // late whatever the answer
+	if v, ok := o.DispatchDelay().MS(); ok { // late whatever the answer
 		g.DispatchDelay.Add(v)
 	}
 	// What a failed call measured counts, as its figure rows say (record:
 	// ttfb, clientParseTime); its duration is no answer's.
-	if v, ok := ms(r.TTFB); ok {
+	if v, ok := r.TTFB.MS(); ok {
 		g.TTFB.Add(v)
 	}
-	if v, ok := ms(r.Parse); ok {
+	if v, ok := r.Parse.MS(); ok {
 		g.Parse.Add(v)
 	}
 	if !o.OK {
@@ -120,10 +120,10 @@ func (c *RetrievalCollector) Add(o *Observation) {
 		}
 		return
 	}
-	if v, ok := ms(r.Duration); ok {
+	if v, ok := r.Duration.MS(); ok {
 		g.Duration.Add(v)
 	}
-	if v, ok := ms(o.FromDue(r.Duration)); ok {
+	if v, ok := o.FromDue(r.Duration).MS(); ok {
 		g.E2EFromDue.Add(v)
 	}
 	g.Items += int64(r.Items)

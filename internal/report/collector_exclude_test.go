@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -15,8 +16,8 @@ func call(start time.Time, scenario string, ttftMS float64) *Observation {
 	ttft := msD(ttftMS)
 	return &Observation{
 		Result: stream.Result{
-			Start: start, End: start.Add(ttft + 500*time.Millisecond), OK: true, TTFT: ttft,
-			E2E: ttft + 500*time.Millisecond, OutputTokens: 20,
+			Start: start, End: start.Add(ttft + 500*time.Millisecond), OK: true, TTFT: measure.Of(ttft),
+			E2E: measure.Of(ttft + 500*time.Millisecond), OutputTokens: 20,
 		},
 		Origin: record.Origin{Scenario: scenario},
 		VUs:    4,

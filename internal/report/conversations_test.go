@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -19,17 +20,17 @@ import (
 func TestConversationSection(t *testing.T) {
 	c := NewConversationCollector(Options{})
 	turn := func(n int, cache stream.CacheState, ttft time.Duration) *Observation {
-		return &Observation{Result: stream.Result{OK: true, TTFT: ttft, Cache: cache}, Origin: record.Origin{Turn: n}}
+		return &Observation{Result: stream.Result{OK: true, TTFT: measure.Of(ttft), Cache: cache}, Origin: record.Origin{Turn: n}}
 	}
 	c.Add(turn(1, stream.CacheMiss, 100*time.Millisecond))
 	c.Add(turn(2, stream.CacheHit, 110*time.Millisecond))
 	c.Add(turn(2, stream.CacheMiss, 400*time.Millisecond))
 	c.Add(turn(12, stream.CacheHit, 120*time.Millisecond))
 	c.Add(turn(0, stream.CacheHit, time.Second)) // not a conversation's
-	c.Add(&Observation{Result: stream.Result{OK: false, TTFT: stream.Absent}, Origin: record.Origin{Turn: 3}})
+	c.Add(&Observation{Result: stream.Result{OK: false}, Origin: record.Origin{Turn: 3}})
 	start := t0
 	job := &record.Job{Job: *conversation.NewJob(start), Kind: record.JobConversation, Category: "chat", End: start.Add(5 * time.Second)}
-	job.Call(time.Second, 100*time.Millisecond, 10, 20, true)
+	job.Call(time.Second, measure.Of(100*time.Millisecond), 10, 20, true)
 	job.Think, job.Turns = 4*time.Second, 2
 	c.AddJob(job)
 	c.AddJob(&record.Job{Kind: record.JobConversation}) // never started: no figures

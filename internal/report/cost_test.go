@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -25,8 +26,8 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 		c.Add(&Observation{
 			Result: stream.Result{
 				Start: t0.Add(time.Duration(i) * time.Second),
-				End:   t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: 100 * time.Millisecond,
-				E2E: time.Second, TTFB: 50 * time.Millisecond, TPOT: 10 * time.Millisecond,
+				End:   t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: measure.Of(100 * time.Millisecond),
+				E2E: measure.Of(time.Second), TTFB: measure.Of(50 * time.Millisecond), TPOT: measure.Of(10 * time.Millisecond),
 			},
 			Origin:   record.Origin{Category: cat},
 			Priced:   true,
@@ -83,7 +84,7 @@ func TestCostWithoutPricesStaysOutOfTheReport(t *testing.T) {
 	c := NewCollector(Options{})
 	t0 := time.Unix(1_700_000_000, 0)
 	c.Add(&Observation{
-		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: time.Millisecond, E2E: time.Second},
+		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: measure.Of(time.Millisecond), E2E: measure.Of(time.Second)},
 	})
 	run := c.Snapshot()
 	if strings.Contains(RenderText(run, nil, nil), "per 1000 calls") {
@@ -103,8 +104,8 @@ func TestUnsampledGapsAreSaid(t *testing.T) {
 		c.Add(&Observation{
 			Result: stream.Result{
 				Start: t0.Add(time.Duration(i) * time.Second),
-				End:   t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: 100 * time.Millisecond,
-				E2E:  time.Second,
+				End:   t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: measure.Of(100 * time.Millisecond),
+				E2E:  measure.Of(time.Second),
 				Gaps: stream.GapsOf(20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond),
 			},
 			GapsUnsampled: 3,

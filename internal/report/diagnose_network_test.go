@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -19,8 +20,8 @@ func TestNetworkHeavyNeedsTimeWorthSaving(t *testing.T) {
 		at := t0.Add(time.Duration(i) * 50 * time.Millisecond)
 		obs = append(obs, &Observation{
 			Result: stream.Result{
-				Start: at, End: at.Add(time.Millisecond), OK: true, TTFB: 600 * time.Microsecond,
-				TTFT: 800 * time.Microsecond, E2E: time.Millisecond, OutputTokens: 10, TokensPerSec: 20000,
+				Start: at, End: at.Add(time.Millisecond), OK: true, TTFB: measure.Of(600 * time.Microsecond),
+				TTFT: measure.Of(800 * time.Microsecond), E2E: measure.Of(time.Millisecond), OutputTokens: 10, TokensPerSec: 20000,
 			},
 			Origin: record.Origin{Category: "chat"},
 			VUs:    1,
@@ -32,8 +33,8 @@ func TestNetworkHeavyNeedsTimeWorthSaving(t *testing.T) {
 	}
 	// The same shares at a real distance are the finding.
 	for _, o := range obs {
-		o.TTFB, o.TTFT, o.E2E = 300*time.Millisecond, 400*time.Millisecond, 500*time.Millisecond
-		o.End = o.Start.Add(o.E2E)
+		o.TTFB, o.TTFT, o.E2E = measure.Of(300*time.Millisecond), measure.Of(400*time.Millisecond), measure.Of(500*time.Millisecond)
+		o.End = o.Start.Add(500 * time.Millisecond)
 	}
 	if got := ids(Diagnose(collectAll(obs))); !slices.Contains(got, "network_heavy") {
 		t.Fatalf("no network_heavy with 300 ms before the headers: %v", got)

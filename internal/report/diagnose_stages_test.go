@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -146,9 +147,9 @@ func TestStageThroughputIsWhatTheServiceDeliveredAtThatLoad(t *testing.T) {
 				start := at.Add(time.Duration(k)*time.Second + time.Duration(v)*10*time.Millisecond)
 				c.Add(&Observation{
 					Result: stream.Result{
-						Start: start, End: start.Add(time.Second), OK: true, TTFT: 50 * time.Millisecond, E2E: time.Second,
-						TPOT: 19 * time.Millisecond, TokensPerSec: 50, OutputTokens: 50, TTFB: time.Millisecond,
-						TTFTAnswer: 50 * time.Millisecond,
+						Start: start, End: start.Add(time.Second), OK: true, TTFT: measure.Of(50 * time.Millisecond), E2E: measure.Of(time.Second),
+						TPOT: measure.Of(19 * time.Millisecond), TokensPerSec: 50, OutputTokens: 50, TTFB: measure.Of(time.Millisecond),
+						TTFTAnswer: measure.Of(50 * time.Millisecond),
 					},
 					VUs:    vus,
 					Active: vus,
@@ -160,8 +161,8 @@ func TestStageThroughputIsWhatTheServiceDeliveredAtThatLoad(t *testing.T) {
 	stray := at.Add(25 * time.Second)
 	c.Add(&Observation{
 		Result: stream.Result{
-			Start: stray, End: stray.Add(time.Second), OK: true, OutputTokens: 50, TTFT: 50 * time.Millisecond,
-			E2E: time.Second, TPOT: 19 * time.Millisecond, TokensPerSec: 50,
+			Start: stray, End: stray.Add(time.Second), OK: true, OutputTokens: 50, TTFT: measure.Of(50 * time.Millisecond),
+			E2E: measure.Of(time.Second), TPOT: measure.Of(19 * time.Millisecond), TokensPerSec: 50,
 		},
 		VUs:    4,
 		Active: 1,

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -18,8 +19,8 @@ func TestEveryCallServedByTheFallbackIsShown(t *testing.T) {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		obs = append(obs, &Observation{
 			Result: stream.Result{
-				Start: at, End: at.Add(2 * time.Millisecond), OK: true, TTFT: time.Millisecond,
-				E2E: 2 * time.Millisecond, OutputTokens: 10,
+				Start: at, End: at.Add(2 * time.Millisecond), OK: true, TTFT: measure.Of(time.Millisecond),
+				E2E: measure.Of(2 * time.Millisecond), OutputTokens: 10,
 			},
 			Origin: record.Origin{Name: "small", Model: "small-model", Route: "fallback", Category: "chat"},
 			VUs:    1,

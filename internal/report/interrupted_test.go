@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/embed"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -18,7 +19,7 @@ import (
 // a first token too, then the VU's context ended.
 func canceledCall(start time.Time) *Observation {
 	o := failedCall(start, 200, true, stream.ErrCanceled)
-	o.TTFT, o.E2E, o.OutputTokens = msD(5000), msD(9000), 40
+	o.TTFT, o.E2E, o.OutputTokens = measure.Of(msD(5000)), measure.Of(msD(9000)), 40
 	return o
 }
 
@@ -140,7 +141,7 @@ func TestCancelledEmbedAndRerankCallsAreCountedAsSuch(t *testing.T) {
 	cut := func(op, cat string) *Observation {
 		o := retrievalCall(op, cat, false, t0.Add(time.Second), 3*time.Second, 8, 0)
 		o.Err = &stream.Error{Type: stream.ErrCanceled, Message: "context canceled"}
-		o.Retrieval.TTFB, o.Retrieval.Parse = 2*time.Second, time.Second // partial figures of a call cut short
+		o.Retrieval.TTFB, o.Retrieval.Parse = measure.Of(2*time.Second), measure.Of(time.Second) // partial figures of a call cut short
 		return o
 	}
 	rc.Add(cut(embed.OpEmbed, "batch_8"))

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
@@ -21,7 +22,7 @@ func jobsRun(t *testing.T, n int, dur, model time.Duration) *Run {
 	for i := range n {
 		start := t0.Add(time.Duration(i) * time.Second)
 		job := &record.Job{Job: *conversation.NewJob(start), Kind: record.JobConversation, Category: "chat", End: start.Add(dur)}
-		job.Call(model, 100*time.Millisecond, 10, 20, true)
+		job.Call(model, measure.Of(100*time.Millisecond), 10, 20, true)
 		job.Turns = 2
 		c.AddJob(job)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/conversation"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/compare"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
@@ -28,7 +29,7 @@ func stagedJobsRun(t *testing.T, n2, n8 int, dur2, dur8 time.Duration) *Run {
 			start := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 			job := &record.Job{Job: *conversation.NewJob(start), Kind: record.JobConversation, Category: "chat",
 				End: start.Add(dur), Load: record.Load{VUs: vus, Active: vus}}
-			job.Call(dur/2, 100*time.Millisecond, 10, 20, true)
+			job.Call(dur/2, measure.Of(100*time.Millisecond), 10, 20, true)
 			job.Turns = 2
 			c.AddJob(job)
 		}

@@ -50,8 +50,8 @@ func splitRun(n int) (whole *Run, parts []*Run, ttfts []float64) {
 		o.Name = []string{"small", "large"}[i/7%2] // two clients, as in an A/B test
 		all.Add(o)
 		cs[i%n].Add(o)
-		if o.OK && o.TTFT > 0 {
-			ttfts = append(ttfts, float64(o.TTFT)/1e6)
+		if ttft, ok := o.TTFT.MS(); o.OK && ok && ttft > 0 {
+			ttfts = append(ttfts, ttft)
 		}
 	}
 	for _, c := range cs {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -22,8 +23,8 @@ func FuzzParseRecord(f *testing.F) {
 	for i := range 3 {
 		c.Add(&Observation{
 			Result: stream.Result{
-				Start: t0, End: t0.Add(time.Second), OK: true, TTFT: time.Duration(100+i) * time.Millisecond,
-				E2E: time.Second, OutputTokens: 10,
+				Start: t0, End: t0.Add(time.Second), OK: true, TTFT: measure.Of(time.Duration(100+i) * time.Millisecond),
+				E2E: measure.Of(time.Second), OutputTokens: 10,
 			},
 			Origin: record.Origin{Category: "short"},
 		})

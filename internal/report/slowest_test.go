@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
@@ -23,11 +24,11 @@ func tracedCalls() (obs []*Observation, slowest map[string][]string) {
 		e2e := time.Duration(100+(i*37)%60*10) * time.Millisecond
 		id := fmt.Sprintf("%032x", 0xabc000+i)
 		obs = append(obs, &Observation{Result: stream.Result{Start: t0.Add(time.Duration(i) * time.Second),
-			End: t0.Add(time.Duration(i)*time.Second + e2e), OK: true, TTFT: e2e / 4, E2E: e2e, TPOT: 5 * time.Millisecond},
+			End: t0.Add(time.Duration(i)*time.Second + e2e), OK: true, TTFT: measure.Of(e2e / 4), E2E: measure.Of(e2e), TPOT: measure.Of(5 * time.Millisecond)},
 			Origin: record.Origin{Category: cat, TraceID: id}})
 	}
 	ranked := slices.Clone(obs)
-	slices.SortFunc(ranked, func(a, b *Observation) int { return int(b.E2E - a.E2E) })
+	slices.SortFunc(ranked, func(a, b *Observation) int { return int(b.E2E.Or(0) - a.E2E.Or(0)) })
 	for _, o := range ranked {
 		if len(slowest[o.Category]) < runrecord.SlowestKept {
 			slowest[o.Category] = append(slowest[o.Category], o.TraceID)
@@ -36,9 +37,9 @@ func tracedCalls() (obs []*Observation, slowest map[string][]string) {
 	for i := range 4 {
 		cat := []string{"short", "long"}[i%2]
 		obs = append(obs, &Observation{Result: stream.Result{Start: t0, End: t0.Add(time.Minute), OK: true,
-			TTFT: time.Second, E2E: time.Minute, TPOT: 5 * time.Millisecond}, Origin: record.Origin{Category: cat}}) // untraced
+			TTFT: measure.Of(time.Second), E2E: measure.Of(time.Minute), TPOT: measure.Of(5 * time.Millisecond)}, Origin: record.Origin{Category: cat}}) // untraced
 		obs = append(obs, &Observation{Result: stream.Result{Start: t0, End: t0.Add(time.Minute), OK: false,
-			TTFT: time.Second, E2E: time.Minute, Err: &stream.Error{Type: stream.ErrTimeoutTotal}},
+			TTFT: measure.Of(time.Second), E2E: measure.Of(time.Minute), Err: &stream.Error{Type: stream.ErrTimeoutTotal}},
 			Origin: record.Origin{Category: cat, TraceID: fmt.Sprintf("%032x", 0xdead00+i)}}) // failed: no E2E to rank
 	}
 	return obs, slowest

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -18,8 +19,8 @@ func TestStagesNeverMixVUsAndRates(t *testing.T) {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		warm = append(warm, &Observation{
 			Result: stream.Result{
-				Start: at, End: at.Add(300 * time.Millisecond), OK: true, TTFT: 20 * time.Millisecond,
-				E2E: 300 * time.Millisecond, OutputTokens: 25, TokensPerSec: 90,
+				Start: at, End: at.Add(300 * time.Millisecond), OK: true, TTFT: measure.Of(20 * time.Millisecond),
+				E2E: measure.Of(300 * time.Millisecond), OutputTokens: 25, TokensPerSec: 90,
 			},
 			VUs:    3,
 			Active: 3,

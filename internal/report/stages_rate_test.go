@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
@@ -41,8 +42,8 @@ func openLoad(seed uint64, secs int, slots int, serviceMS float64, rates ...floa
 			e2e := free[0].Sub(t)
 			out = append(out, &Observation{
 				Result: stream.Result{
-					Start: t, End: t.Add(e2e), OK: true, TTFT: ttft, E2E: e2e, OutputTokens: 25,
-					TokensPerSec: 25 / (service - msD(20)).Seconds(),
+					Start: t, End: t.Add(e2e), OK: true, TTFT: measure.Of(ttft), E2E: measure.Of(e2e), OutputTokens: 25,
+					TPOT: measure.Of((service - msD(20)) / 25), TokensPerSec: 25 / (service - msD(20)).Seconds(),
 				},
 				VUs:    50,
 				Active: 4,

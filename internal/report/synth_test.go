@@ -101,7 +101,7 @@ func (s synth) observations() []*Observation {
 			for t.Before(stageEnd) {
 				o := s.call(rng, ln, cat, st.VUs, t, prefills)
 				if cat.PromptTokens >= 2000 {
-					prefills = append(prefills, span{t, t.Add(o.TTFT)})
+					prefills = append(prefills, span{t, t.Add(o.TTFT.Or(0))})
 				}
 				out = append(out, o)
 				t = o.End.Add(time.Duration(rng.Float64() * float64(50*time.Millisecond)))
@@ -173,9 +173,9 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 	e2e := ttftD + decode
 	o := &Observation{
 		Result: stream.Result{
-			Start: start, End: start.Add(e2e), OK: true, TTFT: ttftD, TTFTAnswer: ttftD, E2E: e2e,
-			TTFB: time.Duration((s.connectMS + 2) * float64(time.Millisecond)), Connect: 0,
-			TPOT: decode / time.Duration(max(1, n-1)), TokensPerSec: float64(n-1) / decode.Seconds(),
+			Start: start, End: start.Add(e2e), OK: true, TTFT: measure.Of(ttftD), TTFTAnswer: measure.Of(ttftD), E2E: measure.Of(e2e),
+			TTFB: measure.Of(time.Duration((s.connectMS + 2) * float64(time.Millisecond))), Connect: 0,
+			TPOT: measure.Of(decode / time.Duration(max(1, n-1))), TokensPerSec: float64(n-1) / decode.Seconds(),
 			Gaps: stream.GapsOf(gaps...), TTFTCheck: firstRead, OutputTokens: n, Cache: stream.CacheUnknown,
 			Stalls: stalls, ClientParse: time.Duration(0.003 * float64(e2e)),
 			Usage: &protocol.Usage{PromptTokens: cat.PromptTokens},
@@ -187,7 +187,7 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 		// ClientLag stays unknown unless clientLagMS says (a measured 0 is a lag of 0).
 	}
 	if s.headersMS > 0 {
-		o.TTFB = time.Duration(min(s.headersMS*ln(), 0.85*ttft) * float64(time.Millisecond))
+		o.TTFB = measure.Of(time.Duration(min(s.headersMS*ln(), 0.85*ttft) * float64(time.Millisecond)))
 	}
 	if s.connectMS > 0 {
 		o.Connect = time.Duration(s.connectMS * float64(time.Millisecond))

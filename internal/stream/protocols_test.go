@@ -193,9 +193,9 @@ func checkResult(t *testing.T, want expectation, got *Result) {
 	assert.Equal(t, want.FinishOmitted, got.FinishOmitted, "finish omitted")
 	assert.Equal(t, want.Cache, got.Cache.String(), "cache")
 	// Reasoning counts for llm_ttft, not for llm_ttft_answer.
-	assert.Equal(t, got.Chunks > 0, got.TTFT != Absent, "TTFT is measured iff output arrived")
+	assert.Equal(t, got.Chunks > 0, got.TTFT.Known(), "TTFT is measured iff output arrived")
 	hasAnswer := want.Text != "" || len(want.ToolCalls) > 0
-	assert.Equal(t, hasAnswer, got.TTFTAnswer != Absent, "TTFT answer is measured iff an answer arrived")
+	assert.Equal(t, hasAnswer, got.TTFTAnswer.Known(), "TTFT answer is measured iff an answer arrived")
 }
 
 // An event larger than MaxEventSize is a decode error, found without buffering

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 )
 
@@ -127,7 +128,7 @@ func (c *Call) fromResponse(r *Result, now time.Time) {
 		r.RequestID = requestID(resp.Header)
 	}
 	if d, ok := protocol.ParseRetryAfter(resp.Header, now); ok {
-		r.RetryAfter = d
+		r.RetryAfter = measure.Of(d)
 	}
 }
 

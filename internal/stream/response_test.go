@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 )
 
@@ -53,8 +54,9 @@ func TestResponseHeadersAndTrailersFinishTheCall(t *testing.T) {
 	require.Equal(t, 200, r.Status)
 	require.Equal(t, "req-9", r.RequestID)
 	require.Equal(t, map[string]float64{"queue": 7, "prefill": 2}, r.ServerTimings, "the trailer wins over the header")
-	require.Equal(t, 3*time.Second, r.RetryAfter)
-	require.GreaterOrEqual(t, r.TTFB, time.Duration(0))
+	require.Equal(t, measure.Of(3*time.Second), r.RetryAfter)
+	require.True(t, r.TTFB.Known())
+	require.GreaterOrEqual(t, r.TTFB.Or(0), time.Duration(0))
 }
 
 func TestResponseStatusAndHTMLAreClassified(t *testing.T) {
@@ -77,7 +79,7 @@ func TestResponseStatusAndHTMLAreClassified(t *testing.T) {
 		require.Equal(t, tc.want, r.Err.Type, "HTTP %d %s", tc.status, tc.ct)
 		require.Contains(t, r.Err.Message, "busy")
 		require.Equal(t, tc.status, r.Status)
-		require.Equal(t, Absent, r.RetryAfter)
+		require.False(t, r.RetryAfter.Known(), "no Retry-After: %v", r.RetryAfter)
 	}
 }
 
@@ -87,8 +89,8 @@ func TestFailureBeforeTheTransportHasAStart(t *testing.T) {
 	c.Fail(ErrNetwork, "invalid URL")
 	r := c.Finish()
 	require.False(t, r.Start.IsZero())
-	require.Equal(t, time.Duration(0), r.E2E)
-	require.Equal(t, Absent, r.TTFB)
+	require.Equal(t, measure.Of(0), r.E2E)
+	require.False(t, r.TTFB.Known(), "no headers, no TTFB: %v", r.TTFB)
 	require.Equal(t, 0, r.Status)
 }
 

@@ -3,6 +3,7 @@ package stream
 import (
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
 )
 
@@ -13,9 +14,6 @@ const (
 	TokensFromTokenizer     = "tokenizer"    // a client-side tokenizer over the text
 	TokensFromEvents        = "events"       // one token per output event
 )
-
-// Absent marks a duration that could not be measured (no output, one token…).
-const Absent time.Duration = -1
 
 // Result holds the figures of one finished call.
 type Result struct {
@@ -46,24 +44,24 @@ type Result struct {
 	// Sent: the request's headers went out. False when the connection,
 	// DNS or TLS failed first: such a request never reached the server.
 	Sent       bool
-	RetryAfter time.Duration // the server's Retry-After, Absent when it gave none
-	Cache      CacheState    // whether the prompt hit the server's prefix cache
+	RetryAfter measure.Duration // the server's Retry-After, none when it gave none
+	Cache      CacheState       // whether the prompt hit the server's prefix cache
 
-	TTFB, TTFT, TTFTAnswer, E2E, TPOT time.Duration // Absent when not measurable
-	TokensPerSec                      float64       // 0 when not measurable
+	TTFB, TTFT, TTFTAnswer, E2E, TPOT measure.Duration // none when not measurable
+	TokensPerSec                      float64          // 0 when not measurable
 	ClientParse                       time.Duration
 	Chunks                            int
 	OutputTokens                      int64
 	Stalls                            int
-	Gaps                              Gaps          // every inter-token gap, in order (with n > 1, each choice's in turn)
-	TTFTCheck                         TTFTCheck     // whether this process made the TTFT late: the first token read with the next, or the request sent late (result.ttftLate)
-	Choices                           []Choice      // with n > 1: each answer (Text, Reasoning, FinishReason, Gaps are the first's)
-	GapMean                           time.Duration // Absent with fewer than two output events
+	Gaps                              Gaps             // every inter-token gap, in order (with n > 1, each choice's in turn)
+	TTFTCheck                         TTFTCheck        // whether this process made the TTFT late: the first token read with the next, or the request sent late (result.ttftLate)
+	Choices                           []Choice         // with n > 1: each answer (Text, Reasoning, FinishReason, Gaps are the first's)
+	GapMean                           measure.Duration // none with fewer than two output events
 	ServerTimings                     map[string]float64
-	Starved                           int           // idle timers that fired far too late (a starved client), from the watchdog
-	Connect                           time.Duration // dial + TLS time of this call's connections (0 when reused)
-	SendWait                          time.Duration // t0 → the request began to go out, Connect left out; Absent when not known (no request written)
-	Proto                             string        // the response's protocol ("HTTP/1.1", "HTTP/2.0"); "" without a response
+	Starved                           int              // idle timers that fired far too late (a starved client), from the watchdog
+	Connect                           time.Duration    // dial + TLS time of this call's connections (0 when reused)
+	SendWait                          measure.Duration // t0 → the request began to go out, Connect left out; none when not known (no request written)
+	Proto                             string           // the response's protocol ("HTTP/1.1", "HTTP/2.0"); "" without a response
 
 	// Moments, for the timestamps of samples.
 	Start, FirstOutAt, LastOutAt, End time.Time
@@ -103,13 +101,10 @@ func (c *Call) Finish() *Result {
 		FirstOutAt:    c.firstOut,
 		LastOutAt:     c.lastOut,
 		End:           c.end,
-		TTFB:          since(c.Start, c.Headers),
-		TTFT:          since(c.Start, c.firstOut),
-		TTFTAnswer:    since(c.Start, c.firstAns),
-		E2E:           since(c.Start, c.end),
-		TPOT:          Absent,
-		GapMean:       Absent,
-		RetryAfter:    Absent,
+		TTFB:          measure.Between(c.Start, c.Headers),
+		TTFT:          measure.Between(c.Start, c.firstOut),
+		TTFTAnswer:    measure.Between(c.Start, c.firstAns),
+		E2E:           measure.Between(c.Start, c.end),
 		Starved:       c.starved,
 		Connect:       c.connect,
 	}
@@ -123,7 +118,7 @@ func (c *Call) Finish() *Result {
 	c.fromResponse(r, now)
 	r.Cache = cacheState(c.usage)
 	if c.gapN > 0 {
-		r.GapMean = c.gapSum / time.Duration(c.gapN)
+		r.GapMean = measure.Of(c.gapSum / time.Duration(c.gapN))
 	}
 	r.OutputTokens, r.TokenSource = c.tokens()
 	c.decodeSpeed(r)
@@ -146,16 +141,16 @@ func (c *Call) Finish() *Result {
 // connection's set-up left out; not known without a response. The set-up is
 // the dial and TLS handshake themselves when the transport reported them
 // (SetUp), else the whole connect.
-func (c *Call) sendWait(connect time.Duration) time.Duration {
+func (c *Call) sendWait(connect time.Duration) measure.Duration {
 	at := c.sent.Load()
 	if at == nil || c.resp == nil || c.Start.IsZero() {
-		return Absent
+		return measure.Duration{}
 	}
 	setUp := max(connect, 0)
 	if own := time.Duration(c.setUp.Load()); own > 0 && setUp > 0 {
 		setUp = min(own, setUp) // its own dial may have served another request: never more than its connect
 	}
-	return max(at.Sub(c.Start)-setUp, 0)
+	return measure.Of(max(at.Sub(c.Start)-setUp, 0))
 }
 
 // tokens picks the most exact output-token count available.
@@ -196,15 +191,8 @@ func (c *Call) decodeSpeed(r *Result) {
 	if rest <= 0 || span <= 0 {
 		return
 	}
-	r.TPOT = span / time.Duration(rest)
+	r.TPOT = measure.Of(span / time.Duration(rest))
 	r.TokensPerSec = float64(rest) / span.Seconds()
-}
-
-func since(from, to time.Time) time.Duration {
-	if from.IsZero() || to.IsZero() {
-		return Absent
-	}
-	return to.Sub(from)
 }
 
 // ErrorType is the failure's class, "" for a call that succeeded.

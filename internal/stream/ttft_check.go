@@ -3,6 +3,8 @@ package stream
 import (
 	"slices"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 )
 
 // Whether this process made a call's TTFT late, judged once when the call
@@ -59,8 +61,8 @@ func (t TTFTCheck) Late() (late, known bool) {
 // checkTTFT judges a call's TTFT by its gaps; by window, how long before its
 // time the bytes of the read that carried the first output event may have
 // come (windowKnown: the connection was watched); and by sendWait, how long
-// after t0 the request began to go out, connection set-up left out (Absent
-// when not known).
+// after t0 the request began to go out, connection set-up left out (none
+// when not known: nothing then says it went out late).
 //
 // Events framed from one read carry that read's time, so a first gap of zero
 // means the first two had both arrived when the reader got to them. A server
@@ -81,10 +83,11 @@ func (t TTFTCheck) Late() (late, known bool) {
 //
 // A server or gateway that sends in bursts makes most gaps zero: then, and
 // with fewer than minGapsForTTFTCheck gaps, the call is not judged.
-func (g Gaps) checkTTFT(window time.Duration, windowKnown bool, sendWait time.Duration) TTFTCheck {
+func (g Gaps) checkTTFT(window time.Duration, windowKnown bool, sendWait measure.Duration) TTFTCheck {
 	if len(g) < minGapsForTTFTCheck {
 		return TTFTUnjudged
 	}
+	wait := sendWait.Or(0)
 	zero := 0
 	for _, us := range g[1:] {
 		if us == 0 {
@@ -94,14 +97,14 @@ func (g Gaps) checkTTFT(window time.Duration, windowKnown bool, sendWait time.Du
 	if 2*zero >= len(g)-1 {
 		return TTFTUnjudged
 	}
-	if g[0] != 0 && sendWait < minSendLate {
+	if g[0] != 0 && wait < minSendLate {
 		return TTFTOnTime // the common case, without sorting the gaps
 	}
 	halfStep := g[1:].median() / 2
 	switch {
 	case g[0] == 0 && (!windowKnown || window >= halfStep): // nothing says the two came together
 		return TTFTReadLate
-	case sendWait >= max(halfStep, minSendLate):
+	case wait >= max(halfStep, minSendLate):
 		return TTFTSentLate
 	}
 	return TTFTOnTime

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmstream/xk6-llmstream/internal/asplanned"
+	"github.com/llmstream/xk6-llmstream/internal/measure"
 )
 
 // A first gap of zero is a late read when the server sent the rest apart and
@@ -21,6 +22,7 @@ import (
 func TestTTFTIsJudgedByTheGapsTheWindowAndTheSendWait(t *testing.T) {
 	t.Parallel()
 	ms := time.Millisecond
+	none := measure.Duration{} // no request written
 	steps := GapsOf(20*ms, 20*ms, 20*ms, 20*ms)
 	zeroFirst := GapsOf(0, 20*ms, 20*ms, 20*ms)
 	for _, c := range []struct {
@@ -28,24 +30,24 @@ func TestTTFTIsJudgedByTheGapsTheWindowAndTheSendWait(t *testing.T) {
 		gaps     Gaps
 		window   time.Duration
 		known    bool
-		sendWait time.Duration
+		sendWait measure.Duration
 		want     TTFTCheck
 	}{
-		{"read with the next token, the rest one by one", zeroFirst, 0, false, Absent, TTFTReadLate},
-		{"read on its own", GapsOf(20*ms, 20*ms, 0, 20*ms), 0, false, Absent, TTFTOnTime},
-		{"sent with the next: both came within 2 ms", zeroFirst, 2 * ms, true, Absent, TTFTOnTime},
-		{"both came within 9 ms, steps of 20", GapsOf(0, 20*ms, 21*ms, 19*ms), 9 * ms, true, Absent, TTFTOnTime},
-		{"the watcher looked late: 25 ms open", zeroFirst, 25 * ms, true, Absent, TTFTReadLate},
-		{"half a step open", zeroFirst, 10 * ms, true, Absent, TTFTReadLate},
-		{"the request went out at once", steps, 0, false, 100 * time.Microsecond, TTFTOnTime},
-		{"the request went out 9 ms late, steps of 20", steps, 0, false, 9 * ms, TTFTOnTime},
-		{"the request went out half a step late", steps, 0, false, 10 * ms, TTFTSentLate},
-		{"a late read says more than a late send", zeroFirst, 0, false, 30 * ms, TTFTReadLate},
-		{"steps of 100 µs: a send wait under 1 ms is on time", GapsOf(100*time.Microsecond, 100*time.Microsecond, 100*time.Microsecond), 0, false, 900 * time.Microsecond, TTFTOnTime},
-		{"steps of 100 µs: 1 ms is late", GapsOf(100*time.Microsecond, 100*time.Microsecond, 100*time.Microsecond), 0, false, ms, TTFTSentLate},
-		{"a server that sends in bursts", GapsOf(0, 0, 0, 20*ms, 0), 0, true, 30 * ms, TTFTUnjudged},
-		{"too few gaps to tell", GapsOf(0, 20*ms), 0, true, 30 * ms, TTFTUnjudged},
-		{"no gaps", nil, 0, false, Absent, TTFTUnjudged},
+		{"read with the next token, the rest one by one", zeroFirst, 0, false, none, TTFTReadLate},
+		{"read on its own", GapsOf(20*ms, 20*ms, 0, 20*ms), 0, false, none, TTFTOnTime},
+		{"sent with the next: both came within 2 ms", zeroFirst, 2 * ms, true, none, TTFTOnTime},
+		{"both came within 9 ms, steps of 20", GapsOf(0, 20*ms, 21*ms, 19*ms), 9 * ms, true, none, TTFTOnTime},
+		{"the watcher looked late: 25 ms open", zeroFirst, 25 * ms, true, none, TTFTReadLate},
+		{"half a step open", zeroFirst, 10 * ms, true, none, TTFTReadLate},
+		{"the request went out at once", steps, 0, false, measure.Of(100 * time.Microsecond), TTFTOnTime},
+		{"the request went out 9 ms late, steps of 20", steps, 0, false, measure.Of(9 * ms), TTFTOnTime},
+		{"the request went out half a step late", steps, 0, false, measure.Of(10 * ms), TTFTSentLate},
+		{"a late read says more than a late send", zeroFirst, 0, false, measure.Of(30 * ms), TTFTReadLate},
+		{"steps of 100 µs: a send wait under 1 ms is on time", GapsOf(100*time.Microsecond, 100*time.Microsecond, 100*time.Microsecond), 0, false, measure.Of(900 * time.Microsecond), TTFTOnTime},
+		{"steps of 100 µs: 1 ms is late", GapsOf(100*time.Microsecond, 100*time.Microsecond, 100*time.Microsecond), 0, false, measure.Of(ms), TTFTSentLate},
+		{"a server that sends in bursts", GapsOf(0, 0, 0, 20*ms, 0), 0, true, measure.Of(30 * ms), TTFTUnjudged},
+		{"too few gaps to tell", GapsOf(0, 20*ms), 0, true, measure.Of(30 * ms), TTFTUnjudged},
+		{"no gaps", nil, 0, false, none, TTFTUnjudged},
 	} {
 		require.Equal(t, c.want, c.gaps.checkTTFT(c.window, c.known, c.sendWait), c.name)
 	}
@@ -66,21 +68,21 @@ func TestSendWaitIsFromT0ToTheRequestGoingOut(t *testing.T) {
 		name  string
 		proto int
 		sent  time.Duration // after t0; 0: never
-		wait  time.Duration
+		wait  measure.Duration
 		check TTFTCheck
 		dial  time.Duration // the dial's own time, as the transport reports it; 0: not reported
 	}{
-		{"HTTP/1.1, sent at once", 1, 50 * time.Microsecond, 50 * time.Microsecond, TTFTOnTime, 0},
-		{"HTTP/1.1, sent 15 ms late, steps of 20", 1, 15 * time.Millisecond, 15 * time.Millisecond, TTFTSentLate, 0},
-		{"HTTP/2, sent 15 ms late", 2, 15 * time.Millisecond, 15 * time.Millisecond, TTFTSentLate, 0},
-		{"never sent", 1, 0, Absent, TTFTOnTime, 0},
+		{"HTTP/1.1, sent at once", 1, 50 * time.Microsecond, measure.Of(50 * time.Microsecond), TTFTOnTime, 0},
+		{"HTTP/1.1, sent 15 ms late, steps of 20", 1, 15 * time.Millisecond, measure.Of(15 * time.Millisecond), TTFTSentLate, 0},
+		{"HTTP/2, sent 15 ms late", 2, 15 * time.Millisecond, measure.Of(15 * time.Millisecond), TTFTSentLate, 0},
+		{"never sent", 1, 0, measure.Duration{}, TTFTOnTime, 0},
 		// the connection's set-up (a few ms here) is left out of the wait,
 		// and what is left is judged as on a reused connection
-		{"HTTP/1.1, sent 40 ms late on a new connection", 1, 40 * time.Millisecond, 40 * time.Millisecond, TTFTSentLate, 0},
-		{"HTTP/1.1, sent 8 ms late on a new connection", 1, 8 * time.Millisecond, 8 * time.Millisecond, TTFTOnTime, 0},
+		{"HTTP/1.1, sent 40 ms late on a new connection", 1, 40 * time.Millisecond, measure.Of(40 * time.Millisecond), TTFTSentLate, 0},
+		{"HTTP/1.1, sent 8 ms late on a new connection", 1, 8 * time.Millisecond, measure.Of(8 * time.Millisecond), TTFTOnTime, 0},
 		// the dial took 1 ms of its connect: the rest was the dialing
 		// goroutine's wait for a CPU, this process's
-		{"HTTP/1.1, sent 12 ms late on a new connection, its dial 1 ms", 1, 12 * time.Millisecond, 12 * time.Millisecond, TTFTSentLate, time.Millisecond},
+		{"HTTP/1.1, sent 12 ms late on a new connection, its dial 1 ms", 1, 12 * time.Millisecond, measure.Of(12 * time.Millisecond), TTFTSentLate, time.Millisecond},
 	} {
 		asplanned.Retry(t, asplanned.Attempts, func() (string, string) {
 			var plan asplanned.Plan
@@ -112,11 +114,11 @@ func TestSendWaitIsFromT0ToTheRequestGoingOut(t *testing.T) {
 			r := readChunksOf(t, call, c.proto, body)
 			require.True(t, r.OK, "%s: %v", c.name, r.Err)
 			wait := c.wait
-			if wait != Absent {
+			if d, ok := wait.Get(); ok {
 				if setUp == 0 {
 					setUp = r.Connect // the set-up the call's watchdog measured
 				}
-				wait = max(wait-setUp, 0)
+				wait = measure.Of(max(d-setUp, 0))
 			}
 			require.Equal(t, wait, r.SendWait, c.name)
 			if r.TTFTCheck != c.check {

@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,17 +15,11 @@ import (
 // over the window, plus 240 W while each request held a running slot).
 func TestServerEnergyAgainstLLMSim(t *testing.T) {
 	t.Parallel()
-	script := filepath.Join("e2e", "scenarios", "server_energy.js")
-	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	sim := startSim(t, append(simArgs(t, filepath.Join(repoRoot(t), script)), "--trace", trace)...)
-	dir := t.TempDir()
-	code, out := runK6(t, script, map[string]string{"LLM_BASE_URL": sim + "/v1", "LLM_REPORT_DIR": dir})
-	require.Equal(t, 0, code, out)
-	assert.Contains(t, out, "✓ llm_server_energy_per_output_token")
-	assert.Contains(t, out, "GPU energy (run)")
+	run := runTraced(t, "server_energy.js")
+	require.Equal(t, 0, run.code, run.out)
+	assert.Contains(t, run.out, "✓ llm_server_energy_per_output_token")
+	assert.Contains(t, run.out, "GPU energy (run)")
 
-	raw, err := os.ReadFile(filepath.Join(dir, "report.json")) //nolint:gosec // the test's own file
-	require.NoError(t, err)
 	var rec struct {
 		Server []struct {
 			Source   string   `json:"source"`
@@ -47,7 +38,7 @@ func TestServerEnergyAgainstLLMSim(t *testing.T) {
 			} `json:"run"`
 		} `json:"server"`
 	}
-	require.NoError(t, json.Unmarshal(raw, &rec))
+	require.NoError(t, json.Unmarshal(run.report, &rec))
 	require.Len(t, rec.Server, 2)
 	dcgm := rec.Server[1]
 	require.Equal(t, "dcgm", dcgm.Source)
@@ -61,25 +52,16 @@ func TestServerEnergyAgainstLLMSim(t *testing.T) {
 
 	// llm-sim's power model on its own trace: a request holds its slot from
 	// admission to its last token.
-	f, err := os.Open(trace) //nolint:gosec // the test's own file
-	require.NoError(t, err)
-	defer f.Close()
 	busy := 0.0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	for sc.Scan() {
-		var r struct {
-			Op         string  `json:"op"`
-			AdmittedNS int64   `json:"admitted_ns"`
-			EmitNS     []int64 `json:"emit_ns"`
+	eachTraced(t, run.trace, func(r struct {
+		Op         string  `json:"op"`
+		AdmittedNS int64   `json:"admitted_ns"`
+		EmitNS     []int64 `json:"emit_ns"`
+	}) {
+		if r.Op == "" && r.AdmittedNS != 0 && len(r.EmitNS) > 0 {
+			busy += float64(r.EmitNS[len(r.EmitNS)-1]-r.AdmittedNS) / 1e9
 		}
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
-		if r.Op != "" || r.AdmittedNS == 0 || len(r.EmitNS) == 0 {
-			continue
-		}
-		busy += float64(r.EmitNS[len(r.EmitNS)-1]-r.AdmittedNS) / 1e9
-	}
-	require.NoError(t, sc.Err())
+	})
 	require.Positive(t, busy)
 	window := dcgm.Run.To.Sub(dcgm.Run.From).Seconds()
 	wantJ := 2*60*window + 240*busy

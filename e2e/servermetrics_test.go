@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,20 +16,13 @@ import (
 // server's queue, and a threshold on the server's queue fails the run.
 func TestServerMetricsAgainstLLMSim(t *testing.T) {
 	t.Parallel()
-	script := filepath.Join("e2e", "scenarios", "server_queue.js")
-	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	sim := startSim(t, append(simArgs(t, filepath.Join(repoRoot(t), script)), "--trace", trace)...)
-	dir := t.TempDir()
-	code, out := runK6(t, script, map[string]string{"LLM_BASE_URL": sim + "/v1", "LLM_REPORT_DIR": dir})
-	require.Equal(t, 99, code, "the threshold on the server's queue must fail the run:\n%s", out)
-	assert.Contains(t, out, "✗ llm_server_requests_waiting")
-	assert.Contains(t, out, "✓ llm_server_preemptions")
-	assert.Contains(t, out, "The server's own view")
-	assert.NotContains(t, out, "metrics-secret-e2e")
-
-	raw, err := os.ReadFile(filepath.Join(dir, "report.json")) //nolint:gosec // the test's own file
-	require.NoError(t, err)
-	assert.NotContains(t, string(raw), "metrics-secret-e2e")
+	run := runTraced(t, "server_queue.js")
+	require.Equal(t, 99, run.code, "the threshold on the server's queue must fail the run:\n%s", run.out)
+	assert.Contains(t, run.out, "✗ llm_server_requests_waiting")
+	assert.Contains(t, run.out, "✓ llm_server_preemptions")
+	assert.Contains(t, run.out, "The server's own view")
+	assert.NotContains(t, run.out, "metrics-secret-e2e")
+	assert.NotContains(t, string(run.report), "metrics-secret-e2e")
 	var rec struct {
 		Categories map[string]struct {
 			Requests uint64 `json:"requests"`
@@ -58,7 +48,7 @@ func TestServerMetricsAgainstLLMSim(t *testing.T) {
 			} `json:"stages"`
 		} `json:"server"`
 	}
-	require.NoError(t, json.Unmarshal(raw, &rec))
+	require.NoError(t, json.Unmarshal(run.report, &rec))
 	require.Len(t, rec.Server, 1)
 	sv := rec.Server[0]
 	assert.Equal(t, "llm-sim", sv.Engine)
@@ -71,26 +61,17 @@ func TestServerMetricsAgainstLLMSim(t *testing.T) {
 	assert.Len(t, sv.Stages, 2, "a window per load stage")
 
 	// The trace's ground truth: every generation request's queue time.
-	f, err := os.Open(trace) //nolint:gosec // the test's own file
-	require.NoError(t, err)
-	defer f.Close()
 	var n, queueNS float64
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	for sc.Scan() {
-		var r struct {
-			Op         string `json:"op"`
-			EnqueuedNS int64  `json:"enqueued_ns"`
-			AdmittedNS int64  `json:"admitted_ns"`
+	eachTraced(t, run.trace, func(r struct {
+		Op         string `json:"op"`
+		EnqueuedNS int64  `json:"enqueued_ns"`
+		AdmittedNS int64  `json:"admitted_ns"`
+	}) {
+		if r.Op == "" && r.AdmittedNS != 0 {
+			n++
+			queueNS += float64(r.AdmittedNS - r.EnqueuedNS)
 		}
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
-		if r.Op != "" || r.AdmittedNS == 0 {
-			continue
-		}
-		n++
-		queueNS += float64(r.AdmittedNS - r.EnqueuedNS)
-	}
-	require.NoError(t, sc.Err())
+	})
 	require.InDelta(t, float64(all.Requests), n, 0, "the trace has every call")
 	q := sv.Run.Histograms["queue"]
 	require.NotNil(t, q.Mean)

@@ -1180,7 +1180,8 @@ declare module "k6/x/llmstream" {
     /**
      * The longest a window is lengthened to (by half a window at a time) while its calls cannot decide; still
      * undecided then, it counts as a fail that says so. Default four windows, or, for the open model, long
-     * enough to measure at rate.min half again the calls a pass needs (59 for a p95, 299 for a p99 or errors <1%).
+     * enough to measure at rate.min half again the calls a pass needs (59 for a p95, 299 for a p99 or errors <1%),
+     * both times cv² under bursty arrivals (their windows need cv² times the calls: 4× at cv 2).
      */
     maxWindow?: Duration;
     /** The window that confirms the answer in steady state before it is given (default three windows, at least `'60s'`). */

@@ -89,9 +89,12 @@ func figureOf(figure string, f *finished) measure.Duration {
 // order statistics (quantile.Upper and quantile.Lower: distribution-free),
 // each censored call taken at +∞ for the upper bound and at its lower
 // bound for the lower one, so both stay conservative. The ranks are those
-// of the effective sample (clustered): calls that queue together are not
-// independent.
-func judgeDuration(o Objective, calls []judgedCall) bound {
+// of the effective sample: calls that queue together are not independent,
+// so the sample shrinks by the clustering its calls past the limit show,
+// and at least by burst, the arrivals' Burstiness (a window of bursty
+// arrivals may show no burst's queue yet: its calls are not independent
+// all the same).
+func judgeDuration(o Objective, calls []judgedCall, burst float64) bound {
 	var ups, los []float64 // in the order the calls were sent
 	b := bound{observed: math.NaN(), lower: math.NaN(), upper: math.NaN()}
 	var seen []float64 // exact values and real lower bounds, for the figure read
@@ -122,8 +125,8 @@ func judgeDuration(o Objective, calls []judgedCall) bound {
 		slices.Sort(seen)
 		b.observed = seen[min(max(int(math.Ceil(o.Quantile*float64(len(seen))))-1, 0), len(seen)-1)]
 	}
-	upVIF := inflation(ups, func(v float64) bool { return v > o.Limit })
-	loVIF := inflation(los, func(v float64) bool { return v > o.Limit })
+	upVIF := max(inflation(ups, func(v float64) bool { return v > o.Limit }), burst)
+	loVIF := max(inflation(los, func(v float64) bool { return v > o.Limit }), burst)
 	slices.Sort(ups)
 	slices.Sort(los)
 	if r := upperRank(n, o.Quantile, upVIF); r <= n {
@@ -202,9 +205,11 @@ func inflation(vals []float64, past func(float64) bool) float64 {
 
 // judgeErrors bounds the error rate with Clopper–Pearson's exact binomial
 // bounds, a call still in flight counted as failed for the upper bound and
-// as not failed for the lower. A limit of 0 cannot be bounded from above by
-// any number of calls: it passes on no failure and no call left unfinished.
-func judgeErrors(o Objective, calls []judgedCall) bound {
+// as not failed for the lower, the counts shrunk by burst (the arrivals'
+// Burstiness: a burst's calls fail or not together). A limit of 0 cannot be
+// bounded from above by any number of calls: it passes on no failure and no
+// call left unfinished.
+func judgeErrors(o Objective, calls []judgedCall, burst float64) bound {
 	b := bound{observed: math.NaN(), lower: math.NaN(), upper: math.NaN()}
 	failed := 0
 	for _, j := range calls {
@@ -227,8 +232,9 @@ func judgeErrors(o Objective, calls []judgedCall) bound {
 	if done := n - b.censored; done > 0 {
 		b.observed = float64(failed) / float64(done)
 	}
-	b.upper = clopperUpper(failed+b.censored, n, Confidence)
-	b.lower = clopperLower(failed, n, Confidence)
+	eff := float64(n) / burst
+	b.upper = clopperUpper(float64(failed+b.censored)/burst, eff, Confidence)
+	b.lower = clopperLower(float64(failed)/burst, eff, Confidence)
 	switch {
 	case o.Limit == 0 && failed > 0, b.lower > o.Limit:
 		b.verdict = verdictFail
@@ -241,27 +247,29 @@ func judgeErrors(o Objective, calls []judgedCall) bound {
 }
 
 // clopperUpper is the one-sided upper bound at conf of a binomial share
-// with k successes in n trials: the p at which P(Bin(n, p) ≤ k) = 1 − conf.
-func clopperUpper(k, n int, conf float64) float64 {
+// with k successes in n trials: the p at which P(Bin(n, p) ≤ k) = 1 − conf
+// (k and n may be effective counts, not whole: the Beta form takes them).
+func clopperUpper(k, n, conf float64) float64 {
 	if k >= n {
 		return 1
 	}
-	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(conf)
+	return distuv.Beta{Alpha: k + 1, Beta: n - k}.Quantile(conf)
 }
 
 // clopperLower is the one-sided lower bound: the p at which
 // P(Bin(n, p) ≥ k) = 1 − conf.
-func clopperLower(k, n int, conf float64) float64 {
+func clopperLower(k, n, conf float64) float64 {
 	if k <= 0 {
 		return 0
 	}
-	return distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(1 - conf)
+	return distuv.Beta{Alpha: k, Beta: n - k + 1}.Quantile(1 - conf)
 }
 
-// judgeObjective is o's bound on the calls.
-func judgeObjective(o Objective, calls []judgedCall) bound {
+// judgeObjective is o's bound on the calls, their arrivals' Burstiness
+// burst.
+func judgeObjective(o Objective, calls []judgedCall, burst float64) bound {
 	if o.Figure == FigureErrors {
-		return judgeErrors(o, calls)
+		return judgeErrors(o, calls, burst)
 	}
-	return judgeDuration(o, calls)
+	return judgeDuration(o, calls, burst)
 }

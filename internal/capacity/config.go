@@ -27,9 +27,10 @@ type Config struct {
 	Warmup   time.Duration // 0: a fifth of the window, unless warmupGiven
 	// MaxWindow is the longest a window is lengthened to while its calls
 	// cannot decide (0: four windows, or, for the open model, long enough to
-	// measure at Min half again the calls a pass needs, if that is longer;
-	// and a window whose calls come slower than that, as the closed model's
-	// may, goes on until it has measured them, up to maxCallsTimes windows).
+	// measure at Min half again the calls a pass needs, if that is longer,
+	// both times Burstiness; and a window whose calls come slower than that,
+	// as the closed model's may, goes on until it has measured them, up to
+	// maxCallsTimes windows).
 	MaxWindow time.Duration
 	// Sustain is the length of the window that confirms the answer before
 	// it is given (0: three windows, at least a minute).
@@ -172,9 +173,10 @@ func (c Config) checkMaxWindow() (Config, error) {
 		return c.Warmup + time.Duration(extra*float64(needed)/c.Min*float64(time.Second))
 	}
 	if c.MaxWindow == 0 {
-		c.MaxWindow, c.callsBound = defaultMaxWindowTimes*c.Window, true
+		b := c.Burstiness()
+		c.MaxWindow, c.callsBound = time.Duration(b*defaultMaxWindowTimes*float64(c.Window)).Round(time.Second), true
 		if c.Model == ModelRate {
-			c.MaxWindow = max(c.MaxWindow, need(1.5).Round(time.Second))
+			c.MaxWindow = max(c.MaxWindow, need(1.5*b).Round(time.Second))
 		}
 		return c, nil
 	}
@@ -187,6 +189,24 @@ func (c Config) checkMaxWindow() (Config, error) {
 			c.MaxWindow, which, needed, c.Min, c.MaxWindow, need(1.5).Round(time.Second))
 	}
 	return c, nil
+}
+
+// Burstiness is how many times more calls than under Poisson arrivals a
+// window needs to decide as surely: cv² for bursty arrivals (cv above 1),
+// else 1. Two reasons, both from queueing: over a window of n arrivals a
+// renewal process's count varies cv² times a Poisson count's (its index of
+// dispersion), so the load a window carried is known that much less well;
+// and a G/D/c queue's waits scale with (ca² + cs²)/2 (Kingman), so its
+// queue relaxes that many times more slowly and the calls a burst delays
+// come in runs that much longer, each run one event to the bounds (their
+// effective sample shrinks by its mean length). Constant arrivals keep
+// Poisson's default: their windows decide sooner, but a window only runs
+// as long as its calls need.
+func (c Config) Burstiness() float64 {
+	if c.Model != ModelRate || c.Trace != nil || c.CV <= 1 {
+		return 1
+	}
+	return c.CV * c.CV
 }
 
 // PassCalls is the fewest calls from which a window can pass every

@@ -51,7 +51,9 @@
 // one event of weight k, and shrink the sample to n·Σk/Σk² effective calls
 // (the count's variance is that much over a binomial's). A window of a few
 // of the queue's relaxation times underestimates this; the sustain window
-// is the guard there.
+// is the guard there. Under bursty arrivals (cv above 1) the sample shrinks
+// by cv² at least (Config.Burstiness), whether or not the window caught a
+// burst, and the default longest window grows by as much.
 //
 // # A window
 //

@@ -110,6 +110,25 @@ func TestConfigRefusesBadInput(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, time.Minute, s.Config().Sustain)
 	require.Equal(t, 20*time.Second, s.Config().MaxWindow)
+	// Bursty arrivals of cv 2 need cv² = 4 times the calls: the longest
+	// window is four times four windows, or 4 s + 4 × 88.5 s at rate.min,
+	// whichever is longer; Poisson and constant arrivals keep the default.
+	bursty := ok
+	bursty.Arrivals, bursty.CV = ArrivalsBursty, 2
+	s, err = New(bursty)
+	require.NoError(t, err)
+	require.Equal(t, 358*time.Second, s.Config().MaxWindow)
+	bursty.Min = 8
+	s, err = New(bursty)
+	require.NoError(t, err)
+	require.Equal(t, 320*time.Second, s.Config().MaxWindow)
+	for _, cv := range []float64{0, 1} {
+		plain := ok
+		plain.CV, plain.Min = cv, 8
+		s, err = New(plain)
+		require.NoError(t, err)
+		require.Equal(t, 80*time.Second, s.Config().MaxWindow, "cv %v", cv)
+	}
 }
 
 // The calls a pass needs: a p95 59, a p99 299, an error rate under 1 % 299

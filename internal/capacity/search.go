@@ -198,15 +198,16 @@ func (s *Search) judgeAt(w *window, t time.Time) {
 		w.nextCheck = maxTime(w.nextCheck, t)
 		return
 	}
-	row.Reason += fmt.Sprintf("; still undecided at its longest (%v), so it counts as a fail", w.end.Sub(w.start))
+	row.Reason += fmt.Sprintf("; still undecided at its longest (%v), so it counts as a fail (a longer maxWindow lets "+
+		"such a window run until its calls decide)", w.end.Sub(w.start))
 	s.closeRow(w, t, row)
 }
 
 // longest is the latest end a lengthening of w may reach at t: its cap,
 // or, with the default maxWindow, the end by which its calls, at the rate
-// they have come so far, would number half again those a pass needs (the
-// closed model's calls per second are not known before they come), at
-// most maxCallsTimes caps.
+// they have come so far, would number half again those a pass needs, times
+// the arrivals' Burstiness (the closed model's calls per second are not
+// known before they come), at most maxCallsTimes caps.
 func (s *Search) longest(w *window, t time.Time) time.Time {
 	if !s.cfg.callsBound {
 		return w.cap
@@ -217,7 +218,8 @@ func (s *Search) longest(w *window, t time.Time) time.Time {
 		return w.cap
 	}
 	need, _ := PassCalls(s.cfg.Objectives)
-	enough := w.warmEnd.Add(time.Duration(1.5 * float64(need) / float64(len(calls)) * float64(span)))
+	enoughCalls := 1.5 * s.cfg.Burstiness() * float64(need)
+	enough := w.warmEnd.Add(time.Duration(enoughCalls / float64(len(calls)) * float64(span)))
 	limit := w.start.Add(maxCallsTimes * w.cap.Sub(w.start))
 	return maxTime(w.cap, minTime(enough, limit))
 }
@@ -439,7 +441,8 @@ func String(c *runrecord.Capacity) string {
 	switch c.Outcome {
 	case "below_min":
 		if c.MinUndecided() {
-			return fmt.Sprintf("capacity below min: the calls at the first level (%g %s) could not show it holds", c.Min, c.Unit)
+			return fmt.Sprintf("capacity below min: the calls at the first level (%g %s) could not show it holds "+
+				"(a longer maxWindow lets its window run until they can)", c.Min, c.Unit)
 		}
 		return fmt.Sprintf("capacity below min: the first level (%g %s) already failed", c.Min, c.Unit)
 	case "above_max":

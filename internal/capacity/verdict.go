@@ -121,7 +121,7 @@ func (s *Search) score(row *runrecord.CapacityWindow, calls []judgedCall) []stri
 	row.Margin = math.Inf(-1)
 	verdicts := make([]string, len(s.cfg.Objectives))
 	for i, o := range s.cfg.Objectives {
-		b := judgeObjective(o, calls)
+		b := judgeObjective(o, calls, s.cfg.Burstiness())
 		verdicts[i] = b.verdict
 		m := runrecord.CapacityMargin{Objective: o.Text, Verdict: b.verdict, Calls: b.calls, Censored: b.censored,
 			Lower: finitePtr(b.lower), Upper: finitePtr(b.upper), Margin: -1}

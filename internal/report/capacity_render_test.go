@@ -82,7 +82,8 @@ func TestCapacityAnswerSaysHowSure(t *testing.T) {
 	two.Confidence = 0.95
 	require.Contains(t, capacityAnswer(two), "capacity 4.90 req/s (each objective 95 % sure to hold at it; not yet sustained)")
 	below := &runrecord.Capacity{Unit: "req/s", Min: 2, Outcome: "below_min", UndecidedAbove: []float64{2}}
-	require.Equal(t, "capacity below min: the calls at the lowest level, 2.00 req/s, could not show it holds", capacityAnswer(below))
+	require.Equal(t, "capacity below min: the calls at the lowest level, 2.00 req/s, could not show it holds "+
+		"(a longer maxWindow lets its window run until they can)", capacityAnswer(below))
 }
 
 func TestCapacityOutcomesRead(t *testing.T) {

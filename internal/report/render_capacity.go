@@ -21,8 +21,8 @@ func capacityAnswer(c *runrecord.Capacity) string {
 	switch c.Outcome {
 	case "below_min":
 		if c.MinUndecided() {
-			return fmt.Sprintf("capacity below min: the calls at the lowest level, %s %s, could not show it holds", fmtLevel(c.Min), c.Unit) +
-				capacityBinding(c)
+			return fmt.Sprintf("capacity below min: the calls at the lowest level, %s %s, could not show it holds "+
+				"(a longer maxWindow lets its window run until they can)", fmtLevel(c.Min), c.Unit) + capacityBinding(c)
 		}
 		return fmt.Sprintf("capacity below min: the lowest level, %s %s, already failed", fmtLevel(c.Min), c.Unit) + capacityBinding(c)
 	case "above_max":

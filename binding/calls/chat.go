@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/grafana/sobek"
-	"go.k6.io/k6/js/promises"
 	"go.k6.io/k6/lib"
 
 	"github.com/llmstream/xk6-llmstream/binding/load"
@@ -32,23 +31,26 @@ func (c *Client) Chat(body sobek.Value, params sobek.Value) (*sobek.Promise, err
 	if err != nil {
 		return nil, err
 	}
-	p, resolve, reject := promises.New(vu)
+	rt := vu.Runtime()
+	p, resolve, reject := rt.NewPromise()
+	settle := vu.RegisterCallback()
 	due, from := c.env.Due.TakeFrom() // the first call after Schedule.next() is the credit's send
-	c.launch(st, plan, due, from, func(out *outcome, result map[string]any, _ *record.Call) {
-		if st.Options.Throw.Bool && !out.OK() {
-			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
-			return
-		}
-		resolve(result)
+	c.launch(st, plan, due, from, func(out *outcome, rec *record.Call) {
+		settle(func() error {
+			if st.Options.Throw.Bool && !out.OK() {
+				return reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
+			}
+			return resolve(jsResult(rt, rec)) // result.go: read from the record on access
+		})
 	})
 	return p, nil
 }
 
 // launch runs a prepared call off the event loop, on a reused goroutine,
-// and hands done (in that goroutine) its outcome, JS result and record.
+// and hands done (in that goroutine) its outcome and record.
 // due is when a schedule wanted it sent (zero: none did).
 func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, from *schedule.Schedule,
-	done func(*outcome, map[string]any, *record.Call)) {
+	done func(*outcome, *record.Call)) {
 	ctx := c.env.VU.Context()
 	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
 	c.env.Sinks.Report.Stop.Note(c.env.VU)
@@ -74,9 +76,9 @@ func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, from *sche
 		// and while it waits its TTFT grows (Result.SendWait). Yielding here
 		// lets them go first.
 		runtime.Gosched()
-		result, rec := fanOut(ctx, out, st.Samples, c.env.Sinks, ld)
+		rec := fanOut(ctx, out, st.Samples, c.env.Sinks, ld)
 		load.AfterScheduledCall(ctx, from, c.env.Sinks.Metrics, st)
-		done(out, result, rec)
+		done(out, rec)
 	})
 	// The script's next statements can wait; the request cannot without
 	// growing its TTFT. Yield so the call's goroutine takes t0, gets its

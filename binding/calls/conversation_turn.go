@@ -142,14 +142,14 @@ func (cv *Conversation) send(st *lib.State, in *turnInput, due time.Time, from *
 		cv.c.env.Due.Take() // the pace, not a schedule credit, says when this turn was due
 	}
 	cb := cv.c.env.VU.RegisterCallback()
-	cv.c.launch(st, plan, due, from, func(out *outcome, result map[string]any, rec *record.Call) {
+	cv.c.launch(st, plan, due, from, func(out *outcome, rec *record.Call) {
 		cb(func() error {
 			cv.answered(out, rec)
 			if st.Options.Throw.Bool && !out.OK() {
 				settle(nil, fmt.Errorf("llmstream: %s", out.Final().Result.Err))
 				return nil
 			}
-			settle(result, nil)
+			settle(rec.JS(), nil)
 			return nil
 		})
 	})

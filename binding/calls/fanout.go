@@ -35,7 +35,7 @@ type callLoad struct {
 // run counted its cut calls nowhere, and the server's count held them
 // against nothing. The record comes back with the result, for a
 // conversation's job.
-func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer, s Sinks, ld callLoad) (map[string]any, *record.Call) {
+func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer, s Sinks, ld callLoad) *record.Call {
 	rec := callRecord(o, ld)
 	rec.Stopped = o.Canceled || ctx.Err() != nil
 	if !rec.Stopped {
@@ -45,7 +45,7 @@ func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer,
 		s.Gates.Finish(rec)
 	}
 	s.Report.Intake().Add(rec)
-	return rec.JS(), rec
+	return rec
 }
 
 // callRecord is the call's one record: the final attempt's figures, every

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/grafana/sobek"
-	"go.k6.io/k6/js/promises"
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/metrics"
 
@@ -69,7 +68,9 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 			return nil, fmt.Errorf("fallback: %w", err)
 		}
 	}
-	p, resolve, reject := promises.New(vu)
+	rt := vu.Runtime()
+	p, resolve, reject := rt.NewPromise()
+	settle := vu.RegisterCallback()
 	ctx := vu.Context()
 	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
 	c.env.Sinks.Report.Stop.Note(c.env.VU)
@@ -87,13 +88,14 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 		c.env.Active.Add(-1)
 		c.env.Sinks.LagWarning.Check(st.Logger, out.ClientLag.Or(0))
 		runtime.Gosched() // as in Chat: the requests that follow go first
-		result := fanOutRetrieval(ctx, out, plan.figures, st.Samples, c.env.Sinks, ld)
+		rec := fanOutRetrieval(ctx, out, plan.figures, st.Samples, c.env.Sinks, ld)
 		load.AfterScheduledCall(ctx, from, c.env.Sinks.Metrics, st)
-		if st.Options.Throw.Bool && !out.OK() {
-			reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
-			return
-		}
-		resolve(result)
+		settle(func() error {
+			if st.Options.Throw.Bool && !out.OK() {
+				return reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
+			}
+			return resolve(jsResult(rt, rec)) // as in Chat
+		})
 	})
 	runtime.Gosched()
 	return p, nil
@@ -229,7 +231,7 @@ func (c *Client) wire(op *retrievalOp) (*retrievalWire, error) {
 // call of record.RetrievalFigures, judged by the SLO's e2e limit alone.
 func fanOutRetrieval(ctx context.Context, o *outcome, figures map[*stream.Result]*embed.Result,
 	out chan<- metrics.SampleContainer, s Sinks, ld callLoad,
-) map[string]any {
+) *record.Call {
 	rec := callRecord(o, ld)
 	rec.Retrieval = figures[o.Final().Result]
 	rec.RequestBytes = rec.Retrieval.RequestBytes
@@ -241,7 +243,7 @@ func fanOutRetrieval(ctx context.Context, o *outcome, figures map[*stream.Result
 		metrics.PushIfNotDone(ctx, out, callSamples(s.Metrics, o, rec))
 	}
 	s.Report.Intake().Add(rec)
-	return rec.JS()
+	return rec
 }
 
 // embedAPI is the embeddings API a client uses: the call's api, else the one

@@ -138,7 +138,7 @@ func TestConversationBeyondContext(t *testing.T) {
 		globalThis.job = conv.end();
 	})()`)
 	rt := vu.rt.VU.Runtime()
-	res := rt.Get("results").Export().([]any)
+	res := plain(rt.Get("results").Export()).([]any)
 	require.Equal(t, "ok", res[0])
 	failed := -1
 	for i, r := range res {

@@ -76,7 +76,7 @@ func TestConversationUnderSchedule(t *testing.T) {
 		}
 		conv.end();
 	})()`)
-	rs := vu.rt.VU.Runtime().Get("rs").Export().([]any)
+	rs := plain(vu.rt.VU.Runtime().Get("rs").Export()).([]any)
 	first, second, third := rs[0].(map[string]any), rs[1].(map[string]any), rs[2].(map[string]any)
 	require.NotNil(t, first["dueAt"], "turn 1 is the credit's send")
 	require.Less(t, first["delay"].(float64), 100.0)

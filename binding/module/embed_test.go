@@ -12,7 +12,7 @@ import (
 func (v *testVU) call(method, args string) map[string]any {
 	v.t.Helper()
 	v.run(`globalThis.res = undefined; client.` + method + `(` + args + `).then(r => { globalThis.res = r })`)
-	res, ok := v.rt.VU.Runtime().Get("res").Export().(map[string]any)
+	res, ok := plain(v.rt.VU.Runtime().Get("res").Export()).(map[string]any)
 	require.True(v.t, ok, "%s gave no result", method)
 	return res
 }

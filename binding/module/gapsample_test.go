@@ -112,7 +112,7 @@ func TestSampledGapPercentilesAgreeWithEveryGap(t *testing.T) {
 		// 16 calls at once, as 16 VUs would make them.
 		vu.run(`globalThis.all = undefined; Promise.all(Array.from({length: 16}, () => client.chat({messages: []}, {gaps: true})))` +
 			`.then(rs => { globalThis.all = rs })`)
-		results, ok := vu.rt.VU.Runtime().Get("all").Export().([]any)
+		results, ok := plain(vu.rt.VU.Runtime().Get("all").Export()).([]any)
 		require.True(t, ok, "the calls resolved")
 		for _, r := range results {
 			res := r.(map[string]any) //nolint:forcetypeassert

@@ -100,7 +100,30 @@ func (v *testVU) chat(args string) map[string]any {
 	res := v.rt.VU.Runtime().Get("res")
 	require.NotNil(v.t, res)
 	require.False(v.t, sobek.IsUndefined(res), "promise did not resolve")
-	return res.Export().(map[string]any) //nolint:forcetypeassert
+	return plain(res.Export()).(map[string]any) //nolint:forcetypeassert
+}
+
+// plain is an exported JS value with every call result in it (read from
+// its record on access, binding/calls/result.go) as the map a plain
+// object exports to.
+func plain(v any) any {
+	switch x := v.(type) {
+	case interface{ Plain() map[string]any }:
+		return x.Plain()
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plain(e)
+		}
+		return out
+	}
+	return v
 }
 
 // state is the VU's k6 state, for tests that change options.
@@ -412,7 +435,7 @@ func TestOnEventCallbacksRunOnTheLoopAfterTiming(t *testing.T) {
 	}}).then(r => { globalThis.res = r })`)
 	seen := vu.rt.VU.Runtime().Get("seen").Export()
 	require.Equal(t, []any{int64(1), int64(1), int64(1), int64(1), int64(1), int64(0), "DONE"}, seen)
-	res := vu.rt.VU.Runtime().Get("res").Export().(map[string]any) //nolint:forcetypeassert
+	res := plain(vu.rt.VU.Runtime().Get("res").Export()).(map[string]any) //nolint:forcetypeassert
 	require.Equal(t, true, res["ok"])
 	// Seven callbacks of 100 ms each would add ≥ 600 ms if they were in the timing
 	// path; the stream itself takes ~10 ms.

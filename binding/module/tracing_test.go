@@ -138,11 +138,11 @@ func TestTracingKeepsTheScriptsOwnTraceparent(t *testing.T) {
 	res = vu.chat(`{messages: []}`)
 	require.Regexp(t, `^[0-9a-f]{32}$`, res["traceId"])
 	vu.run(`globalThis.res = undefined; plain.chat({messages: []}).then(r => { globalThis.res = r })`)
-	plainRes, _ := vu.rt.VU.Runtime().Get("res").Export().(map[string]any)
+	plainRes, _ := plain(vu.rt.VU.Runtime().Get("res").Export()).(map[string]any)
 	require.Nil(t, plainRes["traceId"], "no tracing option: no trace id")
 
 	vu.run(`globalThis.res = undefined; fixed.chat({messages: []}).then(r => { globalThis.res = r })`)
-	fixedRes, _ := vu.rt.VU.Runtime().Get("res").Export().(map[string]any)
+	fixedRes, _ := plain(vu.rt.VU.Runtime().Get("res").Export()).(map[string]any)
 	require.Equal(t, "0af7651916cd43dd8448eb211c80319c", fixedRes["traceId"], "the client's own header is the script's trace too")
 
 	got := seen()

@@ -165,7 +165,7 @@ func TestCostOfACall(t *testing.T) {
 	require.InDelta(t, want, got["llm_cost"][0].Value, 1e-12)
 
 	vu.run(`globalThis.res = undefined; free.chat({messages: []}).then(r => { globalThis.res = r })`)
-	require.Nil(t, vu.rt.VU.Runtime().Get("res").Export().(map[string]any)["cost"]) //nolint:forcetypeassert
+	require.Nil(t, plain(vu.rt.VU.Runtime().Get("res").Export()).(map[string]any)["cost"]) //nolint:forcetypeassert
 	require.Empty(t, vu.drain()["llm_cost"])
 
 	run := root.report.Intake().Snapshot()
@@ -217,7 +217,7 @@ func TestFirstTokenReadWithTheNextIsFlagged(t *testing.T) {
 	require.Equal(t, true, res["ok"], "%v", res["error"])
 	require.Equal(t, true, res["ttftLate"])
 	vu.run(`globalThis.res = undefined; onTime.chat({messages: []}).then(r => { globalThis.res = r })`)
-	require.Equal(t, false, vu.rt.VU.Runtime().Get("res").Export().(map[string]any)["ttftLate"]) //nolint:forcetypeassert
+	require.Equal(t, false, plain(vu.rt.VU.Runtime().Get("res").Export()).(map[string]any)["ttftLate"]) //nolint:forcetypeassert
 	late := vu.drain()["llm_ttft_late"]
 	require.Len(t, late, 2)
 	require.Equal(t, []float64{1, 0}, []float64{late[0].Value, late[1].Value})

@@ -2,8 +2,10 @@ package measure
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestAbsentStaysUnknown(t *testing.T) {
@@ -78,5 +80,18 @@ func TestBetweenAndPlusKeepTheFigure(t *testing.T) {
 	}
 	if got := d.Or(time.Hour); got != 3*time.Millisecond {
 		t.Fatalf("Or of a measured duration = %v, want it, not the fallback", got)
+	}
+}
+
+// Any duration a call can measure round-trips, a negative one (a clock
+// step) and the extremes included; the zero Duration alone is none.
+func TestEveryMeasurableDurationIsKnown(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, -1, -time.Hour, time.Hour, math.MaxInt64, math.MinInt64 + 1} {
+		if got, ok := Of(d).Get(); !ok || got != d {
+			t.Fatalf("Of(%d).Get() = %d %v", d, got, ok)
+		}
+	}
+	if unsafe.Sizeof(Duration{}) != unsafe.Sizeof(time.Duration(0)) {
+		t.Fatalf("a Duration is %d bytes, a time.Duration %d", unsafe.Sizeof(Duration{}), unsafe.Sizeof(time.Duration(0)))
 	}
 }

@@ -85,9 +85,13 @@ func (s *StopState) Init(vu modules.VU) {
 	s.local = append(s.local, func() { ev.Local.Unsubscribe(id) })
 	s.mu.Unlock()
 	go func() {
+		// k6 waits for Done before the VU's next iteration: every
+		// iteration hands the processor here and back, so the error is
+		// read and the VU let go before anything else is done with it.
 		for e := range ch {
-			s.noteAbort(iterError(e.Data))
+			err := iterError(e.Data)
 			e.Done()
+			s.noteAbort(err)
 		}
 	}()
 }
@@ -245,7 +249,8 @@ func (s *StopState) Interruption(failed func(metric, source string) bool) *runre
 }
 
 // iterError is the error of k6's iteration-end event data (event.IterData,
-// in a package an extension cannot import), read by its field's name.
+// in a package an extension cannot import), read by its field's name: the
+// field is looked up once per type, as this runs at every iteration's end.
 func iterError(data any) error {
 	v := reflect.ValueOf(data)
 	if v.Kind() == reflect.Pointer {
@@ -254,10 +259,33 @@ func iterError(data any) error {
 	if v.Kind() != reflect.Struct {
 		return nil
 	}
-	f := v.FieldByName("Error")
-	if !f.IsValid() || !f.CanInterface() {
+	i, ok := errorField(v.Type())
+	if !ok {
 		return nil
 	}
-	err, _ := f.Interface().(error)
+	err, _ := v.Field(i).Interface().(error)
 	return err
+}
+
+// iterErrorField is the index of the Error field of the type k6's
+// iteration-end events carry (one type for the process's life).
+type iterErrorField struct {
+	t     reflect.Type
+	index int
+	ok    bool
+}
+
+var lastIterErrorField atomic.Pointer[iterErrorField] //nolint:gochecknoglobals // a cache of a type's field index
+
+// errorField is the index of t's exported Error field; false without one.
+func errorField(t reflect.Type) (int, bool) {
+	if c := lastIterErrorField.Load(); c != nil && c.t == t {
+		return c.index, c.ok
+	}
+	c := &iterErrorField{t: t}
+	if f, found := t.FieldByName("Error"); found && f.IsExported() && len(f.Index) == 1 {
+		c.index, c.ok = f.Index[0], true
+	}
+	lastIterErrorField.Store(c)
+	return c.index, c.ok
 }

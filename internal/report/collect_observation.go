@@ -16,8 +16,8 @@ import (
 )
 
 // Observation is one finished call, as the k6 module records it: the call's
-// one record (package record), read here as it is. Durations < 0 mean "not
-// measured".
+// one record (package record), read here as it is: a figure it could not
+// measure is a measure.Duration that is not known.
 type Observation = record.Call
 
 // DefaultCategory names calls that carry no category tag.

@@ -354,7 +354,7 @@ func (s *Search) Claim(at time.Time, lag time.Duration) {
 		return
 	}
 	s.inflight++
-	w.claims = append(w.claims, &claim{at: at})
+	w.insert(&claim{at: at})
 	x := w.x(at)
 	w.queuePts = append(w.queuePts, point{x, float64(s.inflight), x})
 	if s.cfg.Model == ModelRate {

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -49,7 +50,7 @@ type window struct {
 	// extensions counts its lengthenings.
 	extensions int
 
-	claims   []*claim // in the order they were claimed
+	claims   []*claim // in the order of their times (insert)
 	ttftPts  []point  // x: due/claim time, y: TTFT ms
 	queuePts []point  // x: claim time, y: calls in flight
 	latePts  []point  // x: claim time, y: the credit's lateness, ms
@@ -58,6 +59,15 @@ type window struct {
 }
 
 func (w *window) x(t time.Time) float64 { return t.Sub(w.start).Seconds() }
+
+// insert adds a claim in the order of the claims' times. VUs tell the
+// search of the credits they took in the order they ran, which two credits
+// due microseconds apart (bursty arrivals' gaps often are) can swap; attach
+// and calls read the claims in time order.
+func (w *window) insert(c *claim) {
+	i := sort.Search(len(w.claims), func(i int) bool { return w.claims[i].at.After(c.at) })
+	w.claims = slices.Insert(w.claims, i, c)
+}
 
 // attach matches an ended call to its claim: the latest claim at or before
 // key that is still in flight; exact: at key itself (a credit's due time).

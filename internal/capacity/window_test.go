@@ -129,3 +129,34 @@ func TestAFailedSustainSendsTheSearchBelow(t *testing.T) {
 	require.InDelta(t, 5.66, *c.FirstFail, 1e-9, "the level whose sustain failed is the first fail")
 	require.NotNil(t, c.SustainedS)
 }
+
+// Two VUs that take credits due a microsecond apart may tell the search in
+// the other order (bursty arrivals' gaps are often that short): each call's
+// end still finds its own claim, so nothing stays in flight for ever (a
+// call left there would be judged unfinished, and its count read as a
+// queue still growing).
+func TestClaimsToldOutOfOrderAreMatched(t *testing.T) {
+	s, err := New(Config{Model: ModelRate, Min: 4, Max: 40, Window: 10 * time.Second,
+		Objectives: objectives(t, map[string]string{"ttft": "p95<400ms"})})
+	require.NoError(t, err)
+	origin := time.Unix(2_000_000, 0)
+	s.Start(origin)
+	var calls []*record.Call
+	for i := range 50 {
+		at := origin.Add(3*time.Second + time.Duration(i)*100*time.Millisecond)
+		early, late := at, at.Add(time.Microsecond)
+		s.Claim(late, 0) // told first
+		s.Claim(early, 0)
+		for _, due := range []time.Time{early, late} {
+			calls = append(calls, &record.Call{Result: stream.Result{OK: true, Start: due, End: due.Add(50 * time.Millisecond),
+				TTFT: measure.Of(20 * time.Millisecond), E2E: measure.Of(50 * time.Millisecond)}, Origin: record.Origin{Name: "c"}, Due: due})
+		}
+	}
+	for _, c := range calls {
+		s.Finish(c)
+	}
+	require.Zero(t, s.inflight)
+	got, inflight := s.cur.calls(origin.Add(9 * time.Second))
+	require.Zero(t, inflight)
+	require.Len(t, got, 100)
+}

@@ -174,6 +174,8 @@ declare module "k6/x/llmstream" {
     timeout?: Duration;
     /** Keep only this served model's series (default: all, summed). */
     model?: string;
+    /** Where the engine lists its models and context lengths (OpenAI's /v1/models; default: beside the metrics path of a serving engine); 'off' reads none. */
+    models?: 'off' | string;
   }
 
   /** What one million tokens of each kind cost. */

@@ -22,7 +22,11 @@ func TestServerEnergyAgainstLLMSim(t *testing.T) {
 
 	var rec struct {
 		Server []struct {
-			Source   string   `json:"source"`
+			Source string `json:"source"`
+			Models []struct {
+				ID          string `json:"id"`
+				MaxModelLen *int64 `json:"max_model_len"`
+			} `json:"models"`
 			Engine   string   `json:"engine"`
 			Warnings []string `json:"warnings"`
 			Run      struct {
@@ -40,6 +44,12 @@ func TestServerEnergyAgainstLLMSim(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(run.report, &rec))
 	require.Len(t, rec.Server, 2)
+	engine := rec.Server[0]
+	require.Len(t, engine.Models, 1, "llm-sim's /v1/models, read beside its metrics")
+	assert.Equal(t, "sim", engine.Models[0].ID)
+	require.NotNil(t, engine.Models[0].MaxModelLen)
+	assert.Equal(t, int64(8192), *engine.Models[0].MaxModelLen, "the context window llm-sim was given")
+	assert.Contains(t, run.out, "served models: sim (context 8192 tokens)")
 	dcgm := rec.Server[1]
 	require.Equal(t, "dcgm", dcgm.Source)
 	assert.Equal(t, "dcgm", dcgm.Engine)

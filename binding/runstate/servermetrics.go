@@ -142,7 +142,7 @@ func (s *ServerState) Add(o config.ServerMetrics, clientName string) error {
 	}
 	w := &serverWatch{opts: o, client: clientName}
 	sc, err := servermetrics.New(servermetrics.Config{
-		URL: o.URL, Source: o.Source, Headers: o.Headers, Interval: o.Interval, Timeout: o.Timeout, Model: o.Model,
+		URL: o.URL, Source: o.Source, Headers: o.Headers, Interval: o.Interval, Timeout: o.Timeout, Model: o.Model, Models: o.Models,
 		Warn:     s.warn,
 		OnScrape: func(x servermetrics.Sample) { s.push(w, x) },
 	})

@@ -285,7 +285,8 @@ POST /v1beta/models/{model}:streamGenerateContent?alt=sse (Gemini),
 POST /generate_stream (TGI), POST /completion (llama.cpp), GET|POST /v1/sim/events
 (raw SSE); embeddings at POST /v1/embeddings, /api/embed, /embed and Gemini's
 :embedContent / :batchEmbedContents, rerank at POST /v1/rerank, /v2/rerank and
-/rerank (TEI's with texts); GET /v1/models, GET /health, GET /metrics (Prometheus text).
+/rerank (TEI's with texts); GET /v1/models (vLLM's shape: max_model_len is
+max_context_tokens), GET /health, GET /metrics (Prometheus text).
 
 Flags:
 `)

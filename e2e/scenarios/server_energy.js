@@ -1,7 +1,8 @@
-// llm-sim: --model sim=small --set power_idle_w=60 --set power_per_request_w=240 --set gpus=2 --seed 1
+// llm-sim: --model sim=small --set power_idle_w=60 --set power_per_request_w=240 --set gpus=2 --set max_context_tokens=8192 --seed 1
 // GPU energy beside the load (docs/guide.md#gpu-energy): serverMetrics reads
 // llm-sim's engine and its DCGM-shaped exporter, each on its own interval;
-// the run's J per output token must match llm-sim's power model.
+// the run's J per output token must match llm-sim's power model, and the
+// engine's section names its model and context length (its /v1/models).
 import { Client, report } from 'k6/x/llmstream';
 
 const base = __ENV.LLM_BASE_URL;

@@ -31,6 +31,10 @@ type ServerMetrics struct {
 	Timeout  time.Duration `opt:"timeout,positive"`
 	// Model keeps only the series of that served model; "" = all, summed.
 	Model string `opt:"model"`
+	// Models is where the engine lists its served models and their context
+	// length (OpenAI's /v1/models, vLLM's max_model_len): absent, beside
+	// the metrics path of an engine that serves one; 'off', not read.
+	Models string `opt:"models" want:"'off' or the list's url, e.g. 'http://vllm:8000/v1/models'"`
 }
 
 // minServerMetricsInterval keeps scraping cheap: each scrape parses the
@@ -51,6 +55,12 @@ func (s *ServerMetrics) check() error {
 	}
 	if s.Interval != 0 && s.Interval < minServerMetricsInterval {
 		return fieldErr("interval", "must be at least %v (each scrape parses the whole exposition), got %v", minServerMetricsInterval, s.Interval)
+	}
+	if m := strings.TrimSpace(s.Models); m != "" && m != "off" {
+		mu, err := url.Parse(m)
+		if err != nil || (mu.Scheme != "http" && mu.Scheme != "https") || mu.Host == "" {
+			return fieldErr("models", "must be 'off' or http(s)://host[:port]/v1/models")
+		}
 	}
 	if s.Source == "" {
 		s.Source = u.Host // never user info: url.URL keeps that apart

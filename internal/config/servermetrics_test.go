@@ -35,6 +35,14 @@ func TestServerMetricsList(t *testing.T) {
 	require.Equal(t, "dcgm", c.ServerMetrics[1].Source)
 	require.Equal(t, 250*time.Millisecond, c.ServerMetrics[1].Interval)
 	require.Equal(t, "vllm-2:8000", c.ServerMetrics[2].Source)
+
+	c, err = ParseClient(smClient([]any{
+		map[string]any{"url": "http://gw/engine/metrics", "models": "http://gw/v1/models"},
+		map[string]any{"url": "http://gpu-node:9400/metrics", "models": "off"},
+	}))
+	require.NoError(t, err)
+	require.Equal(t, "http://gw/v1/models", c.ServerMetrics[0].Models)
+	require.Equal(t, "off", c.ServerMetrics[1].Models)
 }
 
 func TestServerMetricsListRefusals(t *testing.T) {
@@ -50,6 +58,9 @@ func TestServerMetricsListRefusals(t *testing.T) {
 		"Client options: serverMetrics[0].source must be 1 to 64 letters": []any{map[string]any{"url": "http://a/metrics", "source": "a b"}},
 		"Client options: serverMetrics[1].interval must be at least 50ms": []any{
 			map[string]any{"url": "http://a/metrics"}, map[string]any{"url": "http://b/metrics", "interval": "1ms"},
+		},
+		"Client options: serverMetrics[0].models must be 'off' or http(s)://host[:port]/v1/models": []any{
+			map[string]any{"url": "http://a/metrics", "models": "vllm:8000/v1/models"},
 		},
 		`Client options: serverMetrics must be an object like {url: 'http://vllm:8000/metrics', interval: '1s'} or a list of them`: "http://a/metrics",
 	} {

@@ -146,6 +146,9 @@ func serverText(r *Run, views []servermetrics.View, changes []runrecord.ServerCh
 		if len(v.Config) > 0 {
 			fmt.Fprintf(&b, "  server configuration: %s\n", servermetrics.ConfigText(v.Config))
 		}
+		if len(v.Models) > 0 {
+			fmt.Fprintf(&b, "  served models: %s\n", servermetrics.ModelsText(v.Models))
+		}
 		for _, l := range energyLines(v) {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
@@ -216,6 +219,9 @@ func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
 		}
 		if len(v.Config) > 0 {
 			fmt.Fprintf(b, "<p class=\"server-config\">server configuration: %s</p>\n", esc(servermetrics.ConfigText(v.Config)))
+		}
+		if len(v.Models) > 0 {
+			fmt.Fprintf(b, "<p class=\"server-models\">served models: %s</p>\n", esc(servermetrics.ModelsText(v.Models)))
 		}
 		writeEnergyHTML(b, v)
 		if v.Engine == servermetrics.EngineDCGM {

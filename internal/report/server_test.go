@@ -347,3 +347,33 @@ func TestSegmentsLeaveTheCountToTheMerge(t *testing.T) {
 		}
 	}
 }
+
+// The server's set-up heads its section: the cache configuration and the
+// served models with their context length, a length the server did not
+// give as unknown (null in the record), never 0.
+func TestServerSetUpInTheReports(t *testing.T) {
+	r := synth{seed: 1, stages: []synthStage{{4, 20}}}.collect()
+	calls, prompt := runTotals(r)
+	v := serverView(float64(calls), float64(prompt), servermetrics.GaugeStats{Samples: 20}, nil)
+	n := int64(4096)
+	v.Config = map[string]string{"block_size": "16", "enable_prefix_caching": "True"}
+	v.Models = []servermetrics.ServedModel{{ID: "llama", MaxModelLen: &n}, {ID: "sql-lora"}}
+	text, html, rec, err := Render(r, nil, RenderOptions{Server: []servermetrics.View{v}})
+	require.NoError(t, err)
+	const models = "served models: llama (context 4096 tokens), sql-lora (context unknown)"
+	assert.Contains(t, text, "server configuration: block_size 16, enable_prefix_caching True")
+	assert.Contains(t, text, models)
+	assert.Contains(t, string(html), models)
+	var got struct {
+		Server []struct {
+			Models []map[string]any `json:"models"`
+		} `json:"server"`
+	}
+	require.NoError(t, json.Unmarshal(rec, &got))
+	require.Len(t, got.Server, 1)
+	require.Len(t, got.Server[0].Models, 2)
+	assert.InDelta(t, 4096, got.Server[0].Models[0]["max_model_len"], 0)
+	unknown, present := got.Server[0].Models[1]["max_model_len"]
+	assert.True(t, present, "the field is there")
+	assert.Nil(t, unknown, "unknown is null")
+}

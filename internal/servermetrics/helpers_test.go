@@ -27,7 +27,8 @@ func reduceFixture(t *testing.T, name, contentType string) *snapshot {
 	return reduce(p.families, "")
 }
 
-// endpoint serves whatever body the test sets, with a status and a content type.
+// endpoint serves whatever body the test sets, with a status and a content
+// type, at every path but /v1/models, where it lists vLLM's models.
 type endpoint struct {
 	mu     sync.Mutex
 	body   []byte
@@ -41,7 +42,13 @@ type endpoint struct {
 func newEndpoint(t *testing.T, body []byte) *endpoint {
 	t.Helper()
 	e := &endpoint{body: body, status: 200, ctype: "text/plain; version=0.0.4; charset=utf-8"}
+	models := fixture(t, "vllm_models.json")
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" { // vLLM's list beside its metrics, not a scrape
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(models)
+			return
+		}
 		e.mu.Lock()
 		e.hits++
 		e.header = r.Header.Clone()

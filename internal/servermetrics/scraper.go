@@ -46,6 +46,10 @@ type Config struct {
 	// Model keeps only the series of this served model (model_name or
 	// model label); empty = all of them, summed.
 	Model string
+	// Models is where the served models are listed (OpenAI's /v1/models):
+	// "" = beside the metrics path, for an engine that serves one; ModelsOff
+	// = not read.
+	Models string
 	// Warn gets one message per kind of problem (the first of its kind).
 	Warn func(msg string)
 	// OnScrape gets each successful scrape's gauges, on the scraper's
@@ -122,20 +126,32 @@ type Scraper struct {
 	gpuOrder []string
 	lost     int
 	config   map[string]string // the latest scrape's server configuration
-	hist     history
-	engine   string
-	sources  map[string]string
-	skipped  []string
-	problems map[string]string // kind -> first message
-	order    []string          // kinds in the order they happened
-	scrapes  int
-	failed   int
-	slow     int
-	latSum   time.Duration
-	latMax   time.Duration
-	baseline bool // the first successful scrape came from Start
-	final    bool // the last one came from Stop
-	stopped  bool // Stop was called: a later Start does nothing
+	// modelsAt is where the model list is read (nil: not read);
+	// modelsState whether it was (models.go); models the list, nil while
+	// unknown.
+	modelsAt    *url.URL
+	modelsGiven bool
+	modelsState int
+	models      []ServedModel
+	modelsWG    sync.WaitGroup
+	// modelsCtx is the reads' own: Stop gives one in flight QuietWait
+	// before it cancels it.
+	modelsCtx    context.Context
+	modelsCancel context.CancelFunc
+	hist         history
+	engine       string
+	sources      map[string]string
+	skipped      []string
+	problems     map[string]string // kind -> first message
+	order        []string          // kinds in the order they happened
+	scrapes      int
+	failed       int
+	slow         int
+	latSum       time.Duration
+	latMax       time.Duration
+	baseline     bool // the first successful scrape came from Start
+	final        bool // the last one came from Stop
+	stopped      bool // Stop was called: a later Start does nothing
 	// startedAt is when Start was called; baselineLate how long after it
 	// the baseline came, when Start had stopped waiting for it.
 	startedAt    time.Time
@@ -175,10 +191,16 @@ func New(cfg Config) (*Scraper, error) {
 	if cfg.QuietWait <= 0 {
 		cfg.QuietWait = DefaultQuietWait
 	}
+	mu, err := modelsURL(u, cfg.Models)
+	if err != nil {
+		return nil, err
+	}
 	s := &Scraper{
 		cfg: cfg, url: u, display: displayURL(u), client: cfg.HTTPClient,
 		acc: newAccumulator(), hist: history{max: cfg.MaxPoints}, problems: map[string]string{},
+		modelsAt: mu, modelsGiven: strings.TrimSpace(cfg.Models) != "",
 	}
+	s.modelsCtx, s.modelsCancel = context.WithCancel(context.Background())
 	if s.client == nil {
 		s.client = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConns: 2, IdleConnTimeout: time.Minute}}
 	}
@@ -227,6 +249,7 @@ func (s *Scraper) Stop() {
 			<-done
 		}
 		s.scrape(context.Background(), timeout, false, true)
+		s.endModels(timeout)
 		if t, ok := s.client.Transport.(*http.Transport); ok && s.cfg.HTTPClient == nil {
 			t.CloseIdleConnections()
 		}
@@ -255,6 +278,7 @@ func (s *Scraper) run(ctx context.Context, first chan<- struct{}) {
 	defer close(s.loopDone)
 	s.scrape(ctx, s.cfg.Timeout, true, false)
 	close(first)
+	s.readModelsAside()
 	s.loop(ctx)
 }
 
@@ -271,6 +295,7 @@ func (s *Scraper) loop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		s.readModelsAside()
 		// Scrapes never overlap: a slow endpoint is read as fast as it
 		// answers, and says so once (a scrape that timed out has said why).
 		s.mu.Lock()
@@ -507,6 +532,9 @@ type View struct {
 	// cache_config_info labels: block_size, num_gpu_blocks,
 	// enable_prefix_caching, …), from the latest scrape.
 	Config map[string]string `json:"config,omitempty"`
+	// Models are the models the engine serves, with their context length
+	// (its /v1/models); absent when it was not read.
+	Models []ServedModel `json:"models,omitempty"`
 }
 
 // LatencyStats is how long scrapes took, in milliseconds.
@@ -609,6 +637,10 @@ func (s *Scraper) View(stages []Span) View {
 	}
 	if s.meter != nil {
 		v.LostGPUs = s.meter.Lost()
+	}
+	v.Models = append([]ServedModel(nil), s.models...)
+	if len(v.Models) == 0 {
+		v.Models = nil
 	}
 	return v
 }

@@ -163,7 +163,7 @@ func TestSlowScrapeWarnsAndNeverOverlaps(t *testing.T) {
 	}))
 	defer srv.Close()
 	w := &warnings{}
-	s, err := New(Config{URL: srv.URL, Interval: 50 * time.Millisecond, Warn: w.add})
+	s, err := New(Config{URL: srv.URL, Models: ModelsOff, Interval: 50 * time.Millisecond, Warn: w.add})
 	require.NoError(t, err)
 	s.Start()
 	time.Sleep(500 * time.Millisecond)
@@ -191,7 +191,7 @@ func TestStopCancelsAScrapeInFlight(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	s, err := New(Config{URL: srv.URL, Interval: 50 * time.Millisecond})
+	s, err := New(Config{URL: srv.URL, Models: ModelsOff, Interval: 50 * time.Millisecond})
 	require.NoError(t, err)
 	s.Start()
 	time.Sleep(150 * time.Millisecond)

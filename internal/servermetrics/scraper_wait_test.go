@@ -48,7 +48,7 @@ func TestAnEndpointThatNeverAnswersHoldsNeitherStartNorEnd(t *testing.T) {
 	srv := hangingEndpoint(t, 0)
 	w := &warnings{}
 	const timeout = time.Minute
-	s, err := New(Config{URL: srv.URL, Interval: time.Second, Timeout: timeout,
+	s, err := New(Config{URL: srv.URL, Models: ModelsOff, Interval: time.Second, Timeout: timeout,
 		StartWait: 50 * time.Millisecond, QuietWait: 100 * time.Millisecond, Warn: w.add})
 	require.NoError(t, err)
 	returnsWithin(t, timeout/2, "Start", s.Start)
@@ -69,7 +69,7 @@ func TestTheFinalSnapshotIsShortAfterATimeout(t *testing.T) {
 	srv := hangingEndpoint(t, 1)
 	w := &warnings{}
 	const timeout = 150 * time.Millisecond
-	s, err := New(Config{URL: srv.URL, Interval: 50 * time.Millisecond, Timeout: timeout,
+	s, err := New(Config{URL: srv.URL, Models: ModelsOff, Interval: 50 * time.Millisecond, Timeout: timeout,
 		QuietWait: 20 * time.Millisecond, Warn: w.add})
 	require.NoError(t, err)
 	s.Start()
@@ -108,7 +108,7 @@ func TestALateBaselineIsMarked(t *testing.T) {
 		_, _ = w.Write(fixture(t, "vllm_final.txt"))
 	}))
 	defer srv.Close()
-	s, err := New(Config{URL: srv.URL, Interval: time.Hour, StartWait: 20 * time.Millisecond})
+	s, err := New(Config{URL: srv.URL, Models: ModelsOff, Interval: time.Hour, StartWait: 20 * time.Millisecond})
 	require.NoError(t, err)
 	s.Start()
 	require.Eventually(t, func() bool { return s.View(nil).Scrapes == 1 }, 10*time.Second, 10*time.Millisecond)

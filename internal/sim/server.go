@@ -212,16 +212,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSONError(w, openAIChat{}, &apiError{Status: http.StatusMethodNotAllowed, Message: r.Method + " is not allowed on " + r.URL.Path, Type: "invalid_request_error"})
 }
 
+// serveModels lists the models in vLLM's shape: OpenAI's entry plus root
+// and max_model_len, the context length (max_context_tokens; absent when the
+// model has none, as an OpenAI-shaped server leaves it out).
 func (s *Server) serveModels(w http.ResponseWriter) {
 	type entry struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
+		ID          string `json:"id"`
+		Object      string `json:"object"`
+		Created     int64  `json:"created"`
+		OwnedBy     string `json:"owned_by"`
+		Root        string `json:"root"`
+		MaxModelLen int    `json:"max_model_len,omitempty"`
 	}
 	data := make([]entry, len(s.order))
 	for i, m := range s.order {
-		data[i] = entry{ID: m.name, Object: "model", Created: m.created, OwnedBy: "llm-sim"}
+		data[i] = entry{ID: m.name, Object: "model", Created: m.created, OwnedBy: "llm-sim", Root: m.name, MaxModelLen: m.p.MaxContextTokens}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(mustJSON(struct {

@@ -221,6 +221,7 @@ func TestCompletions(t *testing.T) {
 func TestModelsHealthMetricsAndRouting(t *testing.T) {
 	slow := fastModel("sim-small")
 	slow.DecodeBaseMs = 1
+	slow.MaxContextTokens = 4096
 	s := newTestSim(t, fastModel("sim-large"), slow)
 
 	resp, body := s.get("/v1/models")
@@ -229,8 +230,9 @@ func TestModelsHealthMetricsAndRouting(t *testing.T) {
 	var models struct {
 		Object string `json:"object"`
 		Data   []struct {
-			ID     string `json:"id"`
-			Object string `json:"object"`
+			ID          string `json:"id"`
+			Object      string `json:"object"`
+			MaxModelLen *int   `json:"max_model_len"`
 		} `json:"data"`
 	}
 	require.NoError(t, json.Unmarshal(body, &models))
@@ -238,6 +240,9 @@ func TestModelsHealthMetricsAndRouting(t *testing.T) {
 	require.Len(t, models.Data, 2)
 	assert.Equal(t, "sim-large", models.Data[0].ID)
 	assert.Equal(t, "model", models.Data[0].Object)
+	assert.Nil(t, models.Data[0].MaxModelLen, "no context window: no length, not 0")
+	require.NotNil(t, models.Data[1].MaxModelLen)
+	assert.Equal(t, 4096, *models.Data[1].MaxModelLen, "vLLM's max_model_len is the context window")
 
 	resp, body = s.get("/health")
 	assert.Equal(t, http.StatusOK, resp.StatusCode)

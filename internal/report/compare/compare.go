@@ -54,6 +54,7 @@ func Records(cur, base *runrecord.Record) *runrecord.Comparison {
 		c.Differences = append(c.Differences, d)
 	}
 	c.Differences = append(c.Differences, ServerConfigDifferences(cur.Server, base.Server)...)
+	c.Differences = append(c.Differences, ServerModelDifferences(cur.Server, base.Server)...)
 	c.Server = Servers(cur.Server, base.Server)
 	c.Capacity = Capacity(cur.Capacity, base.Capacity)
 	c.Jobs = Jobs(cur.Conversations, base.Conversations)

@@ -1277,6 +1277,17 @@ declare module "k6/x/llmstream" {
     goodput: number | null;
     goodput_ratio: number | null;
     output_tokens_per_s: number | null;
+    /**
+     * The GPUs' energy over the window's measured span, from the serverMetrics GPU exporters (absent without one):
+     * joules, average power, and per output token and per request the engines counted (`null`: unknown).
+     */
+    energy?: {
+      joules: number | null;
+      avg_power_w: number | null;
+      j_per_output_token: number | null;
+      j_per_request: number | null;
+      unattributed?: string;
+    };
   }
 
   /** The search's answer: the run record's `capacity` section. */

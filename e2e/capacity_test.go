@@ -64,6 +64,10 @@ type capacityRecord struct {
 			StartS     float64  `json:"start_s"`
 			EndS       float64  `json:"end_s"`
 			Calls      int      `json:"calls"`
+			Energy     *struct {
+				AvgPowerW       *float64 `json:"avg_power_w"`
+				JPerOutputToken *float64 `json:"j_per_output_token"`
+			} `json:"energy"`
 		} `json:"windows"`
 	} `json:"capacity"`
 }
@@ -189,9 +193,11 @@ func TestCapacitySearch(t *testing.T) {
 	t.Run("waiting", func(t *testing.T) {
 		t.Parallel()
 		url := startSim(t, "--model", "sim-long=fast", "--set", "max_num_seqs=32", "--set", "decode_base_ms=200",
-			"--set", "decode_per_seq_ms=0", "--set", "prefill_base_ms=0", "--set", "prefill_per_token_ms=0", "--seed", "1")
+			"--set", "decode_per_seq_ms=0", "--set", "prefill_base_ms=0", "--set", "prefill_per_token_ms=0",
+			"--set", "power_idle_w=60", "--set", "power_per_request_w=10", "--set", "gpus=2", "--seed", "1")
 		r := runCapacity(t, filepath.Join("e2e", "testdata", "capacity_waiting.js"), url, map[string]string{"MIN": "18.4"})[0]
 		checkWaitingEndsAWindow(t, r)
+		checkSaturatedWindowEnergy(t, r)
 	})
 }
 
@@ -236,6 +242,23 @@ func checkWaitingEndsAWindow(t *testing.T, r capacityRecord) {
 	require.NotNil(t, w.EarlyStopS)
 	require.Less(t, *w.EarlyStopS, 10.0, "ended inside its 10 s window")
 	t.Logf("the first window ended %.1f s in: %s", *w.EarlyStopS, w.Reason)
+}
+
+// checkSaturatedWindowEnergy: past its capacity, llm-sim's 32 slots are all
+// running once the first 1.7 s have filled them, so its power model draws
+// 2 GPUs × 60 W + 32 × 10 W = 440 W over the window's measured span, and
+// the 32 slots finish 16 calls of 10 tokens a second: 440 / 160 J per
+// output token. The DCGM exporter's energy in the capacity window, over the
+// engine's tokens in the same window, must give both within 5 %.
+func checkSaturatedWindowEnergy(t *testing.T, r capacityRecord) {
+	t.Helper()
+	w := r.Capacity.Windows[0]
+	require.NotNil(t, w.Energy, "the capacity window has the GPUs' energy")
+	require.NotNil(t, w.Energy.AvgPowerW)
+	require.NotNil(t, w.Energy.JPerOutputToken)
+	t.Logf("the first window: %.1f W, %.3f J per output token", *w.Energy.AvgPowerW, *w.Energy.JPerOutputToken)
+	require.InEpsilon(t, 440.0, *w.Energy.AvgPowerW, 0.05)
+	require.InEpsilon(t, 440.0/160, *w.Energy.JPerOutputToken, 0.05)
 }
 
 // checkMergedCapacity merges the instances' records with `llmstream merge`:

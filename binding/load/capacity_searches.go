@@ -43,3 +43,16 @@ func (l *SearchList) Account() *runrecord.Capacity {
 	}
 	return s.Result()
 }
+
+// Origin is the first search's start, which its windows' seconds count
+// from (false without a started search).
+func (l *SearchList) Origin() (time.Time, bool) {
+	if l == nil {
+		return time.Time{}, false
+	}
+	s, ok := l.first()
+	if !ok {
+		return time.Time{}, false
+	}
+	return s.Origin()
+}

@@ -128,7 +128,8 @@ func (rp Reporter) Report(data sobek.Value, opts sobek.Value) (map[string]any, e
 }
 
 // serverViews are the serverMetrics endpoints' views, with a window per load
-// stage of the run (from its first call's start to its last one's).
+// stage of the run (from its first call's start to its last one's) and per
+// capacity window.
 func (rp Reporter) serverViews(run *report.Run) []servermetrics.View {
 	if rp.Server == nil {
 		return nil
@@ -140,7 +141,11 @@ func (rp Reporter) serverViews(run *report.Run) []servermetrics.View {
 			spans = append(spans, servermetrics.Span{Name: report.ServerStageName(st), From: st.First, To: st.Last})
 		}
 	}
-	return rp.Server.Views(spans, run.Excluded.IncludedFrom)
+	var capacity []servermetrics.Span
+	if origin, ok := rp.Searches.Origin(); ok {
+		capacity = report.CapacitySpans(run.Capacity, origin)
+	}
+	return rp.Server.Views(spans, capacity, run.Excluded.IncludedFrom)
 }
 
 // runMeta is the record's metadata: versions and what the script adds.

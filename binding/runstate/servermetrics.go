@@ -336,10 +336,11 @@ func (s *ServerState) warn(msg string) {
 	}
 }
 
-// views are the endpoints' server views, each with a window per stage and,
-// when the report leaves a warm-up out, one from its end (measuredFrom); a
-// test that ended without k6's test-end event is stopped here first.
-func (s *ServerState) Views(stages []servermetrics.Span, measuredFrom time.Time) []servermetrics.View {
+// views are the endpoints' server views, each with a window per stage, one
+// per capacity window and, when the report leaves a warm-up out, one from
+// its end (measuredFrom); a test that ended without k6's test-end event is
+// stopped here first.
+func (s *ServerState) Views(stages, capacity []servermetrics.Span, measuredFrom time.Time) []servermetrics.View {
 	s.mu.Lock()
 	ws := append([]*serverWatch(nil), s.watches...)
 	s.mu.Unlock()
@@ -351,6 +352,7 @@ func (s *ServerState) Views(stages []servermetrics.Span, measuredFrom time.Time)
 	for _, w := range ws {
 		v := w.scraper.View(stages)
 		v.Measured = w.scraper.After("after warm-up", measuredFrom)
+		v.CapacityWindows = w.scraper.Windows(capacity)
 		v.Client = w.client
 		out = append(out, v)
 	}

@@ -1,12 +1,17 @@
 // A capacity search whose client reads llm-sim's /metrics (serverMetrics,
 // every 100 ms), at a first level past the capacity: the server's waiting
-// count feeds the search's over-saturation test (TestCapacitySearch/waiting).
+// count feeds the search's over-saturation test (TestCapacitySearch/waiting),
+// and its DCGM-shaped exporter gives each capacity window its GPU energy.
 import { Client, Capacity, report } from 'k6/x/llmstream';
 
+const root = __ENV.LLM_BASE_URL.replace(/\/v1$/, '');
 const client = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   model: 'sim-long',
-  serverMetrics: { url: __ENV.LLM_BASE_URL.replace(/\/v1$/, '/metrics'), interval: '100ms' },
+  serverMetrics: [
+    { url: `${root}/metrics`, source: 'engine', interval: '100ms' },
+    { url: `${root}/dcgm/metrics`, source: 'dcgm', interval: '100ms' },
+  ],
 });
 
 const search = Capacity.search({

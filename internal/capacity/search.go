@@ -124,6 +124,14 @@ func (s *Search) open(at time.Time, level float64, phase string) {
 
 func (s *Search) sec(t time.Time) float64 { return t.Sub(s.origin).Seconds() }
 
+// Origin is the wall-clock time the windows' seconds count from; false
+// before Start.
+func (s *Search) Origin() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.origin, s.started
+}
+
 // Advance moves the search to now: every grid check and judging due by
 // then is processed in order, each on what had happened by its own time,
 // so the outcome does not depend on how often Advance is called.

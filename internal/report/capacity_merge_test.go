@@ -133,3 +133,19 @@ func TestMergedCapacityKeepsHowSureItIs(t *testing.T) {
 	require.True(t, got.Windows[2].Undecided, "only 0:1/2 failed window 3, and it could not decide")
 	require.Contains(t, capacityAnswer(got), "(each objective 95 % sure to hold at it; sustained 60 s; the calls at 16 req/s could not decide")
 }
+
+// The GPUs' energy of a window is the server's, which every instance read:
+// the merged window keeps it once (an instance without an exporter adds
+// nothing), never a sum.
+func TestMergedCapacityKeepsTheWindowsEnergy(t *testing.T) {
+	levels, verdicts := []float64{4, 8}, []string{"pass", "fail"}
+	ttfts := [][]float64{{10, 20}, {300, 400}}
+	a, b := capacityPart("0:1/2", levels, verdicts, ttfts), capacityPart("1/2:1", levels, verdicts, ttfts)
+	j, w := 600.0, 200.0
+	b.Windows[0].Energy = &runrecord.CapacityEnergy{Joules: &j, AvgPowerW: &w}
+	got, err := MergeCapacity([]string{"a.json", "b.json"}, []*runrecord.Capacity{a, b})
+	require.NoError(t, err)
+	require.NotNil(t, got.Windows[0].Energy)
+	require.InDelta(t, 600, *got.Windows[0].Energy.Joules, 0)
+	require.Nil(t, got.Windows[1].Energy)
+}

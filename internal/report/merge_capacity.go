@@ -173,6 +173,9 @@ func mergeCapacityWindow(objs []runrecord.CapacityObjective, cs []*runrecord.Cap
 	decided := false // some instance's fail was a decided one
 	for _, c := range cs {
 		p := c.Windows[i]
+		if w.Energy == nil {
+			w.Energy = p.Energy // the GPUs' are the server's: every instance read the same
+		}
 		w.StartS, w.EndS = math.Min(w.StartS, p.StartS), math.Max(w.EndS, p.EndS)
 		w.Calls, w.Failed, w.Censored = w.Calls+p.Calls, w.Failed+p.Failed, w.Censored+p.Censored
 		w.Settled, w.Extended = w.Settled && p.Settled, w.Extended || p.Extended

@@ -78,6 +78,47 @@ func capacityPlan(c *runrecord.Capacity) string {
 var capacityColumns = []string{"#", "phase", "level", "verdict", "calls", "ttft p95", "tpot p95", "e2e p99", //nolint:gochecknoglobals // column heads
 	"goodput/s", "out tok/s", "stopped", "why"}
 
+// capacityEnergyColumns go before "stopped" when a GPU exporter measured
+// some window.
+var capacityEnergyColumns = []string{"GPU W", "J/out tok", "J/req"} //nolint:gochecknoglobals // column heads
+
+// capacityTable is the windows' table: the columns and a row per window,
+// with the GPUs' energy columns when any window has them.
+func capacityTable(c *runrecord.Capacity) (cols []string, rows [][]string) {
+	energy := slices.ContainsFunc(c.Windows, func(w runrecord.CapacityWindow) bool { return w.Energy != nil })
+	cols = capacityColumns
+	if energy {
+		n := len(capacityColumns) - 2
+		cols = slices.Concat(capacityColumns[:n], capacityEnergyColumns, capacityColumns[n:])
+	}
+	rows = make([][]string, len(c.Windows))
+	for i, w := range c.Windows {
+		cells := capacityWindowCells(w)
+		if energy {
+			n := len(cells) - 2
+			cells = slices.Concat(cells[:n], capacityEnergyCells(w.Energy), cells[n:])
+		}
+		rows[i] = cells
+	}
+	return cols, rows
+}
+
+// capacityEnergyCells are a window's average power, J per output token and
+// per request ("—" unknown, "" no exporter covered it).
+func capacityEnergyCells(e *runrecord.CapacityEnergy) []string {
+	if e == nil {
+		return []string{"", "", ""}
+	}
+	return []string{fmtOptFormat(e.AvgPowerW, "%.0f"), fmtOptFormat(e.JPerOutputToken, "%.3g"), fmtOptFormat(e.JPerRequest, "%.3g")}
+}
+
+func fmtOptFormat(p *float64, format string) string {
+	if p == nil {
+		return "—"
+	}
+	return fmt.Sprintf(format, *p)
+}
+
 // cells is one window's row, in capacityColumns' order.
 func capacityWindowCells(w runrecord.CapacityWindow) []string {
 	stopped := ""
@@ -118,11 +159,8 @@ func CapacityText(c *runrecord.Capacity) string {
 	for _, in := range c.Instances {
 		fmt.Fprintf(&b, "  %s\n", capacityInstanceLine(in, c.Unit))
 	}
-	rows := make([][]string, len(c.Windows))
-	for i, w := range c.Windows {
-		rows[i] = capacityWindowCells(w)
-	}
-	writeAlignedText(&b, capacityColumns, rows)
+	cols, rows := capacityTable(c)
+	writeAlignedText(&b, cols, rows)
 	writeTooFewLegend(&b, anyStarredRows(rows))
 	return b.String()
 }
@@ -145,11 +183,8 @@ func writeCapacityHTML(b *bytes.Buffer, c *runrecord.Capacity) {
 		b.WriteString(ch.svg())
 	}
 	b.WriteString(`</div>`)
-	rows := make([][]string, len(c.Windows))
-	for i, w := range c.Windows {
-		rows[i] = capacityWindowCells(w)
-	}
-	writeTableHTML(b, "capacity", capacityColumns, rows)
+	cols, rows := capacityTable(c)
+	writeTableHTML(b, "capacity", cols, rows)
 }
 
 // capacityCharts plots each window's level against its TTFT p95 and its

@@ -23,6 +23,7 @@ func Render(r *Run, cmp *runrecord.Comparison, opt RenderOptions) (text string, 
 	if r == nil {
 		return "", nil, nil, fmt.Errorf("report: no run to render")
 	}
+	addCapacityEnergy(r.Capacity, opt.Server)
 	rec, err := runRecord(r, nil, cmp, opt)
 	if err != nil {
 		return "", nil, nil, err

@@ -168,3 +168,53 @@ func TestAttributeEnergy(t *testing.T) {
 	assert.Nil(t, reset[0].Run.Energy.JPerOutputToken, "a restarted counter's delta is a lower bound: no ratio of it")
 	assert.NotNil(t, reset[0].Run.Energy.JPerRequest)
 }
+
+// A capacity search's windows are attributed like stages: each exporter
+// window over what the engines counted in the window of the same name.
+func TestAttributeEnergyPerCapacityWindow(t *testing.T) {
+	t.Parallel()
+	dcgm := View{Client: "c", Engine: EngineDCGM, Run: &Window{Energy: &EnergyStats{Joules: ptr(900)}},
+		CapacityWindows: []Window{{Name: "capacity window 0", Energy: &EnergyStats{Joules: ptr(200)}},
+			{Name: "capacity window 1", Energy: &EnergyStats{Joules: ptr(600)}}}}
+	engine := View{Client: "c", Engine: EngineVLLM, Run: &Window{Counters: map[string]float64{GenerationTokens: 3000, RequestsFinished: 30}},
+		CapacityWindows: []Window{{Name: "capacity window 0", Counters: map[string]float64{GenerationTokens: 1000, RequestsFinished: 10}},
+			{Name: "capacity window 1", Counters: map[string]float64{GenerationTokens: 1500, RequestsFinished: 12}}}}
+	views := []View{dcgm, engine}
+	AttributeEnergy(views)
+	w0, w1 := views[0].CapacityWindows[0].Energy, views[0].CapacityWindows[1].Energy
+	require.NotNil(t, w0.JPerOutputToken)
+	assert.InDelta(t, 0.2, *w0.JPerOutputToken, 1e-12)
+	assert.InDelta(t, 20, *w0.JPerRequest, 1e-12)
+	assert.InDelta(t, 0.4, *w1.JPerOutputToken, 1e-12)
+	assert.InDelta(t, 50, *w1.JPerRequest, 1e-12)
+}
+
+// Scraper.Windows are the history's windows over the spans (widened to the
+// scrapes that bound them), each with the GPUs' energy; none before any
+// scrape.
+func TestScraperWindowsCarryEnergy(t *testing.T) {
+	t.Parallel()
+	ep := newEndpoint(t, dcgmBody(dcgmGPU{"0", uuidA, 250, -1}))
+	s, err := New(Config{URL: ep.url(), Interval: time.Hour})
+	require.NoError(t, err)
+	assert.Empty(t, s.Windows([]Span{{Name: "capacity window 0", From: time.Now(), To: time.Now()}}), "no scrape yet")
+	s.Start()
+	time.Sleep(20 * time.Millisecond)
+	scrapeNow(s)
+	mid := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	s.Stop()
+	v := s.View(nil)
+	ws := s.Windows([]Span{
+		{Name: "capacity window 0", From: v.Run.From, To: v.Run.To},
+		{Name: "capacity window 1", From: mid, To: v.Run.To},
+	})
+	require.Len(t, ws, 2)
+	for _, w := range ws {
+		require.NotNil(t, w.Energy, w.Name)
+		require.NotNil(t, w.Energy.Joules, w.Name)
+		assert.InDelta(t, 250*w.To.Sub(w.From).Seconds(), *w.Energy.Joules, 1e-9, w.Name)
+	}
+	assert.InDelta(t, *v.Run.Energy.Joules, *ws[0].Energy.Joules, 1e-9, "the run's span is the run")
+	assert.Less(t, *ws[1].Energy.Joules, *ws[0].Energy.Joules, "the later part is a part")
+}

@@ -51,9 +51,10 @@ func energyStats(m *energy.Meter, from, to time.Time) *EnergyStats {
 
 // AttributeEnergy divides each exporter window's energy by what the engine
 // endpoints of the same client counted over the window of the same name
-// (the run, the part after the warm-up, each stage): J per output token and
-// per request. The engines' windows are their own scrapes' nearest the
-// boundaries, so the two agree to within a scrape interval at each end.
+// (the run, the part after the warm-up, each stage, each capacity window):
+// J per output token and per request. The engines' windows are their own
+// scrapes' nearest the boundaries, so the two agree to within a scrape
+// interval at each end.
 func AttributeEnergy(views []View) {
 	for i := range views {
 		v := &views[i]
@@ -77,6 +78,9 @@ func (v *View) windows() []*Window {
 	}
 	for i := range v.Stages {
 		out = append(out, &v.Stages[i])
+	}
+	for i := range v.CapacityWindows {
+		out = append(out, &v.CapacityWindows[i])
 	}
 	return out
 }

@@ -524,6 +524,10 @@ type View struct {
 	// Run counts the warm-up's too. Nil without a warm-up.
 	Measured *Window  `json:"measured,omitempty"`
 	Stages   []Window `json:"stages,omitempty"`
+	// CapacityWindows are the capacity search's windows, each from the end
+	// of its warm-up to its end (named as the report's capacity rows):
+	// the server's side of each level, its GPU energy included.
+	CapacityWindows []Window `json:"capacity_windows,omitempty"`
 	// GPUs are a GPU exporter's GPUs, in the order first seen; LostGPUs
 	// those that vanished from it during the test.
 	GPUs     []GPU    `json:"gpus,omitempty"`
@@ -541,6 +545,22 @@ type View struct {
 type LatencyStats struct {
 	MeanMS float64 `json:"mean_ms"`
 	MaxMS  float64 `json:"max_ms"`
+}
+
+// Windows are the history's windows over spans (a capacity search's), each
+// widened to the scrapes that bound it and with its energy; none before the
+// first scrape.
+func (s *Scraper) Windows(spans []Span) []Window {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Window
+	for _, sp := range spans {
+		if w, ok := s.hist.window(sp.Name, sp.From, sp.To); ok {
+			s.addEnergyLocked(&w)
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // After is the window from the scrape at or before from to the last one

@@ -173,9 +173,26 @@ type CapacityWindow struct {
 	GoodputRatio    *float64 `json:"goodput_ratio"`
 	OutputTokensSec *float64 `json:"output_tokens_per_s"`
 
+	// Energy is the GPUs' over the window's measured span, from the
+	// serverMetrics GPU exporters (nil without one).
+	Energy *CapacityEnergy `json:"energy,omitempty"`
+
 	// Sketches are the window's distributions (ms), so a merge recomputes
 	// the percentiles of several instances instead of averaging them.
 	Sketches map[string]*sketch.Sketch `json:"sketches,omitempty"`
+}
+
+// CapacityEnergy is what the GPUs used over a capacity window's measured
+// span (its warm-up's end to its end), summed over the GPU exporters, and
+// what it cost per output token and per request the engines counted; a
+// figure that cannot be known is null, never 0.
+type CapacityEnergy struct {
+	Joules          *float64 `json:"joules"`
+	AvgPowerW       *float64 `json:"avg_power_w"`
+	JPerOutputToken *float64 `json:"j_per_output_token"`
+	JPerRequest     *float64 `json:"j_per_request"`
+	// Unattributed says why the ratios are unknown ("" when known).
+	Unattributed string `json:"unattributed,omitempty"`
 }
 
 // CapacityMargin is one objective's figure in a window, and the one-sided

@@ -59,6 +59,8 @@ type Client struct {
 	sizes stream.Sizes
 	// tracer draws the calls' trace contexts (nil without the tracing option).
 	tracer *tracectx.Generator
+	// lastBody is the last chat body and its plan (body_memo.go).
+	lastBody bodyMemo
 }
 
 // newClient builds a Client from `new Client(options)`.

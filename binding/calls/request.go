@@ -45,34 +45,69 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 		r.setRedactor(c.callRedactor(params, r.url))
 		return r, nil
 	}
-	body, err := requestBody(bodyV)
-	if err != nil {
-		return nil, err
+	bp, ok := bodyPlan{}, false
+	if item == nil { // a dataset item's images change the body (planBody)
+		bp, ok = c.lastBody.reuse(bodyV) // body_memo.go
 	}
-	if s, ok := body["stream"].(bool); ok && !s {
-		return nil, errors.New("chat(body): body.stream is false, but this client measures streamed answers " +
-			"(leave stream unset; use k6/http for non-streamed calls)")
+	if !ok {
+		var err error
+		if bp, err = c.planBody(bodyV, req, item); err != nil {
+			return nil, err
+		}
 	}
-	if m, ok := body["model"].(string); ok && m != "" {
-		req.Model = m
+	if bp.model != "" {
+		req.Model = bp.model
 	}
-	if err := datasets.AttachItemImages(spec.Name, body, item); err != nil { // binding/datasets/dataset_images.go
-		return nil, fmt.Errorf("chat(body, {item}): %w", err)
-	}
-	req.PromptOnly = protocol.PromptOnly(body)
-	spec.Prepare(body, req)
-	if spec.MaxTokens != nil {
-		r.stream.MaxTokens = spec.MaxTokens(body) // an answer that reaches it ended at the limit
-	}
-	if r.payload, err = json.Marshal(body); err != nil {
-		return nil, fmt.Errorf("chat body: %w", err)
-	}
+	req.PromptOnly, r.stream.MaxTokens, r.payload = bp.promptOnly, bp.maxTokens, bp.payload
 	if path == "" {
 		path = spec.Path(req)
 	}
 	r.url, r.model, r.header = protocol.JoinURL(c.opts.BaseURL, path), req.Model, c.headers(st, spec, req, params)
 	r.setRedactor(c.callRedactor(params, r.url))
 	return r, nil
+}
+
+// planBody exports the body, sets the protocol's streaming flags in it and
+// encodes it; a body without a dataset item is kept for the next call
+// (body_memo.go). req is the request as the client makes it.
+func (c *Client) planBody(bodyV sobek.Value, req protocol.Request, item map[string]any) (bodyPlan, error) {
+	spec := c.opts.Protocol
+	body, err := requestBody(bodyV)
+	if err != nil {
+		return bodyPlan{}, err
+	}
+	if s, ok := body["stream"].(bool); ok && !s {
+		return bodyPlan{}, errors.New("chat(body): body.stream is false, but this client measures streamed answers " +
+			"(leave stream unset; use k6/http for non-streamed calls)")
+	}
+	var raw any // the body as the script gave it, before the flags are set
+	if item == nil {
+		if s, ok := bodyV.Export().(string); ok {
+			raw = s
+		} else if c, ok := copyJSON(body, 0); ok {
+			raw = c
+		}
+	}
+	var bp bodyPlan
+	if m, ok := body["model"].(string); ok && m != "" {
+		req.Model, bp.model = m, m
+	}
+	if err := datasets.AttachItemImages(spec.Name, body, item); err != nil { // binding/datasets/dataset_images.go
+		return bodyPlan{}, fmt.Errorf("chat(body, {item}): %w", err)
+	}
+	req.PromptOnly = protocol.PromptOnly(body)
+	bp.promptOnly = req.PromptOnly
+	spec.Prepare(body, req)
+	if spec.MaxTokens != nil {
+		bp.maxTokens = spec.MaxTokens(body) // an answer that reaches it ended at the limit
+	}
+	if bp.payload, err = json.Marshal(body); err != nil {
+		return bodyPlan{}, fmt.Errorf("chat body: %w", err)
+	}
+	if raw != nil {
+		c.lastBody.keep(raw, bp)
+	}
+	return bp, nil
 }
 
 // requestBody accepts an object or a JSON string.

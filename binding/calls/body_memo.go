@@ -9,8 +9,10 @@ package calls
 // same) the last payload is sent again. The body may be changed between
 // calls (a message pushed, a field set): the comparison reads every value,
 // so a change is a new plan. Anything but plain JSON values (a Date, a
-// typed array, a cycle) is never reused. The event loop owns it (chat()
-// and a conversation's turns plan there).
+// typed array, a cycle) is never reused. The event loop owns it (chat(),
+// embed(), rerank() and a conversation's turns plan there). An embed or
+// rerank body is kept the same way, with the request it was read into and
+// that request in the client's wire format (retrievalWire).
 
 import (
 	"reflect"
@@ -29,10 +31,11 @@ type bodyPlan struct {
 }
 
 // bodyMemo is the last body, as exported before the plan changed it (a
-// JSON string, or a copy of the object's values), and its plan.
-type bodyMemo struct {
+// JSON string, or a copy of the object's values), and its plan P: a chat
+// call's bodyPlan, an embed or rerank call's retrievalOp.
+type bodyMemo[P any] struct {
 	raw  any
-	plan bodyPlan
+	plan P
 	set  bool
 }
 
@@ -41,23 +44,27 @@ type bodyMemo struct {
 const maxBodyDepth = 32
 
 // reuse is the last plan when v is the last body.
-func (m *bodyMemo) reuse(v sobek.Value) (bodyPlan, bool) {
+func (m *bodyMemo[P]) reuse(v sobek.Value) (P, bool) {
+	var none P
 	if !m.set || v == nil {
-		return bodyPlan{}, false
+		return none, false
 	}
 	if s, ok := m.raw.(string); ok {
-		return m.plan, sobek.IsString(v) && v.String() == s
+		if sobek.IsString(v) && v.String() == s {
+			return m.plan, true
+		}
+		return none, false
 	}
 	o, ok := v.(*sobek.Object)
 	if !ok || !sameJSON(o, m.raw, 0) {
-		return bodyPlan{}, false
+		return none, false
 	}
 	return m.plan, true
 }
 
 // keep remembers raw (a JSON string, or copyJSON's copy of the exported
 // body before its plan changed it) and its plan.
-func (m *bodyMemo) keep(raw any, p bodyPlan) {
+func (m *bodyMemo[P]) keep(raw any, p P) {
 	m.raw, m.plan, m.set = raw, p, true
 }
 

@@ -59,8 +59,15 @@ type Client struct {
 	sizes stream.Sizes
 	// tracer draws the calls' trace contexts (nil without the tracing option).
 	tracer *tracectx.Generator
-	// lastBody is the last chat body and its plan (body_memo.go).
-	lastBody bodyMemo
+	// lastBody is the last chat body and its plan, lastEmbed and lastRerank
+	// the last embed and rerank bodies and what they asked, lastWire the
+	// last of these in the client's wire format (body_memo.go).
+	lastBody              bodyMemo[bodyPlan]
+	lastEmbed, lastRerank bodyMemo[*retrievalOp]
+	lastWire              struct {
+		op *retrievalOp
+		w  *retrievalWire
+	}
 }
 
 // newClient builds a Client from `new Client(options)`.

@@ -13,7 +13,7 @@ import (
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
 
-	"github.com/llmstream/xk6-llmstream/binding/k6env"
+	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/embed"
 )
 
@@ -46,12 +46,17 @@ func (c *Client) Embed(body, params sobek.Value) (*sobek.Promise, error) {
 	if c.env.VU.State() == nil {
 		return nil, errors.New("embed() can only be called in the VU context (default function, scenarios, setup), not in init")
 	}
+	if op, ok := c.lastEmbed.reuse(body); ok { // body_memo.go
+		return c.startRetrieval(op, params)
+	}
 	var b embedBody
 	if common.IsNullish(body) {
 		return nil, errors.New("embed(body): body is required (e.g. {input: ['a chunk', 'another']})")
 	}
-	if err := k6env.DecodeOptions(body, "embed body", &b); err != nil {
-		return nil, err
+	exported := body.Export()
+	raw, plain := copyJSON(exported, 0) // before anything reads it
+	if err := config.Decode("embed body", exported, &b); err != nil {
+		return nil, err //nolint:wrapcheck // names the object itself
 	}
 	inputs, single, err := embedInputs(b.Input)
 	if err != nil {
@@ -63,6 +68,9 @@ func (c *Client) Embed(body, params sobek.Value) (*sobek.Promise, error) {
 	if err := op.embed.Validate(); err != nil {
 		return nil, fmt.Errorf("embed body: %w", err)
 	}
+	if plain {
+		c.lastEmbed.keep(raw, op)
+	}
 	return c.startRetrieval(op, params)
 }
 
@@ -72,18 +80,26 @@ func (c *Client) Rerank(body, params sobek.Value) (*sobek.Promise, error) {
 	if c.env.VU.State() == nil {
 		return nil, errors.New("rerank() can only be called in the VU context (default function, scenarios, setup), not in init")
 	}
+	if op, ok := c.lastRerank.reuse(body); ok { // body_memo.go
+		return c.startRetrieval(op, params)
+	}
 	if common.IsNullish(body) {
 		return nil, errors.New("rerank(body): body is required (e.g. {query: 'q', documents: ['a', 'b']})")
 	}
 	var b rerankBody
-	if err := k6env.DecodeOptions(body, "rerank body", &b); err != nil {
-		return nil, err
+	exported := body.Export()
+	raw, plain := copyJSON(exported, 0) // before anything reads it
+	if err := config.Decode("rerank body", exported, &b); err != nil {
+		return nil, err //nolint:wrapcheck // names the object itself
 	}
 	op := &retrievalOp{op: embed.OpRerank, apiName: b.API,
 		rerank: &embed.RerankRequest{Model: b.Model, Query: b.Query, Documents: b.Documents,
 			TopN: b.TopN, ReturnDocuments: b.ReturnDocuments, Extra: b.Extra}}
 	if err := op.rerank.Validate(); err != nil {
 		return nil, fmt.Errorf("rerank body: %w", err)
+	}
+	if plain {
+		c.lastRerank.keep(raw, op)
 	}
 	return c.startRetrieval(op, params)
 }

@@ -164,9 +164,12 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *config.Call, path string) (
 	x *embed.Exchange, model, apiName string, finish func(*embed.Attempt) *embed.Result, err error,
 ) {
-	w, err := c.wire(op)
-	if err != nil {
-		return nil, "", "", nil, err
+	w := c.lastWire.w
+	if c.lastWire.op != op { // the same body as the last call's is the same request (body_memo.go)
+		if w, err = c.wire(op); err != nil {
+			return nil, "", "", nil, err
+		}
+		c.lastWire.op, c.lastWire.w = op, w
 	}
 	if path == "" {
 		path = w.path

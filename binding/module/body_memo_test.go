@@ -76,3 +76,51 @@ func TestEachRequestCarriesItsCallsBody(t *testing.T) {
 	require.Contains(t, vu.rt.VU.Runtime().Get("streamOff").String(), "body.stream is false")
 	require.Contains(t, vu.rt.VU.Runtime().Get("cycle").String(), "chat body", "a cycle is no JSON, each time")
 }
+
+// An embed body sent again is read once, yet every request carries its
+// call's input and options: the same body twice, then its input and
+// dimensions changed, and a rerank's documents.
+func TestEachRetrievalRequestCarriesItsCallsBody(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		mu.Lock()
+		got = append(got, m)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if docs, ok := m["documents"].([]any); ok {
+			_, _ = fmt.Fprintf(w, `{"results":[{"index":0,"relevance_score":0.5}],"meta":{"n":%d}}`, len(docs))
+			return
+		}
+		_, _ = w.Write(embeddingsBody(1, 4, "float"))
+	}))
+	t.Cleanup(srv.Close)
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'm'});`, srv.URL+"/v1"))
+	t.Cleanup(vu.closeIdle)
+	vu.run(`(async () => {
+		const body = {input: 'one'};
+		globalThis.oks = [];
+		for (const _ of [1, 2]) oks.push((await client.embed(body)).ok);
+		body.input = 'two';
+		oks.push((await client.embed(body)).ok);
+		body.dimensions = 4;
+		oks.push((await client.embed(body)).ok);
+		const rr = {query: 'q', documents: ['a']};
+		await client.rerank(rr);
+		rr.documents.push('b');
+		await client.rerank(rr);
+	})()`)
+	require.Equal(t, []any{true, true, true, true}, vu.rt.VU.Runtime().Get("oks").Export())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, got, 6)
+	require.Equal(t, []any{"one", "one", "two", "two"}, []any{got[0]["input"], got[1]["input"], got[2]["input"], got[3]["input"]})
+	require.NotContains(t, got[2], "dimensions")
+	require.Equal(t, 4.0, got[3]["dimensions"])
+	require.Equal(t, []any{"a"}, got[4]["documents"])
+	require.Equal(t, []any{"a", "b"}, got[5]["documents"])
+}

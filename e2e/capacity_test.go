@@ -130,6 +130,9 @@ func runCapacity(t *testing.T, script, url string, env map[string]string, segmen
 func checkCapacity(t *testing.T, r capacityRecord, want float64) {
 	t.Helper()
 	c := r.Capacity
+	if n := len(c.Windows); n > 0 {
+		t.Logf("%s %s: %s after %d windows in %.0f s, levels %v", c.Segment, c.Model, c.Outcome, n, c.Windows[n-1].EndS, r.levels())
+	}
 	require.Equal(t, "found", c.Outcome, "levels %v", r.levels())
 	require.NotNil(t, c.Capacity)
 	require.InDelta(t, want, *c.Capacity, capacityError*want, "levels %v", r.levels())
@@ -149,6 +152,9 @@ func checkCapacity(t *testing.T, r capacityRecord, want float64) {
 // run at once: each scenario ends as soon as its answer is known. llm-sim's
 // calls here take a fixed time, so a short sustain window (a few windows,
 // not the default minute that random arrivals need) confirms the answer.
+// Each search starts at half the capacity or more (min): a window passes
+// only from the 59 calls a p95 needs, so a level far under the capacity
+// costs a long window and decides nothing these checks look at.
 func TestCapacitySearch(t *testing.T) {
 	t.Parallel()
 	args := simArgs(t, filepath.Join(repoRoot(t), "examples", "capacity.js"))
@@ -156,15 +162,21 @@ func TestCapacitySearch(t *testing.T) {
 		t.Parallel()
 		url := startSim(t, args...)
 		// 6 s windows: a window ends early only after its queue showed for
-		// 2 s in a row, past twice the TTFT limit.
-		r := runCapacity(t, capacityScript, url, map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18", "WINDOW": "6s", "SUSTAIN": "12s"})[0]
+		// 2 s in a row, past twice the TTFT limit. From 16 req/s (80 % of
+		// the capacity): a level far under it only costs time, as a window
+		// passes from 59 calls (15 s at 4 req/s), and the bracket still
+		// doubles once, to 32, an early stop.
+		r := runCapacity(t, capacityScript, url, map[string]string{"ARRIVALS": "constant", "MIN": "16", "MIN_CAPACITY": "18",
+			"WINDOW": "6s", "SUSTAIN": "12s"})[0]
 		checkCapacity(t, r, capacityRate)
 		checkEarlyStops(t, r, 6)
 	})
 	t.Run("closed", func(t *testing.T) {
 		t.Parallel()
 		url := startSim(t, args...)
-		r := runCapacity(t, capacityScript, url, map[string]string{"MODEL": "concurrency", "TTFT": "p95<150ms", "MIN_CAPACITY": "7", "SUSTAIN": "9s"})[0]
+		// From 4 in flight: 59 calls take 24 s at 1 (2.5 calls/s), 6 s at 4.
+		r := runCapacity(t, capacityScript, url, map[string]string{"MODEL": "concurrency", "TTFT": "p95<150ms", "MIN": "4",
+			"MIN_CAPACITY": "7", "SUSTAIN": "9s"})[0]
 		checkCapacity(t, r, capacityConc)
 	})
 	t.Run("segments", func(t *testing.T) {
@@ -186,7 +198,8 @@ func TestCapacitySearch(t *testing.T) {
 	t.Run("trace", func(t *testing.T) {
 		t.Parallel()
 		url := startSim(t, args...)
-		env := map[string]string{"TRACE": filepath.Join(repoRoot(t), "e2e", "testdata", "capacity-trace.jsonl"), "MIN_CAPACITY": "18", "SUSTAIN": "9s"}
+		env := map[string]string{"TRACE": filepath.Join(repoRoot(t), "e2e", "testdata", "capacity-trace.jsonl"), "MIN": "16",
+			"MIN_CAPACITY": "18", "SUSTAIN": "9s"}
 		r := runCapacity(t, filepath.Join("examples", "capacity-trace.js"), url, env)[0]
 		checkTraceCapacity(t, r)
 	})

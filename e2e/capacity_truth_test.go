@@ -51,14 +51,14 @@ const (
 // check it in steady state: at the answer the objective is not shown
 // broken, and 30 % above an answer within the precision it is.
 //
-// It runs for minutes (each search sustains its answer for a minute, each
-// plain run lasts 45 s), so make test leaves it out: make accuracy-capacity
-// runs it (LLMSTREAM_CAPACITY_TRUTH=1).
+// make test runs Poisson arrivals, the default (about four minutes: the
+// search sustains its answer for a minute, each plain run lasts 45 s);
+// make accuracy-capacity (LLMSTREAM_CAPACITY_TRUTH=1) runs all three, bursty
+// arrivals' search alone for ten minutes or more (its windows need cv² = 4
+// times the calls).
 func TestCapacityAgainstQueueingTruth(t *testing.T) {
-	if os.Getenv("LLMSTREAM_CAPACITY_TRUTH") == "" {
-		t.Skip("minutes long: make accuracy-capacity runs it (LLMSTREAM_CAPACITY_TRUTH=1)")
-	}
 	t.Parallel()
+	all := os.Getenv("LLMSTREAM_CAPACITY_TRUTH") != ""
 	window, ok := os.LookupEnv("CAPACITY_TRUTH_WINDOW")
 	if !ok {
 		window = "8s"
@@ -68,19 +68,19 @@ func TestCapacityAgainstQueueingTruth(t *testing.T) {
 		p        queuesim.Process
 	}{{"constant", queuesim.Constant()}, {"poisson", queuesim.Poisson()}, {"bursty", queuesim.Bursty(2)}} {
 		t.Run(c.arrivals, func(t *testing.T) {
+			if !all && c.arrivals != "poisson" {
+				t.Skip("minutes long: make accuracy-capacity runs it (LLMSTREAM_CAPACITY_TRUTH=1)")
+			}
 			t.Parallel()
 			env := map[string]string{"ARRIVALS": c.arrivals}
 			if window != "" {
 				env["WINDOW"] = window
 			}
 			r := runCapacity(t, filepath.Join("e2e", "testdata", "capacity_truth.js"), startSim(t, truthSimArgs...), env)[0]
-			answer, truth := checkAgainstTruth(t, r, c.p)
+			answer, truth, step := checkAgainstTruth(t, r, c.p)
 			within := answer >= truth*(1-truthPrecision)
-			var wg sync.WaitGroup
-			var atAnswer, above runrecord.MetricRecord
-			wg.Go(func() { atAnswer = plainRun(t, c.arrivals, answer) })
-			wg.Go(func() { above = plainRun(t, c.arrivals, 1.3*answer) })
-			wg.Wait()
+			atAnswer := steadyRun(t, c.arrivals, answer, step)
+			above, _ := plainRun(t, c.arrivals, 1.3*answer)
 			lo, hi := p95Lower(t, atAnswer), p95Lower(t, above)
 			t.Logf("%s: TTFT p95 from due %.0f ms (at least %.0f) at the answer %.3g req/s, %.0f ms (at least %.0f) at %.3g",
 				c.arrivals, atAnswer.P95, lo, answer, above.P95, hi, 1.3*answer)
@@ -95,8 +95,8 @@ func TestCapacityAgainstQueueingTruth(t *testing.T) {
 }
 
 // checkAgainstTruth holds the search's answer to the queue's truth and
-// returns both.
-func checkAgainstTruth(t *testing.T, r capacityRecord, p queuesim.Process) (answer, truth float64) {
+// returns both, and llm-sim's decode step as the search's calls saw it (ms).
+func checkAgainstTruth(t *testing.T, r capacityRecord, p queuesim.Process) (answer, truth, step float64) {
 	t.Helper()
 	raw, err := os.ReadFile(r.path) //nolint:gosec // the test's own temp file
 	require.NoError(t, err)
@@ -111,7 +111,7 @@ func checkAgainstTruth(t *testing.T, r capacityRecord, p queuesim.Process) (answ
 	}
 	nominal, err := truthQueue.Boundary(p, 0.95, truthLimit, 1_000_000, 1, 0.002)
 	require.NoError(t, err)
-	q := measuredQueue(t, &c)
+	q, step := measuredQueue(t, &c)
 	truth, err = q.Boundary(p, 0.95, truthLimit, 1_000_000, 1, 0.002)
 	require.NoError(t, err)
 	t.Logf("%s: truth %.3g req/s (%.0f ms calls, first token at %.0f ms, as measured; %.3g as set up); %s, %d windows in %.0f s",
@@ -139,7 +139,7 @@ func checkAgainstTruth(t *testing.T, r capacityRecord, p queuesim.Process) (answ
 		require.True(t, len(c.UndecidedAbove) > 0 || sustainFailedAbove(&c, a),
 			"an answer this far below the truth says which level could not decide, or failed its sustain window")
 	}
-	return a, truth
+	return a, truth, step
 }
 
 // sustainFailedAbove says whether a sustain window at a level above the
@@ -155,23 +155,37 @@ func sustainFailedAbove(c *runrecord.Capacity, answer float64) bool {
 
 // measuredQueue is truthQueue with the call and first-token times the
 // search's calls saw: the step from the TPOT p50 of the sustain window at
-// the answer (the load nearest the boundary), the first token from the
-// TTFT p50 of the first window.
-func measuredQueue(t *testing.T, c *runrecord.Capacity) queuesim.Queue {
+// the answer and of the latest window at the first fail (the loads nearest
+// the boundary), the slower of the two, the first token from the TTFT p50
+// of the first window. On a busy machine llm-sim's steps run later under
+// the heavier load, so the server that failed a level above the answer may
+// have been a few percent slower than the one that held the answer: the
+// truth is the boundary of the slower. It also returns the step at the
+// answer, ms (0: no sustain window passed).
+func measuredQueue(t *testing.T, c *runrecord.Capacity) (q queuesim.Queue, step float64) {
 	t.Helper()
-	q := truthQueue
+	q = truthQueue
 	require.NotEmpty(t, c.Windows)
 	if p := c.Windows[0].TTFT.P50; p != nil {
 		q.FirstToken = *p / 1000
 	}
-	for i := len(c.Windows) - 1; i >= 0; i-- {
-		w := c.Windows[i]
-		if w.Phase == "sustain" && w.Verdict == "pass" && w.TPOT.P50 != nil {
-			q.Service = truthTokens * *w.TPOT.P50 / 1000
-			break
+	var sustained, failed *float64
+	for _, w := range c.Windows {
+		switch {
+		case w.Phase == "sustain" && w.Verdict == "pass":
+			sustained = w.TPOT.P50
+		case c.FirstFail != nil && w.Level == *c.FirstFail && w.EarlyStopS == nil:
+			failed = w.TPOT.P50
 		}
 	}
-	return q
+	if sustained != nil {
+		step = *sustained
+		q.Service = truthTokens * step / 1000
+	}
+	if failed != nil {
+		q.Service = max(q.Service, truthTokens**failed/1000)
+	}
+	return q, step
 }
 
 func answerLine(c *runrecord.Capacity) string {
@@ -181,17 +195,52 @@ func answerLine(c *runrecord.Capacity) string {
 	return fmt.Sprintf("%s %.3g req/s%s", c.Outcome, *c.Capacity, c.Assurance())
 }
 
-// plainRun runs capacity_plain.js at rate for 45 s (the first 10 s left
-// out) on a server of its own and returns its TTFT-from-due figures.
-func plainRun(t *testing.T, arrivals string, rate float64) runrecord.MetricRecord {
+// plainRuns holds the plain runs to one at a time: llm-sim's steps run late
+// on a busy machine, and near its capacity a few percent slower a step
+// moves the queue past the objective, so a plain run shares the machine
+// with as few k6 runs as the searches leave.
+var plainRuns sync.Mutex
+
+// stepSlack is how much slower than the search saw llm-sim's step may run
+// in the plain run at the answer for it to be the same server: at the
+// boundary 3 % more service time is a few percent more load. The plain
+// run's mean step is held to the search's median one: a busy machine
+// delays some steps by much (its median barely moves), and under constant
+// arrivals at 95 % of the capacity those delays alone build a queue.
+const stepSlack = 0.03
+
+// steadyRun is the plain run at the answer (its TTFT-from-due figures), on
+// the server the search measured: a run whose llm-sim stepped more than
+// stepSlack slower than the search's (the machine was busier) measured
+// another server, and is run again, up to three times; the last one
+// counts, whatever its step, and says so.
+func steadyRun(t *testing.T, arrivals string, rate, step float64) runrecord.MetricRecord {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		m, got := plainRun(t, arrivals, rate)
+		if got <= step*(1+stepSlack) || attempt == 3 {
+			t.Logf("%s: the plain run at the answer stepped %.2f ms on average (the search %.2f ms), attempt %d", arrivals, got, step, attempt)
+			return m
+		}
+		t.Logf("%s: the plain run at the answer stepped %.2f ms on average, %.0f %% slower than the search (%.2f ms): another server, so again",
+			arrivals, got, 100*(got/step-1), step)
+	}
+}
+
+// plainRun runs capacity_plain.js at rate for 45 s (the first 10 s left
+// out) on a server of its own and returns its TTFT-from-due figures and
+// llm-sim's decode step as its calls saw it (their mean TPOT, ms).
+func plainRun(t *testing.T, arrivals string, rate float64) (runrecord.MetricRecord, float64) {
+	t.Helper()
+	plainRuns.Lock()
+	defer plainRuns.Unlock()
 	dir := t.TempDir()
 	env := map[string]string{"LLM_BASE_URL": startSim(t, truthSimArgs...) + "/v1", "LLM_REPORT_DIR": dir,
 		"ARRIVALS": arrivals, "RATE": fmt.Sprint(rate), "DURATION": "45s"}
 	code, out := runK6(t, filepath.Join("e2e", "testdata", "capacity_plain.js"), env)
 	if code != 0 {
 		t.Errorf("plain run at %.3g: k6 exited with %d\n%s", rate, code, out)
-		return runrecord.MetricRecord{}
+		return runrecord.MetricRecord{}, 0
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "capacity_plain.json")) //nolint:gosec // the test's own temp file
 	require.NoError(t, err)
@@ -201,7 +250,9 @@ func plainRun(t *testing.T, arrivals string, rate float64) runrecord.MetricRecor
 	require.NotNil(t, all)
 	m := all.Metrics["ttft_from_due"]
 	require.NotNil(t, m, "the plain run's calls carry their due time")
-	return *m
+	tpot := all.Metrics["tpot"]
+	require.NotNil(t, tpot)
+	return *m, tpot.Mean
 }
 
 // p95Lower is the 95 % lower bound of the run's p95 (order statistics, the

@@ -105,7 +105,7 @@ func NewClient(env ClientEnv, v sobek.Value) (*Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("Client options: %w", err)
 		}
-		c.count = tk.Count
+		c.count = tokenizer.NewRecent(tk).Count // a client's calls count the same short texts again
 	}
 	if opts.GapSamples == config.GapsSampled {
 		c.gapSampler = env.Sinks.Samplers.get(opts.GapSampleRate)

@@ -110,19 +110,27 @@ func (s *Scraper) fetchModels(ctx context.Context, u *url.URL, timeout time.Dura
 	return models, nil
 }
 
+// modelEntry is one entry of the list as sent.
+type modelEntry struct {
+	ID          string          `json:"id"`
+	MaxModelLen json.RawMessage `json:"max_model_len"`
+}
+
 // parseModels reads OpenAI's list shape, {"object":"list","data":[{"id":…}]},
-// with vLLM's max_model_len when an entry has it.
+// with vLLM's max_model_len when an entry has it. A single model object
+// (TGI's /v1/models before it answered a list) is a list of one.
 func parseModels(body []byte) ([]ServedModel, error) {
 	var list struct {
-		Data *[]struct {
-			ID          string          `json:"id"`
-			MaxModelLen json.RawMessage `json:"max_model_len"`
-		} `json:"data"`
+		Data *[]modelEntry `json:"data"`
+		modelEntry
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
 		return nil, fmt.Errorf("not OpenAI's model list (JSON with a data list): %w", err)
 	}
-	if list.Data == nil {
+	switch {
+	case list.Data == nil && list.ID != "":
+		list.Data = &[]modelEntry{list.modelEntry}
+	case list.Data == nil:
 		return nil, errors.New("not OpenAI's model list: no data list")
 	}
 	out := make([]ServedModel, 0, len(*list.Data))

@@ -41,6 +41,16 @@ func TestParseModelsOpenAIShape(t *testing.T) {
 	}
 }
 
+// TGI's /v1/models once answered one model object, not a list.
+func TestParseModelsOneObject(t *testing.T) {
+	t.Parallel()
+	models, err := parseModels([]byte(`{"id":"bigscience/bloom-560m","object":"model","created":0,"owned_by":"bigscience/bloom-560m"}`))
+	require.NoError(t, err)
+	require.Len(t, models, 1)
+	assert.Equal(t, "bigscience/bloom-560m", models[0].ID)
+	assert.Nil(t, models[0].MaxModelLen)
+}
+
 func TestParseModelsRefusals(t *testing.T) {
 	t.Parallel()
 	for body, want := range map[string]string{

@@ -68,6 +68,8 @@ type Client struct {
 		op *retrievalOp
 		w  *retrievalWire
 	}
+	// tagMemo is the last attempt tag set its calls' samples carried.
+	tagMemo tagMemo
 }
 
 // newClient builds a Client from `new Client(options)`.

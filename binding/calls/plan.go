@@ -162,7 +162,7 @@ func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Cal
 			GapSamples: c.opts.GapSamples, ResultGaps: params.ResultGaps,
 		},
 		tagRoute: name == routeFallback, gapSampler: c.gapSampler, slo: c.opts.SLO,
-		systemTags: st.Options.SystemTags,
+		systemTags: st.Options.SystemTags, tagMemo: &c.tagMemo,
 	}
 	applyItem(&tags, item, info)
 	info.tags = tags

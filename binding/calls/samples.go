@@ -1,7 +1,7 @@
 package calls
 
 import (
-	"strconv"
+	"maps"
 	"time"
 
 	"go.k6.io/k6/metrics"
@@ -91,35 +91,25 @@ func batchSize(figures int, rec *record.Call) int {
 
 // attemptTags are the samples' tags of attempt n of a call (and of the call,
 // from the attempt that ended it): the call's tags, the client's, the route
-// when the client has a fallback, the status, cache state and error type.
+// when the client has a fallback, the status, cache state and error type
+// (tag_memo.go builds them), and the call's metadata with its request id.
 func attemptTags(a *attempt, n int) (*metrics.TagSet, map[string]string) {
 	r, info := a.Result, a.Route.Info
-	tm := info.tags.Clone()
-	tm.SetTag("protocol", info.Protocol)
-	if info.systemTag(metrics.TagName) {
-		tm.SetTag("name", info.Name)
-	}
-	if info.Model != "" {
-		tm.SetTag("model", info.Model)
-	}
-	if info.tagRoute {
-		tm.SetTag("route", info.Route)
-	}
-	if r.RequestID != "" {
-		tm.SetMetadata("request_id", r.RequestID)
-	}
-	tags := tm.Tags.With("cache", r.Cache.String())
-	if info.systemTag(metrics.TagStatus) {
-		tags = tags.With("status", strconv.Itoa(r.Status))
-	}
-	if r.Proto != "" && info.systemTag(metrics.TagProto) {
-		tags = tags.With("proto", r.Proto)
-	}
-	if n > 1 {
-		tags = tags.With("attempt", strconv.Itoa(n))
+	key := attemptTagKey{
+		base: info.tags.Tags, systemTags: info.systemTags,
+		protocol: info.Protocol, name: info.Name, model: info.Model, route: info.Route, tagRoute: info.tagRoute,
+		cache: r.Cache.String(), proto: r.Proto, failed: !r.OK, status: r.Status, attempt: n,
 	}
 	if !r.OK {
-		tags = tags.With("error_type", string(r.Err.Type))
+		key.errorType = string(r.Err.Type)
 	}
-	return tags, tm.Metadata
+	meta := info.tags.Metadata
+	if r.RequestID != "" {
+		meta = maps.Clone(meta)
+		if meta == nil {
+			meta = make(map[string]string, 1)
+		}
+		meta["request_id"] = r.RequestID
+	}
+	return info.tagMemo.get(&key), meta
 }

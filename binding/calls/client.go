@@ -70,6 +70,8 @@ type Client struct {
 	}
 	// tagMemo is the last attempt tag set its calls' samples carried.
 	tagMemo tagMemo
+	// lastHeaders are the last call's headers before its own (header_template.go).
+	lastHeaders headerTemplate
 }
 
 // newClient builds a Client from `new Client(options)`.

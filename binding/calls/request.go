@@ -130,31 +130,10 @@ func requestBody(v sobek.Value) (map[string]any, error) {
 }
 
 // headers are a chat call's headers: the protocol's between every call's
-// own and the client's and call's.
+// own and the client's and call's (header_template.go).
 func (c *Client) headers(st *lib.State, spec *protocol.Spec, req protocol.Request, p *config.Call) http.Header {
-	return c.callHeaders(st, p, func(h http.Header) { spec.Headers(h, req) })
-}
-
-// callHeaders are the headers of any call (chat, embed, rerank): a JSON
-// body, an uncompressed answer (compression would batch events in the
-// decompressor and distort every gap, and hide the body's size), k6's
-// userAgent option, then what the API adds (authentication, streaming),
-// then the client's headers and the call's over them.
-func (c *Client) callHeaders(st *lib.State, p *config.Call, api func(http.Header)) http.Header {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept-Encoding", "identity")
-	if ua := st.Options.UserAgent; ua.Valid && ua.String != "" {
-		h.Set("user-agent", ua.String) // Set makes the key canonical
-	}
-	api(h)
-	for k, v := range c.opts.Headers {
-		h.Set(k, v)
-	}
-	for k, v := range p.Headers {
-		h.Set(k, v)
-	}
-	return h
+	key := headerKey{api: "chat " + spec.Name, req: req}
+	return c.callHeaders(st, p, key, func(h http.Header) { spec.Headers(h, req) })
 }
 
 func newKey() string {

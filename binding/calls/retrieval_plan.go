@@ -174,7 +174,8 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 	if path == "" {
 		path = w.path
 	}
-	h := c.callHeaders(st, params, func(h http.Header) { w.headers(h, c.opts.APIKey) })
+	key := headerKey{api: op.op + " " + w.api} // the API's headers are its name's, with the client's key
+	h := c.callHeaders(st, params, key, func(h http.Header) { w.headers(h, c.opts.APIKey) })
 	u := protocol.JoinURL(c.opts.BaseURL, path)
 	x = &embed.Exchange{
 		Transport: c.env.Transports.get(st.Transport, st.Dialer, c.opts.HTTP),

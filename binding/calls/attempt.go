@@ -25,6 +25,8 @@ import (
 type request struct {
 	method    string
 	url       string
+	k6URL     httpext.URL // url as k6's request path takes it (url_memo.go)
+	urlErr    error       // why url is not one
 	header    http.Header
 	payload   []byte
 	model     string
@@ -60,10 +62,10 @@ func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call
 // measures and emits http_req_* and its options hold, with the attempt's tap
 // under k6's tracing transport.
 func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) error {
-	u, err := httpext.NewURL(r.url, r.name)
-	if err != nil {
-		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid URL: " + err.Error()}
+	if r.urlErr != nil {
+		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid URL: " + r.urlErr.Error()}
 	}
+	u := r.k6URL // a copy: k6's request path takes its address
 	req, err := http.NewRequestWithContext(ctx, r.method, r.url, nil)
 	if err != nil {
 		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid request: " + err.Error()}

@@ -72,6 +72,8 @@ type Client struct {
 	tagMemo tagMemo
 	// lastHeaders are the last call's headers before its own (header_template.go).
 	lastHeaders headerTemplate
+	// lastURL is the last call's URL as k6 parsed it (url_memo.go).
+	lastURL urlMemo
 }
 
 // newClient builds a Client from `new Client(options)`.

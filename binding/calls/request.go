@@ -42,6 +42,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 		r.method, r.model = http.MethodGet, req.Model
 		r.url, r.header = protocol.JoinURL(c.opts.BaseURL, path), c.headers(st, spec, req, params)
 		r.header.Del("Content-Type")
+		r.k6URL, r.urlErr = c.k6URL(r.url, r.name)
 		r.setRedactor(c.callRedactor(params, r.url))
 		return r, nil
 	}
@@ -63,6 +64,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 		path = spec.Path(req)
 	}
 	r.url, r.model, r.header = protocol.JoinURL(c.opts.BaseURL, path), req.Model, c.headers(st, spec, req, params)
+	r.k6URL, r.urlErr = c.k6URL(r.url, r.name)
 	r.setRedactor(c.callRedactor(params, r.url))
 	return r, nil
 }

@@ -53,9 +53,9 @@ const (
 //
 // make test runs Poisson arrivals, the default (about four minutes: the
 // search sustains its answer for a minute, each plain run lasts 45 s);
-// make accuracy-capacity (LLMSTREAM_CAPACITY_TRUTH=1) runs all three, bursty
-// arrivals' search alone for ten minutes or more (its windows need cv² = 4
-// times the calls).
+// make accuracy-capacity (LLMSTREAM_CAPACITY_TRUTH=1) runs all three, one at
+// a time, bursty arrivals' search alone for ten minutes or more (its
+// windows need cv² = 4 times the calls).
 func TestCapacityAgainstQueueingTruth(t *testing.T) {
 	t.Parallel()
 	all := os.Getenv("LLMSTREAM_CAPACITY_TRUTH") != ""

@@ -45,9 +45,9 @@ func TestCapacityTruthTable(t *testing.T) {
 		prefill, svc time.Duration
 	}
 	servers := []server{
-		{name: "4 slots × 200 ms, TTFT p95<600ms", q: queuesim.Queue{Slots: 4, Service: 0.2, FirstToken: 0.015}, tokens: 20,
+		{name: "4 × 200 ms, p95<600ms", q: queuesim.Queue{Slots: 4, Service: 0.2, FirstToken: 0.015}, tokens: 20,
 			slo: "p95<600ms", limit: 0.6, min: 4, max: 64, precision: 0.1, prefill: 15 * time.Millisecond, svc: 200 * time.Millisecond},
-		{name: "4 slots × 490 ms, TTFT p95<400ms (the issue's)", q: queuesim.Queue{Slots: 4, Service: 0.49, FirstToken: 0.1},
+		{name: "4 × 490 ms, p95<400ms", q: queuesim.Queue{Slots: 4, Service: 0.49, FirstToken: 0.1},
 			tokens: 40, slo: "p95<400ms", limit: 0.4, min: 1, max: 32, precision: 0.1, prefill: 100 * time.Millisecond,
 			svc: 490 * time.Millisecond},
 	}
@@ -56,9 +56,9 @@ func TestCapacityTruthTable(t *testing.T) {
 		arrivals string
 		p        queuesim.Process
 	}{{"constant", ArrivalsConstant, queuesim.Constant()}, {"Poisson", ArrivalsPoisson, queuesim.Poisson()},
-		{"bursty (gamma, cv 2)", ArrivalsBursty, queuesim.Bursty(2)}}
+		{"bursty, cv 2", ArrivalsBursty, queuesim.Bursty(2)}}
 	var b strings.Builder
-	b.WriteString("| server and objective | arrivals | rate range | window | truth (req/s) | answer: median [min–max] | worst answer ÷ truth " +
+	b.WriteString("| slots × call, TTFT | arrivals | rate range | window | truth (req/s) | answer: median [min–max] | worst answer ÷ truth " +
 		"| said undecided above | search length: median [max] |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, sv := range servers {
 		for _, pr := range procs {

@@ -40,11 +40,6 @@ type routeInfo struct {
 	systemTags *metrics.SystemTagSet
 }
 
-// systemTag says whether the samples carry the k6-defined tag.
-func (info *routeInfo) systemTag(tag metrics.SystemTag) bool {
-	return info.systemTags == nil || info.systemTags.Has(tag)
-}
-
 // applyItem tags a call with its dataset item's category and turn (unless the
 // call's own tags set them) and remembers whether it has a shared prefix.
 func applyItem(tags *metrics.TagsAndMeta, item map[string]any, info *routeInfo) {

@@ -56,7 +56,7 @@ func (m *tagMemo) get(key *attemptTagKey) *metrics.TagSet {
 // client has a fallback, the cache state, the proto, the attempt's number
 // after the first and the error type of a failed one.
 func (key *attemptTagKey) build() *metrics.TagSet {
-	has := func(t metrics.SystemTag) bool { return key.systemTags == nil || key.systemTags.Has(t) }
+	has := func(t metrics.SystemTag) bool { return key.systemTags == nil || key.systemTags.Has(t) } // nil (no k6 options) keeps them all
 	tags := key.base.With("protocol", key.protocol)
 	if has(metrics.TagName) {
 		tags = tags.With("name", key.name)

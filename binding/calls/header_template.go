@@ -13,10 +13,13 @@ import (
 // API, the request the protocol reads (model, key, streaming flags) and
 // k6's userAgent, nearly always the same from call to call: building them
 // set and canonicalised each header into a fresh map for every call. The
-// client keeps the last set with what it was built from and a call with
-// the same inputs clones it (one map, one slice of values), then sets its
-// own headers on the clone; the kept set is never handed out. The event
-// loop owns it (chat(), embed(), rerank() plan there).
+// client keeps the last set with what it was built from; a call with the
+// same inputs takes it as it is when it sets no headers of its own, else a
+// clone with its own set on it. The set handed out is shared and read
+// only: whatever changes a call's headers (a GET's Content-Type removed,
+// an idempotency key, an embed's traceparent) clones them first, and each
+// attempt sends a copy (k6 and net/http add to a request's headers). The
+// event loop owns the kept set (chat(), embed(), rerank() plan there).
 
 // headerKey is what a call's headers before its own are built from, with
 // the client's headers (the client's, fixed).
@@ -37,7 +40,8 @@ type headerTemplate struct {
 // decompressor and distort every gap, and hide the body's size), k6's
 // userAgent option, then what the API adds (authentication, streaming),
 // then the client's headers and the call's over them. api adds the API's
-// headers; it is called only when key is not the last call's.
+// headers; it is called only when key is not the last call's. The headers
+// are shared with other calls when p sets none: clone them to change them.
 func (c *Client) callHeaders(st *lib.State, p *config.Call, key headerKey, api func(http.Header)) http.Header {
 	if ua := st.Options.UserAgent; ua.Valid {
 		key.ua = ua.String
@@ -55,6 +59,9 @@ func (c *Client) callHeaders(st *lib.State, p *config.Call, key headerKey, api f
 			h.Set(k, v)
 		}
 		t.key, t.h = key, h
+	}
+	if len(p.Headers) == 0 {
+		return t.h
 	}
 	h := t.h.Clone()
 	for k, v := range p.Headers {

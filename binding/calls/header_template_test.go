@@ -11,8 +11,9 @@ import (
 
 // A client's calls get headers from its last set only while what they are
 // built from is the same: a new key or model is new headers, a call's own
-// headers stay its own, and a call changing its headers (an idempotency
-// key, a GET's Content-Type removed) leaves the next call's alone.
+// headers stay its own, and a call changing its headers as the planners do
+// (a clone, then an idempotency key, a GET's Content-Type removed) leaves
+// the next call's alone.
 func TestCallHeadersFollowEachCall(t *testing.T) {
 	spec, err := protocol.Lookup("openai-chat")
 	if err != nil {
@@ -26,6 +27,7 @@ func TestCallHeadersFollowEachCall(t *testing.T) {
 		for k := range h {
 			got[k] = h.Get(k)
 		}
+		h = h.Clone() // the set is shared (header_template.go)
 		h.Del("Content-Type")
 		h.Set("Idempotency-Key", "k1")
 		return got
@@ -33,6 +35,10 @@ func TestCallHeadersFollowEachCall(t *testing.T) {
 	first := call("k1", map[string]string{"X-Call": "1"})
 	second := call("k1", nil)
 	third := call("k2", nil)
+	fourth := call("k2", nil)
+	if fourth["Content-Type"] != "application/json" || fourth["Idempotency-Key"] != "" {
+		t.Errorf("a call's changes to its copy reached the next call's headers %v", fourth)
+	}
 	if first["Authorization"] != "Bearer k1" || first["X-Call"] != "1" || first["X-Client"] != "c" {
 		t.Errorf("first call's headers %v", first)
 	}

@@ -136,7 +136,8 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 		plan.closers = append(plan.closers, closeEvents)
 	}
 	if key := c.opts.Retry.IdempotencyKey; key != "" && req.header.Get(key) == "" {
-		req.header.Set(key, newKey()) // one key for every attempt of this route
+		req.header = req.header.Clone() // shared with other calls (header_template.go)
+		req.header.Set(key, newKey())   // one key for every attempt of this route
 	}
 	return &route{
 		Info: info, Retry: c.opts.Retry, Reconnect: c.opts.Reconnect, Prices: c.opts.Prices,

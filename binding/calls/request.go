@@ -41,6 +41,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 		req.ContinuousUsage = false
 		r.method, r.model = http.MethodGet, req.Model
 		r.url, r.header = protocol.JoinURL(c.opts.BaseURL, path), c.headers(st, spec, req, params)
+		r.header = r.header.Clone() // shared with other calls (header_template.go)
 		r.header.Del("Content-Type")
 		r.k6URL, r.urlErr = c.k6URL(r.url, r.name)
 		r.setRedactor(c.callRedactor(params, r.url))

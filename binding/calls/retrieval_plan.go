@@ -138,8 +138,12 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 	info.tags.SetTag("op", op.op)
 	var trace *requestTrace
 	trace, info.TraceID = c.traceRoute(x.Header, &plan.trace)
-	if key := c.opts.Retry.IdempotencyKey; key != "" && x.Header.Get(key) == "" {
-		x.Header.Set(key, newKey()) // one key for every attempt of this route
+	key := c.opts.Retry.IdempotencyKey
+	if setKey := key != "" && x.Header.Get(key) == ""; setKey || trace != nil {
+		x.Header = x.Header.Clone() // shared with other calls (header_template.go)
+		if setKey {
+			x.Header.Set(key, newKey()) // one key for every attempt of this route
+		}
 	}
 	return &route{
 		Info: info, Retry: c.opts.Retry, Prices: nil, // no reconnection: nothing to resume

@@ -235,6 +235,12 @@ func TestRetryHonoursRetryAfterWithOneIdempotencyKey(t *testing.T) {
 	require.Equal(t, 1.0, got["llm_retries"][0].Value)
 	require.Equal(t, "2", got["llm_ttft"][0].Tags.Map()["attempt"])
 	require.Len(t, got["http_reqs"], 2, "k6 saw both HTTP exchanges")
+
+	res = vu.chat(`{messages: []}`) // the same headers as the last call's, but its own key
+	require.Equal(t, true, res["ok"], "%v", res["error"])
+	require.Len(t, keys, 3)
+	require.NotEmpty(t, keys[2])
+	require.NotEqual(t, keys[0], keys[2], "each call its own idempotency key")
 }
 
 func TestNoRetryAfterPartialOutput(t *testing.T) {

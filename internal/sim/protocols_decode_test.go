@@ -141,7 +141,10 @@ func TestEveryWireFormatReadsBackExactly(t *testing.T) {
 			assert.Equal(t, wc.tokenSource, got.TokenSource)
 			assert.Equal(t, maxTokens, countTokens(t, got.Text), "each word is one token: %q", got.Text)
 			assert.Equal(t, wc.finishLength, got.FinishReason)
-			assert.LessOrEqual(t, got.TTFT, got.E2E)
+			ttft, ttftKnown := got.TTFT.Get()
+			e2e, e2eKnown := got.E2E.Get()
+			assert.True(t, ttftKnown && e2eKnown, "TTFT %v, E2E %v measured", ttftKnown, e2eKnown)
+			assert.LessOrEqual(t, ttft, e2e)
 
 			rec := s.trace.recordsN(t, 1)
 			assert.Equal(t, OutcomeOK, rec[0].Outcome)

@@ -155,7 +155,7 @@ bench-capacity:
 ## accuracy-capacity: the capacity search in k6 against llm-sim set up as 4 slots of a fixed 200 ms call, constant,
 ## Poisson and bursty arrivals one after another, each answer held to the same queue simulated, then plain runs at
 ## the answer (the objective holds) and 30 % above it (it does not): about 30 minutes, bursty arrivals' search the
-## longest (make test runs the Poisson one). One at a time: at the boundary a few percent slower a llm-sim step is a
+## longest; too long for make test. One at a time: at the boundary a few percent slower a llm-sim step is a
 ## few percent more load, and three searches at once slow it. CAPACITY_TRUTH_WINDOW=20s runs the default window.
 accuracy-capacity: k6
 	LLMSTREAM_CAPACITY_TRUTH=1 LLMSTREAM_E2E_K6=$(CURDIR)/k6 $(GO) test -count=1 -parallel 1 -timeout 60m -run TestCapacityAgainstQueueingTruth -v ./e2e/

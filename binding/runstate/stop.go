@@ -85,13 +85,13 @@ func (s *StopState) Init(vu modules.VU) {
 	s.local = append(s.local, func() { ev.Local.Unsubscribe(id) })
 	s.mu.Unlock()
 	go func() {
-		// k6 waits for Done before the VU's next iteration: every
-		// iteration hands the processor here and back, so the error is
-		// read and the VU let go before anything else is done with it.
+		// k6 waits for Done before the VU's next iteration, so the VU
+		// is held only while the error is read. An abort is noted before
+		// Done: once the VU goes on, the test's end may come, and an
+		// abort noted after it would be lost.
 		for e := range ch {
-			err := iterError(e.Data)
+			s.noteAbort(iterError(e.Data))
 			e.Done()
-			s.noteAbort(err)
 		}
 	}()
 }

@@ -54,8 +54,7 @@ func addCapacityEnergy(c *runrecord.Capacity, views []servermetrics.View) {
 // the same engines' counts).
 func capacityEnergy(name string, views []servermetrics.View) *runrecord.CapacityEnergy {
 	var out *runrecord.CapacityEnergy
-	var joules, power, tokens, requests float64
-	knownJ, knownW, knownTok, knownReq := true, true, true, true
+	var joules, power, tokens, requests []*float64
 	counted := map[string]bool{}
 	for i := range views {
 		e := exporterWindow(views[i], name)
@@ -65,8 +64,7 @@ func capacityEnergy(name string, views []servermetrics.View) *runrecord.Capacity
 		if out == nil {
 			out = &runrecord.CapacityEnergy{}
 		}
-		joules, knownJ = addKnown(joules, e.Joules, knownJ)
-		power, knownW = addKnown(power, e.AvgPowerW, knownW)
+		joules, power = append(joules, e.Joules), append(power, e.AvgPowerW)
 		if e.Unattributed != "" && out.Unattributed == "" {
 			out.Unattributed = e.Unattributed
 		}
@@ -74,25 +72,25 @@ func capacityEnergy(name string, views []servermetrics.View) *runrecord.Capacity
 			continue
 		}
 		counted[views[i].Client] = true
-		tokens, knownTok = addKnown(tokens, e.OutputTokens, knownTok)
-		requests, knownReq = addKnown(requests, e.Requests, knownReq)
+		tokens, requests = append(tokens, e.OutputTokens), append(requests, e.Requests)
 	}
 	if out == nil {
 		return nil
 	}
-	if knownJ {
-		out.Joules = &joules
-		if knownTok && tokens > 0 {
-			out.JPerOutputToken = ptrTo(joules / tokens)
-		}
-		if knownReq && requests > 0 {
-			out.JPerRequest = ptrTo(joules / requests)
-		}
-	}
-	if knownW {
-		out.AvgPowerW = &power
+	out.AvgPowerW = sumKnown(power)
+	if out.Joules = sumKnown(joules); out.Joules != nil {
+		out.JPerOutputToken = perUnit(*out.Joules, sumKnown(tokens))
+		out.JPerRequest = perUnit(*out.Joules, sumKnown(requests))
 	}
 	return out
+}
+
+// perUnit is joules per unit, unknown when the units are unknown or none.
+func perUnit(joules float64, units *float64) *float64 {
+	if units == nil || *units <= 0 {
+		return nil
+	}
+	return ptrTo(joules / *units)
 }
 
 // exporterWindow is a GPU exporter's energy over the window named name.
@@ -103,14 +101,6 @@ func exporterWindow(v servermetrics.View, name string) *servermetrics.EnergyStat
 		}
 	}
 	return nil
-}
-
-// addKnown adds p to sum while every figure so far was known.
-func addKnown(sum float64, p *float64, known bool) (float64, bool) {
-	if !known || p == nil {
-		return sum, false
-	}
-	return sum + *p, true
 }
 
 func ptrTo(v float64) *float64 { return &v }

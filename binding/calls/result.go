@@ -61,11 +61,7 @@ func (r *callResult) Has(key string) bool {
 	if _, ok := r.read[key]; ok {
 		return true
 	}
-	if r.gone[key] {
-		return false
-	}
-	_, ok := r.rec.JSValue(key)
-	return ok
+	return !r.gone[key] && r.rec.HasJSKey(key)
 }
 
 func (r *callResult) Delete(key string) bool {
@@ -105,10 +101,8 @@ func (r *callResult) Plain() map[string]any {
 	for k := range r.gone {
 		delete(m, k)
 	}
-	for k, v := range r.read {
-		if !r.rec.HasJSKey(k) || !r.gone[k] {
-			m[k] = v.Export()
-		}
+	for k, v := range r.read { // never a deleted key: Delete drops it, Set un-deletes it
+		m[k] = v.Export()
 	}
 	return m
 }

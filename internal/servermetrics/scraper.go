@@ -553,6 +553,11 @@ type LatencyStats struct {
 func (s *Scraper) Windows(spans []Span) []Window {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.windowsLocked(spans)
+}
+
+// windowsLocked are the history's windows over spans, with their energy.
+func (s *Scraper) windowsLocked(spans []Span) []Window {
 	var out []Window
 	for _, sp := range spans {
 		if w, ok := s.hist.window(sp.Name, sp.From, sp.To); ok {
@@ -640,12 +645,7 @@ func (s *Scraper) View(stages []Span) View {
 		s.addEnergyLocked(&w)
 		v.Run = &w
 	}
-	for _, st := range stages {
-		if w, ok := s.hist.window(st.Name, st.From, st.To); ok {
-			s.addEnergyLocked(&w)
-			v.Stages = append(v.Stages, w)
-		}
-	}
+	v.Stages = s.windowsLocked(stages)
 	for _, id := range s.gpuOrder {
 		v.GPUs = append(v.GPUs, s.gpus[id])
 	}

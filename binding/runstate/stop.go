@@ -153,10 +153,31 @@ func (s *StopState) watchSignals(sigs <-chan os.Signal, done <-chan struct{}) {
 			return
 		case sig := <-sigs:
 			s.mu.Lock()
-			if s.signal == "" && !s.ended {
-				s.signal, s.signalAt = signalName(sig), time.Now()
-			}
+			s.noteSignalLocked(sig)
 			s.mu.Unlock()
+		}
+	}
+}
+
+// noteSignalLocked keeps the first signal seen before the test's end.
+func (s *StopState) noteSignalLocked(sig os.Signal) {
+	if s.signal == "" && !s.ended {
+		s.signal, s.signalAt = signalName(sig), time.Now()
+	}
+}
+
+// drainSignalsLocked notes a signal already delivered but not yet read by
+// watchSignals. Go hands a signal to k6's listener and to this one in the
+// same step, and k6 ends the test on it: on a busy machine the test's end
+// can reach end() before the watcher's goroutine runs, and the signal that
+// stopped the test would be lost.
+func (s *StopState) drainSignalsLocked() {
+	for s.sigs != nil {
+		select {
+		case sig := <-s.sigs:
+			s.noteSignalLocked(sig)
+		default:
+			return
 		}
 	}
 }
@@ -179,6 +200,7 @@ func (s *StopState) end() {
 	if s.ended {
 		return
 	}
+	s.drainSignalsLocked()
 	s.ended, s.endedAt = true, time.Now()
 	if s.exec != nil {
 		s.interrupted = s.exec.GetCurrentExecutionStatus() == lib.ExecutionStatusInterrupted

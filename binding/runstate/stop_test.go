@@ -91,3 +91,21 @@ func TestAFailedAbortOnFailThresholdIsTheStop(t *testing.T) {
 	i = s.Interruption(noneFailed)
 	assert.Equal(t, runrecord.StoppedByK6, i.By)
 }
+
+// A signal delivered before the test's end but not yet read by the watcher
+// (its goroutine not yet run on a busy machine) is the stop all the same:
+// k6 ended the test on it.
+func TestASignalNotYetReadAtTheEndIsTheStop(t *testing.T) {
+	s := &StopState{sigs: make(chan os.Signal, 2)}
+	s.sigs <- syscall.SIGINT
+	s.interrupted = true
+	s.end()
+	i := s.Interruption(noneFailed)
+	require.NotNil(t, i)
+	assert.Equal(t, runrecord.StoppedBySignal, i.By)
+	assert.Equal(t, "SIGINT", i.Detail)
+
+	s.sigs <- syscall.SIGTERM // after the end: none
+	s.end()
+	assert.Equal(t, "SIGINT", s.Interruption(noneFailed).Detail)
+}

@@ -79,6 +79,7 @@ func RenderRecordText(rec *runrecord.Record) string {
 	}
 	writeLatencyLines(&b, lines, "category", w)
 	writeSlowestText(&b, recordSlowestRows(rec, cats), "category", w)
+	b.WriteString(serverText(nil, rec.Server, recordServerChanges(rec)))
 	b.WriteString(recordSectionsText(rec))
 	writeComparisonText(&b, rec.Comparison)
 	for _, f := range rec.Findings { // the whole test's diagnosis (DiagnoseRecord, mergedCountFindings)
@@ -95,6 +96,15 @@ func RenderRecordText(rec *runrecord.Record) string {
 		fmt.Fprintf(&b, "\n  %s\n", rec.StageNote)
 	}
 	return b.String()
+}
+
+// recordServerChanges are the servers' figures against the baseline, when
+// the record was compared with one.
+func recordServerChanges(rec *runrecord.Record) []runrecord.ServerChange {
+	if rec.Comparison == nil {
+		return nil
+	}
+	return rec.Comparison.Server
 }
 
 func findingIDs(fs []runrecord.Finding) string {
@@ -162,6 +172,7 @@ func RenderRecordHTML(rec *runrecord.Record, title string) []byte {
 	b.WriteString("</table></div>\n")
 	writeLegendHTML(&b, "latency-legend", intervalLegend(starred, true))
 	writeSlowestHTML(&b, recordSlowestRows(rec, cats), "category")
+	writeServerHTML(&b, nil, rec.Server)
 	writeRecordSectionsHTML(&b, rec)
 	writeParetoHTML(&b, rec.Pareto)
 	if rec.Comparison != nil {

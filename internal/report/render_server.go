@@ -52,15 +52,21 @@ type serverRow struct {
 	g     *Group
 }
 
+// r is nil for a merged record: it keeps no client figures per window, and
+// the client's column stays empty.
 func serverRows(r *Run, v servermetrics.View) []serverRow {
-	run := serverRun(r, v)
-	rows := []serverRow{{label: "run", w: v.Run, g: run.Category(runrecord.AllCategories)}}
+	var all *Group
+	var stages []*Stage
+	if r != nil {
+		run := serverRun(r, v)
+		all, stages = run.Category(runrecord.AllCategories), run.Stages()
+	}
+	rows := []serverRow{{label: "run", w: v.Run, g: all}}
 	if v.Measured != nil {
 		// The run's server figures count the warm-up's calls, the client's
 		// leave them out: the client's TTFT goes beside the window after it.
-		rows = []serverRow{{label: "run", w: v.Run}, {label: "after warm-up", w: v.Measured, g: run.Category(runrecord.AllCategories)}}
+		rows = []serverRow{{label: "run", w: v.Run}, {label: "after warm-up", w: v.Measured, g: all}}
 	}
-	stages := run.Stages()
 	for i := range v.Stages {
 		w := &v.Stages[i]
 		var g *Group
@@ -127,8 +133,10 @@ func fmtEstimate(e servermetrics.Estimate) string {
 
 // serverText is the text section: per endpoint, the run's and the stages'
 // server figures beside the client's TTFT, the split, and what is missing.
+// r is nil for a merged record: the server's figures without the client's
+// beside them (serverRows).
 func serverText(r *Run, views []servermetrics.View, changes []runrecord.ServerChange) string {
-	if r == nil || len(views) == 0 {
+	if len(views) == 0 {
 		return ""
 	}
 	var b strings.Builder
@@ -168,18 +176,15 @@ func serverText(r *Run, views []servermetrics.View, changes []runrecord.ServerCh
 			b.WriteString("\n")
 		}
 		legend := "  (means in ms; waiting and running are requests, sampled at each scrape; – the server does not tell"
-		if v.Measured != nil {
+		switch {
+		case r == nil:
+			legend += "; a merged record keeps no client figures per window: client TTFT and the TTFT split are each instance's report's"
+		case v.Measured != nil:
 			legend += "; the run counts the warm-up's calls, the client's TTFT leaves them out"
 		}
 		b.WriteString(legend + ")\n")
-		if c, ok := serverCount(r, v); ok {
-			fmt.Fprintf(&b, "  %s\n", c.line())
-		}
-		run := serverRun(r, v)
-		if sp, ok := splitTTFT(run.Category(runrecord.AllCategories), clientWindow(v)); ok {
-			fmt.Fprintf(&b, "\n  TTFT split (%s): %s\n", clientWindowName(v), sp)
-		} else {
-			b.WriteString("\n  TTFT split: the server exposes no TTFT histogram; the client's own inference (diagnosis) stands\n")
+		if r != nil {
+			writeClientBesideServerText(&b, r, v)
 		}
 		for _, q := range []string{servermetrics.TTFT, servermetrics.Queue, servermetrics.Prefill} {
 			if h, ok := v.Run.Histograms[q]; ok && h.P99 != nil {
@@ -199,9 +204,23 @@ func serverText(r *Run, views []servermetrics.View, changes []runrecord.ServerCh
 	return b.String()
 }
 
-// writeServerHTML is the HTML section, the same figures as the text.
+// writeClientBesideServerText writes what the client's calls say beside
+// the server's figures: the count check and the TTFT split.
+func writeClientBesideServerText(b *strings.Builder, r *Run, v servermetrics.View) {
+	if c, ok := serverCount(r, v); ok {
+		fmt.Fprintf(b, "  %s\n", c.line())
+	}
+	if sp, ok := splitTTFT(serverRun(r, v).Category(runrecord.AllCategories), clientWindow(v)); ok {
+		fmt.Fprintf(b, "\n  TTFT split (%s): %s\n", clientWindowName(v), sp)
+	} else {
+		b.WriteString("\n  TTFT split: the server exposes no TTFT histogram; the client's own inference (diagnosis) stands\n")
+	}
+}
+
+// writeServerHTML is the HTML section, the same figures as the text (r nil:
+// a merged record's, without the client's).
 func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
-	if r == nil || len(views) == 0 {
+	if len(views) == 0 {
 		return
 	}
 	esc := html.EscapeString
@@ -240,17 +259,26 @@ func writeServerHTML(b *bytes.Buffer, r *Run, views []servermetrics.View) {
 			b.WriteString("</tr>\n")
 		}
 		b.WriteString("</table></div>\n")
-		if c, ok := serverCount(r, v); ok {
-			fmt.Fprintf(b, "<p class=\"server-count\">%s</p>\n", esc(c.line()))
-		}
-		if sp, ok := splitTTFT(serverRun(r, v).Category(runrecord.AllCategories), clientWindow(v)); ok {
-			fmt.Fprintf(b, "<p>TTFT split (%s): %s</p>\n", clientWindowName(v), esc(sp.String()))
+		if r == nil {
+			b.WriteString("<p class=\"sub\">A merged record keeps no client figures per window: client TTFT and the TTFT split are each instance's report's.</p>\n")
+		} else {
+			writeClientBesideServerHTML(b, r, v)
 		}
 		if sd := v.Run.SpecDecode; sd != nil {
 			fmt.Fprintf(b, "<p class=\"spec-decode\">server speculative decoding: %s</p>\n", esc(specDecodeText(sd)))
 		}
 	}
 	b.WriteString("</div>\n")
+}
+
+// writeClientBesideServerHTML is writeClientBesideServerText's HTML.
+func writeClientBesideServerHTML(b *bytes.Buffer, r *Run, v servermetrics.View) {
+	if c, ok := serverCount(r, v); ok {
+		fmt.Fprintf(b, "<p class=\"server-count\">%s</p>\n", html.EscapeString(c.line()))
+	}
+	if sp, ok := splitTTFT(serverRun(r, v).Category(runrecord.AllCategories), clientWindow(v)); ok {
+		fmt.Fprintf(b, "<p>TTFT split (%s): %s</p>\n", clientWindowName(v), html.EscapeString(sp.String()))
+	}
 }
 
 // specDecodeText is speculative decoding's acceptance in a line.

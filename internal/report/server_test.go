@@ -242,6 +242,17 @@ func TestMergeKeepsEachServerOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, m.Server, 1)
 	assert.InDelta(t, 101, m.Server[0].Run.Counters[servermetrics.RequestsFinished], 0, "the widest window, never the sum")
+
+	// The merged reports show the server's view as a single run's do, its
+	// client column empty: a merged record keeps no client figures per window.
+	text := RenderRecordText(m)
+	assert.Contains(t, text, "The server's own view — http://vllm:8000/metrics (vllm, 30 scrapes")
+	require.Regexp(t, `\n  run +101 +1000 .* –\n`, text, "the run's row, finished 101, no client TTFT")
+	assert.Contains(t, text, "a merged record keeps no client figures per window")
+	assert.NotContains(t, text, "TTFT split (", "no split without the client's figures")
+	page := string(RenderRecordHTML(m, "t"))
+	assert.Contains(t, page, `<table class="server">`)
+	assert.Contains(t, page, "<td>run</td><td>101</td><td>1000</td>")
 }
 
 func TestFmtEstimateNamesItsBucket(t *testing.T) {

@@ -59,11 +59,58 @@ func displayURL(u *url.URL) string {
 
 // fetch GETs the endpoint. Its errors name the display URL, never a header.
 func (s *Scraper) fetch(ctx context.Context) ([]byte, string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url.String(), nil)
-	if err != nil {
-		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: "serverMetrics " + s.display + ": " + s.clean(err.Error())}
+	body, contentType, f := s.get(ctx, s.url, acceptHeader, maxBodyBytes)
+	if f == nil {
+		return body, contentType, nil
 	}
-	req.Header.Set("Accept", acceptHeader)
+	switch f.stage {
+	case getRequest:
+		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: "serverMetrics " + s.display + ": " + f.cause}
+	case getConnect:
+		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("serverMetrics %s unreachable: %s", s.display, f.cause)}
+	case getRead:
+		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("serverMetrics %s: reading the body: %s", s.display, f.cause)}
+	case getStatus:
+		msg := fmt.Sprintf("serverMetrics %s answered HTTP %d", s.display, f.status)
+		switch f.status {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			msg += ": check the credentials in serverMetrics headers"
+		case http.StatusNotFound:
+			msg += ": no metrics there (SGLang needs --enable-metrics, llama.cpp --metrics; TRT-LLM serves Prometheus at /prometheus/metrics)"
+		}
+		return nil, "", &scrapeError{kind: ProblemStatus, msg: msg}
+	}
+	return nil, "", &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("serverMetrics %s: body larger than %d MiB", s.display, maxBodyBytes>>20)}
+}
+
+// getStage is where a GET failed.
+type getStage int
+
+const (
+	getRequest  getStage = iota // the request could not be made
+	getConnect                  // no response: connect, DNS, TLS, timeout
+	getRead                     // the body broke off
+	getStatus                   // a status other than 200
+	getTooLarge                 // a body past the limit
+)
+
+// getFailure is a failed GET: its stage, the status, and the cause with
+// header values and the URL's password taken out.
+type getFailure struct {
+	stage  getStage
+	status int
+	cause  string
+}
+
+// get GETs u with the scrape's headers, the body read up to limit bytes:
+// the one request path of the scrapes and the model list, each wording its
+// own failures.
+func (s *Scraper) get(ctx context.Context, u *url.URL, accept string, limit int) ([]byte, string, *getFailure) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, "", &getFailure{stage: getRequest, cause: s.clean(err.Error())}
+	}
+	req.Header.Set("Accept", accept)
 	for k, v := range s.cfg.Headers {
 		req.Header.Set(k, v)
 	}
@@ -73,25 +120,17 @@ func (s *Scraper) fetch(ctx context.Context) ([]byte, string, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // its text repeats the URL, user info included
 		}
-		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("serverMetrics %s unreachable: %v", s.display, s.clean(err.Error()))}
+		return nil, "", &getFailure{stage: getConnect, cause: s.clean(err.Error())}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
-	if err != nil {
-		return nil, "", &scrapeError{kind: ProblemUnreachable, msg: fmt.Sprintf("serverMetrics %s: reading the body: %v", s.display, s.clean(err.Error()))}
-	}
-	if resp.StatusCode != http.StatusOK {
-		msg := fmt.Sprintf("serverMetrics %s answered HTTP %d", s.display, resp.StatusCode)
-		switch resp.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			msg += ": check the credentials in serverMetrics headers"
-		case http.StatusNotFound:
-			msg += ": no metrics there (SGLang needs --enable-metrics, llama.cpp --metrics; TRT-LLM serves Prometheus at /prometheus/metrics)"
-		}
-		return nil, "", &scrapeError{kind: ProblemStatus, msg: msg}
-	}
-	if len(body) > maxBodyBytes {
-		return nil, "", &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("serverMetrics %s: body larger than %d MiB", s.display, maxBodyBytes>>20)}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	switch {
+	case err != nil:
+		return nil, "", &getFailure{stage: getRead, cause: s.clean(err.Error())}
+	case resp.StatusCode != http.StatusOK:
+		return nil, "", &getFailure{stage: getStatus, status: resp.StatusCode}
+	case len(body) > limit:
+		return nil, "", &getFailure{stage: getTooLarge}
 	}
 	return body, resp.Header.Get("Content-Type"), nil
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -72,36 +70,21 @@ func modelsURL(metrics *url.URL, option string) (*url.URL, error) {
 // name the display URL, never a header.
 func (s *Scraper) fetchModels(ctx context.Context, u *url.URL, timeout time.Duration) ([]ServedModel, error) {
 	shown := displayURL(u)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("the model list at %s: %s", shown, s.clean(err.Error()))
-	}
-	req.Header.Set("Accept", "application/json")
-	for k, v := range s.cfg.Headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	body, _, f := s.get(ctx, u, "application/json", maxModelsBytes)
+	if f != nil {
+		switch {
+		case (f.stage == getConnect || f.stage == getRead) && errors.Is(ctx.Err(), context.DeadlineExceeded):
 			return nil, fmt.Errorf("the model list at %s did not come within %v", shown, timeout)
+		case f.stage == getConnect:
+			return nil, fmt.Errorf("the model list at %s is unreachable: %s", shown, f.cause)
+		case f.stage == getRead:
+			return nil, fmt.Errorf("the model list at %s: reading the body: %s", shown, f.cause)
+		case f.stage == getStatus:
+			return nil, fmt.Errorf("the model list at %s answered HTTP %d (set serverMetrics models to its url, or 'off')", shown, f.status)
+		case f.stage == getTooLarge:
+			return nil, fmt.Errorf("the model list at %s is larger than %d MiB", shown, maxModelsBytes>>20)
 		}
-		return nil, fmt.Errorf("the model list at %s is unreachable: %s", shown, s.clean(err.Error()))
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxModelsBytes+1))
-	switch {
-	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("the model list at %s did not come within %v", shown, timeout)
-	case err != nil:
-		return nil, fmt.Errorf("the model list at %s: reading the body: %s", shown, s.clean(err.Error()))
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("the model list at %s answered HTTP %d (set serverMetrics models to its url, or 'off')", shown, resp.StatusCode)
-	case len(body) > maxModelsBytes:
-		return nil, fmt.Errorf("the model list at %s is larger than %d MiB", shown, maxModelsBytes>>20)
+		return nil, fmt.Errorf("the model list at %s: %s", shown, f.cause)
 	}
 	models, err := parseModels(body)
 	if err != nil {

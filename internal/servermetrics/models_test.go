@@ -1,6 +1,8 @@
 package servermetrics
 
 import (
+	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -162,6 +164,10 @@ func TestModelsBadEndpoint(t *testing.T) {
 			}
 		}, "did not come within"},
 		"garbage": {func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<html>oops</html>")) }, "not OpenAI's model list"},
+		"cut off": {func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Length", "1000")
+			_, _ = w.Write([]byte(`{"object":"list","data":[`))
+		}, "reading the body: unexpected EOF"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -188,6 +194,32 @@ func TestModelsBadEndpoint(t *testing.T) {
 			assert.Equal(t, int32(1), reads.Load(), "read once")
 		})
 	}
+}
+
+// A body past the limit is refused by size, the scrape's and the list's
+// alike, each naming its own limit.
+func TestBodiesPastTheirLimit(t *testing.T) {
+	t.Parallel()
+	big := func(n int) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(bytes.Repeat([]byte("#\n"), n/2+1)) }
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", big(maxBodyBytes))
+	mux.HandleFunc("/v1/models", big(maxModelsBytes))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	sc, err := New(Config{URL: ts.URL + "/metrics", Interval: time.Hour})
+	require.NoError(t, err)
+	ctx := context.Background()
+	_, _, err = sc.fetch(ctx)
+	var se *scrapeError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, ProblemNotMetrics, se.kind)
+	assert.Contains(t, se.msg, "body larger than 16 MiB")
+	u, err := url.Parse(ts.URL + "/v1/models")
+	require.NoError(t, err)
+	_, err = sc.fetchModels(ctx, u, time.Minute)
+	require.ErrorContains(t, err, "the model list at "+ts.URL+"/v1/models is larger than 4 MiB")
 }
 
 // 'off' reads no list; a GPU exporter (or TEI) is not asked for one.

@@ -32,6 +32,11 @@ type bound struct {
 	// bound that side; upper +Inf: the bound is a call still unfinished).
 	observed, lower, upper float64
 	calls, censored        int
+	// leansPass says the share of calls past the limit is under the share
+	// a pass allows (the limit's tail: 5 % for a p95, the error rate's
+	// limit), each call still in flight counted past it: more calls like
+	// these could pass the objective.
+	leansPass bool
 }
 
 // value is one call's figure as the verdict knows it: exact, or (censored)
@@ -125,8 +130,10 @@ func judgeDuration(o Objective, calls []judgedCall, burst float64) bound {
 		slices.Sort(seen)
 		b.observed = seen[min(max(int(math.Ceil(o.Quantile*float64(len(seen))))-1, 0), len(seen)-1)]
 	}
-	upVIF := max(inflation(ups, func(v float64) bool { return v > o.Limit }), burst)
-	loVIF := max(inflation(los, func(v float64) bool { return v > o.Limit }), burst)
+	past := func(v float64) bool { return v > o.Limit }
+	upVIF := max(inflation(ups, past), burst)
+	loVIF := max(inflation(los, past), burst)
+	b.leansPass = float64(countIf(ups, past)) < (1-o.Quantile)*float64(n)
 	slices.Sort(ups)
 	slices.Sort(los)
 	if r := upperRank(n, o.Quantile, upVIF); r <= n {
@@ -166,6 +173,17 @@ func lowerRank(n int, p, vif float64) int {
 		return 0
 	}
 	return min(int(math.Ceil(float64(lo)*vif)), n)
+}
+
+// countIf counts the values f holds for.
+func countIf(vals []float64, f func(float64) bool) int {
+	n := 0
+	for _, v := range vals {
+		if f(v) {
+			n++
+		}
+	}
+	return n
 }
 
 // clusterGap is how many calls within the limit may separate two calls
@@ -235,6 +253,7 @@ func judgeErrors(o Objective, calls []judgedCall, burst float64) bound {
 	eff := float64(n) / burst
 	b.upper = clopperUpper(float64(failed+b.censored)/burst, eff, Confidence)
 	b.lower = clopperLower(float64(failed)/burst, eff, Confidence)
+	b.leansPass = float64(failed+b.censored) < o.Limit*float64(n)
 	switch {
 	case o.Limit == 0 && failed > 0, b.lower > o.Limit:
 		b.verdict = verdictFail

@@ -174,7 +174,7 @@ func (c Config) checkMaxWindow() (Config, error) {
 	}
 	if c.MaxWindow == 0 {
 		b := c.Burstiness()
-		c.MaxWindow, c.callsBound = time.Duration(b*defaultMaxWindowTimes*float64(c.Window)).Round(time.Second), true
+		c.MaxWindow, c.callsBound = c.windowsMaxWindow(), true
 		if c.Model == ModelRate {
 			c.MaxWindow = max(c.MaxWindow, need(1.5*b).Round(time.Second))
 		}
@@ -189,6 +189,12 @@ func (c Config) checkMaxWindow() (Config, error) {
 			c.MaxWindow, which, needed, c.Min, c.MaxWindow, need(1.5).Round(time.Second))
 	}
 	return c, nil
+}
+
+// windowsMaxWindow is the default longest window counted in windows:
+// defaultMaxWindowTimes windows, times the arrivals' Burstiness.
+func (c Config) windowsMaxWindow() time.Duration {
+	return time.Duration(c.Burstiness() * defaultMaxWindowTimes * float64(c.Window)).Round(time.Second)
 }
 
 // Burstiness is how many times more calls than under Poisson arrivals a

@@ -212,24 +212,38 @@ func (s *Search) judgeAt(w *window, t time.Time) {
 }
 
 // longest is the latest end a lengthening of w may reach at t: its cap,
-// or, with the default maxWindow, the end by which its calls, at the rate
-// they have come so far, would number half again those a pass needs, times
+// or, with the default maxWindow, later when its calls call for it. When
+// they come too slowly to decide in it: the end by which, at the rate they
+// have come so far, they would number half again those a pass needs, times
 // the arrivals' Burstiness (the closed model's calls per second are not
-// known before they come), at most maxCallsTimes caps.
+// known before they come), at most maxCallsTimes caps. And when its calls
+// lean to a pass (leansPass): half a window more at a time, up to
+// maxCallsTimes of the window-counted longest (windowsMaxWindow). Near a
+// capacity under random arrivals the share of calls past a limit is close
+// to the limit's tail and a burst delays them in long runs, each run one
+// event to the bounds, so a window there needs many times the calls a pass
+// needs; one under the capacity passes given them, and one cut at its cap
+// counts as a fail and sends the search below where it need not. A window
+// that leans to a fail stops at its cap: undecided, it already counts as
+// one.
 func (s *Search) longest(w *window, t time.Time) time.Time {
 	if !s.cfg.callsBound {
 		return w.cap
 	}
+	end := w.cap
+	if lean := w.start.Add(maxCallsTimes * s.cfg.windowsMaxWindow()); w.leansPass && w.end.Before(lean) {
+		end = maxTime(end, w.end.Add(s.cfg.Window/2))
+	}
 	calls, _ := w.calls(t)
 	span := w.end.Sub(w.warmEnd)
 	if len(calls) == 0 || span <= 0 {
-		return w.cap
+		return end
 	}
 	need, _ := PassCalls(s.cfg.Objectives)
 	enoughCalls := 1.5 * s.cfg.Burstiness() * float64(need)
 	enough := w.warmEnd.Add(time.Duration(enoughCalls / float64(len(calls)) * float64(span)))
 	limit := w.start.Add(maxCallsTimes * w.cap.Sub(w.start))
-	return maxTime(w.cap, minTime(enough, limit))
+	return maxTime(end, minTime(enough, limit))
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -111,18 +111,27 @@ func (s *Search) judge(w *window, t time.Time, early string) (row runrecord.Capa
 		row.GoodputRatio = ptr(float64(good) / float64(all.calls+all.censored))
 		row.OutputTokensSec = ptr(float64(outTokens) / span)
 	}
-	verdicts := s.score(&row, calls)
+	verdicts, leans := s.score(&row, calls)
+	w.leansPass = leans
 	return row, s.verdict(&row, w, t, early, verdicts)
 }
 
 // score fills the margins: every objective bounded on its calls. It returns
-// each objective's verdict, in the objectives' order.
-func (s *Search) score(row *runrecord.CapacityWindow, calls []judgedCall) []string {
+// each objective's verdict, in the objectives' order, and whether some are
+// undecided and every one of those leans to a pass (bound.leansPass).
+func (s *Search) score(row *runrecord.CapacityWindow, calls []judgedCall) (verdicts []string, leans bool) {
 	row.Margin = math.Inf(-1)
-	verdicts := make([]string, len(s.cfg.Objectives))
+	undecided, leaning := 0, 0
+	verdicts = make([]string, len(s.cfg.Objectives))
 	for i, o := range s.cfg.Objectives {
 		b := judgeObjective(o, calls, s.cfg.Burstiness())
 		verdicts[i] = b.verdict
+		if b.verdict == verdictUndecided {
+			undecided++
+			if b.leansPass {
+				leaning++
+			}
+		}
 		m := runrecord.CapacityMargin{Objective: o.Text, Verdict: b.verdict, Calls: b.calls, Censored: b.censored,
 			Lower: finitePtr(b.lower), Upper: finitePtr(b.upper), Margin: -1}
 		if finite(b.observed) {
@@ -140,7 +149,7 @@ func (s *Search) score(row *runrecord.CapacityWindow, calls []judgedCall) []stri
 		row.Margins = append(row.Margins, m)
 		row.Margin = max(row.Margin, m.Margin)
 	}
-	return verdicts
+	return verdicts, undecided > 0 && leaning == undecided
 }
 
 // verdict decides pass, fail or not yet, and says why; decided is false

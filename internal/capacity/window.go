@@ -49,6 +49,9 @@ type window struct {
 	satSince time.Time
 	// extensions counts its lengthenings.
 	extensions int
+	// leansPass says that at its last judging some objectives were
+	// undecided and each one's calls leaned to a pass (bound.leansPass).
+	leansPass bool
 
 	claims   []*claim // in the order of their times (insert)
 	ttftPts  []point  // x: due/claim time, y: TTFT ms

@@ -160,3 +160,44 @@ func TestClaimsToldOutOfOrderAreMatched(t *testing.T) {
 	require.Zero(t, inflight)
 	require.Len(t, got, 100)
 }
+
+// Near a capacity under random arrivals the share of calls past a limit
+// is close to the limit's tail and they come in runs (a burst queues
+// several in a row), so a window there needs many times the calls a pass
+// needs. One whose calls lean to a pass (2.5 % past the limit, in runs of
+// 8) is still undecided at the default longest (40 s here) and goes on,
+// half a window at a time, until they decide; one that leans to a fail
+// (7.5 %) stops there, since an undecided window already counts as a fail;
+// and a maxWindow the script gives is the longest whatever the calls.
+func TestAWindowLeaningToAPassGoesOnUntilItsCallsDecide(t *testing.T) {
+	cfg := Config{Model: ModelRate, Min: 20, Max: 40, Window: 10 * time.Second,
+		Objectives: objectives(t, map[string]string{"ttft": "p95<400ms"})}
+	// Runs of 8 calls past the limit, every that many calls, the first
+	// inside the window's first measured seconds.
+	runsEvery := func(every int) func(int, time.Duration) time.Duration {
+		return func(i int, _ time.Duration) time.Duration {
+			if (i+every/2)%every < 8 {
+				return 900 * time.Millisecond
+			}
+			return 100 * time.Millisecond
+		}
+	}
+	s, err := New(cfg)
+	require.NoError(t, err)
+	require.Equal(t, 40*time.Second, s.Config().MaxWindow)
+	w := drive(t, cfg, 240*time.Second, runsEvery(320))[0]
+	require.Equal(t, "pass", w.Verdict, w.Reason)
+	require.True(t, w.Extended)
+	require.Greater(t, w.EndS-w.StartS, 40.0, "lengthened past the default longest")
+	require.LessOrEqual(t, w.EndS-w.StartS, 160.0, "within maxCallsTimes default longests")
+
+	w = drive(t, cfg, 240*time.Second, runsEvery(107))[0]
+	require.Equal(t, "fail", w.Verdict)
+	require.True(t, w.Undecided, w.Reason)
+	require.Contains(t, w.Reason, "still undecided at its longest (40s)")
+
+	cfg.MaxWindow = 40 * time.Second
+	w = drive(t, cfg, 240*time.Second, runsEvery(320))[0]
+	require.Equal(t, "fail", w.Verdict)
+	require.Contains(t, w.Reason, "still undecided at its longest (40s)")
+}

@@ -326,7 +326,7 @@ func TestAServersBurstIsNotALateRead(t *testing.T) {
 
 // stampingClient is a transport whose connections keep receive stamps, as
 // k6's dialer's do for the module, and the protocol the tests' servers speak.
-func stampingClient(t *testing.T) (*http.Transport, *protocol.Spec) {
+func stampingClient(t testing.TB) (*http.Transport, *protocol.Spec) {
 	t.Helper()
 	transport := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)

@@ -66,13 +66,9 @@ func (x *Exchange) Do(parent context.Context) *Attempt {
 	a := &Attempt{RequestBytes: int64(len(x.Body))}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	if x.Timeouts.Total > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, x.Timeouts.Total, stream.CauseFor(stream.ErrTimeoutTotal))
-		defer stop()
-	}
 	wd := stream.NewWatchdog(x.Timeouts, cancel)
 	defer wd.Stop()
+	wd.Total()
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GetConn: func(string) { wd.ConnectStart() },
 		GotConn: func(info httptrace.GotConnInfo) { wd.ConnectDone(info.Reused) },

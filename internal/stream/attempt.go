@@ -74,17 +74,17 @@ func (t *Tap) Transport(base http.RoundTripper) http.RoundTripper {
 }
 
 // Run runs the attempt: the call (new, or the resumed one reopened), its
-// watchdog and total timeout, the trace hooks, then send, then the call's
+// watchdog (with the total timeout), the trace hooks, then send, then the call's
 // classification and figures. It returns the call (to resume, if its stream
 // broke) and its result.
 func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	ctx, cancelTotal := context.WithTimeoutCause(ctx, a.Timeouts.Total, CauseFor(ErrTimeoutTotal))
-	defer cancelTotal()
-
+	// The total timeout is the watchdog's, as the others are: a deadline of
+	// the context would be one more context and timer per attempt.
 	wd := NewWatchdog(a.Timeouts, cancel)
 	defer wd.Stop()
+	wd.Total()
 	call := a.Resume
 	if call == nil {
 		cfg := a.Config

@@ -107,7 +107,8 @@ func (c *Call) drain(body io.Reader) {
 		d = DefaultDrainTime
 	}
 	if w := c.cfg.Watchdog; w != nil {
-		defer w.CutOff(d)()
+		w.CutOff(d)
+		defer w.EndCutOff()
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, limit))
 }

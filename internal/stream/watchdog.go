@@ -15,23 +15,51 @@ type Timeouts struct {
 	Total      time.Duration // t0 → end of stream
 }
 
-// Watchdog enforces the connect, first-token and idle timeouts by cancelling the
-// call's context with a cause that Classify turns into the right error type.
-// (The total timeout is a context deadline set by the caller.)
+// Watchdog enforces the split timeouts by cancelling the call's context with
+// a cause that Classify turns into the right error type: connect, first
+// token and idle, the total when armed (Total), and the bound of the drain
+// after the end (CutOff).
+//
+// All of them share one timer, armed for the earliest deadline. A deadline
+// that moves later (idle, at every read) or is disarmed leaves the timer
+// where it is: when it fires early it only re-arms for what is due next. A
+// call is thus one timer, made once, instead of one per timeout plus a reset
+// per read of the body: at thousands of short calls a second each of those
+// was a timer insertion and deletion on the runtime's heap.
 type Watchdog struct {
 	t      Timeouts
 	cancel context.CancelCauseFunc
 
-	mu           sync.Mutex
-	stopped      bool
-	connect      *time.Timer
-	first        *time.Timer
-	idle         *time.Timer
-	idleDeadline time.Time
-	graced       bool // the idle timer was re-armed once for a starved process
-	starved      int
-	dialStart    time.Time
-	connectTime  time.Duration
+	mu      sync.Mutex
+	stopped bool
+	timer   *time.Timer
+	armed   time.Time // when the timer fires; zero: not armed
+	due     [deadlines]time.Time
+	graced  bool // the idle deadline was moved once for a starved process
+	starved int
+	// dialStart is when the transport began to look for a connection.
+	dialStart   time.Time
+	connectTime time.Duration
+}
+
+// A watchdog's deadlines, each with its cause.
+const (
+	dueConnect = iota
+	dueFirst
+	dueIdle
+	dueTotal
+	dueCutOff
+	deadlines
+)
+
+// dueCauses are the causes the deadlines cancel with: made once, as a
+// cause made at each firing would be an allocation per call.
+var dueCauses = [deadlines]error{ //nolint:gochecknoglobals // read-only table
+	dueConnect: CauseFor(ErrTimeoutConnect),
+	dueFirst:   CauseFor(ErrTimeoutFirstToken),
+	dueIdle:    CauseFor(ErrTimeoutIdle),
+	dueTotal:   CauseFor(ErrTimeoutTotal),
+	dueCutOff:  errCutOff,
 }
 
 // starvationSlack is how late a timer may fire before we conclude the process
@@ -57,17 +85,89 @@ func NewWatchdog(t Timeouts, cancel context.CancelCauseFunc) *Watchdog {
 	return &Watchdog{t: t, cancel: cancel}
 }
 
-func (w *Watchdog) fire(t ErrorType) func() {
-	return func() { w.cancel(CauseFor(t)) }
+// arm sets deadline k d from now (d > 0); mu is held.
+func (w *Watchdog) arm(k int, now time.Time, d time.Duration) {
+	if w.stopped {
+		return
+	}
+	at := now.Add(d)
+	w.due[k] = at
+	if !w.armed.IsZero() && !at.Before(w.armed) {
+		return // the timer fires first and re-arms for it then
+	}
+	w.armed = at
+	if w.timer == nil {
+		w.timer = time.AfterFunc(d, w.fired)
+		return
+	}
+	w.timer.Reset(d)
+}
+
+// fired cancels with the cause of the earliest deadline that passed, or
+// re-arms the timer for the earliest one still to come. It cancels with mu
+// held: once Stop returned, nothing is cancelled.
+func (w *Watchdog) fired() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if cause := w.expired(time.Now()); cause != nil {
+		w.cancel(cause)
+	}
+}
+
+// expired is the cause to cancel with at now, nil when none is due yet (the
+// timer is then re-armed); mu is held.
+func (w *Watchdog) expired(now time.Time) error {
+	w.armed = time.Time{}
+	if w.stopped {
+		return nil
+	}
+	if idle := w.due[dueIdle]; !idle.IsZero() && !idle.After(now) {
+		if grace, ok := idleGrace(idle, now, w.graced); ok {
+			w.graced = true
+			w.starved++
+			w.due[dueIdle] = now.Add(grace)
+		}
+	}
+	first, next := -1, time.Time{}
+	for k, at := range w.due {
+		switch {
+		case at.IsZero():
+		case !at.After(now):
+			if first < 0 || at.Before(w.due[first]) {
+				first = k
+			}
+		case next.IsZero() || at.Before(next):
+			next = at
+		}
+	}
+	if first >= 0 {
+		return dueCauses[first]
+	}
+	if !next.IsZero() {
+		w.armed = next
+		w.timer.Reset(next.Sub(now))
+	}
+	return nil
+}
+
+// Total arms the total timeout, from now: the whole attempt's bound.
+func (w *Watchdog) Total() {
+	if w.t.Total <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.arm(dueTotal, time.Now(), w.t.Total)
 }
 
 // Start arms the first-token timer; call it at t0.
 func (w *Watchdog) Start() {
+	if w.t.FirstToken <= 0 {
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.t.FirstToken > 0 && !w.stopped {
-		w.first = time.AfterFunc(w.t.FirstToken, w.fire(ErrTimeoutFirstToken))
-	}
+	w.arm(dueFirst, time.Now(), w.t.FirstToken)
 }
 
 // ConnectStart arms the connect timer when the transport looks for a
@@ -76,8 +176,8 @@ func (w *Watchdog) ConnectStart() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.dialStart = time.Now()
-	if w.t.Connect > 0 && !w.stopped && w.connect == nil {
-		w.connect = time.AfterFunc(w.t.Connect, w.fire(ErrTimeoutConnect))
+	if w.t.Connect > 0 && w.due[dueConnect].IsZero() {
+		w.arm(dueConnect, w.dialStart, w.t.Connect)
 	}
 }
 
@@ -89,44 +189,19 @@ func (w *Watchdog) ConnectDone(reused bool) {
 	if !reused && !w.dialStart.IsZero() {
 		w.connectTime += time.Since(w.dialStart)
 	}
-	if w.connect != nil {
-		w.connect.Stop()
-		w.connect = nil
-	}
+	w.due[dueConnect] = time.Time{}
 }
 
 // Bytes is called whenever body bytes arrive (and once at the response headers):
-// it re-arms the idle timer.
+// it moves the idle deadline.
 func (w *Watchdog) Bytes() {
 	if w.t.Idle <= 0 {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stopped {
-		return
-	}
-	w.idleDeadline, w.graced = time.Now().Add(w.t.Idle), false
-	if w.idle == nil {
-		w.idle = time.AfterFunc(w.t.Idle, w.idleFired)
-		return
-	}
-	w.idle.Reset(w.t.Idle)
-}
-
-func (w *Watchdog) idleFired() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.stopped {
-		return
-	}
-	if grace, ok := idleGrace(w.idleDeadline, time.Now(), w.graced); ok {
-		w.graced = true
-		w.starved++
-		w.idle.Reset(grace)
-		return
-	}
-	w.cancel(CauseFor(ErrTimeoutIdle))
+	w.graced = false
+	w.arm(dueIdle, time.Now(), w.t.Idle)
 }
 
 // Starved counts the idle timers that fired so late that the process, not the
@@ -147,21 +222,26 @@ func (w *Watchdog) Connect() time.Duration {
 // errCutOff ends a read that outlived its bound after the call was complete.
 var errCutOff = errors.New("stream: read cut off after the end of the call")
 
-// CutOff aborts the request d from now unless the returned stop is called
-// first: it bounds the drain of a body after the end of the stream.
-func (w *Watchdog) CutOff(d time.Duration) (stop func()) {
-	t := time.AfterFunc(d, func() { w.cancel(errCutOff) })
-	return func() { t.Stop() }
+// CutOff aborts the request d from now unless EndCutOff is called first: it
+// bounds the drain of a body after the end of the stream.
+func (w *Watchdog) CutOff(d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.arm(dueCutOff, time.Now(), d)
+}
+
+// EndCutOff disarms CutOff.
+func (w *Watchdog) EndCutOff() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.due[dueCutOff] = time.Time{}
 }
 
 // FirstOutput disarms the first-token timer.
 func (w *Watchdog) FirstOutput() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.first != nil {
-		w.first.Stop()
-		w.first = nil
-	}
+	w.due[dueFirst] = time.Time{}
 }
 
 // Stop disarms everything; the watchdog never fires after Stop returns.
@@ -169,9 +249,7 @@ func (w *Watchdog) Stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.stopped = true
-	for _, t := range []*time.Timer{w.connect, w.first, w.idle} {
-		if t != nil {
-			t.Stop()
-		}
+	if w.timer != nil {
+		w.timer.Stop()
 	}
 }

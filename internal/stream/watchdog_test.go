@@ -46,3 +46,95 @@ func TestBytesKeepTheIdleTimerAway(t *testing.T) {
 	w.Stop()
 	require.NoError(t, ctx.Err(), "bytes every 20 ms never leave 200 ms of silence")
 }
+
+func TestTotalTimeoutIsTheWatchdogs(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w := NewWatchdog(Timeouts{Total: 30 * time.Millisecond, FirstToken: time.Hour, Idle: time.Hour}, cancel)
+	defer w.Stop()
+	start := time.Now()
+	w.Total()
+	w.Start()
+	w.Bytes()
+	<-ctx.Done()
+	require.GreaterOrEqual(t, time.Since(start), 30*time.Millisecond)
+	require.Equal(t, ErrTimeoutTotal, Classify(context.Canceled, context.Cause(ctx)))
+}
+
+func TestADisarmedDeadlineDoesNotFire(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w := NewWatchdog(Timeouts{Connect: 20 * time.Millisecond, FirstToken: 30 * time.Millisecond, Idle: 80 * time.Millisecond}, cancel)
+	defer w.Stop()
+	w.ConnectStart()
+	w.ConnectDone(true)
+	w.Start()
+	w.FirstOutput()
+	start := time.Now()
+	w.Bytes()
+	// The timer, armed for the connect deadline, fires early twice and
+	// re-arms: the call fails at the idle deadline, with its cause.
+	<-ctx.Done()
+	require.GreaterOrEqual(t, time.Since(start), 80*time.Millisecond)
+	require.Equal(t, ErrTimeoutIdle, Classify(nil, context.Cause(ctx)))
+}
+
+func TestTheEarliestPassedDeadlineWins(t *testing.T) {
+	t.Parallel()
+	var cause error
+	w := NewWatchdog(Timeouts{FirstToken: time.Hour, Idle: time.Hour}, func(err error) { cause = err })
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := time.Now()
+	w.arm(dueIdle, now, time.Hour)
+	w.due[dueFirst] = now.Add(-2 * time.Millisecond)
+	w.due[dueIdle] = now.Add(-time.Millisecond)
+	require.Equal(t, dueCauses[dueFirst], w.expired(now))
+	require.NoError(t, cause, "expired only names the cause")
+	w.stopped = true
+	w.timer.Stop()
+}
+
+func TestALateIdleTimerGetsOneGrace(t *testing.T) {
+	t.Parallel()
+	w := NewWatchdog(Timeouts{Idle: time.Hour}, func(error) {})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	defer func() { w.timer.Stop() }()
+	now := time.Now()
+	w.arm(dueIdle, now, time.Hour)
+	deadline := now.Add(-300 * time.Millisecond) // fired 300 ms late: this process was not running
+	w.due[dueIdle] = deadline
+	require.NoError(t, w.expired(now))
+	require.Equal(t, 1, w.starved)
+	require.Equal(t, now.Add(350*time.Millisecond), w.due[dueIdle])
+	require.Equal(t, w.due[dueIdle], w.armed, "re-armed for the grace's end")
+	require.Equal(t, dueCauses[dueIdle], w.expired(now.Add(time.Second)), "never twice in a row")
+}
+
+func TestCutOffEndsADrainUnlessEnded(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w := NewWatchdog(Timeouts{}, cancel)
+	w.CutOff(10 * time.Millisecond)
+	w.EndCutOff()
+	time.Sleep(30 * time.Millisecond)
+	require.NoError(t, ctx.Err(), "an ended cut-off does not fire")
+	w.CutOff(10 * time.Millisecond)
+	<-ctx.Done()
+	require.ErrorIs(t, context.Cause(ctx), errCutOff)
+	w.Stop()
+}
+
+func TestNothingFiresAfterStop(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w := NewWatchdog(Timeouts{Total: 10 * time.Millisecond, FirstToken: 10 * time.Millisecond}, cancel)
+	w.Total()
+	w.Start()
+	w.Stop()
+	w.Bytes()
+	w.CutOff(time.Millisecond)
+	time.Sleep(40 * time.Millisecond)
+	require.NoError(t, ctx.Err())
+}

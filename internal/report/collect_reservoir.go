@@ -8,12 +8,22 @@ import (
 )
 
 // Sample is one call kept for the bootstrap and for correlations (E2E
-// against output length). Times are ms; -1 means "not measured" or, for a
-// failed call, a figure its row does not count (record.AnswersOnly).
+// against output length).
 type Sample struct {
-	TTFT, E2E, TPOT float64
+	TTFT, E2E, TPOT KeptMS
 	OutputTokens    int64
 }
+
+// KeptMS is one figure of a kept call, ms, or none: not measured or, for a
+// failed call, a figure its row does not count (record.AnswersOnly). A
+// flag, not a sentinel value: no figure can be mistaken for one.
+type KeptMS struct {
+	ms    float64
+	known bool
+}
+
+// MS is the figure and whether the call has it.
+func (k KeptMS) MS() (float64, bool) { return k.ms, k.known }
 
 // reservoir keeps a uniform random sample of bounded size of everything it is
 // offered (Vitter's algorithm R), so the baseline comparison can resample
@@ -57,23 +67,21 @@ func (r *reservoir) offer(s Sample) {
 // it; false when o has none of them (a call that failed before its first
 // token).
 func sampleOf(o *Observation) (Sample, bool) {
-	s := Sample{TTFT: keptOrMinus(record.DistTTFT, o), E2E: keptOrMinus(record.DistE2E, o),
-		TPOT: keptOrMinus(record.DistTPOT, o), OutputTokens: o.OutputTokens}
-	return s, s.TTFT >= 0 || s.E2E >= 0 || s.TPOT >= 0
+	s := Sample{TTFT: kept(record.DistTTFT, o), E2E: kept(record.DistE2E, o),
+		TPOT: kept(record.DistTPOT, o), OutputTokens: o.OutputTokens}
+	return s, s.TTFT.known || s.E2E.known || s.TPOT.known
 }
 
-func keptOrMinus(d record.Dist, o *Observation) float64 {
-	if v, ok := d.Row().Kept(o); ok {
-		return v
-	}
-	return -1
+func kept(d record.Dist, o *Observation) KeptMS {
+	v, ok := d.Row().Kept(o)
+	return KeptMS{ms: v, known: ok}
 }
 
 // values extracts one metric, leaving out calls where it was not measured.
 func samplesOf(items []Sample, m record.Dist) []float64 {
 	out := make([]float64, 0, len(items))
 	for _, s := range items {
-		var v float64
+		var v KeptMS
 		switch m {
 		case record.DistTTFT:
 			v = s.TTFT
@@ -84,8 +92,8 @@ func samplesOf(items []Sample, m record.Dist) []float64 {
 		default:
 			return nil
 		}
-		if v >= 0 {
-			out = append(out, v)
+		if ms, ok := v.MS(); ok {
+			out = append(out, ms)
 		}
 	}
 	return out

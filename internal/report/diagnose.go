@@ -373,11 +373,11 @@ func ruleLengthVariance(r *Run) []runrecord.Finding {
 	for _, cat := range r.Categories() {
 		var e2e, toks, tpot []float64
 		for _, s := range r.samples[cat] {
-			if s.E2E >= 0 && s.OutputTokens > 0 {
-				e2e = append(e2e, s.E2E)
+			if ms, ok := s.E2E.MS(); ok && s.OutputTokens > 0 {
+				e2e = append(e2e, ms)
 				toks = append(toks, float64(s.OutputTokens))
-				if s.TPOT >= 0 {
-					tpot = append(tpot, s.TPOT)
+				if ms, ok := s.TPOT.MS(); ok {
+					tpot = append(tpot, ms)
 				}
 			}
 		}

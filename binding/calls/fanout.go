@@ -38,7 +38,9 @@ type callLoad struct {
 func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer, s Sinks, ld callLoad) *record.Call {
 	rec := callRecord(o, ld)
 	rec.Stopped = o.Canceled || ctx.Err() != nil
-	if !rec.Stopped {
+	if rec.Stopped {
+		s.Report.Stop.NoteCut(ctx)
+	} else {
 		judge(o, rec, s.Report.Regression)
 		metrics.PushIfNotDone(ctx, out, callSamples(s.Metrics, o, rec))
 		s.Searches.Finish(rec)

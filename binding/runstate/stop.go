@@ -9,6 +9,7 @@ package runstate
 // data, a failed threshold with abortOnFail.
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/signal"
@@ -52,13 +53,16 @@ type StopState struct {
 	interrupted bool      // k6's execution status said so at the test's end
 	start       time.Time // the test's start, read at its end
 	local       []func()  // unsubscribes each VU's iteration-end subscription
+	abort       abortReader
+	cutAt       time.Time // when the first call was cut by a cancelled run
 	sigs        chan os.Signal
 	sigDone     chan struct{}
 }
 
 // Init runs in every VU's init context: once, the subscription to k6's test
-// start, end and exit; and the VU's own iteration ends, where test.abort()
-// shows.
+// start, end and exit. test.abort()'s message is read at the test's end
+// from k6's run context when the VU's context leads to it; otherwise from
+// the VU's own iteration ends, where it shows too.
 func (s *StopState) Init(vu modules.VU) {
 	ev := vu.Events()
 	s.subscribe.Do(func() {
@@ -77,8 +81,8 @@ func (s *StopState) Init(vu modules.VU) {
 			}
 		}()
 	})
-	if ev.Local == nil {
-		return
+	if ev.Local == nil || s.abort.watch(vu.Context()) {
+		return // the abort's message is read at the test's end (abort_reason.go)
 	}
 	id, ch := ev.Local.Subscribe(eventIterEnd)
 	s.mu.Lock()
@@ -202,11 +206,34 @@ func (s *StopState) end() {
 	}
 	s.drainSignalsLocked()
 	s.ended, s.endedAt = true, time.Now()
+	if msg, ok := s.abort.message(); ok && !s.aborted {
+		// The first call the abort cut is its nearest sign; without one,
+		// the test's end.
+		s.aborted, s.abortMsg, s.abortAt = true, msg, s.endedAt
+		if !s.cutAt.IsZero() {
+			s.abortAt = s.cutAt
+		}
+	}
 	if s.exec != nil {
 		s.interrupted = s.exec.GetCurrentExecutionStatus() == lib.ExecutionStatusInterrupted
 		if s.exec.HasStarted() {
 			s.start = s.endedAt.Add(-s.exec.GetCurrentTestRunDuration())
 		}
+	}
+}
+
+// NoteCut notes when the first call was cut by its run's cancellation
+// (context.Canceled: a test.abort(), a signal, a threshold's abortOnFail;
+// a scenario's end cuts with its deadline), the moment of a test.abort()
+// read at the test's end.
+func (s *StopState) NoteCut(ctx context.Context) {
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cutAt.IsZero() && !s.ended {
+		s.cutAt = time.Now()
 	}
 }
 

@@ -53,7 +53,7 @@ const s = llm.Capacity.search({rate: {min: 1, max: 8}, window: '10s', maxWindows
 const r = s.result();
 [s.maxDuration(), s.model(), r.objectives.map(o => o.client + ':' + o.text).join(','), r.outcome].join(' ')`)
 	require.NoError(t, err)
-	require.Equal(t, "1844s rate a:errors <1%,a:ttft p95<1s unfinished", v.String())
+	require.Equal(t, "7256s rate a:errors <1%,a:ttft p95<1s unfinished", v.String())
 }
 
 // A trace as the search's arrivals: its options that the search sets are

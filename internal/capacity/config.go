@@ -239,8 +239,13 @@ func PassCalls(objs []Objective) (int, string) {
 
 // MaxDuration is the longest the search can take: every window of the
 // budget at its longest, with its tail and a drain. A scenario running the
-// search lasts this long.
+// search lasts this long. With the default maxWindow a window may go on
+// past it while its calls call for it, up to maxCallsTimes of it
+// (Search.longest).
 func (c Config) MaxDuration() time.Duration {
 	longest := max(c.MaxWindow, c.Sustain+c.Sustain/2)
+	if c.callsBound {
+		longest *= maxCallsTimes
+	}
 	return time.Duration(c.MaxWindows) * (longest + c.Window)
 }

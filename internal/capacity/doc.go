@@ -41,7 +41,12 @@
 // lower bound is past it, and otherwise goes on: its measured span is
 // lengthened by half a window at a time, up to the longest window
 // (maxWindow), and a window still undecided then fails as undecided (never
-// a pass), which the answer reports as a level that may yet hold. A p95
+// a pass), which the answer reports as a level that may yet hold. With the
+// default maxWindow a window whose calls lean to a pass (the share past
+// each undecided objective's limit under the share a pass allows) goes on
+// past it, up to four times: near a capacity under random arrivals that
+// share is close to the limit's tail and its calls come in runs, so a
+// level under the capacity needs many times the calls a pass needs. A p95
 // thus passes only from 59 calls all within the limit, a p99 or an error
 // rate under 1 % from 299.
 //

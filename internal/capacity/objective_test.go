@@ -100,7 +100,9 @@ func TestConfigRefusesBadInput(t *testing.T) {
 	// the sustain window three windows.
 	require.Equal(t, 93*time.Second, s.Config().MaxWindow)
 	require.Equal(t, time.Minute, s.Config().Sustain)
-	require.Equal(t, 16*(93+20)*time.Second, s.Config().MaxDuration())
+	// The search's longest: every window of the budget at four times its
+	// longest (a default-length window goes on while its calls call for it).
+	require.Equal(t, 16*(4*93+20)*time.Second, s.Config().MaxDuration())
 	// A short window still sustains a minute; the closed model's longest
 	// window is four windows (its calls per second are not known ahead).
 	short := ok

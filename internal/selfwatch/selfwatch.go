@@ -40,8 +40,10 @@ type Watcher struct {
 	next  int
 	n     int
 	users int
-	stop  chan struct{}
-	done  chan struct{}
+	// running says the sampling goroutine runs; it ends itself at the first
+	// tick lingerTicks intervals after users fell to 0 (idleSince).
+	running   bool
+	idleSince time.Time
 
 	sample  []metrics.Sample
 	last    []uint64 // the scheduler histogram's counts at the previous tick
@@ -54,59 +56,59 @@ func New(interval, keep time.Duration) *Watcher {
 	return &Watcher{interval: interval, ring: make([]Tick, n)}
 }
 
-// Acquire starts the sampling goroutine for its first user; Release stops it
-// after its last, so a test that ends leaves no goroutine behind.
+// lingerTicks is how many intervals the sampling goroutine outlives its
+// last user. A script that makes one call after another (one VU, a
+// sequence of turns) has no call in flight between two of them; without
+// the linger each call started a goroutine and read the scheduler's
+// histogram afresh, and a short call never saw a tick of its own.
+const lingerTicks = 4
+
+// Acquire starts the sampling goroutine for its first user (unless it still
+// lingers after the last one); it ends itself lingerTicks intervals after
+// the last Release, so a test that ends leaves no goroutine behind.
 func (w *Watcher) Acquire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.users++
-	if w.users > 1 {
+	if w.running {
 		return
 	}
-	w.stop, w.done = make(chan struct{}), make(chan struct{})
+	w.running = true
 	w.sample = []metrics.Sample{{Name: schedMetric}}
 	w.last, w.buckets = nil, nil
 	w.readSched() // the baseline the first tick's delta is taken from
-	go w.run(w.stop, w.done)
+	go w.run()
 }
 
 // Release undoes one Acquire.
 func (w *Watcher) Release() {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.users--
-	if w.users > 0 {
-		w.mu.Unlock()
-		return
-	}
-	stop, done := w.stop, w.done
-	w.stop, w.done = nil, nil
-	w.mu.Unlock()
-	if stop != nil {
-		close(stop)
-		<-done
+	if w.users == 0 {
+		w.idleSince = time.Now()
 	}
 }
 
-func (w *Watcher) run(stop, done chan struct{}) {
-	defer close(done)
+func (w *Watcher) run() {
 	t := time.NewTimer(w.interval)
 	defer t.Stop()
 	due := time.Now().Add(w.interval)
-	for {
-		select {
-		case <-stop:
-			return
-		case now := <-t.C:
-			late := max(now.Sub(due), 0)
-			w.mu.Lock()
-			p99 := w.readSched()
-			w.ring[w.next] = Tick{At: now, TimerLate: late, SchedP99: p99}
-			w.next = (w.next + 1) % len(w.ring)
-			w.n = min(w.n+1, len(w.ring))
+	for now := range t.C {
+		late := max(now.Sub(due), 0)
+		w.mu.Lock()
+		if w.users == 0 && now.Sub(w.idleSince) >= lingerTicks*w.interval {
+			w.running = false
 			w.mu.Unlock()
-			due = now.Add(w.interval)
-			t.Reset(w.interval)
+			return
 		}
+		p99 := w.readSched()
+		w.ring[w.next] = Tick{At: now, TimerLate: late, SchedP99: p99}
+		w.next = (w.next + 1) % len(w.ring)
+		w.n = min(w.n+1, len(w.ring))
+		w.mu.Unlock()
+		due = now.Add(w.interval)
+		t.Reset(w.interval)
 	}
 }
 

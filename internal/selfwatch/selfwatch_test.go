@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"go.uber.org/goleak"
 )
 
@@ -102,4 +103,24 @@ func TestAcquireReleaseLeavesNoGoroutine(t *testing.T) {
 	w.Release()
 	w.Acquire() // restartable
 	w.Release()
+}
+
+// Calls made one after another keep the sampling goroutine: it outlives
+// its last user by lingerTicks intervals, then ends on its own.
+func TestTheSamplerLingersBetweenCalls(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	w := New(10*time.Millisecond, time.Second)
+	w.Acquire()
+	w.Release()
+	w.mu.Lock()
+	running := w.running
+	w.mu.Unlock()
+	assert.True(t, running, "still sampling right after the last user")
+	w.Acquire() // the next call: no new goroutine, no new baseline
+	w.Release()
+	assert.Eventually(t, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return !w.running
+	}, 5*time.Second, 5*time.Millisecond, "ends itself once idle")
 }

@@ -69,8 +69,9 @@ var (
 // TestWebDashboardLLMTab runs examples/dashboards.js with k6's web dashboard
 // configured by dashboards/web-dashboard.json, exports its HTML report, and
 // renders the report in headless Chromium: the LLM tab must be there with
-// every chart of it drawn with data, the per-category charts with a line for
-// each category the example draws, and failures split by error type.
+// every chart of it drawn with data (every series of a chart, but for the
+// per-category charts, which have a line for each category the example
+// draws), and failures split by error type.
 func TestWebDashboardLLMTab(t *testing.T) {
 	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(repoRoot(t), webDashboardConfig))
@@ -132,6 +133,15 @@ func TestWebDashboardLLMTab(t *testing.T) {
 			if strings.Contains(p.Title, "by category") {
 				for _, c := range []string{"short", "medium"} { // the example's categories
 					require.Contains(t, strings.Join(labels, " "), c, "chart %q", p.Title)
+				}
+			} else {
+				// Every series is drawn: a server chart must not pass on the
+				// client's line beside it alone.
+				require.GreaterOrEqual(t, len(labels), len(p.Series), "chart %q: %q", p.Title, labels)
+				for _, s := range p.Series {
+					if s.Legend != "" {
+						require.Contains(t, labels, s.Legend, "chart %q: series %s drew nothing", p.Title, s.Query)
+					}
 				}
 			}
 			if strings.Contains(p.Title, "error type") {

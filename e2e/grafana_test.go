@@ -113,6 +113,18 @@ type grafanaPanel struct {
 	Type    string          `json:"type"`
 	Title   string          `json:"title"`
 	Targets []grafanaTarget `json:"targets"`
+	Panels  []grafanaPanel  `json:"panels"` // a collapsed row's
+}
+
+// allPanels lists the dashboard's panels with those of collapsed rows, which
+// Grafana keeps inside the row: a panel there must have data too.
+func allPanels(panels []grafanaPanel) []grafanaPanel {
+	var all []grafanaPanel
+	for _, p := range panels {
+		all = append(all, p)
+		all = append(all, allPanels(p.Panels)...)
+	}
+	return all
 }
 
 type grafanaDashboard struct {
@@ -185,7 +197,7 @@ func TestGrafanaDashboardHasData(t *testing.T) {
 			_ = resp.Body.Close()
 			require.NotEmpty(t, lv.Data, "%s run: variable %s (%s) has no values", m.id, v.Name, v.Definition)
 		}
-		for _, p := range dash.Panels {
+		for _, p := range allPanels(dash.Panels) {
 			if p.Type == "row" {
 				continue
 			}

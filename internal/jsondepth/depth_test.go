@@ -30,6 +30,8 @@ func TestWithinCountsNestingAtTheLimit(t *testing.T) {
 		{`]]]]` + nest(3), 3, true}, // a stray closer never lowers the count below zero
 		{`]]]]` + nest(4), 3, false},
 		{`"[[[[`, 0, true}, // an unclosed string: the rest is its text
+		{"[[[[[", 5, true}, // as many bytes as the limit: as deep at most
+		{"[[[[[[", 5, false},
 		{strings.Repeat("[", 10_000_000), Limit, false},
 	} {
 		if got := Within(c.data, c.limit); got != c.want {

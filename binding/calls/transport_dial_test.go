@@ -126,7 +126,7 @@ func TestDialReportsItsOwnTime(t *testing.T) {
 	tr, ok := withHTTPVersion(&http.Transport{DialContext: kd.DialContext}, kd, config.HTTPAuto).(*http.Transport)
 	require.True(t, ok)
 	var took time.Duration
-	ctx := stream.WithSetUpTimer(context.Background(), func(d time.Duration) { took += d })
+	ctx := stream.WithSetUpTimer(context.Background(), stream.SetUpFunc(func(d time.Duration) { took += d }))
 	c, err := tr.DialContext(ctx, "tcp", srv.Listener.Addr().String())
 	require.NoError(t, err)
 	require.NoError(t, c.Close())

@@ -10,11 +10,9 @@ package stream
 
 import (
 	"context"
-	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"sync/atomic"
 	"time"
 )
@@ -48,13 +46,17 @@ type Send func(ctx context.Context, tap *Tap) error
 
 // Tap is the attempt's side of the request, for a Send.
 type Tap struct {
-	a     *Attempt
-	call  *Call
-	wd    *Watchdog
-	hooks *httptrace.ClientTrace // the attempt's trace hooks (trace)
-	// chained is the client's own trace the hooks were last chained into
-	// (traced): a request seen twice gets them once.
-	chained *httptrace.ClientTrace
+	a    *Attempt
+	call *Call
+	wd   *Watchdog
+	// hooks are the attempt's trace hooks (hooks.go), made with the tap;
+	// last is the chain the latest request got (traced).
+	hooks hookChain
+	last  *hookChain
+	// The TLS handshake's start, as a monotonic offset from origin (+1: 0
+	// is "not started"), so a wall-clock step mid-handshake is not in it.
+	origin   time.Time
+	tlsStart atomic.Int64
 }
 
 // LastEventID is the Last-Event-ID header a resumed attempt's request must
@@ -94,9 +96,9 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 		call.Reopen()
 		call.SetWatchdog(wd)
 	}
-	tap := &Tap{a: a, call: call, wd: wd}
-	tap.hooks = a.trace(tap)
-	err := send(WithSetUpTimer(ctx, call.SetUp), tap)
+	tap := &Tap{a: a, call: call, wd: wd, origin: time.Now()}
+	tap.hooks.bind(tap)
+	err := send(WithSetUpTimer(ctx, call), tap)
 	if se, ok := err.(*Error); ok { //nolint:errorlint // Send's own, unwrapped, by contract
 		call.Fail(se.Type, se.Message)
 	} else if err != nil {
@@ -113,83 +115,6 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 	return call, call.Finish()
 }
 
-// trace is the attempt's hooks: the connect timer and time, the
-// connection's receive stamps, the TLS handshake's own time, and when the
-// request began to go out. The tap gives them to each request (traced).
-func (a *Attempt) trace(tap *Tap) *httptrace.ClientTrace {
-	call, wd := tap.call, tap.wd
-	// The handshake's start is kept as a monotonic offset from origin (+1:
-	// 0 is "not started"), so a wall-clock step mid-handshake is not in it.
-	origin := time.Now()
-	var tlsStart atomic.Int64
-	return &httptrace.ClientTrace{
-		// The handshake's own time, on the transport's dialing goroutine:
-		// with the dial's, what of the connect is not this process's wait.
-		TLSHandshakeStart: func() { tlsStart.Store(int64(time.Since(origin)) + 1) },
-		TLSHandshakeDone: func(tls.ConnectionState, error) {
-			if s := tlsStart.Swap(0); s != 0 {
-				call.SetUp(time.Since(origin) - time.Duration(s-1))
-			}
-		},
-		GetConn: func(string) { wd.ConnectStart() },
-		GotConn: func(info httptrace.GotConnInfo) {
-			wd.ConnectDone(info.Reused)
-			call.SetArrivalClock(a.arrivalClock(info.Conn))
-		},
-		// The transport's writing goroutine begins the request: how long
-		// after t0 is this process's wait to send it (Result.SendWait).
-		WroteHeaders: func() { call.Sent(time.Now()) },
-	}
-}
-
-// traced is r with the attempt's hooks. Under a client that traces its
-// requests itself (k6's tracing transport, whose trace is made afresh for
-// each request, above the tap) the hooks are chained into that trace:
-// httptrace.WithClientTrace would compose the two by reflection, a
-// reflect.MakeFunc per shared hook and a reflected call at every hook
-// call, a measurable share of a short call's CPU. The client's hooks run
-// first, as they would composed.
-func (t *Tap) traced(r *http.Request) *http.Request {
-	ct := httptrace.ContextClientTrace(r.Context())
-	if ct == nil {
-		return r.WithContext(httptrace.WithClientTrace(r.Context(), t.hooks))
-	}
-	if ct != t.chained && ct != t.hooks {
-		chainHooks(ct, t.hooks)
-		t.chained = ct
-	}
-	return r
-}
-
-// chainHooks adds the hooks attempt.trace sets to ct, after ct's own.
-func chainHooks(ct, h *httptrace.ClientTrace) {
-	if prev := ct.TLSHandshakeStart; prev != nil {
-		ct.TLSHandshakeStart = func() { prev(); h.TLSHandshakeStart() }
-	} else {
-		ct.TLSHandshakeStart = h.TLSHandshakeStart
-	}
-	if prev := ct.TLSHandshakeDone; prev != nil {
-		ct.TLSHandshakeDone = func(s tls.ConnectionState, err error) { prev(s, err); h.TLSHandshakeDone(s, err) }
-	} else {
-		ct.TLSHandshakeDone = h.TLSHandshakeDone
-	}
-	if prev := ct.GetConn; prev != nil {
-		ct.GetConn = func(hostPort string) { prev(hostPort); h.GetConn(hostPort) }
-	} else {
-		ct.GetConn = h.GetConn
-	}
-	if prev := ct.GotConn; prev != nil {
-		ct.GotConn = func(info httptrace.GotConnInfo) { prev(info); h.GotConn(info) }
-	} else {
-		ct.GotConn = h.GotConn
-	}
-	if prev := ct.WroteHeaders; prev != nil {
-		ct.WroteHeaders = func() { prev(); h.WroteHeaders() }
-	} else {
-		ct.WroteHeaders = h.WroteHeaders
-	}
-}
-
 func (a *Attempt) arrivalClock(c net.Conn) ArrivalClock {
 	if a.ArrivalClock != nil {
 		return a.ArrivalClock(c)
@@ -200,23 +125,32 @@ func (a *Attempt) arrivalClock(c net.Conn) ArrivalClock {
 	return nil
 }
 
-// setUpTimerKey holds, in a request's context, the function its dial reports
-// its own duration to (WithSetUpTimer).
+// setUpTimerKey holds, in a request's context, what its dial reports its
+// own duration to (WithSetUpTimer).
 type setUpTimerKey struct{}
 
+// SetUpTimer takes the time a dial or TLS handshake took itself (Call.SetUp).
+type SetUpTimer interface{ SetUp(d time.Duration) }
+
+// SetUpFunc is a function as a SetUpTimer.
+type SetUpFunc func(time.Duration)
+
+// SetUp calls f.
+func (f SetUpFunc) SetUp(d time.Duration) { f(d) }
+
 // WithSetUpTimer has the transport's dial for a request (ReportSetUp) report
-// how long it took itself (resolving and connecting) to report: the dial
+// how long it took itself (resolving and connecting) to timer: the dial
 // runs on Go's own dialing goroutine, whose waits for a CPU the request's
 // connect also holds.
-func WithSetUpTimer(ctx context.Context, report func(time.Duration)) context.Context {
-	return context.WithValue(ctx, setUpTimerKey{}, report)
+func WithSetUpTimer(ctx context.Context, timer SetUpTimer) context.Context {
+	return context.WithValue(ctx, setUpTimerKey{}, timer)
 }
 
 // ReportSetUp is how a dial reports its own time to the request it dials
 // for, when the request's context has a set-up timer.
 func ReportSetUp(ctx context.Context, d time.Duration) {
-	if report, ok := ctx.Value(setUpTimerKey{}).(func(time.Duration)); ok {
-		report(d)
+	if timer, ok := ctx.Value(setUpTimerKey{}).(SetUpTimer); ok {
+		timer.SetUp(d)
 	}
 }
 

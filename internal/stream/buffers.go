@@ -16,15 +16,16 @@ var readBuffers = bufferPool{pool: sync.Pool{New: func() any { //nolint:gocheckn
 
 type bufferPool struct{ pool sync.Pool }
 
-// get returns a buffer of sseStartBufSize bytes.
-func (p *bufferPool) get() []byte {
-	return *p.pool.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
+// get returns a buffer of sseStartBufSize bytes, for put once done: the
+// pointer goes back as it came, as a new one would be an allocation per call.
+func (p *bufferPool) get() *[]byte {
+	return p.pool.Get().(*[]byte) //nolint:forcetypeassert // the pool holds only *[]byte
 }
 
-func (p *bufferPool) put(b []byte) {
-	if cap(b) != sseStartBufSize {
+func (p *bufferPool) put(b *[]byte) {
+	if cap(*b) != sseStartBufSize {
 		return
 	}
-	b = b[:cap(b)]
-	p.pool.Put(&b)
+	*b = (*b)[:cap(*b)]
+	p.pool.Put(b)
 }

@@ -7,10 +7,11 @@ import "testing"
 func TestReadBuffersKeepOnlyTheFirstSize(t *testing.T) {
 	var p bufferPool
 	p.pool.New = readBuffers.pool.New
-	p.put(make([]byte, 64<<10))
-	p.put(make([]byte, sseStartBufSize)[:100])
+	large, cut := make([]byte, 64<<10), make([]byte, sseStartBufSize)[:100]
+	p.put(&large)
+	p.put(&cut)
 	for range 4 {
-		if b := p.get(); len(b) != sseStartBufSize || cap(b) != sseStartBufSize {
+		if b := *p.get(); len(b) != sseStartBufSize || cap(b) != sseStartBufSize {
 			t.Fatalf("got a buffer of len %d, cap %d; want %d", len(b), cap(b), sseStartBufSize)
 		}
 	}

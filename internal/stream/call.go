@@ -237,9 +237,7 @@ func (c *Call) Consume(body io.Reader) error {
 		c.busy += c.reader.busy
 	}
 	c.reader = &timedReader{r: body, limit: c.cfg.MaxBodySize, clock: c.clock, floor: latest(c.Start, c.Headers)}
-	if w := c.cfg.Watchdog; w != nil {
-		c.reader.onRead = w.Bytes
-	}
+	c.reader.wd = c.cfg.Watchdog
 	if c.cfg.Spec.Framing == protocol.FramingSSE && c.cfg.Spec.CompleteAtEOF {
 		c.reader.retry = newRetryScanner(func(d time.Duration) { c.retryHint, c.retrySet = d, true })
 	}
@@ -281,8 +279,9 @@ func (c *Call) consumeSSE() error {
 
 func (c *Call) consumeNDJSON() error {
 	sc := bufio.NewScanner(c.reader)
-	buf := readBuffers.get()
-	defer readBuffers.put(buf)
+	pooled := readBuffers.get()
+	defer readBuffers.put(pooled)
+	buf := *pooled
 	// The scanner's limit is the larger of its max and its buffer's capacity:
 	// under a limit smaller than the buffer, the buffer is cut to the limit.
 	sc.Buffer(buf[:0:min(len(buf), c.cfg.MaxEventSize)], c.cfg.MaxEventSize)

@@ -33,7 +33,8 @@ type sseFramer struct {
 	err error // the read error (io.EOF at the end) that stops reading
 
 	buf        []byte
-	start, end int // buf[start:end] is unconsumed; the current event begins at start
+	pooled     *[]byte // the buffer readBuffers gave (release)
+	start, end int     // buf[start:end] is unconsumed; the current event begins at start
 
 	// Where the framer is inside the current event, relative to start.
 	pos      int  // the first byte of the line not framed yet
@@ -60,18 +61,20 @@ const (
 )
 
 func newSSEFramer(r io.Reader, maxEventSize int) *sseFramer {
-	buf := readBuffers.get()
+	pooled := readBuffers.get()
+	buf := *pooled
 	if maxEventSize > 0 && maxEventSize < len(buf) {
 		buf = buf[:maxEventSize] // an event that fills it is too large
 	}
-	return &sseFramer{r: r, max: maxEventSize, buf: buf}
+	return &sseFramer{r: r, max: maxEventSize, buf: buf, pooled: pooled}
 }
 
-// release hands the read buffer back for the next call. Nothing borrowed
-// from it may be used after.
+// release hands the read buffer back for the next call (the one it
+// started with: one grown for a large event is left to the collector).
+// Nothing borrowed from it may be used after.
 func (f *sseFramer) release() {
-	readBuffers.put(f.buf)
-	f.buf, f.start, f.end = nil, 0, 0
+	readBuffers.put(f.pooled)
+	f.buf, f.pooled, f.start, f.end = nil, nil, 0, 0
 }
 
 // next returns the next event with non-empty data, io.EOF at the end of the

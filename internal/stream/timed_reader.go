@@ -17,9 +17,9 @@ type timedReader struct {
 	floor    time.Time     // no arrival is earlier: the headers', else t0
 	busy     time.Duration // time spent outside Read since the first byte
 	bytes    int64
-	eof      bool   // the body was read to its end
-	onRead   func() // called after each Read that returned bytes
-	limit    int64  // maximum body bytes; 0 = no limit
+	eof      bool      // the body was read to its end
+	wd       *Watchdog // told of each Read that returned bytes (nil: none)
+	limit    int64     // maximum body bytes; 0 = no limit
 	retry    *retryScanner
 }
 
@@ -48,8 +48,8 @@ func (t *timedReader) Read(p []byte) (int, error) {
 			t.retry.write(p[:n])
 		}
 		t.bytes += int64(n)
-		if t.onRead != nil {
-			t.onRead()
+		if t.wd != nil {
+			t.wd.Bytes()
 		}
 		if t.limit > 0 && t.bytes > t.limit {
 			return n, errBodyTooLarge

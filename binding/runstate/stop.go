@@ -5,8 +5,9 @@ package runstate
 // execution state, whether it was interrupted; why is read from what the
 // process sees itself: a SIGINT or SIGTERM (Go hands every signal to each
 // listener, k6's own included), the interrupt error test.abort() ends an
-// iteration with (each VU's iteration-end event), and, in handleSummary's
-// data, a failed threshold with abortOnFail.
+// iteration with (kept by k6's run context, read at the test's end:
+// abort_reason.go; or each VU's iteration-end event), and, in
+// handleSummary's data, a failed threshold with abortOnFail.
 
 import (
 	"context"

@@ -1,13 +1,15 @@
 // A plain open-model run at RATE req/s for DURATION against the same llm-sim
 // as capacity_truth.js, with the same arrivals (ARRIVALS: 'constant',
 // 'poisson' or 'bursty' of cv 2): does the TTFT objective hold there in
-// steady state? The first WARMUP of calls is left out of the record.
+// steady state? The first WARMUP of calls is left out of the record; TOKENS
+// is each answer's length.
 import { Client, Schedule, collect, report } from 'k6/x/llmstream';
 
 collect({ warmup: __ENV.WARMUP || '10s' });
 
 const client = new Client({ baseURL: __ENV.LLM_BASE_URL, model: 'sim-q' });
 const rate = Number(__ENV.RATE);
+const tokens = Number(__ENV.TOKENS || 20);
 const duration = __ENV.DURATION || '60s';
 const kinds = {
   constant: () => Schedule.constant({ rate, duration }),
@@ -23,7 +25,7 @@ export const options = {
 export default async function () {
   const credit = arrivals.next();
   if (credit === null) return;
-  await client.chat({ messages: [{ role: 'user', content: 'Count to twenty.' }], max_tokens: 20 });
+  await client.chat({ messages: [{ role: 'user', content: 'Count to twenty.' }], max_tokens: tokens });
 }
 
 export function handleSummary(data) {

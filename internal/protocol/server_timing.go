@@ -14,29 +14,39 @@ import (
 // dur wins (W3C Server Timing). Bad syntax never fails the call: the parts that
 // parse are kept. Separators inside quoted strings (desc="a, b;c") do not split.
 func ParseServerTiming(header string) map[string]float64 {
-	var out map[string]float64
-	for _, metric := range splitOutsideQuotes(header, ',') {
-		params := splitOutsideQuotes(metric, ';')
-		name := strings.TrimSpace(params[0])
+	return AddServerTiming(nil, header)
+}
+
+// AddServerTiming is ParseServerTiming into m (made when nil and a metric
+// is found): a response's headers, trailers and events fill one map. It
+// walks the value in place, as a server sends one with every answer.
+func AddServerTiming(m map[string]float64, header string) map[string]float64 {
+	for rest, more := header, true; more; {
+		var metric string
+		metric, rest, more = cutOutsideQuotes(rest, ',')
+		name, params, _ := cutOutsideQuotes(metric, ';')
+		name = strings.TrimSpace(name)
 		if name == "" || strings.ContainsAny(name, " \t\"=") {
 			continue
 		}
-		dur, ok := durParam(params[1:])
+		dur, ok := durParam(params)
 		if !ok {
 			continue
 		}
-		if out == nil {
-			out = map[string]float64{}
+		if m == nil {
+			m = map[string]float64{}
 		}
-		out[name] = dur
+		m[name] = dur
 	}
-	return out
+	return m
 }
 
-// durParam finds the first dur parameter and reads its value (a token or a
-// quoted string).
-func durParam(params []string) (float64, bool) {
-	for _, p := range params {
+// durParam finds the first dur parameter among params (the metric after its
+// name, separated by ';') and reads its value (a token or a quoted string).
+func durParam(params string) (float64, bool) {
+	for more := params != ""; more; {
+		var p string
+		p, params, more = cutOutsideQuotes(params, ';')
 		k, v, found := strings.Cut(p, "=")
 		if !strings.EqualFold(strings.TrimSpace(k), "dur") {
 			continue
@@ -54,11 +64,11 @@ func durParam(params []string) (float64, bool) {
 	return 0, false
 }
 
-// splitOutsideQuotes splits s at sep, except inside a quoted string (where a
+// cutOutsideQuotes cuts s at the first sep outside a quoted string (where a
 // backslash escapes the next character): desc="a, b" is one parameter.
-func splitOutsideQuotes(s string, sep byte) []string {
-	var parts []string
-	start, quoted := 0, false
+// found is false, and before all of s, when there is none.
+func cutOutsideQuotes(s string, sep byte) (before, after string, found bool) {
+	quoted := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case quoted && c == '\\':
@@ -66,9 +76,8 @@ func splitOutsideQuotes(s string, sep byte) []string {
 		case c == '"':
 			quoted = !quoted
 		case !quoted && c == sep:
-			parts = append(parts, s[start:i])
-			start = i + 1
+			return s[:i], s[i+1:], true
 		}
 	}
-	return append(parts, s[start:])
+	return s, "", false
 }

@@ -148,15 +148,12 @@ func requestID(h http.Header) string {
 // mergeTimings adds the Server-Timing phases of headers or trailers (several
 // field lines are one list) to m.
 func mergeTimings(m map[string]float64, h http.Header) map[string]float64 {
-	v := strings.Join(h.Values("Server-Timing"), ", ")
-	if v == "" {
+	switch v := h.Values("Server-Timing"); len(v) {
+	case 0:
 		return m
+	case 1:
+		return protocol.AddServerTiming(m, v[0])
+	default:
+		return protocol.AddServerTiming(m, strings.Join(v, ", "))
 	}
-	for k, d := range protocol.ParseServerTiming(v) {
-		if m == nil {
-			m = map[string]float64{}
-		}
-		m[k] = d
-	}
-	return m
 }

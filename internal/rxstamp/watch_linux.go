@@ -72,6 +72,15 @@ type watcher struct {
 	iov    unix.Iovec
 	seen   [peekMax]byte
 	oob    [64]byte
+	// peekFd is peek as the function a RawConn's Control takes, bound once
+	// (a closure per peek would be an allocation per look at a socket);
+	// peeked is what it saw.
+	peekFd func(fd uintptr)
+	peeked struct {
+		n  int
+		ns int64
+		ok bool
+	}
 }
 
 //nolint:gochecknoglobals // one watcher per process, made on the first hold
@@ -119,6 +128,7 @@ func newWatcher(epfd int) *watcher {
 	w := &watcher{epfd: epfd, conns: map[int32]*Conn{}, wake: make(chan struct{}, 1), events: make([]unix.EpollEvent, 256)}
 	w.iov.Base = &w.seen[0]
 	w.iov.SetLen(len(w.seen))
+	w.peekFd = func(fd uintptr) { w.peeked.n, w.peeked.ns, w.peeked.ok = w.peek(fd) }
 	return w
 }
 
@@ -240,13 +250,12 @@ func (w *watcher) peekHead(c *Conn, prev int64) {
 		return
 	}
 	off := c.consumed.Load()
-	var n int
-	var ns int64
-	var ok bool
-	if c.raw.Control(func(fd uintptr) { n, ns, ok = w.peek(fd) }) != nil || !ok || c.reads.Load() != v {
+	w.peeked.ok = false
+	if c.raw.Control(w.peekFd) != nil || !w.peeked.ok || c.reads.Load() != v {
 		c.fallBehind(since)
 		return
 	}
+	n, ns := w.peeked.n, w.peeked.ns
 	if n > 0 && (!c.marks.add(off+int64(n), ns, since) || n == peekMax) {
 		c.fallBehind(since) // bytes beyond the marks, or beyond the peek
 		return

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"go.k6.io/k6/lib"
@@ -75,10 +76,12 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 		req.Header.Set("Last-Event-ID", id)
 	}
 	r.trace.set(req.Header)
-	vuState := *st // a shallow copy: only the transport and the debug option differ
+	vuState := attemptStates.Get().(*lib.State) //nolint:forcetypeassert // the pool holds nothing else
+	defer putAttemptState(vuState)
+	*vuState = *st // a shallow copy: only the transport and the debug option differ
 	vuState.Transport = tap.Transport(r.transport.get(st.Transport, st.Dialer, r.http))
 	vuState.Options.HTTPDebug = null.String{} // the tap dumps, redacted (try)
-	_, err = httpext.MakeRequest(ctx, &vuState, &httpext.ParsedHTTPRequest{
+	_, err = httpext.MakeRequest(ctx, vuState, &httpext.ParsedHTTPRequest{
 		URL: &u, Req: req, Body: requestPayload(r.payload),
 		// The request's own deadline is the total timeout plus a margin: the
 		// attempt's fires first, with a cause that classifies it.
@@ -92,6 +95,21 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 		},
 	})
 	return err //nolint:wrapcheck // classified by the attempt
+}
+
+// attemptStates are the VU states attempts hand k6's request path: a copy
+// of the VU's with the attempt's transport, some 800 bytes allocated for
+// every attempt otherwise. k6 reads the state only while MakeRequest runs
+// (its transport wrapper, the metrics it emits, the redirect check, the
+// body it reads before it returns), so the copy is free again once it
+// has returned.
+var attemptStates = sync.Pool{New: func() any { return new(lib.State) }} //nolint:gochecknoglobals // a pool shared by every attempt is the point
+
+// putAttemptState clears an attempt's state (it holds the VU's logger,
+// samples channel, transport and options) and returns it to the pool.
+func putAttemptState(st *lib.State) {
+	*st = lib.State{}
+	attemptStates.Put(st)
 }
 
 // maxRedirects is k6's maxRedirects option, with k6's default when unset.

@@ -29,18 +29,68 @@ func cachedCount(u gjson.Result, paths ...string) (int64, bool) {
 	return 0, false
 }
 
+// openAIUsage reads an OpenAI-compatible usage object in one pass over its
+// keys: a Get per figure rescanned it from its start, eight times, on every
+// answer's last event (on every event under vLLM's continuous usage). Each
+// figure is the value Get would find: the first of its key; for a nested
+// one, in the first object of its key that has it.
 func openAIUsage(u gjson.Result) *Usage {
-	reasoning := nonNegInt(u, "completion_tokens_details.reasoning_tokens")
-	if reasoning == 0 {
-		reasoning = nonNegInt(u, "reasoning_tokens") // SGLang puts it at the top level
+	var prompt, completion, total, reasoning, topReasoning gjson.Result
+	var cached [3]gjson.Result // openAICachedPaths, in order
+	u.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "prompt_tokens":
+			firstOf(&prompt, v)
+		case "completion_tokens":
+			firstOf(&completion, v)
+		case "total_tokens":
+			firstOf(&total, v)
+		case "reasoning_tokens":
+			firstOf(&topReasoning, v)
+		case "completion_tokens_details":
+			firstIn(&reasoning, v, "reasoning_tokens")
+		case "prompt_tokens_details":
+			firstIn(&cached[0], v, "cached_tokens")
+		case "prompt_tokens_detail":
+			firstIn(&cached[1], v, "cached_tokens")
+		case "prompt_cache_hit_tokens":
+			firstOf(&cached[2], v)
+		}
+		return true
+	})
+	r := nonNeg(reasoning)
+	if r == 0 {
+		r = nonNeg(topReasoning) // SGLang puts it at the top level
 	}
-	cached, reported := cachedCount(u, openAICachedPaths...)
-	return &Usage{
-		PromptTokens:     nonNegInt(u, "prompt_tokens"),
-		CompletionTokens: nonNegInt(u, "completion_tokens"),
-		CachedTokens:     cached,
-		CachedReported:   reported,
-		ReasoningTokens:  reasoning,
-		TotalTokens:      nonNegInt(u, "total_tokens"),
+	out := &Usage{
+		PromptTokens:     nonNeg(prompt),
+		CompletionTokens: nonNeg(completion),
+		ReasoningTokens:  r,
+		TotalTokens:      nonNeg(total),
+	}
+	for _, c := range cached {
+		if c.Type == gjson.Number {
+			out.CachedTokens, out.CachedReported = max(c.Int(), 0), true
+			break
+		}
+	}
+	return out
+}
+
+// firstOf keeps v in *dst unless a value is there already.
+func firstOf(dst *gjson.Result, v gjson.Result) {
+	if !dst.Exists() {
+		*dst = v
 	}
 }
+
+// firstIn keeps v's key in *dst, v being an object that has it, unless a
+// value is there already.
+func firstIn(dst *gjson.Result, v gjson.Result, key string) {
+	if !dst.Exists() && v.IsObject() {
+		firstOf(dst, v.Get(key))
+	}
+}
+
+// nonNeg is nonNegInt of a value found.
+func nonNeg(v gjson.Result) int64 { return max(v.Int(), 0) }

@@ -26,3 +26,25 @@ func TestAnUnkeptVectorIsSizedAsAParsedOne(t *testing.T) {
 		}
 	}
 }
+
+// The same over any valid JSON array: sizing by its bytes must agree with
+// parsing it, whatever the array holds.
+func FuzzUnkeptVectorSizedAsParsed(f *testing.F) {
+	for _, s := range []string{`[]`, `[ 1 , -2.5e3 ]`, `[1,"a,b"]`, `[[1,2]]`, `[1,{"t":null}]`, `[false]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !gjson.Valid(raw) {
+			return
+		}
+		v := gjson.Parse(raw)
+		if !v.IsArray() {
+			return
+		}
+		dimKept, _, errKept := floatVector(v, true)
+		dim, _, err := floatVector(v, false)
+		if (err == nil) != (errKept == nil) || (err == nil && dim != dimKept) {
+			t.Fatalf("%q: sized %d (%v), parsed %d (%v)", raw, dim, err, dimKept, errKept)
+		}
+	})
+}

@@ -131,9 +131,12 @@ func TestCapacityAgainstQueueingTruth(t *testing.T) {
 // queue past a 200 ms objective (make test's TestCapacitySearch holds
 // constant arrivals' answer to the capacity computed from llm-sim's
 // settings), and bursty windows need cv² = 4 times the calls, five
-// minutes of search.
+// minutes of search. Not parallel: it runs alone, as the other tests that
+// measure timing do. Beside other tests a stall of the machine (several
+// k6 processes starting at once) held every call of a window at 40 req/s,
+// half the server's rate, for 400 ms, and the search rightly failed that
+// level for what it measured.
 func TestPoissonCapacityAgainstQueueingTruth(t *testing.T) {
-	t.Parallel()
 	checkTruth(t, quickTruth(), "poisson", queuesim.Poisson())
 }
 

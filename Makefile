@@ -109,14 +109,16 @@ unit: $(PROGRESS)
 	  $(GO) test -json -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e)
 
 ## e2e: builds ./k6 and ./llm-sim, runs every example against llm-sim, checks a violated threshold fails the run,
-## and holds the capacity search's answer under Poisson arrivals to the queue's simulated truth (llm-sim as 16 slots
-## of 200 ms calls, plain runs at the answer and 30 % above it: about two minutes; the three arrival processes on
-## 4 slots are make accuracy-capacity's); a line per test and per example as it finishes. Four tests at a time:
-## most of an e2e test is k6 waiting on llm-sim's simulated time, not CPU; the tests that measure timing are not
-## parallel and run alone first.
+## and holds the capacity search's answer under Poisson arrivals to the queue's simulated truth (llm-sim as 16
+## slots of 200 ms calls, plain runs at the answer and 30 % above it: about two minutes, alone; the three arrival
+## processes on 4 slots are make accuracy-capacity's); a line per test and per example as it finishes. Four tests
+## at a time: most of an e2e test is k6 waiting on llm-sim's simulated time, not CPU; the tests that measure
+## timing are not parallel and run alone first. The tests run ./k6 as make build leaves it (LLMSTREAM_E2E_K6,
+## unless set), so make test links k6 once for e2e and accuracy-short.
 E2E_PARALLEL ?= 4
-e2e: $(PROGRESS)
-	@$(PROGRESS) -stage e2e -json -each subtest $(COUNTS) -hint 'the first test builds ./k6 and ./llm-sim' -- $(GO) test -json -count=1 -parallel $(E2E_PARALLEL) -timeout 15m ./e2e/...
+e2e: build
+	@LLMSTREAM_E2E_K6=$${LLMSTREAM_E2E_K6:-$(CURDIR)/k6} $(PROGRESS) -stage e2e -json -each subtest $(COUNTS) \
+	  -hint 'the first test builds llm-sim' -- $(GO) test -json -count=1 -parallel $(E2E_PARALLEL) -timeout 15m ./e2e/...
 
 ## k6v2: the module ported to k6 v2 in a scratch directory (imports rewritten, go.k6.io/k6/v2 replaced by a
 ## local source tree: K6V2_SRC, default ../shared/k6-v2.2.0), k6 built from it and the e2e smoke run with it

@@ -23,8 +23,9 @@ import (
 // hand-written load generator would) against the same in-process server,
 // at batch 1 and 32, float and base64, 1024 dimensions. calls/s is
 // 1e9 / ns/op; the ratio of the two clients in one run is the figure. On a
-// shared machine wall time swings with the neighbours: scripts/embed-cpu.sh
-// runs each case in its own process and reports CPU per call instead.
+// shared machine wall time swings with the neighbours: cpu-ns/op is the
+// process's CPU per call (the server's included, the same for both), and
+// scripts/embed-cpu.sh runs each case in its own process.
 //
 //	go test -run '^$' -bench EmbedCall -benchmem ./binding/module
 func BenchmarkEmbedCall(b *testing.B) {
@@ -65,9 +66,11 @@ func BenchmarkEmbedCall(b *testing.B) {
 				iterate()
 				b.ReportAllocs()
 				b.ResetTimer()
+				cpu := processCPU(b)
 				for range b.N {
 					iterate()
 				}
+				b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
 				b.StopTimer()
 				if n := v.rt.VU.Runtime().Get("count"); n == nil || n.ToInteger() != int64(batch) {
 					b.Fatalf("the last call counted %v vectors for %d inputs", n, batch)
@@ -80,11 +83,13 @@ func BenchmarkEmbedCall(b *testing.B) {
 				req := fmt.Sprintf(`{"model":"m","input":%s,"encoding_format":%q}`, in, enc)
 				b.ReportAllocs()
 				b.ResetTimer()
+				cpu := processCPU(b)
 				for range b.N {
 					if n := bareEmbed(b, cl, srv.URL+"/v1/embeddings", req, enc); n != batch {
 						b.Fatalf("%d vectors for %d inputs", n, batch)
 					}
 				}
+				b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
 			})
 			srv.Close()
 		}

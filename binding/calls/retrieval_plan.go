@@ -139,17 +139,14 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 	var trace *requestTrace
 	trace, info.TraceID = c.traceRoute(x.Header, &plan.trace)
 	key := c.opts.Retry.IdempotencyKey
-	if setKey := key != "" && x.Header.Get(key) == ""; setKey || trace != nil {
+	if key != "" && x.Header.Get(key) == "" {
 		x.Header = x.Header.Clone() // shared with other calls (header_template.go)
-		if setKey {
-			x.Header.Set(key, newKey()) // one key for every attempt of this route
-		}
+		x.Header.Set(key, newKey()) // one key for every attempt of this route
 	}
 	return &route{
 		Info: info, Retry: c.opts.Retry, Prices: nil, // no reconnection: nothing to resume
 		Try: func(ctx context.Context, _ *stream.Call) (*stream.Call, *stream.Result) {
-			trace.set(x.Header) // attempts run one after another; Do sends a copy
-			r := finish(x.Do(ctx))
+			r := finish(attemptExchange(x, trace).Do(ctx))
 			if r.End.IsZero() { // failed before the request reached the transport
 				r.End = time.Now()
 			}
@@ -161,6 +158,20 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 			return nil, res
 		},
 	}, nil
+}
+
+// attemptExchange is the exchange of one attempt: x itself, whose headers
+// calls in flight share and Do sends without a copy, or with a traceparent
+// an exchange of its own with its own headers (each attempt is a child
+// span, and an earlier attempt's request may still be read).
+func attemptExchange(x *embed.Exchange, trace *requestTrace) *embed.Exchange {
+	if trace == nil {
+		return x
+	}
+	own := *x
+	own.Header = x.Header.Clone()
+	trace.set(own.Header)
+	return &own
 }
 
 // retrievalExchange shapes the request of one route: URL, headers and body

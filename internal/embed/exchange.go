@@ -23,8 +23,11 @@ import (
 // first-token timeout bounds the wait for them (the time to first byte),
 // and idle bounds the silences while the body comes.
 type Exchange struct {
-	Transport   http.RoundTripper
-	URL         string
+	Transport http.RoundTripper
+	URL       string
+	// Header is sent as it is, not copied: calls in flight may share it
+	// (a transport only reads a request's headers), so nothing may change
+	// it while one is; an attempt whose headers differ has its own.
 	Header      http.Header
 	Body        []byte
 	Timeouts    stream.Timeouts
@@ -78,7 +81,7 @@ func (x *Exchange) Do(parent context.Context) *Attempt {
 		a.fail(stream.ErrNetwork, x.clean("invalid request: "+err.Error()))
 		return a
 	}
-	req.Header = x.Header.Clone()
+	req.Header = x.Header // shared, read only (Header)
 	req.ContentLength = int64(len(x.Body))
 	a.Start = time.Now()
 	wd.Start()

@@ -41,7 +41,7 @@ type Attempt struct {
 	Status int
 	Header http.Header
 	Proto  string
-	Body   []byte // the whole 2xx body, nil otherwise
+	Body   []byte // the whole 2xx body, nil otherwise; valid until Release
 	Err    *stream.Error
 	// Start is t0 (the request handed to the transport), Headers the
 	// response's headers, End the body's last byte.
@@ -52,6 +52,19 @@ type Attempt struct {
 	ResponseBytes       int64
 	ServerTimings       map[string]float64
 	RequestID           string
+	scratch             *[]byte // Body's buffer when it is a pooled one
+}
+
+// Release hands the body's buffer back for another answer: Body is nil
+// after it. An answer is read once (Finish* keep nothing that views it),
+// so a chunked answer is read into a pooled buffer and parsed there, not
+// copied out of it.
+func (a *Attempt) Release() {
+	if a.scratch != nil && cap(a.Body) <= maxScratchBody {
+		*a.scratch = a.Body[:0]
+		scratchBodies.Put(a.scratch)
+	}
+	a.Body, a.scratch = nil, nil
 }
 
 // TTFB is t0 → headers, not measured without a response.
@@ -121,7 +134,7 @@ func (x *Exchange) Do(parent context.Context) *Attempt {
 		a.fail(stream.ErrDecode, stream.UnaskedEncodingMessage(ce, resp.StatusCode))
 		return a
 	}
-	a.Body, err = x.readAll(resp, wd)
+	a.Body, a.scratch, err = x.readAll(resp, wd)
 	a.End = time.Now()
 	a.ResponseBytes = int64(len(a.Body))
 	a.ServerTimings = serverTimings(resp)
@@ -158,16 +171,17 @@ func causeOf(ctx, parent context.Context) error {
 
 // readAll reads the body, feeding the idle timer, within the size limit.
 // With a Content-Length it reads into one buffer of that size; without one
-// (a chunked answer) it reads into a reused scratch buffer and returns a
-// copy of exactly the body's length, so a call allocates its body once and
-// no guess of the size is allocated, zeroed and collected each call.
-func (x *Exchange) readAll(resp *http.Response, wd *stream.Watchdog) ([]byte, error) {
+// (a chunked answer) it reads into a pooled buffer, returned with it for
+// Release, so no guess of the size is allocated, zeroed and collected each
+// call, nor the body copied out of it.
+func (x *Exchange) readAll(resp *http.Response, wd *stream.Watchdog) ([]byte, *[]byte, error) {
 	limit := x.MaxBodySize
 	if limit <= 0 {
 		limit = stream.DefaultMaxBodySize
 	}
 	if resp.ContentLength > 0 && resp.ContentLength <= limit {
-		return readInto(make([]byte, 0, int(resp.ContentLength)+1), resp.Body, wd, limit) // +1: the read that sees EOF needs room
+		body, err := readInto(make([]byte, 0, int(resp.ContentLength)+1), resp.Body, wd, limit) // +1: the read that sees EOF needs room
+		return body, nil, err
 	}
 	scratch, _ := scratchBodies.Get().(*[]byte)
 	if scratch == nil {
@@ -175,18 +189,13 @@ func (x *Exchange) readAll(resp *http.Response, wd *stream.Watchdog) ([]byte, er
 	}
 	buf, err := readInto((*scratch)[:0], resp.Body, wd, limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	body := bytes.Clone(buf)
-	if cap(buf) <= maxScratchBody {
-		*scratch = buf[:0]
-		scratchBodies.Put(scratch)
-	}
-	return body, nil
+	return buf, scratch, nil
 }
 
-// scratchBodies are the read buffers of chunked answers; one larger than
-// maxScratchBody is left to the collector rather than kept for every call.
+// scratchBodies are the read buffers of chunked answers (Release); one
+// larger than maxScratchBody is left to the collector rather than kept.
 var scratchBodies sync.Pool //nolint:gochecknoglobals // a cache of buffers, no state
 
 const maxScratchBody = 1 << 20

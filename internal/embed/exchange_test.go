@@ -214,6 +214,37 @@ func TestChunkedAnswersAreReadExactlyAndKeptApart(t *testing.T) {
 	assert.Equal(t, int64(len(small)), second.ResponseBytes)
 }
 
+// A chunked answer is parsed in a pooled buffer that the next answer
+// reuses: what a result keeps from one must not change with the next.
+func TestAResultOutlivesTheBufferItsAnswerWasReadIn(t *testing.T) {
+	api, err := Lookup("openai")
+	require.NoError(t, err)
+	answer := func(model string) http.HandlerFunc {
+		body := `{"data":[{"index":0,"embedding":[0.5,0.25]}],"model":"` + model + `","usage":{"prompt_tokens":3}}`
+		return func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, body)
+			w.(http.Flusher).Flush() // chunked: no Content-Length
+		}
+	}
+	req := &Request{Inputs: []string{"a"}}
+	var results []*Result
+	for _, model := range []string{"model-one", "model-two", "model-333"} {
+		a := exchange(t, answer(model), stream.Timeouts{Total: 5 * time.Second})
+		require.Nil(t, a.Err)
+		require.NotNil(t, a.scratch, "a chunked answer is read into a pooled buffer")
+		r := FinishEmbed(a, api, req, true, nil)
+		require.True(t, r.OK, "%+v", r.Err)
+		assert.Nil(t, a.Body, "released")
+		results = append(results, r)
+	}
+	for i, model := range []string{"model-one", "model-two", "model-333"} {
+		assert.Equal(t, model, results[i].Model)
+		assert.Equal(t, [][]float64{{0.5, 0.25}}, results[i].Vectors)
+		assert.Equal(t, 2, results[i].Dimension)
+	}
+}
+
 // A server that compresses a JSON answer the request asked uncompressed
 // (every call asks for identity): a decode error naming the encoding, not a
 // parse error on the compressed bytes.

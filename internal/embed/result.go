@@ -92,6 +92,7 @@ func FinishEmbed(a *Attempt, api *API, req *Request, keep bool, count func(strin
 	t := time.Now()
 	ans, err := api.Parse(a.Body, keep)
 	r.Parse = measure.Of(time.Since(t))
+	a.Release() // the answer keeps no view of the body
 	if err != nil {
 		r.fail(stream.ErrDecode, err.Error())
 		return r
@@ -120,6 +121,7 @@ func FinishRerank(a *Attempt, api *RerankAPI, req *RerankRequest, count func(str
 	t := time.Now()
 	ans, err := api.Parse(a.Body, req)
 	r.Parse = measure.Of(time.Since(t))
+	a.Release() // the answer keeps no view of the body
 	if err != nil {
 		r.fail(stream.ErrDecode, err.Error())
 		return r

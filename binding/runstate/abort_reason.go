@@ -79,10 +79,20 @@ func (a *abortReader) message() (msg string, ok bool) {
 		return "", false
 	}
 	reason, ok := interruptReason(ctx.Value(key))
-	if !ok || !strings.HasPrefix(reason, errext.AbortTest) {
+	if !ok {
 		return "", false
 	}
-	msg = strings.TrimPrefix(reason, errext.AbortTest)
+	return abortTestMessage(reason)
+}
+
+// abortTestMessage is the message of an interrupt error's reason when
+// test.abort() gave it ("test aborted: <message>"), false for any other
+// interruption.
+func abortTestMessage(reason string) (string, bool) {
+	if !strings.HasPrefix(reason, errext.AbortTest) {
+		return "", false
+	}
+	msg := strings.TrimPrefix(reason, errext.AbortTest)
 	return strings.TrimSpace(strings.TrimPrefix(msg, ":")), true
 }
 

@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -105,7 +104,11 @@ func (s *StopState) Init(vu modules.VU) {
 // the iteration it ended.
 func (s *StopState) noteAbort(err error) {
 	var ie *errext.InterruptError
-	if !errors.As(err, &ie) || !strings.HasPrefix(ie.Reason, errext.AbortTest) {
+	if !errors.As(err, &ie) {
+		return
+	}
+	msg, ok := abortTestMessage(ie.Reason)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -113,9 +116,7 @@ func (s *StopState) noteAbort(err error) {
 	if s.aborted || s.ended {
 		return
 	}
-	s.aborted, s.abortAt = true, time.Now()
-	msg := strings.TrimPrefix(ie.Reason, errext.AbortTest)
-	s.abortMsg = strings.TrimSpace(strings.TrimPrefix(msg, ":"))
+	s.aborted, s.abortAt, s.abortMsg = true, time.Now(), msg
 }
 
 // onGlobal handles one of k6's global events: signals are watched from the

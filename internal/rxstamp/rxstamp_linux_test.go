@@ -19,7 +19,7 @@ import (
 )
 
 // pair is a loopback TCP connection: the client side wrapped, the server's plain.
-func pair(t *testing.T) (*Conn, net.Conn) {
+func pair(t testing.TB) (*Conn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

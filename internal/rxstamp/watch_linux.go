@@ -70,7 +70,7 @@ type watcher struct {
 	events []unix.EpollEvent
 	msg    unix.Msghdr
 	iov    unix.Iovec
-	seen   [peekMax]byte
+	seen   [peekMax]byte // the peek's length (peekMax); MSG_TRUNC leaves it unwritten
 	oob    [64]byte
 	// peekFd is peek as the function a RawConn's Control takes, bound once
 	// (a closure per peek would be an allocation per look at a socket);
@@ -274,7 +274,9 @@ func (w *watcher) peek(fd uintptr) (int, int64, bool) {
 	w.msg.Control = &w.oob[0]
 	w.msg.SetControllen(len(w.oob))
 	for {
-		n, _, e := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&w.msg)), unix.MSG_PEEK|unix.MSG_DONTWAIT) // #nosec G103 -- recvmsg(2) takes the msghdr by address
+		// MSG_TRUNC: TCP counts the bytes and stamps them without copying
+		// them into seen (only the count and the stamp are kept).
+		n, _, e := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&w.msg)), unix.MSG_PEEK|unix.MSG_DONTWAIT|unix.MSG_TRUNC) // #nosec G103 -- recvmsg(2) takes the msghdr by address
 		switch {
 		case e == unix.EINTR:
 			continue

@@ -55,11 +55,24 @@ func newTestVUOn(t testing.TB, root *RootModule, initCode string) *testVU {
 // module is imported (its file systems, its script's directory).
 func newTestVUWith(t testing.TB, root *RootModule, setup func(*modulestest.Runtime), initCode string) *testVU {
 	t.Helper()
+	return newTestVUModules(t, root, nil, setup, initCode)
+}
+
+// newTestVUModules is newTestVUWith with other modules importable beside
+// this one (k6's own, by import path).
+func newTestVUModules(t testing.TB, root *RootModule, others map[string]any, setup func(*modulestest.Runtime),
+	initCode string,
+) *testVU {
+	t.Helper()
 	rt := modulestest.NewRuntime(t)
 	if setup != nil {
 		setup(rt)
 	}
-	require.NoError(t, rt.SetupModuleSystem(map[string]any{ImportPath: root}, nil, nil))
+	mods := map[string]any{ImportPath: root}
+	for path, m := range others {
+		mods[path] = m
+	}
+	require.NoError(t, rt.SetupModuleSystem(mods, nil, nil))
 	_, err := rt.VU.Runtime().RunString(`const llm = require('k6/x/llmstream');` + initCode)
 	require.NoError(t, err)
 

@@ -88,7 +88,7 @@ func NewClient(env ClientEnv, v sobek.Value) (*Client, error) {
 	}
 	var fallback *Client
 	if f, ok := o["fallback"]; ok {
-		if fallback, ok = f.(*Client); !ok {
+		if fallback, ok = clientOf(f); !ok {
 			return nil, errors.New("Client options: fallback must be another Client")
 		}
 		delete(o, "fallback")

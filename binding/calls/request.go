@@ -151,7 +151,7 @@ func (c *Client) name() string { return c.label }
 // clientName is the label of a Client a script passes (a capacity search's
 // client option); ok is false for any other value.
 func ClientName(v any) (name string, ok bool) {
-	c, ok := v.(*Client)
+	c, ok := clientOf(v)
 	if !ok {
 		return "", false
 	}

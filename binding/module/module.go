@@ -182,5 +182,5 @@ func (mi *ModuleInstance) newClient(call sobek.ConstructorCall) *sobek.Object {
 	if err != nil {
 		common.Throw(rt, err)
 	}
-	return rt.ToValue(c).ToObject(rt)
+	return c.Object(rt)
 }

@@ -265,6 +265,29 @@ func TestClientOptionErrors(t *testing.T) {
 	}
 }
 
+// A Client's methods are functions made once: the same one at every read,
+// bound to their Client (a method passed around still calls it), listed by
+// Object.keys; the object takes no properties of its own, as the Go value
+// it was before did not.
+func TestClientObjectMethods(t *testing.T) {
+	t.Parallel()
+	rt := modulestest.NewRuntime(t)
+	require.NoError(t, rt.SetupModuleSystem(map[string]any{ImportPath: New()}, nil, nil))
+	v, err := rt.VU.Runtime().RunString(`const llm = require('k6/x/llmstream');
+		const client = new llm.Client({baseURL: 'http://127.0.0.1:1'});
+		const chat = client.chat;
+		JSON.stringify([client.chat === client.chat, typeof client.embed, Object.keys(client), 'rerank' in client,
+			'bogus' in client, client.bogus === undefined])`)
+	require.NoError(t, err)
+	require.JSONEq(t, `[true, "function", ["agent", "chat", "conversation", "embed", "rerank"], true, false, true]`, v.String())
+	_, err = rt.VU.Runtime().RunString(`'use strict'; client.bogus = 1`)
+	require.Error(t, err)
+	_, err = rt.VU.Runtime().RunString(`'use strict'; client.chat = null`)
+	require.Error(t, err)
+	_, err = rt.VU.Runtime().RunString(`chat({messages: []})`) // unbound: still this client's, refused in init
+	require.ErrorContains(t, err, "VU context")
+}
+
 func TestNonStreamedBodyIsRefused(t *testing.T) {
 	t.Parallel()
 	vu := newTestVU(t, `const client = new llm.Client({baseURL: 'http://127.0.0.1:1'});`)

@@ -155,8 +155,15 @@ func decodeChatDelta(delta gjson.Result, d *Delta) {
 			}
 			return true
 		}
-		if key.Str == "tool_calls" {
+		// tool_calls: null (sent beside content by some proxies) is no call;
+		// only an array's objects are fragments. gjson's ForEach hands a
+		// non-array to its callback as one element, which made a phantom
+		// call 0 with no name out of a null.
+		if key.Str == "tool_calls" && v.IsArray() {
 			v.ForEach(func(_, tc gjson.Result) bool {
+				if !tc.IsObject() {
+					return true
+				}
 				d.ToolCalls = append(d.ToolCalls, ToolCallDelta{
 					Index: int(tc.Get("index").Int()),
 					ID:    str(tc, "id"),

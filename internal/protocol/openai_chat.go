@@ -58,6 +58,9 @@ func prepareOpenAI(body map[string]any, r Request) {
 type openAIChat struct{}
 
 func (*openAIChat) Decode(ev Event, d *Delta) error {
+	if scanChatChunk(ev.Data, d) { // the ordinary chunk, in one pass (openai_chat_scan.go)
+		return nil
+	}
 	return decodeOpenAIChunk(ev, d, decodeChatChoice)
 }
 

@@ -170,6 +170,10 @@ func simArgs(t *testing.T, script string) []string {
 	return defaultSimArgs
 }
 
+// onlyDispatchDelayCrossed is k6's message when llm_dispatch_delay's
+// thresholds are the only ones crossed.
+const onlyDispatchDelayCrossed = "thresholds on metrics 'llm_dispatch_delay' have been crossed"
+
 // TestExamples runs every script in examples/ against a fresh llm-sim.
 func TestExamples(t *testing.T) {
 	scripts, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "*.js"))
@@ -188,6 +192,14 @@ func TestExamples(t *testing.T) {
 				env["STEP"] = "3s"
 			}
 			code, out := runK6(t, filepath.Join("examples", name), env)
+			if code == k6ThresholdsFailed && strings.Contains(out, onlyDispatchDelayCrossed) {
+				// The generator's own lateness is what the machine's load
+				// sets: beside other tests' k6 start-ups a quiet machine's
+				// bound can be crossed, measured rightly. Once more; a
+				// second crossing fails the example.
+				t.Logf("%s: only llm_dispatch_delay's threshold crossed (a busy machine); once more", name)
+				code, out = runK6(t, filepath.Join("examples", name), env)
+			}
 			require.Equal(t, 0, code, out)
 			require.Contains(t, out, "llm_ttft")
 			if name != "step-load.js" {

@@ -71,11 +71,7 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 	if err != nil {
 		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid request: " + err.Error()}
 	}
-	req.Header = r.header.Clone()
-	if id := tap.LastEventID(); id != "" {
-		req.Header.Set("Last-Event-ID", id)
-	}
-	r.trace.set(req.Header)
+	req.Header = r.attemptHeader(tap.LastEventID())
 	vuState := attemptStates.Get().(*lib.State) //nolint:forcetypeassert // the pool holds nothing else
 	defer putAttemptState(vuState)
 	*vuState = *st // a shallow copy: only the transport and the debug option differ
@@ -95,6 +91,25 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 		},
 	})
 	return err //nolint:wrapcheck // classified by the attempt
+}
+
+// attemptHeader is the header an attempt sends: the call's own map, which
+// calls in flight share (header_template.go), when nothing changes it on
+// the way. k6's request path and net/http only read a request's headers,
+// but for a Content-Length one, which k6 deletes (Go sets its own); a
+// traceparent (a span per attempt) and a reopened stream's Last-Event-ID
+// are the attempt's own. Those get a copy: a copy for every attempt was a
+// map and a slice per header, at every call.
+func (r *request) attemptHeader(lastEventID string) http.Header {
+	if lastEventID == "" && r.trace == nil && r.header.Get("Content-Length") == "" {
+		return r.header
+	}
+	h := r.header.Clone()
+	if lastEventID != "" {
+		h.Set("Last-Event-ID", lastEventID)
+	}
+	r.trace.set(h)
+	return h
 }
 
 // attemptStates are the VU states attempts hand k6's request path: a copy

@@ -17,9 +17,9 @@ import (
 // same inputs takes it as it is when it sets no headers of its own, else a
 // clone with its own set on it. The set handed out is shared and read
 // only: whatever changes a call's headers (a GET's Content-Type removed,
-// an idempotency key, an embed's traceparent) clones them first, and each
-// attempt sends a copy (k6 and net/http add to a request's headers). The
-// event loop owns the kept set (chat(), embed(), rerank() plan there).
+// an idempotency key, a traceparent) clones them first, and an attempt
+// sends them as they are unless it adds its own (attempt.go). The event
+// loop owns the kept set (chat(), embed(), rerank() plan there).
 
 // headerKey is what a call's headers before its own are built from, with
 // the client's headers (the client's, fixed).

@@ -20,8 +20,8 @@ import (
 // one llm_attempts sample per attempt (tagged by its route and number), then
 // the call's figures, tagged by the attempt that ended it.
 func callSamples(m *k6env.LLMMetrics, o *outcome, rec *record.Call) metrics.Samples {
-	table, byRow, n := m.Table(rec)
-	b := &batch{out: make(metrics.Samples, 0, batchSize(n, rec))}
+	table, byRow, lastFixed := m.Table(rec)
+	b := &batch{out: make(metrics.Samples, 0, batchSize(int(lastFixed.Load()), rec))}
 	final := len(o.Attempts)
 	callTags, callMeta := attemptTags(o.Final(), final)
 	emit := b.add // one emitter for every figure: a closure per figure would allocate for each figure of every call
@@ -43,6 +43,11 @@ func callSamples(m *k6env.LLMMetrics, o *outcome, rec *record.Call) metrics.Samp
 		}
 		b.tags, b.meta = callTags, callMeta
 		f.Samples(rec, emit)
+	}
+	// Calls of a test mostly end alike: the next batch is sized as this
+	// one was (a call that has more grows its batch once).
+	if fixed := int32(max(len(b.out)-batchSize(0, rec), 0)); fixed != lastFixed.Load() { //nolint:gosec // a batch's length fits
+		lastFixed.Store(fixed)
 	}
 	return b.out
 }
@@ -74,10 +79,10 @@ func (b *batch) add(at time.Time, v float64) {
 	})
 }
 
-// batchSize is what a call's batch will hold: the call's figures, one
-// sample per attempt and the gaps k6 gets (with 'sampled', the kept ones
-// only: most gaps are not sent, and a batch sized for them all would be
-// mostly empty).
+// batchSize is what a call's batch will hold: its figures' samples
+// (figures), one sample per attempt and the gaps k6 gets (with 'sampled',
+// the kept ones only: most gaps are not sent, and a batch sized for them
+// all would be mostly empty).
 func batchSize(figures int, rec *record.Call) int {
 	n := figures + len(rec.Attempts)
 	switch rec.GapSamples {

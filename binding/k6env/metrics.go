@@ -8,6 +8,7 @@ package k6env
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"go.k6.io/k6/metrics"
 
@@ -27,14 +28,21 @@ type LLMMetrics struct {
 	nRetrieval  int
 	// byJob are record.JobFigures' metrics, by row.
 	ByJob []*metrics.Metric
+	// lastFixed and lastFixedRetrieval are how many samples the last
+	// call's batch of each table held besides its gaps and attempts.
+	lastFixed, lastFixedRetrieval atomic.Int32
 }
 
-// table is the figure table of a call and its metrics by row.
-func (m *LLMMetrics) Table(rec *record.Call) ([]record.Figure[record.Call], []*metrics.Metric, int) {
+// Table is the figure table of a call, its metrics by row and how many
+// samples besides its gaps and attempts the last call of the table had
+// (before the first call: every figure with a metric), which sizes the
+// next batch: a table has a metric for every figure a call could have,
+// and a call has about half of them.
+func (m *LLMMetrics) Table(rec *record.Call) ([]record.Figure[record.Call], []*metrics.Metric, *atomic.Int32) {
 	if rec.Retrieval != nil {
-		return record.RetrievalFigures, m.byRetrieval, m.nRetrieval
+		return record.RetrievalFigures, m.byRetrieval, &m.lastFixedRetrieval
 	}
-	return record.Figures, m.byFigure, m.n
+	return record.Figures, m.byFigure, &m.lastFixed
 }
 
 var metricKinds = map[record.Kind]metrics.MetricType{ //nolint:gochecknoglobals // read-only table
@@ -76,6 +84,8 @@ func registerMetrics(reg *metrics.Registry) (*LLMMetrics, error) {
 	if m.ByJob, _, err = registerTable(reg, record.JobFigures); err != nil {
 		return nil, err
 	}
+	m.lastFixed.Store(int32(m.n))                   //nolint:gosec // a table's row count fits
+	m.lastFixedRetrieval.Store(int32(m.nRetrieval)) //nolint:gosec // a table's row count fits
 	return m, nil
 }
 

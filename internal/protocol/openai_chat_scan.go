@@ -1,6 +1,10 @@
 package protocol
 
-import "github.com/tidwall/gjson"
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/llmstream/xk6-llmstream/internal/jsonscan"
+)
 
 // A single-pass reading of the ordinary chat.completion.chunk, the event a
 // streamed answer is made of (one per token). The general decoder
@@ -57,30 +61,30 @@ func scanChatChunk(data string, d *Delta) bool {
 
 // scan reads the chunk's top level: one object and nothing after it.
 func (c *chatChunk) scan(s string) bool {
-	i := skipWS(s, 0)
+	i := jsonscan.WS(s, 0)
 	if i >= len(s) || s[i] != '{' {
 		return false
 	}
-	i = skipWS(s, i+1)
+	i = jsonscan.WS(s, i+1)
 	if i < len(s) && s[i] == '}' {
-		return skipWS(s, i+1) == len(s)
+		return jsonscan.WS(s, i+1) == len(s)
 	}
 	for {
-		key, j, ok := scanKey(s, i)
+		key, j, ok := jsonscan.Key(s, i)
 		if !ok {
 			return false
 		}
 		start := j
 		switch key {
 		case "error": // an error chunk is the general decoder's
-			if !hasLiteral(s, j, "null") {
+			if !jsonscan.Literal(s, j, "null") {
 				return false
 			}
 			j += len("null")
 		case "object", "model":
 			var v string
 			var isStr bool
-			if j, v, isStr, ok = scanValueStr(s, j); !ok {
+			if j, v, isStr, ok = scanValueStr(s, j, 1); !ok {
 				return false
 			}
 			if key == "object" && isStr && v == "error" {
@@ -90,7 +94,7 @@ func (c *chatChunk) scan(s string) bool {
 				c.model, c.hasModel = v, true
 			}
 		default:
-			if j, ok = skipValue(s, j, 1); !ok {
+			if j, ok = jsonscan.Value(s, j, 1, scanMaxDepth); !ok {
 				return false
 			}
 		}
@@ -102,17 +106,13 @@ func (c *chatChunk) scan(s string) bool {
 		case "timings":
 			c.timings = s[start:j]
 		}
-		i = skipWS(s, j)
-		if i >= len(s) {
+		var done bool
+		if i, done, ok = jsonscan.Next(s, j, '}'); !ok {
 			return false
 		}
-		if s[i] == '}' {
-			return skipWS(s, i+1) == len(s)
+		if done {
+			return jsonscan.WS(s, i) == len(s)
 		}
-		if s[i] != ',' {
-			return false
-		}
-		i = skipWS(s, i+1)
 	}
 }
 
@@ -176,7 +176,7 @@ func (r *choicesRead) read(s string) bool {
 	if s[0] != '[' {
 		return false // null or another type: the general decoder's quirks
 	}
-	i := skipWS(s, 1)
+	i := jsonscan.WS(s, 1)
 	if s[i] == ']' {
 		return true
 	}
@@ -185,40 +185,39 @@ func (r *choicesRead) read(s string) bool {
 			return false
 		}
 		r.n++
-		var ok bool
-		if i, ok = r.readChoice(s, i); !ok {
+		j, ok := r.readChoice(s, i)
+		if !ok {
 			return false
 		}
-		i = skipWS(s, i)
-		if s[i] == ']' {
-			return true
+		var done bool
+		if i, done, ok = jsonscan.Next(s, j, ']'); !ok || done {
+			return ok
 		}
-		i = skipWS(s, i+1) // ','
 	}
 }
 
 // readChoice reads one choice object at s[i] and returns the index after it.
 func (r *choicesRead) readChoice(s string, i int) (int, bool) {
-	i = skipWS(s, i+1)
+	i = jsonscan.WS(s, i+1)
 	if s[i] == '}' {
 		return i + 1, true
 	}
 	for {
-		key, j, ok := scanKey(s, i)
+		key, j, ok := jsonscan.Key(s, i)
 		if !ok {
 			return 0, false
 		}
 		switch key {
 		case "index":
 			var n int
-			if j, n, ok = scanSmallInt(s, j); !ok {
+			if j, n, ok = jsonscan.SmallInt(s, j); !ok {
 				return 0, false
 			}
 			r.index, r.indexed = n, true
 		case "finish_reason":
 			var v string
 			var isStr bool
-			if j, v, isStr, ok = scanValueStr(s, j); !ok {
+			if j, v, isStr, ok = scanValueStr(s, j, 3); !ok {
 				return 0, false
 			}
 			if isStr && v != "" {
@@ -229,15 +228,14 @@ func (r *choicesRead) readChoice(s string, i int) (int, bool) {
 				return 0, false
 			}
 		default:
-			if j, ok = skipValue(s, j, 3); !ok {
+			if j, ok = jsonscan.Value(s, j, 3, scanMaxDepth); !ok {
 				return 0, false
 			}
 		}
-		i = skipWS(s, j)
-		if s[i] == '}' {
-			return i + 1, true
+		var done bool
+		if i, done, ok = jsonscan.Next(s, j, '}'); !ok || done {
+			return i, ok
 		}
-		i = skipWS(s, i+1) // ','
 	}
 }
 
@@ -245,43 +243,47 @@ func (r *choicesRead) readChoice(s string, i int) (int, bool) {
 // order; null is no delta. Tool calls (an array), or a delta of another
 // type, are the general decoder's.
 func (r *choicesRead) readDelta(s string, i int) (int, bool) {
-	if hasLiteral(s, i, "null") {
+	if jsonscan.Literal(s, i, "null") {
 		return i + len("null"), true
 	}
 	if s[i] != '{' {
 		return 0, false
 	}
 	var reasoningContent, reasoning string
-	i = skipWS(s, i+1)
-	if s[i] != '}' {
-		for {
-			key, j, ok := scanKey(s, i)
-			if !ok {
-				return 0, false
+	end := 0
+	i = jsonscan.WS(s, i+1)
+	if s[i] == '}' {
+		end = i + 1
+	}
+	for end == 0 {
+		key, j, ok := jsonscan.Key(s, i)
+		if !ok {
+			return 0, false
+		}
+		if key == "tool_calls" && s[j] == '[' { // tool calls are the general decoder's
+			return 0, false
+		}
+		var v string
+		var isStr bool
+		if j, v, isStr, ok = scanValueStr(s, j, 4); !ok {
+			return 0, false
+		}
+		if isStr {
+			switch key {
+			case "content", "refusal":
+				r.add(op{s: v})
+			case "reasoning_content":
+				reasoningContent = v
+			case "reasoning":
+				reasoning = v
 			}
-			if key == "tool_calls" && s[j] == '[' { // tool calls are the general decoder's
-				return 0, false
-			}
-			var v string
-			var isStr bool
-			if j, v, isStr, ok = scanValueStr(s, j); !ok {
-				return 0, false
-			}
-			if isStr {
-				switch key {
-				case "content", "refusal":
-					r.add(op{s: v})
-				case "reasoning_content":
-					reasoningContent = v
-				case "reasoning":
-					reasoning = v
-				}
-			}
-			i = skipWS(s, j)
-			if s[i] == '}' {
-				break
-			}
-			i = skipWS(s, i+1) // ','
+		}
+		var done bool
+		if i, done, ok = jsonscan.Next(s, j, '}'); !ok {
+			return 0, false
+		}
+		if done {
+			end = i
 		}
 	}
 	if reasoningContent != "" { // a delta carrying both names is counted once
@@ -289,46 +291,17 @@ func (r *choicesRead) readDelta(s string, i int) (int, bool) {
 	} else {
 		r.add(op{reasoning: true, s: reasoning})
 	}
-	return i + 1, true
-}
-
-// scanKey reads an object key at s[i] (after whitespace), and the colon
-// after it; the index returned is the value's first byte. A key with an
-// escape is not read (false): it would have to be unescaped to be matched.
-func scanKey(s string, i int) (string, int, bool) {
-	if i >= len(s) || s[i] != '"' {
-		return "", 0, false
-	}
-	j := i + 1
-	for j < len(s) && s[j] != '"' {
-		if s[j] == '\\' || s[j] < ' ' {
-			return "", 0, false
-		}
-		j++
-	}
-	if j >= len(s) {
-		return "", 0, false
-	}
-	key := s[i+1 : j]
-	j = skipWS(s, j+1)
-	if j >= len(s) || s[j] != ':' {
-		return "", 0, false
-	}
-	j = skipWS(s, j+1)
-	if j >= len(s) {
-		return "", 0, false
-	}
-	return key, j, true
+	return end, true
 }
 
 // scanValueStr validates the value at s[i] and, when it is a string,
-// returns it unescaped (isStr).
-func scanValueStr(s string, i int) (end int, v string, isStr, ok bool) {
+// returns it unescaped (isStr), as gjson reads it.
+func scanValueStr(s string, i, depth int) (end int, v string, isStr, ok bool) {
 	if s[i] != '"' {
-		end, ok = skipValue(s, i, 1)
+		end, ok = jsonscan.Value(s, i, depth, scanMaxDepth)
 		return end, "", false, ok
 	}
-	end, escaped, ok := skipString(s, i)
+	end, escaped, ok := jsonscan.String(s, i)
 	if !ok {
 		return 0, "", false, false
 	}
@@ -336,194 +309,4 @@ func scanValueStr(s string, i int) (end int, v string, isStr, ok bool) {
 		return end, gjson.Parse(s[i:end]).Str, true, true
 	}
 	return end, s[i+1 : end-1], true, true
-}
-
-// scanSmallInt reads a choice index: a plain integer of up to nine digits
-// (whatever else the general decoder reads its own way).
-func scanSmallInt(s string, i int) (int, int, bool) {
-	j, n := i, 0
-	for j < len(s) && j-i < 10 && s[j] >= '0' && s[j] <= '9' {
-		n = n*10 + int(s[j]-'0')
-		j++
-	}
-	if j == i || j-i > 9 || (s[i] == '0' && j-i > 1) {
-		return 0, 0, false
-	}
-	if j < len(s) && (s[j] == '.' || s[j] == 'e' || s[j] == 'E') {
-		return 0, 0, false
-	}
-	return j, n, true
-}
-
-// skipValue validates the JSON value at s[i] and returns the index after
-// it; false for invalid JSON or nesting beyond scanMaxDepth (depth is the
-// value's own level).
-func skipValue(s string, i, depth int) (int, bool) {
-	if i >= len(s) {
-		return 0, false
-	}
-	switch c := s[i]; {
-	case c == '"':
-		end, _, ok := skipString(s, i)
-		return end, ok
-	case c == '{' || c == '[':
-		if depth > scanMaxDepth {
-			return 0, false
-		}
-		return skipContainer(s, i, depth)
-	case c == '-' || (c >= '0' && c <= '9'):
-		return skipNumber(s, i)
-	case c == 't':
-		return i + 4, hasLiteral(s, i, "true")
-	case c == 'f':
-		return i + 5, hasLiteral(s, i, "false")
-	case c == 'n':
-		return i + 4, hasLiteral(s, i, "null")
-	}
-	return 0, false
-}
-
-// skipContainer validates the object or array at s[i].
-func skipContainer(s string, i, depth int) (int, bool) {
-	obj := s[i] == '{'
-	closer := byte(']')
-	if obj {
-		closer = '}'
-	}
-	i = skipWS(s, i+1)
-	if i < len(s) && s[i] == closer {
-		return i + 1, true
-	}
-	for {
-		if obj {
-			var ok bool
-			if i, ok = skipKey(s, i); !ok {
-				return 0, false
-			}
-		}
-		var ok bool
-		if i, ok = skipValue(s, i, depth+1); !ok {
-			return 0, false
-		}
-		i = skipWS(s, i)
-		if i >= len(s) {
-			return 0, false
-		}
-		if s[i] == closer {
-			return i + 1, true
-		}
-		if s[i] != ',' {
-			return 0, false
-		}
-		i = skipWS(s, i+1)
-	}
-}
-
-// skipKey validates an object key (escapes allowed) and the colon after it.
-func skipKey(s string, i int) (int, bool) {
-	if i >= len(s) || s[i] != '"' {
-		return 0, false
-	}
-	end, _, ok := skipString(s, i)
-	if !ok {
-		return 0, false
-	}
-	end = skipWS(s, end)
-	if end >= len(s) || s[end] != ':' {
-		return 0, false
-	}
-	end = skipWS(s, end+1)
-	return end, end < len(s)
-}
-
-// skipString validates the string at s[i] (its opening quote) as JSON
-// does: no control characters, only JSON's escapes.
-func skipString(s string, i int) (end int, escaped, ok bool) {
-	for j := i + 1; j < len(s); j++ {
-		switch c := s[j]; {
-		case c == '"':
-			return j + 1, escaped, true
-		case c < ' ':
-			return 0, false, false
-		case c == '\\':
-			escaped = true
-			j++
-			if j >= len(s) {
-				return 0, false, false
-			}
-			switch s[j] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if j+4 >= len(s) || !isHex(s[j+1]) || !isHex(s[j+2]) || !isHex(s[j+3]) || !isHex(s[j+4]) {
-					return 0, false, false
-				}
-				j += 4
-			default:
-				return 0, false, false
-			}
-		}
-	}
-	return 0, false, false
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-// skipNumber validates a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func skipNumber(s string, i int) (int, bool) {
-	if s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		i = skipDigits(s, i)
-	default:
-		return 0, false
-	}
-	if i < len(s) && s[i] == '.' {
-		j := skipDigits(s, i+1)
-		if j == i+1 {
-			return 0, false
-		}
-		i = j
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		j := skipDigits(s, i)
-		if j == i {
-			return 0, false
-		}
-		i = j
-	}
-	return i, true
-}
-
-func skipDigits(s string, i int) int {
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-func hasLiteral(s string, i int, lit string) bool {
-	return len(s)-i >= len(lit) && s[i:i+len(lit)] == lit
-}
-
-// skipWS skips JSON's whitespace.
-func skipWS(s string, i int) int {
-	for i < len(s) {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }

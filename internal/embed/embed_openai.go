@@ -34,6 +34,17 @@ func init() {
 }
 
 func parseOpenAI(body []byte, keep bool) (*Answer, error) {
+	if !keep {
+		if a, ok := scanOpenAI(body); ok { // the ordinary answer, in one pass (embed_openai_scan.go)
+			return a, nil
+		}
+	}
+	return parseOpenAIGeneral(body, keep)
+}
+
+// parseOpenAIGeneral reads any answer, its vectors kept or not: the
+// reference the single-pass scan is held to.
+func parseOpenAIGeneral(body []byte, keep bool) (*Answer, error) {
 	root, err := parseRoot(body, false)
 	if err != nil {
 		return nil, err

@@ -277,15 +277,22 @@ func TestClientObjectMethods(t *testing.T) {
 		const client = new llm.Client({baseURL: 'http://127.0.0.1:1'});
 		const chat = client.chat;
 		JSON.stringify([client.chat === client.chat, typeof client.embed, Object.keys(client), 'rerank' in client,
-			'bogus' in client, client.bogus === undefined])`)
+			'bogus' in client, client.bogus === undefined, client.chat.length, client.embed.length])`)
 	require.NoError(t, err)
-	require.JSONEq(t, `[true, "function", ["agent", "chat", "conversation", "embed", "rerank"], true, false, true]`, v.String())
+	require.JSONEq(t, `[true, "function", ["agent", "chat", "conversation", "embed", "rerank"], true, false, true, 2, 2]`,
+		v.String())
 	_, err = rt.VU.Runtime().RunString(`'use strict'; client.bogus = 1`)
 	require.Error(t, err)
 	_, err = rt.VU.Runtime().RunString(`'use strict'; client.chat = null`)
 	require.Error(t, err)
 	_, err = rt.VU.Runtime().RunString(`chat({messages: []})`) // unbound: still this client's, refused in init
 	require.ErrorContains(t, err, "VU context")
+
+	vu := newTestVU(t, `const client = new llm.Client({baseURL: 'http://127.0.0.1:1'});`)
+	_, err = vu.rt.RunOnEventLoop(`client.chat()`) // a missing body is one, thrown as a JS error
+	require.ErrorContains(t, err, "body is required")
+	_, err = vu.rt.RunOnEventLoop(`try { client.embed() } catch (e) { if (!(e instanceof Error)) throw 'not an Error' }`)
+	require.NoError(t, err)
 }
 
 func TestNonStreamedBodyIsRefused(t *testing.T) {

@@ -59,7 +59,7 @@ func displayURL(u *url.URL) string {
 
 // fetch GETs the endpoint. Its errors name the display URL, never a header.
 func (s *Scraper) fetch(ctx context.Context) ([]byte, string, error) {
-	body, contentType, f := s.get(ctx, s.url, acceptHeader, maxBodyBytes)
+	body, contentType, f := s.get(ctx, s.url, acceptHeader, s.maxBody)
 	if f == nil {
 		return body, contentType, nil
 	}
@@ -80,7 +80,7 @@ func (s *Scraper) fetch(ctx context.Context) ([]byte, string, error) {
 		}
 		return nil, "", &scrapeError{kind: ProblemStatus, msg: msg}
 	}
-	return nil, "", &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("serverMetrics %s: body larger than %d MiB", s.display, maxBodyBytes>>20)}
+	return nil, "", &scrapeError{kind: ProblemNotMetrics, msg: fmt.Sprintf("serverMetrics %s: body larger than %s", s.display, sizeText(s.maxBody))}
 }
 
 // getStage is where a GET failed.
@@ -147,6 +147,17 @@ func (s *Scraper) clean(msg string) string {
 		msg = strings.ReplaceAll(msg, pw, "[REDACTED]")
 	}
 	return msg
+}
+
+// sizeText is a body limit as messages give it: whole MiB or KiB, else bytes.
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }

@@ -70,7 +70,7 @@ func modelsURL(metrics *url.URL, option string) (*url.URL, error) {
 // name the display URL, never a header.
 func (s *Scraper) fetchModels(ctx context.Context, u *url.URL, timeout time.Duration) ([]ServedModel, error) {
 	shown := displayURL(u)
-	body, _, f := s.get(ctx, u, "application/json", maxModelsBytes)
+	body, _, f := s.get(ctx, u, "application/json", s.maxModels)
 	if f != nil {
 		switch {
 		case (f.stage == getConnect || f.stage == getRead) && errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -82,7 +82,7 @@ func (s *Scraper) fetchModels(ctx context.Context, u *url.URL, timeout time.Dura
 		case f.stage == getStatus:
 			return nil, fmt.Errorf("the model list at %s answered HTTP %d (set serverMetrics models to its url, or 'off')", shown, f.status)
 		case f.stage == getTooLarge:
-			return nil, fmt.Errorf("the model list at %s is larger than %d MiB", shown, maxModelsBytes>>20)
+			return nil, fmt.Errorf("the model list at %s is larger than %s", shown, sizeText(s.maxModels))
 		}
 		return nil, fmt.Errorf("the model list at %s: %s", shown, f.cause)
 	}

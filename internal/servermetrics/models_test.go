@@ -200,26 +200,40 @@ func TestModelsBadEndpoint(t *testing.T) {
 // alike, each naming its own limit.
 func TestBodiesPastTheirLimit(t *testing.T) {
 	t.Parallel()
+	// The limits as New sets them, then smaller ones for the bodies past
+	// them: the same comparison, without pushing megabytes through the
+	// race detector.
+	sc, err := New(Config{URL: "http://127.0.0.1:1/metrics", Interval: time.Hour})
+	require.NoError(t, err)
+	assert.Equal(t, maxBodyBytes, sc.maxBody)
+	assert.Equal(t, maxModelsBytes, sc.maxModels)
+	assert.Equal(t, "16 MiB", sizeText(maxBodyBytes))
+	assert.Equal(t, "4 MiB", sizeText(maxModelsBytes))
+	assert.Equal(t, "64 KiB", sizeText(64<<10))
+	assert.Equal(t, "1000 bytes", sizeText(1000))
+
+	const bodyLimit, modelsLimit = 64 << 10, 16 << 10
 	big := func(n int) http.HandlerFunc {
 		return func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(bytes.Repeat([]byte("#\n"), n/2+1)) }
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", big(maxBodyBytes))
-	mux.HandleFunc("/v1/models", big(maxModelsBytes))
+	mux.HandleFunc("/metrics", big(bodyLimit))
+	mux.HandleFunc("/v1/models", big(modelsLimit))
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	sc, err := New(Config{URL: ts.URL + "/metrics", Interval: time.Hour})
+	sc, err = New(Config{URL: ts.URL + "/metrics", Interval: time.Hour})
 	require.NoError(t, err)
+	sc.maxBody, sc.maxModels = bodyLimit, modelsLimit
 	ctx := context.Background()
 	_, _, err = sc.fetch(ctx)
 	var se *scrapeError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, ProblemNotMetrics, se.kind)
-	assert.Contains(t, se.msg, "body larger than 16 MiB")
+	assert.Contains(t, se.msg, "body larger than 64 KiB")
 	u, err := url.Parse(ts.URL + "/v1/models")
 	require.NoError(t, err)
 	_, err = sc.fetchModels(ctx, u, time.Minute)
-	require.ErrorContains(t, err, "the model list at "+ts.URL+"/v1/models is larger than 4 MiB")
+	require.ErrorContains(t, err, "the model list at "+ts.URL+"/v1/models is larger than 16 KiB")
 }
 
 // 'off' reads no list; a GPU exporter (or TEI) is not asked for one.

@@ -161,6 +161,10 @@ type Scraper struct {
 	// finalBound is the final snapshot's timeout when it was shortened
 	// (QuietWait); 0 when it had the full one.
 	finalBound time.Duration
+	// maxBody and maxModels bound a scrape's and the model list's body
+	// (maxBodyBytes, maxModelsBytes); fields so that a test can reach
+	// them without sending megabytes through the race detector.
+	maxBody, maxModels int
 }
 
 // New checks cfg. The URL must be http(s) with a host.
@@ -199,6 +203,7 @@ func New(cfg Config) (*Scraper, error) {
 		cfg: cfg, url: u, display: displayURL(u), client: cfg.HTTPClient,
 		acc: newAccumulator(), hist: history{max: cfg.MaxPoints}, problems: map[string]string{},
 		modelsAt: mu, modelsGiven: strings.TrimSpace(cfg.Models) != "",
+		maxBody: maxBodyBytes, maxModels: maxModelsBytes,
 	}
 	s.modelsCtx, s.modelsCancel = context.WithCancel(context.Background())
 	if s.client == nil {

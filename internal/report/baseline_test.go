@@ -13,16 +13,21 @@ import (
 
 func recordOf(t *testing.T, s synth) *runrecord.Record {
 	t.Helper()
-	r := s.collect()
-	b, err := MarshalRecord(r, Diagnose(r), nil, map[string]any{"k6": "v1.8.1", "seed": 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := runrecord.LoadBaseline(b)
+	rec, err := s.record()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rec
+}
+
+// record collects the synthetic run and reads its record back as a baseline.
+func (s synth) record() (*runrecord.Record, error) {
+	r := s.collect()
+	b, err := MarshalRecord(r, Diagnose(r), nil, map[string]any{"k6": "v1.8.1", "seed": 7})
+	if err != nil {
+		return nil, err
+	}
+	return runrecord.LoadBaseline(b)
 }
 
 // unchanged says whether a row found no change: no significant one, or

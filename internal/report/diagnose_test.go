@@ -41,6 +41,7 @@ func TestHealthyRunsProduceNoFinding(t *testing.T) {
 	} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {
+				t.Parallel() // each case collects and diagnoses a run of its own
 				s := tc.s
 				s.seed = seed
 				fs := Diagnose(s.collect())
@@ -88,6 +89,7 @@ func TestEachCauseIsDiagnosed(t *testing.T) {
 	} {
 		for seed := uint64(1); seed <= 2; seed++ {
 			t.Run(fmt.Sprintf("%s/seed%d", tc.want, seed), func(t *testing.T) {
+				t.Parallel() // each case collects and diagnoses a run of its own
 				s := tc.s
 				s.seed = seed
 				fs := Diagnose(s.collect())

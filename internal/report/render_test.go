@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,17 +20,34 @@ var chartIDs = []string{"ttft-hist", "gap-hist", "ttft-cache", "ts-ttft", "ts-tp
 	"ts-failures", "stage-ttft", "stage-tps", "stage-throughput", "pareto"}
 
 // sampleReport renders a run with a step load, a cache mix, queueing and a baseline.
+// Every call renders the same seeded runs, so they are rendered once (under
+// -race a render of this run is among the package's costliest steps) and
+// each caller gets its own copy of the bytes.
 func sampleReport(t *testing.T) (string, []byte, []byte) {
 	t.Helper()
-	base := recordOf(t, synth{seed: 1, stages: steps(8, 16, 24, 32), hitRate: 0.5})
-	run := synth{seed: 2, stages: steps(8, 16, 24, 32), hitRate: 0.5,
-		queueMS: func(c int) float64 { return 30 * float64(max(0, c-16)) }}.collect()
-	text, doc, rec, err := Render(run, nil, RenderOptions{Baseline: base,
-		Meta: map[string]any{"k6": "v1.8.1", "module": "dev", "seed": 7, "dataset": "synthetic:7"}})
-	if err != nil {
-		t.Fatal(err)
+	sample.once.Do(func() {
+		base, err := synth{seed: 1, stages: steps(8, 16, 24, 32), hitRate: 0.5}.record()
+		if err != nil {
+			sample.err = err
+			return
+		}
+		run := synth{seed: 2, stages: steps(8, 16, 24, 32), hitRate: 0.5,
+			queueMS: func(c int) float64 { return 30 * float64(max(0, c-16)) }}.collect()
+		sample.text, sample.doc, sample.rec, sample.err = Render(run, nil, RenderOptions{Baseline: base,
+			Meta: map[string]any{"k6": "v1.8.1", "module": "dev", "seed": 7, "dataset": "synthetic:7"}})
+	})
+	if sample.err != nil {
+		t.Fatal(sample.err)
 	}
-	return text, doc, rec
+	return sample.text, bytes.Clone(sample.doc), bytes.Clone(sample.rec)
+}
+
+// sample is sampleReport's one rendering.
+var sample struct {
+	once     sync.Once
+	text     string
+	doc, rec []byte
+	err      error
 }
 
 func TestRenderTextHasEveryCategoryAndFinding(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 // more, the answer says which level could not decide. The end-to-end test
 // (e2e/capacity_truth_test.go) asks the same of llm-sim.
 func TestSearchAgainstTheQueuesTruth(t *testing.T) {
+	t.Parallel()
 	q := queuesim.Queue{Slots: 4, Service: 0.2, FirstToken: 0.015}
 	const precision = 0.1
 	for _, c := range []struct {
@@ -31,6 +32,7 @@ func TestSearchAgainstTheQueuesTruth(t *testing.T) {
 		for _, window := range []time.Duration{DefaultWindow, 8 * time.Second} {
 			for seed := uint64(1); seed <= 3; seed++ {
 				t.Run(fmt.Sprintf("%s/%v/%d", c.name, window, seed), func(t *testing.T) {
+					t.Parallel() // a search and a simulated queue of its own, on its own seed
 					sim := &queueSim{slots: 4, service: 200 * time.Millisecond, prefill: 15 * time.Millisecond, tokens: 20,
 						gaps: c.p.Gaps(seed)}
 					s, err := New(Config{Model: ModelRate, Min: 4, Max: 64, Window: window, Precision: precision,
@@ -60,6 +62,7 @@ func TestSearchAgainstTheQueuesTruth(t *testing.T) {
 // Poisson arrivals. The queue's truth is near 5.0 req/s; trusting windows
 // of 19–23 calls and cutting their last-sent calls answered 6.73.
 func TestTheIssuesSearch(t *testing.T) {
+	t.Parallel()
 	q := queuesim.Queue{Slots: 4, Service: 0.49, FirstToken: 0.1}
 	truth, err := q.Boundary(queuesim.Poisson(), 0.95, 0.4, 200_000, 1, 0.005)
 	require.NoError(t, err)

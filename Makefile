@@ -1,6 +1,6 @@
 # xk6-llmstream — every task a contributor or CI needs. Only Go and make are required.
 GO        ?= go
-FUZZTIME  ?= 3s
+FUZZTIME  ?= 2s
 export CGO_ENABLED ?= 0
 
 .PHONY: all k6 llm-sim build llmstream setup test unit e2e k6v2 xk6-lint fuzz-short vet lint types bench bench-calls accuracy accuracy-short accuracy-capacity bench-capacity memory bench-schedule soak soak-short demo clean
@@ -126,7 +126,9 @@ e2e: build
 k6v2:
 	./scripts/k6v2.sh
 
-## fuzz-short: each fuzz target for $(FUZZTIME) (crashers become fixtures under testdata/fuzz).
+## fuzz-short: each fuzz target for $(FUZZTIME) (crashers become fixtures under testdata/fuzz). Short on purpose: make
+## test runs every target (two dozen) one after another, and each run starts from the corpus earlier runs kept in the
+## Go cache, so the short runs add up; a long hunt is `go test -fuzz=FuzzX -fuzztime=10m ./internal/x`.
 fuzz-short: $(PROGRESS)
 	@$(PROGRESS) -stage fuzz -hint 'a package is compiled with fuzzing instrumentation before its first target runs' -- ./scripts/fuzz.sh $(FUZZTIME)
 

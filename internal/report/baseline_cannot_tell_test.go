@@ -47,6 +47,7 @@ func rowOf(t *testing.T, c *runrecord.Comparison, metric, stat string) runrecord
 // tell (worse), the p95 and p99 do not — 32 calls bound neither — and the
 // report says "too few calls" for them instead of a verdict either way.
 func TestComparisonSaysTooFewCalls(t *testing.T) {
+	t.Parallel()
 	base := baselineRecord(t, chatRun(400, 1, 300, 0))
 	text, doc, b, err := Render(chatRun(32, 2, 600, 0), nil, RenderOptions{Baseline: base})
 	if err != nil {
@@ -98,6 +99,7 @@ func TestComparisonSaysTooFewCalls(t *testing.T) {
 // comparison is confounded, and says so in the JSON, the text, the HTML and
 // the findings, its "better" verdicts qualified.
 func TestWarmRerunIsConfounded(t *testing.T) {
+	t.Parallel()
 	cold := baselineRecord(t, chatRun(400, 1, 300, 0))
 	warm := chatRun(400, 2, 120, 0.9)
 	text, doc, b, err := Render(warm, nil, RenderOptions{Baseline: cold})
@@ -141,6 +143,7 @@ func TestWarmRerunIsConfounded(t *testing.T) {
 // client cannot always tell: a server that reports no cached tokens), and
 // the findings of the comparison are qualified.
 func TestServerCacheConfounds(t *testing.T) {
+	t.Parallel()
 	view := func(ratio float64, waitingMean float64) servermetrics.View {
 		mean := waitingMean
 		return servermetrics.View{Endpoint: "http://127.0.0.1:8000/metrics", Run: &servermetrics.Window{

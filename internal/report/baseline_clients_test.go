@@ -24,6 +24,7 @@ func twoClients(a, b synth) *Run {
 // is found although a, unchanged and faster, would dilute it in a merged
 // comparison; live regression checks read each client's own P95.
 func TestCompareSeveralClientsEachWithItself(t *testing.T) {
+	t.Parallel()
 	fast := synth{seed: 1, stages: []synthStage{{16, 120}}}
 	slow := synth{seed: 2, stages: []synthStage{{16, 120}}, queueMS: func(int) float64 { return 400 }}
 	r := twoClients(fast, slow)

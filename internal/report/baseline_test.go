@@ -50,6 +50,7 @@ func verdicts(c *runrecord.Comparison, metric, stat string) map[string]string {
 }
 
 func TestCompareSameServiceIsNoChange(t *testing.T) {
+	t.Parallel()
 	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 120}}})
 	cur := synth{seed: 2, stages: []synthStage{{16, 120}}}.collect() // same service, other noise
 	c := compare.Records(NewRecord(cur, nil, nil, nil), base)
@@ -68,6 +69,7 @@ func TestCompareSameServiceIsNoChange(t *testing.T) {
 }
 
 func TestCompareDetectsRegressionAndImprovement(t *testing.T) {
+	t.Parallel()
 	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 120}}})
 	slower := synth{seed: 2, stages: []synthStage{{16, 120}}, queueMS: func(int) float64 { return 300 }}.collect()
 	for cat, v := range verdicts(compare.Records(NewRecord(slower, nil, nil, nil), base), "ttft", "p50") {
@@ -84,6 +86,7 @@ func TestCompareDetectsRegressionAndImprovement(t *testing.T) {
 }
 
 func TestBootstrapIsDeterministic(t *testing.T) {
+	t.Parallel()
 	base := recordOf(t, synth{seed: 1, stages: []synthStage{{16, 60}}})
 	cur := synth{seed: 2, stages: []synthStage{{16, 60}}}.collect()
 	a, b := compare.Records(NewRecord(cur, nil, nil, nil), base), compare.Records(NewRecord(cur, nil, nil, nil), base)

@@ -36,6 +36,7 @@ func oneShortCat() []synthCat {
 }
 
 func TestShortStagesStaySilentWhenTheServiceScales(t *testing.T) {
+	t.Parallel()
 	for _, noise := range []float64{0.2, 0.45, 0.8} {
 		for seed := uint64(1); seed <= 8; seed++ {
 			t.Run(fmt.Sprintf("noise%.2f/seed%d", noise, seed), func(t *testing.T) {

@@ -61,6 +61,7 @@ func splitRun(n int) (whole *Run, parts []*Run, ttfts []float64) {
 }
 
 func TestMergeOfSegmentsEqualsTheWholeRun(t *testing.T) {
+	t.Parallel()
 	whole, parts, ttfts := splitRun(3)
 	segs := []string{"0:1/3", "1/3:2/3", "2/3:1"}
 	recs := make([]*runrecord.Record, len(parts))
@@ -177,6 +178,7 @@ func TestMergeOfSegmentsEqualsTheWholeRun(t *testing.T) {
 }
 
 func TestMergeRefusesWhatIsNotOneWholeTest(t *testing.T) {
+	t.Parallel()
 	_, parts, _ := splitRun(2)
 	rec := func(name, seg string, edit func(*runrecord.RunInfo)) *runrecord.Record {
 		info := testInfo(seg)

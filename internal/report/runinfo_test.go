@@ -10,6 +10,7 @@ import (
 )
 
 func TestComparisonSaysHowTheBaselineWasMadeDifferently(t *testing.T) {
+	t.Parallel()
 	baseRun := synth{seed: 1, stages: []synthStage{{16, 60}}}.collect()
 	baseInfo := testInfo("")
 	baseInfo.Load["default"].(map[string]any)["vus"] = 20

@@ -151,12 +151,14 @@ func TestUnansweredConnectEndsAtTheDeadline(t *testing.T) {
 	failed := 0
 	for range 6 { // the first fills the queue; the later ones wait
 		cancelled := failed == 0 // one cancelled (as the connect timeout does), then one timed out
+		// Timed from before the deadline's timer starts: it fires no
+		// earlier than deadline after that, however late the dial began.
+		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), deadline)
 		if cancelled {
 			ctx, cancel = context.WithCancel(context.Background())
 			time.AfterFunc(deadline, cancel)
 		}
-		start := time.Now()
 		c, err := d.DialContext(ctx, "tcp", addr)
 		took := time.Since(start)
 		cancel()

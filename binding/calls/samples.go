@@ -46,7 +46,7 @@ func callSamples(m *k6env.LLMMetrics, o *outcome, rec *record.Call) metrics.Samp
 	}
 	// Calls of a test mostly end alike: the next batch is sized as this
 	// one was (a call that has more grows its batch once).
-	if fixed := int32(max(len(b.out)-batchSize(0, rec), 0)); fixed != lastFixed.Load() { //nolint:gosec // a batch's length fits
+	if fixed := int32(max(len(b.out)-batchSize(0, rec), 0)); fixed != lastFixed.Load() { // #nosec G115 -- a batch's length fits
 		lastFixed.Store(fixed)
 	}
 	return b.out

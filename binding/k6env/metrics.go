@@ -84,8 +84,8 @@ func registerMetrics(reg *metrics.Registry) (*LLMMetrics, error) {
 	if m.ByJob, _, err = registerTable(reg, record.JobFigures); err != nil {
 		return nil, err
 	}
-	m.lastFixed.Store(int32(m.n))                   //nolint:gosec // a table's row count fits
-	m.lastFixedRetrieval.Store(int32(m.nRetrieval)) //nolint:gosec // a table's row count fits
+	m.lastFixed.Store(int32(m.n))                   // #nosec G115 -- a table's row count fits
+	m.lastFixedRetrieval.Store(int32(m.nRetrieval)) // #nosec G115 -- a table's row count fits
 	return m, nil
 }
 

@@ -63,21 +63,7 @@ func BenchmarkChatCall(b *testing.B) {
 					srv.URL+"/v1"))
 			b.Cleanup(v.closeIdle)
 			v.run(strings.ReplaceAll(tc.script, "%q", fmt.Sprintf("%q", srv.URL+"/v1/chat/completions")))
-			// A k6 iteration calls a compiled function: the loop calls
-			// call() itself, not v.run's compile of its source each time.
-			call, ok := sobek.AssertFunction(v.rt.VU.Runtime().Get("call"))
-			if !ok {
-				b.Fatal("call is not a function")
-			}
-			iterate := func() {
-				if err := v.rt.EventLoop.Start(func() error { _, err := call(sobek.Undefined()); return err }); err != nil {
-					b.Fatal(err)
-				}
-				v.rt.EventLoop.WaitOnRegistered()
-				for len(v.samples) > 0 { // as k6's engine takes them: read, not kept
-					<-v.samples
-				}
-			}
+			iterate := compiledIteration(b, v)
 			iterate() // the connection and the client's first-call work
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -87,6 +73,27 @@ func BenchmarkChatCall(b *testing.B) {
 			}
 			b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
 		})
+	}
+}
+
+// compiledIteration is one k6 iteration of the script's global call(), as
+// k6 runs it: the compiled function called (not v.run's compile of its
+// source each time), its promises settled on the event loop, and the
+// samples it pushed read, not kept, as k6's engine takes them.
+func compiledIteration(b *testing.B, v *testVU) func() {
+	b.Helper()
+	call, ok := sobek.AssertFunction(v.rt.VU.Runtime().Get("call"))
+	if !ok {
+		b.Fatal("call is not a function")
+	}
+	return func() {
+		if err := v.rt.EventLoop.Start(func() error { _, err := call(sobek.Undefined()); return err }); err != nil {
+			b.Fatal(err)
+		}
+		v.rt.EventLoop.WaitOnRegistered()
+		for len(v.samples) > 0 {
+			<-v.samples
+		}
 	}
 }
 

@@ -12,8 +12,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/grafana/sobek"
 )
 
 // BenchmarkEmbedCall is one embeddings call per operation, the module's
@@ -48,21 +46,7 @@ func BenchmarkEmbedCall(b *testing.B) {
 				b.Cleanup(v.closeIdle)
 				v.run(fmt.Sprintf(`globalThis.call = () => client.embed({ input: %s, encodingFormat: %q })
 					.then(r => { globalThis.count = r.count })`, in, enc))
-				// A k6 iteration calls a compiled function: the loop calls
-				// call() itself, not v.run's compile of its source each time.
-				call, ok := sobek.AssertFunction(v.rt.VU.Runtime().Get("call"))
-				if !ok {
-					b.Fatal("call is not a function")
-				}
-				iterate := func() {
-					if err := v.rt.EventLoop.Start(func() error { _, err := call(sobek.Undefined()); return err }); err != nil {
-						b.Fatal(err)
-					}
-					v.rt.EventLoop.WaitOnRegistered()
-					for len(v.samples) > 0 { // as k6's engine takes them: read, not kept
-						<-v.samples
-					}
-				}
+				iterate := compiledIteration(b, v)
 				iterate()
 				b.ReportAllocs()
 				b.ResetTimer()

@@ -21,15 +21,14 @@ import (
 // naming them validate before the test starts.
 type LLMMetrics struct {
 	byFigure []*metrics.Metric
-	n        int // how many figures have a metric
-	// byRetrieval and nRetrieval are the same for record.RetrievalFigures
-	// (a metric both tables have is one k6 metric).
+	// byRetrieval is the same for record.RetrievalFigures (a metric both
+	// tables have is one k6 metric).
 	byRetrieval []*metrics.Metric
-	nRetrieval  int
 	// byJob are record.JobFigures' metrics, by row.
 	ByJob []*metrics.Metric
 	// lastFixed and lastFixedRetrieval are how many samples the last
-	// call's batch of each table held besides its gaps and attempts.
+	// call's batch of each table held besides its gaps and attempts
+	// (before the first call: how many of its figures have a metric).
 	lastFixed, lastFixedRetrieval atomic.Int32
 }
 
@@ -75,17 +74,18 @@ func (t *MetricTables) Get(reg *metrics.Registry) (*LLMMetrics, error) {
 func registerMetrics(reg *metrics.Registry) (*LLMMetrics, error) {
 	m := &LLMMetrics{}
 	var err error
-	if m.byFigure, m.n, err = registerTable(reg, record.Figures); err != nil {
+	var n, nRetrieval int
+	if m.byFigure, n, err = registerTable(reg, record.Figures); err != nil {
 		return nil, err
 	}
-	if m.byRetrieval, m.nRetrieval, err = registerTable(reg, record.RetrievalFigures); err != nil {
+	if m.byRetrieval, nRetrieval, err = registerTable(reg, record.RetrievalFigures); err != nil {
 		return nil, err
 	}
 	if m.ByJob, _, err = registerTable(reg, record.JobFigures); err != nil {
 		return nil, err
 	}
-	m.lastFixed.Store(int32(m.n))                   // #nosec G115 -- a table's row count fits
-	m.lastFixedRetrieval.Store(int32(m.nRetrieval)) // #nosec G115 -- a table's row count fits
+	m.lastFixed.Store(int32(n))                   // #nosec G115 -- a table's row count fits
+	m.lastFixedRetrieval.Store(int32(nRetrieval)) // #nosec G115 -- a table's row count fits
 	return m, nil
 }
 

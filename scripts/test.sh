@@ -14,7 +14,7 @@ trap 'rm -f "$TEST_COUNTS"' EXIT
 
 fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
-rows=() total_pass=0 total_fail=0 total_skip=0 failed_stages=() t_all=$(date +%s)
+rows=() total_pass=0 total_fail=0 total_skip=0 failed_stages=() failing=() t_all=$(date +%s)
 for stage in "$@"; do
   echo
   echo "=== make $stage ($(date +%H:%M:%S))"
@@ -31,6 +31,10 @@ for stage in "$@"; do
     [ "$rc" = 0 ] || pass=0 fail=1
   fi
   if [ "$rc" != 0 ] && [ "$fail" = 0 ]; then fail=1; fi # failed without a failing count (a build error)
+  # The failed tests' names (after "failing" on a counts line): the summary names them,
+  # since a long run's log is often read only from its end.
+  names=$(awk '$7 == "failing" {for (i = 8; i <= NF; i++) printf "%s ", $i}' "$TEST_COUNTS")
+  [ -z "$names" ] || failing+=("$stage: ${names% }")
   result=ok
   [ "$rc" = 0 ] || { result=FAILED; failed_stages+=("$stage"); }
   rows+=("$(printf '%-15s %8s %7d %7d %8d  %s' "$stage" "$(fmt_time "$secs")" "$pass" "$fail" "$skip" "$result")")
@@ -46,5 +50,6 @@ printf '%-15s %8s %7s %7s %8s  %s\n' stage time passed failed skipped result
 printf '%s\n' "${rows[@]}"
 [ "$total_skip" = 0 ] || echo "($total_skip skipped: each said why above)"
 [ ${#failed_stages[@]} = 0 ] || echo "failed: ${failed_stages[*]} (make ${failed_stages[0]} runs one again)"
+[ ${#failing[@]} = 0 ] || printf 'failed tests: %s\n' "${failing[@]}"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ] && [ ${#failed_stages[@]} = 0 ]

@@ -7,7 +7,9 @@
 //	progress -stage lint -hint 'compiling golangci-lint' -- golangci-lint run ./...
 //	progress -stage e2e -json -each subtest -counts FILE -- go test -json ./e2e/...
 //
-// -counts appends "passed N failed N skipped N" to FILE for scripts/test.sh's summary.
+// -counts appends "passed N failed N skipped N" to FILE for scripts/test.sh's summary,
+// then "failing" and the failed tests' names: a long run's log is often read only
+// from its end, so the summary names what to run again.
 // A separate program rather than a shell filter because go test's JSON events
 // (which test runs, which package is still compiling) are what says where a run is.
 package main
@@ -121,6 +123,7 @@ type printer struct {
 	pkgsDone int
 	passed   int
 	failed   int
+	failing  []string // the failed tests (or packages that failed outside a test), in order
 	skipped  int
 	buildErr bool
 }
@@ -163,6 +166,7 @@ func (p *printer) event(e event) {
 	case "build-fail":
 		p.buildErr = true
 		p.failed++
+		p.failing = append(p.failing, e.ImportPath+" (build)")
 		p.println(fmt.Sprintf("FAIL %s: does not build", e.ImportPath))
 		return
 	case "start":
@@ -200,6 +204,9 @@ func (p *printer) event(e event) {
 		}
 	}
 	show := (depth == 0 && p.o.each != "package") || (depth == 1 && p.o.each == "subtest")
+	if e.Action == "fail" {
+		p.noteFailing(e.Test)
+	}
 	switch {
 	case e.Action == "fail":
 		p.println(fmt.Sprintf("%s--- FAIL %s (%s) in %s", indent(depth), e.Test, elapsed, e.Package))
@@ -214,6 +221,17 @@ func (p *printer) event(e event) {
 	case show:
 		p.println(fmt.Sprintf("%s--- %s %s (%s)", indent(depth), strings.ToUpper(e.Action), e.Test, elapsed))
 	}
+}
+
+// noteFailing keeps the most precise name of what failed: a subtest's parent ends
+// after it, and its name then adds nothing.
+func (p *printer) noteFailing(test string) {
+	for _, f := range p.failing {
+		if strings.HasPrefix(f, test+"/") {
+			return
+		}
+	}
+	p.failing = append(p.failing, test)
 }
 
 func (p *printer) endPackage(e event, out []string, elapsed string) {
@@ -234,6 +252,7 @@ func (p *printer) endPackage(e event, out []string, elapsed string) {
 		p.println(fmt.Sprintf("FAIL %s (%s)", e.Package, elapsed))
 		if !p.buildErr && p.failed == 0 {
 			p.failed++ // failed outside any test (TestMain, a panic at init)
+			p.failing = append(p.failing, e.Package)
 		}
 	}
 }
@@ -353,11 +372,18 @@ func (p *printer) finish(code int) int {
 			failed = 1 // go test failed before any test (a flag, a missing package)
 		}
 		fmt.Printf("%s: %d passed, %d failed, %d skipped in %s\n", p.o.stage, passed, failed, skipped, time.Since(p.start).Round(time.Second))
+		if len(p.failing) > 0 {
+			fmt.Printf("%s failed: %s\n", p.o.stage, strings.Join(p.failing, " "))
+		}
 	}
 	if p.o.counts != "" {
 		f, err := os.OpenFile(p.o.counts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 		if err == nil {
-			_, _ = fmt.Fprintf(f, "passed %d failed %d skipped %d\n", passed, failed, skipped)
+			line := fmt.Sprintf("passed %d failed %d skipped %d", passed, failed, skipped)
+			if len(p.failing) > 0 {
+				line += " failing " + strings.Join(p.failing, " ")
+			}
+			_, _ = fmt.Fprintln(f, line)
 			_ = f.Close()
 		}
 	}

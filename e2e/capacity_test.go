@@ -251,7 +251,10 @@ func checkWaitingEndsAWindow(t *testing.T, r capacityRecord) {
 	require.Equal(t, "below_min", c.Outcome, "levels %v", r.levels())
 	require.NotEmpty(t, c.Windows)
 	w := c.Windows[0]
-	require.Equal(t, "over-saturated: TTFT and the server's waiting count rising", w.Reason)
+	// The calls in flight may rise enough too by the time the window stops
+	// (a busy machine's late scrapes): the reason names every sign it saw.
+	require.Contains(t, w.Reason, "over-saturated: TTFT")
+	require.Contains(t, w.Reason, "the server's waiting count", "the waiting count showed the queue")
 	require.NotNil(t, w.EarlyStopS)
 	require.Less(t, *w.EarlyStopS, 10.0, "ended inside its 10 s window")
 	t.Logf("the first window ended %.1f s in: %s", *w.EarlyStopS, w.Reason)

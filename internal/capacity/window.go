@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/measure"
@@ -162,13 +163,28 @@ func (w *window) saturated(t time.Time, open bool, limit float64) (bool, string)
 	if !ttft.rising(0.5, 0) || (limit > 0 && ttft.base+ttft.rise <= 2*limit) {
 		return false, ""
 	}
+	// Every sign that shows the queue is named, not only the first: which of
+	// them crosses its test first at a check is a race (a busy machine's
+	// late scrape, a burst of calls), and the reason says what was seen.
+	var signs []string
+	if open && fit(w.queuePts, from, until).rising(0.5, 2) {
+		signs = append(signs, "calls in flight")
+	}
+	if fit(w.waitPts, from, until).rising(0.5, 2) {
+		signs = append(signs, "the server's waiting count")
+	}
+	late := open && fit(w.latePts, from, until).rising(0, 50)
+	rising := ""
+	if n := len(signs); n > 0 {
+		rising = "over-saturated: " + strings.Join(append([]string{"TTFT"}, signs[:n-1]...), ", ") + " and " + signs[n-1] + " rising"
+	}
 	switch {
-	case open && fit(w.queuePts, from, until).rising(0.5, 2):
-		return true, "over-saturated: TTFT and calls in flight rising"
-	case open && fit(w.latePts, from, until).rising(0, 50):
+	case rising != "" && late:
+		return true, rising + ", credits sent ever later"
+	case rising != "":
+		return true, rising
+	case late:
 		return true, "over-saturated: TTFT rising and credits sent ever later"
-	case fit(w.waitPts, from, until).rising(0.5, 2):
-		return true, "over-saturated: TTFT and the server's waiting count rising"
 	}
 	return false, ""
 }

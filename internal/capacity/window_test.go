@@ -201,3 +201,34 @@ func TestAWindowLeaningToAPassGoesOnUntilItsCallsDecide(t *testing.T) {
 	require.Equal(t, "fail", w.Verdict)
 	require.Contains(t, w.Reason, "still undecided at its longest (40s)")
 }
+
+// A queue that shows in the calls in flight and the server's waiting count
+// at once is named by both: which one crosses its test first at a check is a
+// race on a busy machine (a late scrape), and the reason says what was seen.
+func TestSaturationNamesEverySignOfTheQueue(t *testing.T) {
+	line := func(from, step float64) []point {
+		var pts []point
+		for i := range 20 {
+			x := float64(i) / 2
+			pts = append(pts, point{x: x, y: from + step*x, known: x})
+		}
+		return pts
+	}
+	w := &window{start: time.Unix(1_000, 0)}
+	w.warmEnd = w.start
+	w.ttftPts = line(300, 200) // ms: from 0.3 s to past twice a 250 ms limit
+	at := w.start.Add(10 * time.Second)
+	sat, why := w.saturated(at, true, 250)
+	require.False(t, sat, "TTFT alone is no queue: %s", why)
+	w.waitPts = line(0, 3)
+	sat, why = w.saturated(at, true, 250)
+	require.True(t, sat)
+	require.Equal(t, "over-saturated: TTFT and the server's waiting count rising", why)
+	w.queuePts = line(32, 3)
+	sat, why = w.saturated(at, true, 250)
+	require.True(t, sat)
+	require.Equal(t, "over-saturated: TTFT, calls in flight and the server's waiting count rising", why)
+	sat, why = w.saturated(at, false, 250)
+	require.True(t, sat)
+	require.Equal(t, "over-saturated: TTFT and the server's waiting count rising", why, "the closed model's only queue sign")
+}

@@ -142,7 +142,4 @@ func requestPayload(p []byte) *bytes.Buffer {
 	return bytes.NewBuffer(p)
 }
 
-// setRedactor makes red clean the request's error texts and debug dump.
-func (r *request) setRedactor(red *redact.Redactor) {
-	r.redact, r.stream.Redact = red, red.Clean
-}
+

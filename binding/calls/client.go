@@ -72,8 +72,17 @@ type Client struct {
 	tagMemo tagMemo
 	// lastHeaders are the last call's headers before its own (header_template.go).
 	lastHeaders headerTemplate
-	// lastURL is the last call's URL as k6 parsed it (url_memo.go).
-	lastURL urlMemo
+	// lastURL is the last call's URL as k6 parsed it (url_memo.go), and
+	// lastJoin the last base URL and path joined into it.
+	lastURL  urlMemo
+	lastJoin joinMemo
+	// noParams are the params of a call that gives none (or an empty
+	// object): the client's own, read only, shared by such calls.
+	noParams *config.Call
+	// chatAPI names chat calls' headers (header_template.go).
+	chatAPI string
+	// cleaner is the last call redactor's Clean (redact.go).
+	cleaner cleanerMemo
 }
 
 // newClient builds a Client from `new Client(options)`.
@@ -105,7 +114,11 @@ func NewClient(env ClientEnv, v sobek.Value) (*Client, error) {
 	case fallback == nil && len(opts.FallbackOn) > 0:
 		return nil, errors.New("Client options: fallbackOn needs a fallback (another Client) to hand the call to")
 	}
-	c := &Client{env: env, opts: opts, fallback: fallback, redact: clientRedactor(opts), label: clientLabel(opts)}
+	c := &Client{env: env, opts: opts, fallback: fallback, redact: clientRedactor(opts), label: clientLabel(opts),
+		chatAPI: "chat " + opts.Protocol.Name}
+	if c.noParams, err = config.ParseCall(nil, opts); err != nil {
+		return nil, fmt.Errorf("Client options: %w", err)
+	}
 	if opts.Tokenizer != "none" {
 		tk, err := tokenizer.Get(opts.Tokenizer)
 		if err != nil {

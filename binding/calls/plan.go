@@ -114,9 +114,11 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 			delete(po, "item")
 		}
 	}
-	params, err := config.ParseCall(po, c.opts)
-	if err != nil {
-		return nil, err
+	params := c.noParams // read only: shared by every call without params
+	if len(po) > 0 {
+		if params, err = config.ParseCall(po, c.opts); err != nil {
+			return nil, err
+		}
 	}
 	req, err := c.request(st, bodyV, params, item)
 	if err != nil {

@@ -32,6 +32,26 @@ func (c *Client) callRedactor(params *config.Call, url string) *redact.Redactor 
 	return c.redact.Headers(params.Headers).URL(url)
 }
 
+// setRedactor makes red clean r's error texts and debug dump.
+func (c *Client) setRedactor(r *request, red *redact.Redactor) {
+	r.redact, r.stream.Redact = red, c.cleaner.of(red)
+}
+
+// cleanerMemo is the last call redactor and its Clean as a function: a
+// method value made for every call was an allocation, for the client's own
+// redactor nearly every time. The event loop owns it (calls plan there).
+type cleanerMemo struct {
+	red   *redact.Redactor
+	clean func(string) string
+}
+
+func (m *cleanerMemo) of(red *redact.Redactor) func(string) string {
+	if m.red != red || m.clean == nil {
+		m.red, m.clean = red, red.Clean
+	}
+	return m.clean
+}
+
 // clientLabel names a client in tags, results and the report: its name,
 // else its base URL without its query (a key, or an api-version that would
 // read REDACTED in every tag) and with a password redacted.

@@ -40,11 +40,11 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 	if spec.CompleteAtEOF && common.IsNullish(bodyV) {
 		req.ContinuousUsage = false
 		r.method, r.model = http.MethodGet, req.Model
-		r.url, r.header = protocol.JoinURL(c.opts.BaseURL, path), c.headers(st, spec, req, params)
+		r.url, r.header = c.joinURL(path), c.headers(st, spec, req, params)
 		r.header = r.header.Clone() // shared with other calls (header_template.go)
 		r.header.Del("Content-Type")
 		r.k6URL, r.urlErr = c.k6URL(r.url, r.name)
-		r.setRedactor(c.callRedactor(params, r.url))
+		c.setRedactor(r, c.callRedactor(params, r.url))
 		return r, nil
 	}
 	bp, ok := bodyPlan{}, false
@@ -64,9 +64,9 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 	if path == "" {
 		path = spec.Path(req)
 	}
-	r.url, r.model, r.header = protocol.JoinURL(c.opts.BaseURL, path), req.Model, c.headers(st, spec, req, params)
+	r.url, r.model, r.header = c.joinURL(path), req.Model, c.headers(st, spec, req, params)
 	r.k6URL, r.urlErr = c.k6URL(r.url, r.name)
-	r.setRedactor(c.callRedactor(params, r.url))
+	c.setRedactor(r, c.callRedactor(params, r.url))
 	return r, nil
 }
 
@@ -135,7 +135,7 @@ func requestBody(v sobek.Value) (map[string]any, error) {
 // headers are a chat call's headers: the protocol's between every call's
 // own and the client's and call's (header_template.go).
 func (c *Client) headers(st *lib.State, spec *protocol.Spec, req protocol.Request, p *config.Call) http.Header {
-	key := headerKey{api: "chat " + spec.Name, req: req}
+	key := headerKey{api: c.chatAPI, req: req}
 	return c.callHeaders(st, p, key, func(h http.Header) { spec.Headers(h, req) })
 }
 

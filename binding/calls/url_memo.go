@@ -1,6 +1,10 @@
 package calls
 
-import "go.k6.io/k6/lib/netext/httpext"
+import (
+	"go.k6.io/k6/lib/netext/httpext"
+
+	"github.com/llmstream/xk6-llmstream/internal/protocol"
+)
 
 // A client's last request URL as k6 holds it (parsed, its credentials
 // masked for output, its name), which k6's request path wants with every
@@ -26,4 +30,20 @@ func (c *Client) k6URL(raw, name string) (httpext.URL, error) {
 		*m = urlMemo{raw: raw, name: name, u: u, err: err, set: true}
 	}
 	return m.u, m.err
+}
+
+// joinMemo is the last path joined to the client's base URL, and the URL.
+type joinMemo struct {
+	path, url string
+	set       bool
+}
+
+// joinURL is the client's base URL joined with path, joined once for a
+// run of calls to the same path (a new string for each call otherwise).
+func (c *Client) joinURL(path string) string {
+	m := &c.lastJoin
+	if !m.set || m.path != path {
+		*m = joinMemo{path: path, url: protocol.JoinURL(c.opts.BaseURL, path), set: true}
+	}
+	return m.url
 }

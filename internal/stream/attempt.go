@@ -44,11 +44,17 @@ type Attempt struct {
 // error is classified by the attempt's context.
 type Send func(ctx context.Context, tap *Tap) error
 
-// Tap is the attempt's side of the request, for a Send.
+// Tap is the attempt's side of the request, for a Send. It holds the
+// attempt's watchdog and its transport wrapper itself: one allocation for
+// the three, made for every attempt.
 type Tap struct {
 	a    *Attempt
 	call *Call
-	wd   *Watchdog
+	wd   *Watchdog // &watchdog
+	// watchdog is the attempt's; rt is the tap over the transport the
+	// attempt's request went through (Transport).
+	watchdog Watchdog
+	rt       tapTransport
 	// hooks are the attempt's trace hooks (hooks.go), made with the tap;
 	// last is the chain the latest request got (traced).
 	hooks hookChain
@@ -72,7 +78,11 @@ func (t *Tap) LastEventID() string {
 // over, the response to the call when its headers arrive, and the body read
 // by the call on the client's first Read.
 func (t *Tap) Transport(base http.RoundTripper) http.RoundTripper {
-	return tapTransport{base: base, tap: t}
+	if t.rt.tap == nil { // the attempt's request
+		t.rt = tapTransport{base: base, tap: t}
+		return &t.rt
+	}
+	return &tapTransport{base: base, tap: t} // the first may be in use
 }
 
 // Run runs the attempt: the call (new, or the resumed one reopened), its
@@ -84,7 +94,9 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 	defer cancel(nil)
 	// The total timeout is the watchdog's, as the others are: a deadline of
 	// the context would be one more context and timer per attempt.
-	wd := NewWatchdog(a.Timeouts, cancel)
+	tap := &Tap{a: a, origin: time.Now()}
+	wd := &tap.watchdog
+	wd.t, wd.cancel, tap.wd = a.Timeouts, cancel, wd
 	defer wd.Stop()
 	wd.Total()
 	call := a.Resume
@@ -96,7 +108,7 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 		call.Reopen()
 		call.SetWatchdog(wd)
 	}
-	tap := &Tap{a: a, call: call, wd: wd, origin: time.Now()}
+	tap.call = call
 	tap.hooks.bind(tap)
 	err := send(WithSetUpTimer(ctx, call), tap)
 	if se, ok := err.(*Error); ok { //nolint:errorlint // Send's own, unwrapped, by contract
@@ -162,7 +174,7 @@ type tapTransport struct {
 	tap  *Tap
 }
 
-func (t tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (t *tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	call, a := t.tap.call, t.tap.a
 	if call.Start.IsZero() {
 		call.Begin(time.Now()) // t0: handed to the transport

@@ -16,12 +16,21 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
-// callResult is a record's JS result (sobek.DynamicObject).
+// callResult is a record's JS result (sobek.DynamicObject). What the
+// script read, set or deleted is a short list, searched in order: a script
+// reads a key or two, and a map for them was two allocations of every call.
 type callResult struct {
 	rt   *sobek.Runtime
 	rec  *record.Call
-	read map[string]sobek.Value // values read so far, and the script's own
-	gone map[string]bool        // keys the script deleted
+	seen []resultKey // keys read so far, the script's own, and deleted ones
+}
+
+// resultKey is one key the script touched: its value (read or set), or
+// gone when the script deleted it.
+type resultKey struct {
+	key  string
+	val  sobek.Value
+	gone bool
 }
 
 // jsResult is rec's result as a JS object; on the event loop.
@@ -29,48 +38,55 @@ func jsResult(rt *sobek.Runtime, rec *record.Call) *sobek.Object {
 	return rt.NewDynamicObject(&callResult{rt: rt, rec: rec})
 }
 
-func (r *callResult) Get(key string) sobek.Value {
-	if v, ok := r.read[key]; ok {
-		return v
+// find is the key's entry, nil when the script has not touched it.
+func (r *callResult) find(key string) *resultKey {
+	for i := range r.seen {
+		if r.seen[i].key == key {
+			return &r.seen[i]
+		}
 	}
-	if r.gone[key] {
-		return nil
+	return nil
+}
+
+func (r *callResult) Get(key string) sobek.Value {
+	if k := r.find(key); k != nil {
+		if k.gone {
+			return nil
+		}
+		return k.val
 	}
 	v, ok := r.rec.JSValue(key)
 	if !ok {
 		return nil
 	}
 	jv := r.rt.ToValue(v)
-	if r.read == nil {
-		r.read = map[string]sobek.Value{}
-	}
-	r.read[key] = jv
+	r.seen = append(r.seen, resultKey{key: key, val: jv})
 	return jv
 }
 
 func (r *callResult) Set(key string, val sobek.Value) bool {
-	if r.read == nil {
-		r.read = map[string]sobek.Value{}
+	if k := r.find(key); k != nil {
+		k.val, k.gone = val, false
+		return true
 	}
-	r.read[key] = val
-	delete(r.gone, key)
+	r.seen = append(r.seen, resultKey{key: key, val: val})
 	return true
 }
 
 func (r *callResult) Has(key string) bool {
-	if _, ok := r.read[key]; ok {
-		return true
+	if k := r.find(key); k != nil {
+		return !k.gone
 	}
-	return !r.gone[key] && r.rec.HasJSKey(key)
+	return r.rec.HasJSKey(key)
 }
 
 func (r *callResult) Delete(key string) bool {
-	delete(r.read, key)
+	if k := r.find(key); k != nil {
+		k.val, k.gone = nil, true
+		return true
+	}
 	if r.rec.HasJSKey(key) {
-		if r.gone == nil {
-			r.gone = map[string]bool{}
-		}
-		r.gone[key] = true
+		r.seen = append(r.seen, resultKey{key: key, gone: true})
 	}
 	return true
 }
@@ -78,16 +94,16 @@ func (r *callResult) Delete(key string) bool {
 // Keys are the record's keys (in its table's order) the script did not
 // delete, then the ones it added (sorted: a map has no order to keep).
 func (r *callResult) Keys() []string {
-	keys := make([]string, 0, len(r.rec.JSKeys())+len(r.read))
+	keys := make([]string, 0, len(r.rec.JSKeys())+len(r.seen))
 	for _, k := range r.rec.JSKeys() {
-		if !r.gone[k] {
+		if e := r.find(k); e == nil || !e.gone {
 			keys = append(keys, k)
 		}
 	}
 	n := len(keys)
-	for k := range r.read {
-		if !r.rec.HasJSKey(k) {
-			keys = append(keys, k)
+	for _, e := range r.seen {
+		if !e.gone && !r.rec.HasJSKey(e.key) {
+			keys = append(keys, e.key)
 		}
 	}
 	slices.Sort(keys[n:])
@@ -98,11 +114,12 @@ func (r *callResult) Keys() []string {
 // record's values, with the script's changes.
 func (r *callResult) Plain() map[string]any {
 	m := r.rec.JS()
-	for k := range r.gone {
-		delete(m, k)
-	}
-	for k, v := range r.read { // never a deleted key: Delete drops it, Set un-deletes it
-		m[k] = v.Export()
+	for _, e := range r.seen {
+		if e.gone {
+			delete(m, e.key)
+		} else {
+			m[e.key] = e.val.Export()
+		}
 	}
 	return m
 }

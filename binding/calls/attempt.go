@@ -141,5 +141,3 @@ func requestPayload(p []byte) *bytes.Buffer {
 	}
 	return bytes.NewBuffer(p)
 }
-
-

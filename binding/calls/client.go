@@ -68,8 +68,10 @@ type Client struct {
 		op *retrievalOp
 		w  *retrievalWire
 	}
-	// tagMemo is the last attempt tag set its calls' samples carried.
-	tagMemo tagMemo
+	// tagMemo is the last attempt tag set its calls' samples carried, and
+	// tagGetter the last call tag set's Get (tag_memo.go).
+	tagMemo   tagMemo
+	tagGetter tagGetter
 	// lastHeaders are the last call's headers before its own (header_template.go).
 	lastHeaders headerTemplate
 	// lastURL is the last call's URL as k6 parsed it (url_memo.go), and

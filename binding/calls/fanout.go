@@ -55,11 +55,17 @@ func fanOut(ctx context.Context, o *outcome, out chan<- metrics.SampleContainer,
 func callRecord(o *outcome, ld callLoad) *record.Call {
 	a := o.Final()
 	info := a.Route.Info
-	rec := &record.Call{
-		Result: *a.Result, Attempts: make([]record.Attempt, len(o.Attempts)), Origin: info.Origin,
-		Tag: info.tags.Tags.Get, Active: ld.active, VUs: ld.vus, Due: ld.due,
+	r := &callRecordAlloc{}
+	attempts := r.first[:]
+	if len(o.Attempts) != len(r.first) {
+		attempts = make([]record.Attempt, len(o.Attempts))
+	}
+	r.rec = record.Call{
+		Result: *a.Result, Attempts: attempts, Origin: info.Origin,
+		Tag: info.tagGet.lookup(info.tags.Tags), Active: ld.active, VUs: ld.vus, Due: ld.due,
 		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
 	}
+	rec := &r.rec
 	for i, at := range o.Attempts {
 		in := at.Route.Info
 		rec.Attempts[i] = record.Attempt{Route: in.Route, Name: in.Name, Result: at.Result, Reconnects: at.Reconnects}
@@ -67,6 +73,13 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 	b := o.Price()
 	rec.Cost, rec.Currency, rec.Priced = b.Cost, b.Currency, b.Priced
 	return rec
+}
+
+// callRecordAlloc is a record with room for one attempt: one allocation
+// for both, as nearly every call makes one attempt.
+type callRecordAlloc struct {
+	rec   record.Call
+	first [1]record.Attempt
 }
 
 // judge adds what only a call that counts is judged by: the SLO, the

@@ -168,7 +168,7 @@ func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Cal
 		systemTags: st.Options.SystemTags, tagMemo: &c.tagMemo,
 	}
 	applyItem(&tags, item, info)
-	info.tags = tags
+	info.tags, info.tagGet = tags, c.tagGetter.of(tags.Tags)
 	info.Category, _ = tags.Tags.Get("category")
 	info.Scenario, _ = tags.Tags.Get("scenario")
 	info.Phase, info.TestStart = k6env.RunPhase(c.env.VU.Context(), tags.Tags)

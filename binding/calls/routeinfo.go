@@ -29,6 +29,7 @@ type routeInfo struct {
 	// routeFallback.
 	record.Origin
 	tags       metrics.TagsAndMeta
+	tagGet     tagGetter       // the client's Get of tags.Tags when it planned (tag_memo.go)
 	tagMemo    *tagMemo        // the client's last attempt tag set (tag_memo.go); nil builds each
 	tagRoute   bool            // the route tag is set (clients with a fallback, and the fallback)
 	gapSampler *sample.Sampler // with gapSamples 'sampled'

@@ -82,3 +82,30 @@ func (key *attemptTagKey) build() *metrics.TagSet {
 	}
 	return tags
 }
+
+// tagGetter is a call tag set and its Get as a function, which a call's
+// record looks its tags up with: a method value made for each call was an
+// allocation, for a tag set nearly always the last call's (k6's tag sets
+// are immutable, and equal sets one value). The client keeps the last one
+// (tagGetter.of, on the event loop, where calls plan); a route keeps its
+// own, and takes a fresh Get when its tags changed since (lookup).
+type tagGetter struct {
+	tags *metrics.TagSet
+	get  func(string) (string, bool)
+}
+
+// of is the Get of tags, the last one's when tags are the last tag set.
+func (m *tagGetter) of(tags *metrics.TagSet) tagGetter {
+	if m.get == nil || m.tags != tags {
+		m.tags, m.get = tags, tags.Get
+	}
+	return *m
+}
+
+// lookup is tags' Get: g's when g was made for tags.
+func (g tagGetter) lookup(tags *metrics.TagSet) func(string) (string, bool) {
+	if g.get == nil || g.tags != tags {
+		return tags.Get
+	}
+	return g.get
+}

@@ -7,7 +7,8 @@ import (
 
 // Outcome is a finished call: every attempt it made, in order, on every route.
 type Outcome[I any] struct {
-	Attempts []Attempt[I]
+	Attempts []Attempt[I] // the first in first, as nearly every call has one
+	first    [1]Attempt[I]
 	Canceled bool // the test ended during the call: it is not a data point
 	// ClientLag is how late this process ran while the call did (none when
 	// not measured): it is added to every timestamp the call took.

@@ -33,6 +33,7 @@ type Route[I any] struct {
 // primary failed in a way fallbackOn names and the test goes on.
 func Run[I any](ctx context.Context, primary, fallback *Route[I], fallbackOn map[stream.ErrorType]bool) *Outcome[I] {
 	out := &Outcome[I]{}
+	out.Attempts = out.first[:0] // one allocation for the outcome and its first attempt
 	res := primary.run(ctx, out)
 	if !res.OK && fallback != nil && fallbackOn[res.Err.Type] && ctx.Err() == nil {
 		fallback.run(ctx, out)

@@ -51,8 +51,11 @@ type Tap struct {
 	a    *Attempt
 	call *Call
 	wd   *Watchdog // &watchdog
-	// watchdog is the attempt's; rt is the tap over the transport the
-	// attempt's request went through (Transport).
+	// attempt is a copy of the Attempt whose Run made the tap (a points
+	// to it), so the caller's need not outlive the call; watchdog is the
+	// attempt's; rt is the tap over the transport the attempt's request
+	// went through (Transport).
+	attempt  Attempt
 	watchdog Watchdog
 	rt       tapTransport
 	// hooks are the attempt's trace hooks (hooks.go), made with the tap;
@@ -94,14 +97,16 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 	defer cancel(nil)
 	// The total timeout is the watchdog's, as the others are: a deadline of
 	// the context would be one more context and timer per attempt.
-	tap := &Tap{a: a, origin: time.Now()}
+	tap := &Tap{attempt: *a, origin: time.Now()}
+	at := &tap.attempt // the tap's copy from here on: a need not outlive the call
+	tap.a = at
 	wd := &tap.watchdog
-	wd.t, wd.cancel, tap.wd = a.Timeouts, cancel, wd
+	wd.t, wd.cancel, tap.wd = at.Timeouts, cancel, wd
 	defer wd.Stop()
 	wd.Total()
-	call := a.Resume
+	call := at.Resume
 	if call == nil {
-		cfg := a.Config
+		cfg := at.Config
 		cfg.Watchdog = wd
 		call = NewCall(cfg, time.Time{}) // t0 is set when the tap gets the request
 	} else {

@@ -2,6 +2,7 @@ package calls
 
 import (
 	"maps"
+	"sync"
 	"time"
 
 	"go.k6.io/k6/metrics"
@@ -21,10 +22,12 @@ import (
 // the call's figures, tagged by the attempt that ended it.
 func callSamples(m *k6env.LLMMetrics, o *outcome, rec *record.Call) metrics.Samples {
 	table, byRow, lastFixed := m.Table(rec)
-	b := &batch{out: make(metrics.Samples, 0, batchSize(int(lastFixed.Load()), rec))}
+	b := batches.Get().(*batch) //nolint:forcetypeassert // the pool holds nothing else
+	defer b.put()
+	b.out = make(metrics.Samples, 0, batchSize(int(lastFixed.Load()), rec))
 	final := len(o.Attempts)
 	callTags, callMeta := attemptTags(o.Final(), final)
-	emit := b.add // one emitter for every figure: a closure per figure would allocate for each figure of every call
+	emit := b.emit
 	for i := range table {
 		f := &table[i]
 		b.metric = byRow[i]
@@ -64,12 +67,28 @@ func jobSamples(m *k6env.LLMMetrics, j *record.Job, tags *metrics.TagSet) metric
 }
 
 // batch is a record's samples as they are built: each figure's go to its
-// metric, with the tags set for them.
+// metric, with the tags set for them. emit is its add, for the figures.
 type batch struct {
 	out    metrics.Samples
 	metric *metrics.Metric
 	tags   *metrics.TagSet
 	meta   map[string]string
+	emit   record.Emit
+}
+
+// batches are the batches calls build their samples with: a batch and its
+// emitter (a method value) were two allocations of every call, while the
+// samples they build are handed to k6 and never come back.
+var batches = sync.Pool{New: func() any { //nolint:gochecknoglobals // a pool shared by every call is the point
+	b := &batch{}
+	b.emit = b.add // one emitter for every figure: a closure per figure would allocate for each figure of every call
+	return b
+}}
+
+// put returns b to the pool, holding none of its call's samples or tags.
+func (b *batch) put() {
+	b.out, b.metric, b.tags, b.meta = nil, nil, nil, nil
+	batches.Put(b)
 }
 
 func (b *batch) add(at time.Time, v float64) {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmstream/xk6-llmstream/internal/queuesim"
 )
 
 // llm-sim as examples/capacity.js sets it up (its `// llm-sim:` line): 8
@@ -125,8 +127,23 @@ func runCapacity(t *testing.T, script, url string, env map[string]string, segmen
 	return recs
 }
 
+// constantTruth is the boundary of llm-sim's queue under constant arrivals
+// (simSlots slots of simService, the first token a step and a half in,
+// TTFT p95<250ms as examples/capacity.js sets it), simulated (10⁵
+// arrivals, internal/queuesim): the same queue the Poisson and bursty
+// truth checks simulate, here the service rate itself, as the capacity
+// computed from the settings says.
+func constantTruth(t *testing.T) float64 {
+	t.Helper()
+	q := queuesim.Queue{Slots: simSlots, Service: simService, FirstToken: 1.5 * simDecodeSec}
+	truth, err := q.Boundary(queuesim.Constant(), 0.95, 0.25, 100_000, 1, 0.002)
+	require.NoError(t, err)
+	require.InDelta(t, capacityRate, truth, 0.01*capacityRate, "constant arrivals: no queue below the service rate")
+	return truth
+}
+
 // checkCapacity holds an answer to the capacity computed from llm-sim's
-// settings.
+// settings (or the same queue's simulated boundary).
 func checkCapacity(t *testing.T, r capacityRecord, want float64) {
 	t.Helper()
 	c := r.Capacity
@@ -141,7 +158,8 @@ func checkCapacity(t *testing.T, r capacityRecord, want float64) {
 }
 
 // TestCapacitySearch finds llm-sim's capacity with the open model (constant
-// arrivals, so the boundary is the service rate itself) and the closed one,
+// arrivals, so the boundary is the service rate itself: the queue's
+// simulated truth, constantTruth) and the closed one,
 // each in one ordinary k6 run of 3 s windows (6 s for the open model's early
 // stops), with the open model on two
 // k6 instances at once (execution segments 0:1/2 and 1/2:1) against one
@@ -168,7 +186,7 @@ func TestCapacitySearch(t *testing.T) {
 		// doubles once, to 32, an early stop.
 		r := runCapacity(t, capacityScript, url, map[string]string{"ARRIVALS": "constant", "MIN": "16", "MIN_CAPACITY": "18",
 			"WINDOW": "6s", "SUSTAIN": "12s"})[0]
-		checkCapacity(t, r, capacityRate)
+		checkCapacity(t, r, constantTruth(t))
 		checkEarlyStops(t, r, 6)
 	})
 	t.Run("closed", func(t *testing.T) {
@@ -186,8 +204,9 @@ func TestCapacitySearch(t *testing.T) {
 		// keep enough of them in every window.
 		env := map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18", "WINDOW": "4s", "MIN": "12", "SUSTAIN": "12s"}
 		recs := runCapacity(t, capacityScript, url, env, "0:1/2", "1/2:1")
+		truth := constantTruth(t)
 		for _, r := range recs {
-			checkCapacity(t, r, capacityRate)
+			checkCapacity(t, r, truth)
 		}
 		require.Equal(t, "0:1/2", recs[0].Capacity.Segment)
 		require.Equal(t, "1/2:1", recs[1].Capacity.Segment)

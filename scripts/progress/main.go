@@ -47,6 +47,7 @@ type options struct {
 	counts string
 	quiet  time.Duration
 	hint   string
+	logs   bool
 }
 
 func main() {
@@ -55,6 +56,7 @@ func main() {
 	flag.BoolVar(&o.json, "json", false, "the command is go test -json: summarise its events")
 	flag.StringVar(&o.each, "each", "package", "with -json: a line per finished package, test or subtest")
 	flag.StringVar(&o.counts, "counts", "", "append the pass/fail counts to this file")
+	flag.BoolVar(&o.logs, "logs", false, "with -json: print a passing test's own log lines too (a measurement's figures)")
 	flag.DurationVar(&o.quiet, "quiet", 30*time.Second, "after this long without output, say what the step waits for")
 	flag.StringVar(&o.hint, "hint", "", "what a silent step is doing (shown in its progress lines)")
 	flag.Parse()
@@ -220,6 +222,21 @@ func (p *printer) event(e event) {
 		p.println(fmt.Sprintf("--- SKIP %s: %s", e.Test, skipReason(out)))
 	case show:
 		p.println(fmt.Sprintf("%s--- %s %s (%s)", indent(depth), strings.ToUpper(e.Action), e.Test, elapsed))
+		if p.o.logs && e.Action == "pass" {
+			p.printLogs(out)
+		}
+	}
+}
+
+// printLogs prints a passing test's own lines (its t.Log: a measurement's
+// figures), without go test's framing.
+func (p *printer) printLogs(out []string) {
+	for _, l := range out {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- PASS: ") {
+			continue
+		}
+		fmt.Print("    " + l)
 	}
 }
 

@@ -9,6 +9,7 @@ package calls
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -72,13 +73,14 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid request: " + err.Error()}
 	}
 	req.Header = r.attemptHeader(tap.LastEventID())
+	setPayload(req, r.payload)
 	vuState := attemptStates.Get().(*lib.State) //nolint:forcetypeassert // the pool holds nothing else
 	defer putAttemptState(vuState)
 	*vuState = *st // a shallow copy: only the transport and the debug option differ
 	vuState.Transport = tap.Transport(r.transport.get(st.Transport, st.Dialer, r.http))
 	vuState.Options.HTTPDebug = null.String{} // the tap dumps, redacted (try)
 	_, err = httpext.MakeRequest(ctx, vuState, &httpext.ParsedHTTPRequest{
-		URL: &u, Req: req, Body: requestPayload(r.payload),
+		URL: &u, Req: req, // the body is the request's own (setPayload)
 		// The request's own deadline is the total timeout plus a margin: the
 		// attempt's fires first, with a cause that classifies it.
 		Timeout:      r.timeouts.Total + time.Second,
@@ -135,9 +137,19 @@ func maxRedirects(st *lib.State) null.Int {
 	return null.IntFrom(10)
 }
 
-func requestPayload(p []byte) *bytes.Buffer {
+// setPayload makes p the request's body, sent as it is. Handed to k6's
+// request path as its Body instead, the payload was copied into a string
+// at every request (k6 keeps the request body for its response object,
+// which this module never reads) and wrapped twice more to be read and
+// read again. Go's transport takes a new reader from GetBody for a
+// redirect or a retried connection, as with k6's; the body is a reader Go
+// knows is in memory, so the request's headers and body still go out in
+// one write.
+func setPayload(req *http.Request, p []byte) {
 	if p == nil {
-		return nil
+		return
 	}
-	return bytes.NewBuffer(p)
+	req.ContentLength = int64(len(p))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(p)), nil }
+	req.Body = io.NopCloser(bytes.NewReader(p))
 }

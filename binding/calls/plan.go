@@ -30,6 +30,16 @@ type callPlan struct {
 	closers           []func() // the routes' per-event queues
 	hooks             planHooks
 	trace             callTrace // the call's trace context (tracing.go)
+	// primaryParts are the primary route's parts: a plan, its route, the
+	// route's request and info are made in one allocation.
+	primaryParts routeParts
+}
+
+// routeParts are a route and what it is made of, in one allocation.
+type routeParts struct {
+	route route
+	req   request
+	info  routeInfo
 }
 
 // route is one way to answer the call, and outcome the finished call: the
@@ -69,7 +79,7 @@ func (c *Client) plan(st *lib.State, body, params sobek.Value) (*callPlan, error
 // planWith is plan with a conversation's hooks.
 func (c *Client) planWith(st *lib.State, body, params sobek.Value, hooks planHooks) (*callPlan, error) {
 	plan := &callPlan{fallbackOn: c.opts.FallbackOn, hooks: hooks}
-	primary, err := c.route(st, body, params, routePrimary, plan)
+	primary, err := c.route(st, body, params, routePrimary, plan, &plan.primaryParts)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +90,7 @@ func (c *Client) planWith(st *lib.State, body, params sobek.Value, hooks planHoo
 		if hooks.fallbackBody != nil {
 			fb = hooks.fallbackBody
 		}
-		if plan.fallback, err = c.fallback.route(st, fb, params, routeFallback, plan); err != nil {
+		if plan.fallback, err = c.fallback.route(st, fb, params, routeFallback, plan, new(routeParts)); err != nil {
 			plan.close()
 			return nil, fmt.Errorf("fallback: %w", err)
 		}
@@ -90,8 +100,9 @@ func (c *Client) planWith(st *lib.State, body, params sobek.Value, hooks planHoo
 
 // route prepares one route: the request, how it is retried, and what its
 // samples and result say about it. Its per-event queue joins the plan's
-// closers.
-func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, plan *callPlan) (*route, error) {
+// closers. parts is where the route is made.
+func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, plan *callPlan,
+	parts *routeParts) (*route, error) {
 	rt := c.env.VU.Runtime()
 	po, err := k6env.ExportObject(paramsV, "chat params")
 	if err != nil {
@@ -120,11 +131,11 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 			return nil, err
 		}
 	}
-	req, err := c.request(st, bodyV, params, item)
-	if err != nil {
+	req := &parts.req
+	if err := c.request(st, bodyV, params, item, req); err != nil {
 		return nil, err
 	}
-	info := c.routeInfo(st, name, req.model, params, item)
+	info := c.routeInfo(st, name, req.model, params, item, &parts.info)
 	req.trace, info.TraceID = c.traceRoute(req.header, &plan.trace)
 	info.RequestBytes = int64(len(req.payload))
 	info.Turn, req.responseHeaders = plan.hooks.turn, plan.hooks.responseHeaders
@@ -141,17 +152,19 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 		req.header = req.header.Clone() // shared with other calls (header_template.go)
 		req.header.Set(key, newKey())   // one key for every attempt of this route
 	}
-	return &route{
+	parts.route = route{
 		Info: info, Retry: c.opts.Retry, Reconnect: c.opts.Reconnect, Prices: c.opts.Prices,
 		Try: func(ctx context.Context, resume *stream.Call) (*stream.Call, *stream.Result) {
 			return req.try(ctx, st, resume)
 		},
-	}, nil
+	}
+	return &parts.route, nil
 }
 
 // routeInfo builds a route's info for a call with the given params and
-// dataset item.
-func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Call, item map[string]any) *routeInfo {
+// dataset item, made in info.
+func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Call, item map[string]any,
+	info *routeInfo) *routeInfo {
 	tags := st.Tags.GetCurrentValues()
 	for k, v := range c.opts.Tags {
 		tags.SetTag(k, v)
@@ -159,7 +172,7 @@ func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Cal
 	for k, v := range params.Tags {
 		tags.SetTag(k, v)
 	}
-	info := &routeInfo{
+	*info = routeInfo{
 		Origin: record.Origin{
 			Route: name, Name: c.name(), Protocol: c.opts.Protocol.Name, Model: model,
 			GapSamples: c.opts.GapSamples, ResultGaps: params.ResultGaps,

@@ -23,11 +23,11 @@ import (
 // flags. attempt.go sends it.
 
 // request builds the HTTP request of a call: a POST of the body for chat
-// protocols, a GET for a raw event stream opened with chat(null).
-func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, item map[string]any) (*request, error) {
+// protocols, a GET for a raw event stream opened with chat(null); made in r.
+func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, item map[string]any, r *request) error {
 	spec := c.opts.Protocol
 	req := protocol.Request{Model: c.opts.Model, APIKey: c.opts.APIKey, ContinuousUsage: c.opts.ContinuousUsage}
-	r := &request{
+	*r = request{
 		method: http.MethodPost, timeouts: params.Timeouts, name: c.name(),
 		transport: c.env.Transports, http: c.opts.HTTP,
 		stream: stream.Config{
@@ -45,7 +45,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 		r.header.Del("Content-Type")
 		r.k6URL, r.urlErr = c.k6URL(r.url, r.name)
 		c.setRedactor(r, c.callRedactor(params, r.url))
-		return r, nil
+		return nil
 	}
 	bp, ok := bodyPlan{}, false
 	if item == nil { // a dataset item's images change the body (planBody)
@@ -54,7 +54,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 	if !ok {
 		var err error
 		if bp, err = c.planBody(bodyV, req, item); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if bp.model != "" {
@@ -67,7 +67,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 	r.url, r.model, r.header = c.joinURL(path), req.Model, c.headers(st, spec, req, params)
 	r.k6URL, r.urlErr = c.k6URL(r.url, r.name)
 	c.setRedactor(r, c.callRedactor(params, r.url))
-	return r, nil
+	return nil
 }
 
 // planBody exports the body, sets the protocol's streaming flags in it and

@@ -133,7 +133,7 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.op, err)
 	}
-	info := c.routeInfo(st, name, model, params, item)
+	info := c.routeInfo(st, name, model, params, item, new(routeInfo))
 	info.Protocol = apiName // the wire format the call spoke
 	info.tags.SetTag("op", op.op)
 	var trace *requestTrace

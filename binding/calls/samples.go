@@ -101,7 +101,9 @@ func (b *batch) add(at time.Time, v float64) {
 // batchSize is what a call's batch will hold: its figures' samples
 // (figures), one sample per attempt and the gaps k6 gets (with 'sampled',
 // the kept ones only: most gaps are not sent, and a batch sized for them
-// all would be mostly empty).
+// all would be mostly empty, and the count of the others when there are
+// any: counted with the figures, a call that left a gap out after one that
+// kept them all would outgrow a batch sized as the last).
 func batchSize(figures int, rec *record.Call) int {
 	n := figures + len(rec.Attempts)
 	switch rec.GapSamples {
@@ -109,6 +111,9 @@ func batchSize(figures int, rec *record.Call) int {
 		n += len(rec.Gaps)
 	case config.GapsSampled:
 		n += len(rec.Gaps) - rec.GapsUnsampled
+		if rec.GapsUnsampled > 0 {
+			n++ // llm_gaps_unsampled
+		}
 	}
 	return n
 }

@@ -48,3 +48,32 @@ func TestCallBatchSizedAsTheLast(t *testing.T) {
 	more := batch(9)
 	require.Len(t, more, len(second)+6)
 }
+
+// With gapSamples 'sampled', a call whose gaps the cap left out sends
+// their count instead of them: after a call that kept its gaps, its batch
+// is still sized for what it holds, not grown.
+func TestSampledCallBatchHoldsTheUnsampledCount(t *testing.T) {
+	t.Parallel()
+	reg := metrics.NewRegistry()
+	m, err := (&k6env.MetricTables{}).Get(reg)
+	require.NoError(t, err)
+	rt := testRoute(reg, record.Origin{Name: "c", Route: routePrimary, Protocol: "openai", Model: "m",
+		GapSamples: config.GapsSampled})
+	batch := func(kept bool) metrics.Samples {
+		r := &stream.Result{OK: true, Status: 200, TTFB: measure.Of(time.Millisecond), TTFT: measure.Of(2 * time.Millisecond),
+			E2E: measure.Of(5 * time.Millisecond), End: time.Now(), Gaps: stream.Gaps{1000}}
+		o := &outcome{Attempts: []attempt{{Route: rt, Result: r}}}
+		rec := callRecord(o, callLoad{})
+		rec.KeepGap = func(int) bool { return kept }
+		if !kept {
+			rec.GapsUnsampled = 1
+		}
+		return callSamples(m, o, rec)
+	}
+	batch(true)
+	keptAll := batch(true)
+	leftOut := batch(false)
+	require.Len(t, leftOut, len(keptAll), "one gap's sample, or the count of the one left out")
+	require.Equal(t, len(leftOut), cap(leftOut), "sized as the last call's, with the count")
+	require.Equal(t, "llm_gaps_unsampled", leftOut[len(leftOut)-1].Metric.Name)
+}

@@ -14,6 +14,9 @@ trap 'rm -f "$TEST_COUNTS"' EXIT
 
 fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
+# The summary's first column fits the longest stage name.
+w=5
+for stage in "$@"; do [ ${#stage} -le $w ] || w=${#stage}; done
 rows=() total_pass=0 total_fail=0 total_skip=0 failed_stages=() failing=() t_all=$(date +%s)
 for stage in "$@"; do
   echo
@@ -37,7 +40,7 @@ for stage in "$@"; do
   [ -z "$names" ] || failing+=("$stage: ${names% }")
   result=ok
   [ "$rc" = 0 ] || { result=FAILED; failed_stages+=("$stage"); }
-  rows+=("$(printf '%-15s %8s %7d %7d %8d  %s' "$stage" "$(fmt_time "$secs")" "$pass" "$fail" "$skip" "$result")")
+  rows+=("$(printf '%-*s %8s %7d %7d %8d  %s' "$w" "$stage" "$(fmt_time "$secs")" "$pass" "$fail" "$skip" "$result")")
   total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + skip))
   if [ "$rc" != 0 ] && [ "${FAILFAST:-0}" = 1 ]; then
     break
@@ -46,7 +49,7 @@ done
 
 echo
 echo "=== make test summary ($(fmt_time $(($(date +%s) - t_all))) in all)"
-printf '%-15s %8s %7s %7s %8s  %s\n' stage time passed failed skipped result
+printf '%-*s %8s %7s %7s %8s  %s\n' "$w" stage time passed failed skipped result
 printf '%s\n' "${rows[@]}"
 [ "$total_skip" = 0 ] || echo "($total_skip skipped: each said why above)"
 [ ${#failed_stages[@]} = 0 ] || echo "failed: ${failed_stages[*]} (make ${failed_stages[0]} runs one again)"

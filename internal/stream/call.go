@@ -115,9 +115,13 @@ type Call struct {
 	cleanEnd bool
 	err      *Error
 	reader   *timedReader
-	// firstReader is the first body's reader (reader), held in the call:
-	// one allocation fewer for every call.
+	// firstReader is the first body's reader (reader), framer the SSE
+	// framer of the body being read and usageStore the first usage the
+	// call got (usage), held in the call rather than allocated for each
+	// call apart.
 	firstReader timedReader
+	framer      sseFramer
+	usageStore  protocol.Usage
 	clock       ArrivalClock // the connection's receive stamps (SetArrivalClock)
 	held        Holder       // the clock, until the first output
 	timings     map[string]float64
@@ -268,7 +272,8 @@ func (c *Call) Consume(body io.Reader) error {
 }
 
 func (c *Call) consumeSSE() error {
-	f := newSSEFramer(c.reader, c.cfg.MaxEventSize)
+	f := &c.framer // the call's: a reopened stream's next body reuses it
+	f.init(c.reader, c.cfg.MaxEventSize)
 	defer f.release()
 	for {
 		ev, err := f.next()
@@ -359,7 +364,12 @@ func (c *Call) handle(ev protocol.Event) bool {
 	}
 	before := c.cumTokens
 	if d.Usage != nil {
-		c.usage = mergeUsage(c.usage, d.Usage)
+		if c.usage == nil { // the first: kept in the call (a later one merges into a new one)
+			c.usageStore = *d.Usage
+			c.usage = &c.usageStore
+		} else {
+			c.usage = mergeUsage(c.usage, d.Usage)
+		}
 		if d.UsageCumulative {
 			c.cumulative = true
 			c.cumTokens = d.Usage.CompletionTokens

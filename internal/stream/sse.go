@@ -61,12 +61,20 @@ const (
 )
 
 func newSSEFramer(r io.Reader, maxEventSize int) *sseFramer {
+	f := &sseFramer{}
+	f.init(r, maxEventSize)
+	return f
+}
+
+// init makes f a framer of r with a pooled read buffer (release hands it
+// back).
+func (f *sseFramer) init(r io.Reader, maxEventSize int) {
 	pooled := readBuffers.get()
 	buf := *pooled
 	if maxEventSize > 0 && maxEventSize < len(buf) {
 		buf = buf[:maxEventSize] // an event that fills it is too large
 	}
-	return &sseFramer{r: r, max: maxEventSize, buf: buf, pooled: pooled}
+	*f = sseFramer{r: r, max: maxEventSize, buf: buf, pooled: pooled}
 }
 
 // release hands the read buffer back for the next call (the one it

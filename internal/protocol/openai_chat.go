@@ -112,7 +112,7 @@ func decodeOpenAIChunk(ev Event, d *Delta, choice func(gjson.Result, *Delta)) er
 		return true
 	})
 	if usage.IsObject() {
-		d.Usage = openAIUsage(usage)
+		d.keepUsage(openAIUsage(usage))
 		// Usage on a chunk that still carries choices is vLLM/SGLang's
 		// continuous_usage_stats: a running total, exact per event. The final
 		// usage chunk (choices: []) repeats the total.

@@ -50,7 +50,7 @@ func scanChatChunk(data string, d *Delta) bool {
 	}
 	ch.apply(d)
 	if len(c.usage) > 0 && c.usage[0] == '{' {
-		d.Usage = openAIUsage(gjson.Parse(c.usage))
+		d.keepUsage(openAIUsage(gjson.Parse(c.usage)))
 		d.UsageCumulative = ch.n > 0
 	}
 	if len(c.timings) > 0 && c.timings[0] == '{' {

@@ -100,6 +100,9 @@ type Delta struct {
 	// continuous usage, Anthropic message_delta, Gemini usageMetadata).
 	Usage           *Usage
 	UsageCumulative bool
+	// usage holds what Usage points to for decoders that read it into the
+	// Delta (keepUsage): valid until the next Reset, as the rest.
+	usage Usage
 
 	FinishReason string
 	// Choice is the index of the choice the event's pieces belong to (n > 1
@@ -119,6 +122,13 @@ type Delta struct {
 	ServerTimings map[string]float64 // milliseconds, by phase name
 	Model         string             // the model the server says answered
 	RequestID     string
+}
+
+// keepUsage makes u the event's usage, held in d (no allocation per
+// usage report).
+func (d *Delta) keepUsage(u Usage) {
+	d.usage = u
+	d.Usage = &d.usage
 }
 
 // Reset clears d for reuse without freeing its tool-call slice.

@@ -34,7 +34,7 @@ func cachedCount(u gjson.Result, paths ...string) (int64, bool) {
 // answer's last event (on every event under vLLM's continuous usage). Each
 // figure is the value Get would find: the first of its key; for a nested
 // one, in the first object of its key that has it.
-func openAIUsage(u gjson.Result) *Usage {
+func openAIUsage(u gjson.Result) Usage {
 	var prompt, completion, total, reasoning, topReasoning gjson.Result
 	var cached [3]gjson.Result // openAICachedPaths, in order
 	u.ForEach(func(k, v gjson.Result) bool {
@@ -62,7 +62,7 @@ func openAIUsage(u gjson.Result) *Usage {
 	if r == 0 {
 		r = nonNeg(topReasoning) // SGLang puts it at the top level
 	}
-	out := &Usage{
+	out := Usage{
 		PromptTokens:     nonNeg(prompt),
 		CompletionTokens: nonNeg(completion),
 		ReasoningTokens:  r,

@@ -58,6 +58,7 @@ type Tap struct {
 	attempt  Attempt
 	watchdog Watchdog
 	rt       tapTransport
+	body     tapBody // the first response's body the tap reads (RoundTrip)
 	// hooks are the attempt's trace hooks (hooks.go), made with the tap;
 	// last is the chain the latest request got (traced).
 	hooks hookChain
@@ -202,7 +203,12 @@ func (t *tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
 		return resp, nil // the client follows the redirect; the final response is read
 	}
-	resp.Body = &tapBody{call: call, body: resp.Body}
+	b := &t.tap.body
+	if b.call != nil { // a response after the first (an authentication's retry): its own
+		b = new(tapBody)
+	}
+	*b = tapBody{call: call, body: resp.Body}
+	resp.Body = b
 	return resp, nil
 }
 

@@ -84,8 +84,9 @@ type Call struct {
 	firstWindow      time.Duration
 	firstWindowKnown bool
 	// sent is when the request began to go out (Sent), set on the
-	// transport's writing goroutine.
-	sent atomic.Pointer[time.Time]
+	// transport's writing goroutine: its offset from sentBase plus one, 0
+	// before (sentAt).
+	sent atomic.Int64
 	// setUp is how long the dial and TLS handshake of the connection the
 	// call opened took themselves (SetUp, ns): the rest of its connect is
 	// the wait of the transport's dialing goroutine for a CPU.
@@ -169,7 +170,21 @@ func (c *Call) Begin(at time.Time) {
 // written), the first time only: the transport's writing goroutine calls it,
 // and how long after t0 it ran is time this process took to send the request
 // (Result.SendWait).
-func (c *Call) Sent(at time.Time) { c.sent.CompareAndSwap(nil, &at) }
+func (c *Call) Sent(at time.Time) { c.sent.CompareAndSwap(0, int64(at.Sub(sentBase))+1) }
+
+// sentBase is the origin of the calls' Sent times, taken once: an offset
+// from it on the monotonic clock is stored without a time.Time allocated
+// for every call, and comes back as a time with its monotonic reading.
+var sentBase = time.Now() //nolint:gochecknoglobals // a fixed origin of the clock
+
+// sentAt is when the request began to go out; false before Sent.
+func (c *Call) sentAt() (time.Time, bool) {
+	v := c.sent.Load()
+	if v == 0 {
+		return time.Time{}, false
+	}
+	return sentBase.Add(time.Duration(v - 1)), true
+}
 
 // SetUp adds the time a dial or TLS handshake of the call's new connection
 // took itself, as the transport reports it (on its dialing goroutine). A

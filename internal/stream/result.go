@@ -132,7 +132,7 @@ func (c *Call) Finish() *Result {
 	// stream the server allows: the module's transport opens another
 	// connection instead (HTTP2Config StrictMaxConcurrentRequests off).
 	r.SendWait = c.sendWait(r.Connect)
-	r.Sent = c.sent.Load() != nil
+	_, r.Sent = c.sentAt()
 	r.TTFTCheck = r.Gaps.checkTTFT(c.firstWindow, c.firstWindowKnown, r.SendWait)
 	return r
 }
@@ -142,8 +142,8 @@ func (c *Call) Finish() *Result {
 // the dial and TLS handshake themselves when the transport reported them
 // (SetUp), else the whole connect.
 func (c *Call) sendWait(connect time.Duration) measure.Duration {
-	at := c.sent.Load()
-	if at == nil || c.resp == nil || c.Start.IsZero() {
+	at, sent := c.sentAt()
+	if !sent || c.resp == nil || c.Start.IsZero() {
 		return measure.Duration{}
 	}
 	setUp := max(connect, 0)

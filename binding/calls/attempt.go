@@ -25,20 +25,22 @@ import (
 
 // request is everything one attempt needs, prepared by the call plan.
 type request struct {
-	method    string
-	url       string
-	k6URL     httpext.URL // url as k6's request path takes it (url_memo.go)
-	urlErr    error       // why url is not one
-	header    http.Header
-	payload   []byte
-	model     string
-	name      string // the client's label: k6's URL name
-	tags      metrics.TagsAndMeta
-	timeouts  stream.Timeouts
-	stream    stream.Config    // without a watchdog: each attempt has its own
-	redact    *redact.Redactor // the call's secrets: its error texts and debug dump
-	transport *Transports
-	http      string // the client's HTTP version (config.HTTP…)
+	method  string
+	url     string
+	k6URL   httpext.URL // url as k6's request path takes it (url_memo.go)
+	urlErr  error       // why url is not one
+	header  http.Header
+	payload []byte
+	// getPayload reads payload from its start (http.Request.GetBody).
+	getPayload func() (io.ReadCloser, error)
+	model      string
+	name       string // the client's label: k6's URL name
+	tags       metrics.TagsAndMeta
+	timeouts   stream.Timeouts
+	stream     stream.Config    // without a watchdog: each attempt has its own
+	redact     *redact.Redactor // the call's secrets: its error texts and debug dump
+	transport  *Transports
+	http       string // the client's HTTP version (config.HTTP…)
 	// responseHeaders sees every response's headers (nil: nothing does).
 	responseHeaders func(http.Header)
 	// trace gives each request its traceparent (nil: the client does not
@@ -73,7 +75,7 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid request: " + err.Error()}
 	}
 	req.Header = r.attemptHeader(tap.LastEventID())
-	setPayload(req, r.payload)
+	setPayload(req, r.payload, r.getPayload)
 	vuState := attemptStates.Get().(*lib.State) //nolint:forcetypeassert // the pool holds nothing else
 	defer putAttemptState(vuState)
 	*vuState = *st // a shallow copy: only the transport and the debug option differ
@@ -137,19 +139,39 @@ func maxRedirects(st *lib.State) null.Int {
 	return null.IntFrom(10)
 }
 
-// setPayload makes p the request's body, sent as it is. Handed to k6's
-// request path as its Body instead, the payload was copied into a string
-// at every request (k6 keeps the request body for its response object,
-// which this module never reads) and wrapped twice more to be read and
-// read again. Go's transport takes a new reader from GetBody for a
-// redirect or a retried connection, as with k6's; the body is a reader Go
-// knows is in memory, so the request's headers and body still go out in
-// one write.
-func setPayload(req *http.Request, p []byte) {
+// setPayload makes p the request's body, sent as it is, with again (a
+// reader of p from its start) as its GetBody. Handed to k6's request path
+// as its Body instead, the payload was copied into a string at every
+// request (k6 keeps the request body for its response object, which this
+// module never reads) and wrapped twice more to be read and read again.
+// Go's transport takes a new reader from GetBody for a redirect or a
+// retried connection, as with k6's; the body is a reader Go knows is in
+// memory, so the request's headers and body still go out in one write.
+func setPayload(req *http.Request, p []byte, again func() (io.ReadCloser, error)) {
 	if p == nil {
 		return
 	}
 	req.ContentLength = int64(len(p))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(p)), nil }
+	req.GetBody = again
 	req.Body = io.NopCloser(bytes.NewReader(p))
+}
+
+// payloadReaders is the last payload and a GetBody of it: a call that sends
+// the last call's body again (body_memo.go) shares its payload, and a
+// function made for each call to read it again was an allocation. The
+// event loop owns it (calls plan there).
+type payloadReaders struct {
+	p     []byte
+	again func() (io.ReadCloser, error)
+}
+
+// of is a GetBody of p: the last one's when p is the last payload.
+func (m *payloadReaders) of(p []byte) func() (io.ReadCloser, error) {
+	if p == nil {
+		return nil
+	}
+	if m.again == nil || len(p) != len(m.p) || (len(p) > 0 && &p[0] != &m.p[0]) {
+		m.p, m.again = p, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(p)), nil }
+	}
+	return m.again
 }

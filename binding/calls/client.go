@@ -85,6 +85,8 @@ type Client struct {
 	chatAPI string
 	// cleaner is the last call redactor's Clean (redact.go).
 	cleaner cleanerMemo
+	// payloadReaders is the last payload's GetBody (attempt.go).
+	payloadReaders payloadReaders
 }
 
 // newClient builds a Client from `new Client(options)`.

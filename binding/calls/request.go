@@ -61,6 +61,7 @@ func (c *Client) request(st *lib.State, bodyV sobek.Value, params *config.Call, 
 		req.Model = bp.model
 	}
 	req.PromptOnly, r.stream.MaxTokens, r.payload = bp.promptOnly, bp.maxTokens, bp.payload
+	r.getPayload = c.payloadReaders.of(bp.payload)
 	if path == "" {
 		path = spec.Path(req)
 	}

@@ -59,6 +59,7 @@ type Tap struct {
 	watchdog Watchdog
 	rt       tapTransport
 	body     tapBody // the first response's body the tap reads (RoundTrip)
+	ctx      attemptCtx
 	// hooks are the attempt's trace hooks (hooks.go), made with the tap;
 	// last is the chain the latest request got (traced).
 	hooks hookChain
@@ -116,7 +117,8 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 	}
 	tap.call = call
 	tap.hooks.bind(tap)
-	err := send(WithSetUpTimer(ctx, call), tap)
+	tap.ctx = attemptCtx{Context: ctx, timer: call}
+	err := send(&tap.ctx, tap)
 	if se, ok := err.(*Error); ok { //nolint:errorlint // Send's own, unwrapped, by contract
 		call.Fail(se.Type, se.Message)
 	} else if err != nil {
@@ -162,6 +164,21 @@ func (f SetUpFunc) SetUp(d time.Duration) { f(d) }
 // connect also holds.
 func WithSetUpTimer(ctx context.Context, timer SetUpTimer) context.Context {
 	return context.WithValue(ctx, setUpTimerKey{}, timer)
+}
+
+// attemptCtx is an attempt's context with its call as the set-up timer,
+// as WithSetUpTimer makes it, held in the tap: a context of its own was an
+// allocation of every attempt.
+type attemptCtx struct {
+	context.Context
+	timer SetUpTimer
+}
+
+func (c *attemptCtx) Value(key any) any {
+	if _, ok := key.(setUpTimerKey); ok {
+		return c.timer
+	}
+	return c.Context.Value(key)
 }
 
 // ReportSetUp is how a dial reports its own time to the request it dials

@@ -16,14 +16,25 @@ const workerIdle = 200 * time.Millisecond
 // workers hands calls to idle goroutines, or starts one. One is shared by
 // every VU of the process.
 type Workers struct {
-	idle chan func() // unbuffered: a send succeeds only when a goroutine waits
+	idle chan task // unbuffered: a send succeeds only when a goroutine waits
 }
 
-func NewWorkers() *Workers { return &Workers{idle: make(chan func())} }
+// task is what a worker runs: a launched call (chat.go) or a function.
+type task interface{ run() }
+
+// taskFunc is a function as a task.
+type taskFunc func()
+
+func (f taskFunc) run() { f() }
+
+func NewWorkers() *Workers { return &Workers{idle: make(chan task)} }
 
 // run runs f on an idle goroutine, or on a new one when none waits. Like a
 // go statement, it does not wait for f.
-func (w *Workers) run(f func()) {
+func (w *Workers) run(f func()) { w.runTask(taskFunc(f)) }
+
+// runTask is run for a task.
+func (w *Workers) runTask(f task) {
 	select {
 	case w.idle <- f:
 	default:
@@ -31,11 +42,11 @@ func (w *Workers) run(f func()) {
 	}
 }
 
-func (w *Workers) work(f func()) {
+func (w *Workers) work(f task) {
 	t := time.NewTimer(workerIdle)
 	defer t.Stop()
 	for {
-		f()
+		f.run()
 		t.Reset(workerIdle)
 		select {
 		case f = <-w.idle:

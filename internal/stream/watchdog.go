@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,8 +33,9 @@ type Watchdog struct {
 
 	mu      sync.Mutex
 	stopped bool
-	timer   *time.Timer
-	armed   time.Time // when the timer fires; zero: not armed
+	timer   *time.Timer    // lent's, once armed
+	armed   time.Time      // when the timer fires; zero: not armed
+	lent    *watchdogTimer // the pooled timer, until Stop hands it back
 	due     [deadlines]time.Time
 	graced  bool // the idle deadline was moved once for a starved process
 	starved int
@@ -97,10 +99,36 @@ func (w *Watchdog) arm(k int, now time.Time, d time.Duration) {
 	}
 	w.armed = at
 	if w.timer == nil {
-		w.timer = time.AfterFunc(d, w.fired)
-		return
+		wt := watchdogTimers.Get().(*watchdogTimer) //nolint:forcetypeassert // the pool holds nothing else
+		wt.w.Store(w)
+		w.lent, w.timer = wt, wt.t
 	}
 	w.timer.Reset(d)
+}
+
+// watchdogTimer is a timer watchdogs borrow, one at a time: a timer made
+// for each attempt (and the function it calls) were two allocations and a
+// timer created and dropped by every call. It calls the watchdog that has
+// it. A firing that began before its last watchdog stopped may reach the
+// next one: that one only checks its own deadlines then, and re-arms the
+// timer for the first that is still to come, as at any early firing.
+type watchdogTimer struct {
+	t *time.Timer
+	w atomic.Pointer[Watchdog]
+}
+
+// watchdogTimers are the stopped timers watchdogs borrow.
+var watchdogTimers = sync.Pool{New: func() any { //nolint:gochecknoglobals // a pool shared by every attempt is the point
+	wt := &watchdogTimer{}
+	wt.t = time.AfterFunc(time.Hour, wt.fire)
+	wt.t.Stop()
+	return wt
+}}
+
+func (wt *watchdogTimer) fire() {
+	if w := wt.w.Load(); w != nil {
+		w.fired()
+	}
 }
 
 // fired cancels with the cause of the earliest deadline that passed, or
@@ -251,5 +279,10 @@ func (w *Watchdog) Stop() {
 	w.stopped = true
 	if w.timer != nil {
 		w.timer.Stop()
+	}
+	if wt := w.lent; wt != nil { // never used by w again: stopped, it arms nothing
+		wt.w.Store(nil)
+		watchdogTimers.Put(wt)
+		w.lent, w.timer = nil, nil
 	}
 }

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -137,4 +138,29 @@ func TestNothingFiresAfterStop(t *testing.T) {
 	w.CutOff(time.Millisecond)
 	time.Sleep(40 * time.Millisecond)
 	require.NoError(t, ctx.Err())
+}
+
+// Watchdogs borrow their timer from a pool: one that stopped never fires
+// through the timer it handed back, while the next one that has it still
+// fires for its own deadline, with its own cause.
+func TestAWatchdogsTimerServesTheNextAfterStop(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		var firstCause atomic.Pointer[error]
+		first := NewWatchdog(Timeouts{Total: 2 * time.Millisecond}, func(err error) { firstCause.Store(&err) })
+		first.Total()
+		first.Stop()
+		got := make(chan error, 1)
+		next := NewWatchdog(Timeouts{Total: 5 * time.Millisecond}, func(err error) { got <- err })
+		next.Total()
+		select {
+		case err := <-got:
+			require.Equal(t, dueCauses[dueTotal], err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("the next watchdog never fired")
+		}
+		next.Stop()
+		time.Sleep(3 * time.Millisecond) // past the first one's deadline
+		require.Nil(t, firstCause.Load(), "a stopped watchdog never fires")
+	}
 }

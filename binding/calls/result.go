@@ -23,6 +23,9 @@ type callResult struct {
 	rt   *sobek.Runtime
 	rec  *record.Call
 	seen []resultKey // keys read so far, the script's own, and deleted ones
+	// first holds seen's first keys: a script that reads one or two adds
+	// no allocation of its own.
+	first [2]resultKey
 }
 
 // resultKey is one key the script touched: its value (read or set), or
@@ -35,7 +38,9 @@ type resultKey struct {
 
 // jsResult is rec's result as a JS object; on the event loop.
 func jsResult(rt *sobek.Runtime, rec *record.Call) *sobek.Object {
-	return rt.NewDynamicObject(&callResult{rt: rt, rec: rec})
+	r := &callResult{rt: rt, rec: rec}
+	r.seen = r.first[:0]
+	return rt.NewDynamicObject(r)
 }
 
 // find is the key's entry, nil when the script has not touched it.

@@ -96,7 +96,7 @@ func judge(o *outcome, rec *record.Call, regress func(client, category string, t
 		}
 	}
 	if info.GapSamples == config.GapsSampled && len(rec.Gaps) > 0 {
-		keep, kept := info.gapSampler.Take(len(rec.Gaps))
+		keep, kept := info.gapSampler.TakeKeep(len(rec.Gaps))
 		rec.KeepGap, rec.GapsUnsampled = keep, len(rec.Gaps)-kept
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/sample"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -64,9 +65,9 @@ func TestSampledCallBatchHoldsTheUnsampledCount(t *testing.T) {
 			E2E: measure.Of(5 * time.Millisecond), End: time.Now(), Gaps: stream.Gaps{1000}}
 		o := &outcome{Attempts: []attempt{{Route: rt, Result: r}}}
 		rec := callRecord(o, callLoad{})
-		rec.KeepGap = func(int) bool { return kept }
+		rec.KeepGap = sample.KeepAll()
 		if !kept {
-			rec.GapsUnsampled = 1
+			rec.KeepGap, rec.GapsUnsampled = sample.KeepNone(), 1
 		}
 		return callSamples(m, o, rec)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/embed"
 	"github.com/llmstream/xk6-llmstream/internal/measure"
+	"github.com/llmstream/xk6-llmstream/internal/sample"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -73,7 +74,7 @@ type Call struct {
 	// With Origin.GapSamples 'sampled', KeepGap says which gaps k6 gets,
 	// and GapsUnsampled counts those it left out; the record itself keeps
 	// every gap.
-	KeepGap       func(i int) bool
+	KeepGap       sample.Keep
 	GapsUnsampled int
 
 	// Retrieval is the final attempt's figures of a non-streamed embed or

@@ -446,12 +446,12 @@ func networkShare(c *Call) (float64, bool) {
 // ('sampled'), the mean ('request') or none ('off').
 func gapSamples(c *Call, e Emit) {
 	switch {
-	case c.GapSamples == config.GapsPerEvent, c.GapSamples == config.GapsSampled && c.KeepGap != nil:
+	case c.GapSamples == config.GapsPerEvent, c.GapSamples == config.GapsSampled && c.KeepGap.Set():
 		at := c.FirstOutAt
 		for i := range c.Gaps {
 			g := c.Gaps.At(i)
 			at = at.Add(g)
-			if c.KeepGap == nil || c.KeepGap(i) {
+			if !c.KeepGap.Set() || c.KeepGap.Has(i) {
 				e(at, measure.MS(g))
 			}
 		}

@@ -83,11 +83,18 @@ func New(rate float64) *Sampler {
 // the usual max_tokens load, whose L is a multiple of k, would have the same
 // places kept in every call, say always the first gap and never the last.)
 func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
+	k, kept := s.TakeKeep(n)
+	return k.Has, kept
+}
+
+// TakeKeep is Take with which values to keep as a Keep, a value (no
+// function made for each call).
+func (s *Sampler) TakeKeep(n int) (Keep, int) {
 	if n <= 0 {
-		return func(int) bool { return false }, 0
+		return KeepNone(), 0
 	}
 	if s.rate <= 0 {
-		return func(int) bool { return true }, n
+		return KeepAll(), n
 	}
 	now := s.now()
 	s.mu.Lock()
@@ -101,20 +108,40 @@ func (s *Sampler) Take(n int) (keep func(i int) bool, kept int) {
 		candidates = (n-1-phase)/k + 1
 	}
 	s.fill(now)
-	kept = max(0, min(candidates, int(s.tokens)))
+	kept := max(0, min(candidates, int(s.tokens)))
 	s.tokens -= float64(kept)
 	s.dropped += uint64(n - kept) // #nosec G115 -- kept ≤ candidates ≤ n
-	return func(i int) bool {
-		if i < phase || (i-phase)%k != 0 {
-			return false
-		}
-		// When the bucket cuts the call's share, the kept ones are
-		// spread over the call's candidates, not its first ones: the first
-		// events of a call are not like the rest (they often arrive together,
-		// gaps of zero), and keeping only them would bend the percentiles.
-		j := (i - phase) / k
-		return j < candidates && (j+1)*kept/candidates > j*kept/candidates
-	}, kept
+	return Keep{set: true, phase: phase, k: k, candidates: candidates, kept: kept}, kept
+}
+
+// Keep says which of the values offered to a Take it kept. The zero Keep
+// was made by no Take (Set is false) and keeps none.
+type Keep struct {
+	set, all                   bool
+	phase, k, candidates, kept int
+}
+
+// KeepAll keeps every value; KeepNone keeps none.
+func KeepAll() Keep  { return Keep{set: true, all: true} }
+func KeepNone() Keep { return Keep{set: true} }
+
+// Set says whether a Take (or KeepAll, KeepNone) made k.
+func (k Keep) Set() bool { return k.set }
+
+// Has says whether the i-th value is kept.
+func (k Keep) Has(i int) bool {
+	switch {
+	case k.all:
+		return true
+	case k.k <= 0 || i < k.phase || (i-k.phase)%k.k != 0:
+		return false
+	}
+	// When the bucket cuts the call's share, the kept ones are
+	// spread over the call's candidates, not its first ones: the first
+	// events of a call are not like the rest (they often arrive together,
+	// gaps of zero), and keeping only them would bend the percentiles.
+	j := (i - k.phase) / k.k
+	return j < k.candidates && (j+1)*k.kept/k.candidates > j*k.kept/k.candidates
 }
 
 // Dropped is how many offered values were not kept.

@@ -1,12 +1,8 @@
 package module
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,18 +15,7 @@ import (
 // that turns stream off after being sent, and one with a cycle.
 func TestEachRequestCarriesItsCallsBody(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var got []map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		mu.Lock()
-		got = append(got, m)
-		mu.Unlock()
-		answer(w, r)
-	}))
-	t.Cleanup(srv.Close)
+	srv := recordBodies(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) { answer(w, r) })
 	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'm'});`, srv.URL))
 	t.Cleanup(vu.closeIdle)
 	vu.run(`(async () => {
@@ -56,8 +41,7 @@ func TestEachRequestCarriesItsCallsBody(t *testing.T) {
 			try { await client.chat(cyclic); } catch (e) { globalThis.cycle = String(e); }
 		}
 	})()`)
-	mu.Lock()
-	defer mu.Unlock()
+	got := srv.all()
 	require.Len(t, got, 10)
 	msgs := func(i int) int { return len(got[i]["messages"].([]any)) } //nolint:forcetypeassert
 	for i, want := range []int{1, 1, 2, 2, 2, 2} {
@@ -82,23 +66,14 @@ func TestEachRequestCarriesItsCallsBody(t *testing.T) {
 // dimensions changed, and a rerank's documents.
 func TestEachRetrievalRequestCarriesItsCallsBody(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var got []map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		mu.Lock()
-		got = append(got, m)
-		mu.Unlock()
+	srv := recordBodies(t, func(w http.ResponseWriter, _ *http.Request, m map[string]any) {
 		w.Header().Set("Content-Type", "application/json")
 		if docs, ok := m["documents"].([]any); ok {
 			_, _ = fmt.Fprintf(w, `{"results":[{"index":0,"relevance_score":0.5}],"meta":{"n":%d}}`, len(docs))
 			return
 		}
 		_, _ = w.Write(embeddingsBody(1, 4, "float"))
-	}))
-	t.Cleanup(srv.Close)
+	})
 	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'm'});`, srv.URL+"/v1"))
 	t.Cleanup(vu.closeIdle)
 	vu.run(`(async () => {
@@ -115,8 +90,7 @@ func TestEachRetrievalRequestCarriesItsCallsBody(t *testing.T) {
 		await client.rerank(rr);
 	})()`)
 	require.Equal(t, []any{true, true, true, true}, vu.rt.VU.Runtime().Get("oks").Export())
-	mu.Lock()
-	defer mu.Unlock()
+	got := srv.all()
 	require.Len(t, got, 6)
 	require.Equal(t, []any{"one", "one", "two", "two"}, []any{got[0]["input"], got[1]["input"], got[2]["input"], got[3]["input"]})
 	require.NotContains(t, got[2], "dimensions")

@@ -3,15 +3,12 @@ package module
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/grafana/sobek"
@@ -108,21 +105,10 @@ func TestDatasetSyntheticItemsInJS(t *testing.T) {
 
 func TestDatasetItemsFeedClientChat(t *testing.T) {
 	t.Parallel()
-	var (
-		mu     sync.Mutex
-		bodies []map[string]any
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		mu.Lock()
-		bodies = append(bodies, m)
-		mu.Unlock()
+	srv := recordBodies(t, func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = fmt.Fprint(w, roleChunk, chunk("ok", ""), chunk("", "stop"), usageChunk(3, 1, 0), "data: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
+	})
 	vu := newDatasetVU(t, New(), nil, fmt.Sprintf(`
 		const client = new llm.Client({baseURL: %q, model: 'm'});
 		const d = llm.Dataset.synthetic({seed: 1, variants: 2, mix: {short: 1}, turns: {min: 2, max: 2},
@@ -133,8 +119,7 @@ func TestDatasetItemsFeedClientChat(t *testing.T) {
 			{tags: {category: p.category, turn: String(p.turn)}});
 		const q = d.next(); // {item} tags the call with the item's category and turn
 		await client.chat({messages: q.messages, max_tokens: q.maxTokens}, {item: q}) })()`)
-	mu.Lock()
-	defer mu.Unlock()
+	bodies := srv.all()
 	require.Len(t, bodies, 2)
 	// Turn 1 then turn 2 of one conversation: system prefix, then the history.
 	require.Len(t, bodies[0]["messages"], 2)

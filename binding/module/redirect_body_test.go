@@ -1,12 +1,8 @@
 package module
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,22 +13,13 @@ import (
 // the answer from there is the call's.
 func TestARedirectedCallSendsItsBodyAgain(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var bodies []map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		mu.Lock()
-		bodies = append(bodies, m)
-		mu.Unlock()
+	srv := recordBodies(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
 		if r.URL.Path == "/old/chat/completions" {
 			http.Redirect(w, r, "/new/chat/completions", http.StatusTemporaryRedirect)
 			return
 		}
 		answer(w, r)
-	}))
-	t.Cleanup(srv.Close)
+	})
 	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'm'});`, srv.URL+"/old"))
 	t.Cleanup(vu.closeIdle)
 	vu.run(`(async () => {
@@ -40,8 +27,7 @@ func TestARedirectedCallSendsItsBodyAgain(t *testing.T) {
 		globalThis.ok = r.ok;
 	})()`)
 	require.True(t, vu.rt.VU.Runtime().Get("ok").ToBoolean(), "the call is answered from the new location")
-	mu.Lock()
-	defer mu.Unlock()
+	bodies := srv.all()
 	require.Len(t, bodies, 2)
 	require.Equal(t, bodies[0], bodies[1], "the redirected request carries the same body")
 	require.Equal(t, 7.0, bodies[1]["max_tokens"])

@@ -1,6 +1,6 @@
 # xk6-llmstream — every task a contributor or CI needs. Only Go and make are required.
 GO        ?= go
-FUZZTIME  ?= 2s
+FUZZTIME  ?= 1s
 export CGO_ENABLED ?= 0
 
 .PHONY: all k6 llm-sim build llmstream setup test unit e2e k6v2 xk6-lint fuzz-short vet lint types bench bench-calls accuracy accuracy-short accuracy-capacity accuracy-capacity-short bench-capacity memory bench-schedule soak soak-short demo clean

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every fuzz target in the module for a short while (default 3s each; make fuzz-short gives 2s).
+# Runs every fuzz target in the module for a short while (default 3s each; make fuzz-short gives 1s).
 # A failure leaves its crasher in testdata/fuzz/<Target>/ of the package: commit it as a fixture.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -164,7 +164,7 @@ bench-capacity:
 ## accuracy-capacity: the capacity search in k6 against llm-sim set up as 4 slots of a fixed 200 ms call, constant,
 ## Poisson and bursty arrivals one after another, each answer held to the same queue simulated, then plain runs at
 ## the answer (the objective holds) and 30 % above it (it does not): about 30 minutes, bursty arrivals' search the
-## longest, then the same checks under Poisson arrivals on 16 slots (about three minutes). One at a time:
+## longest, and first the same checks under Poisson arrivals on 16 slots (about three minutes). One at a time:
 ## at the boundary a few percent slower a llm-sim step is a few percent more load, and three searches at once slow
 ## it. CAPACITY_TRUTH_WINDOW=20s runs the default window.
 accuracy-capacity: k6

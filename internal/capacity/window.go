@@ -174,16 +174,14 @@ func (w *window) saturated(t time.Time, open bool, limit float64) (bool, string)
 		signs = append(signs, "the server's waiting count")
 	}
 	late := open && fit(w.latePts, from, until).rising(0, 50)
-	rising := ""
 	if n := len(signs); n > 0 {
-		rising = "over-saturated: " + strings.Join(append([]string{"TTFT"}, signs[:n-1]...), ", ") + " and " + signs[n-1] + " rising"
+		why := "over-saturated: " + strings.Join(append([]string{"TTFT"}, signs[:n-1]...), ", ") + " and " + signs[n-1] + " rising"
+		if late {
+			why += ", credits sent ever later"
+		}
+		return true, why
 	}
-	switch {
-	case rising != "" && late:
-		return true, rising + ", credits sent ever later"
-	case rising != "":
-		return true, rising
-	case late:
+	if late {
 		return true, "over-saturated: TTFT rising and credits sent ever later"
 	}
 	return false, ""

@@ -12,6 +12,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	k6http "go.k6.io/k6/js/modules/k6/http"
 )
 
 // BenchmarkEmbedCall is one embeddings call per operation, the module's
@@ -147,4 +149,68 @@ func embeddingsBody(n, dim int, enc string) []byte {
 	}
 	fmt.Fprintf(&buf, `],"model":"m","usage":{"prompt_tokens":%d,"total_tokens":%d}}`, 12*n, 12*n)
 	return buf.Bytes()
+}
+
+// BenchmarkEmbedCallK6 is make bench-calls' embeddings case in one process:
+// client.embed of one input against llm-sim's answer (1024 dimensions, the
+// input's few words hashed into them, the rest zeros; chunked, with its
+// Server-Timing and request id) beside k6's own http.post of the same
+// request, the answer read whole (bench/k6-http-embed.js). cpu-ns/op of one
+// over the other is the figure the per-call target is held to; the machine's
+// load moves both.
+//
+//	go test -run '^$' -bench EmbedCallK6 -benchmem ./binding/module
+func BenchmarkEmbedCallK6(b *testing.B) {
+	body := simEmbeddingsBody()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Server-Timing", "queue;dur=0.026, prefill;dur=0.000, decode;dur=0.000, total;dur=0.000")
+		w.Header().Set("X-Request-Id", "sim-7bd9b382-1")
+		_, _ = w.Write(body[:len(body)/2]) // two writes: chunked, as llm-sim's answer
+		_, _ = w.Write(body[len(body)/2:])
+	}))
+	b.Cleanup(srv.Close)
+	const input = `'chunk 0 of the quarterly report on load testing'`
+	for _, tc := range []struct{ name, script string }{
+		{"module", `globalThis.call = () => client.embed({ input: ` + input + ` }).then(r => { globalThis.count = r.count })`},
+		{"k6-http-post", `const body = JSON.stringify({ model: 'm', input: ` + input + ` });
+			const params = { headers: { 'Content-Type': 'application/json' } };
+			globalThis.call = () => { globalThis.count = http.post(%q, body, params).body.length > 0 ? 1 : 0 }`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			v := newTestVUModules(b, New(), map[string]any{"k6/http": k6http.New()}, nil,
+				fmt.Sprintf(`const http = require('k6/http'); const client = new llm.Client({ baseURL: %q, model: 'm' });`,
+					srv.URL+"/v1"))
+			b.Cleanup(v.closeIdle)
+			v.run(strings.ReplaceAll(tc.script, "%q", fmt.Sprintf("%q", srv.URL+"/v1/embeddings")))
+			iterate := compiledIteration(b, v)
+			iterate() // the connection and the client's first-call work
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := processCPU(b)
+			for range b.N {
+				iterate()
+			}
+			b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+			b.StopTimer()
+			if n := v.rt.VU.Runtime().Get("count"); n == nil || n.ToInteger() != 1 {
+				b.Fatalf("the last call counted %v vectors", n)
+			}
+		})
+	}
+}
+
+// simEmbeddingsBody is llm-sim's answer to that input: a unit vector of 1024
+// values with one non-zero value per word, written as llm-sim writes it.
+func simEmbeddingsBody() []byte {
+	vec := make([]string, 1024)
+	for i := range vec {
+		vec[i] = "0"
+	}
+	for i, at := range []int{17, 101, 233, 388, 412, 577, 640, 811, 990} {
+		vec[at] = []string{"0.33333334", "-0.33333334"}[i%2]
+	}
+	return fmt.Appendf(nil, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[%s]}],`+
+		`"model":"m","usage":{"prompt_tokens":9,"total_tokens":9}}`, strings.Join(vec, ","))
 }

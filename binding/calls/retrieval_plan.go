@@ -193,7 +193,7 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 	h := c.callHeaders(st, params, key, func(h http.Header) { w.headers(h, c.opts.APIKey) })
 	u := protocol.JoinURL(c.opts.BaseURL, path)
 	x = &embed.Exchange{
-		Transport: c.env.Transports.get(st.Transport, st.Dialer, c.opts.HTTP),
+		Transport: c.env.Transports.getWhole(st.Transport, st.Dialer, c.opts.HTTP),
 		URL:       u, Header: h, Body: w.body,
 		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.callRedactor(params, u).Clean,
 	}

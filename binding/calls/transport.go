@@ -23,26 +23,36 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
-// transports are the transports of one VU's clients, one per HTTP version,
-// each cloned from k6's own so its dialer, TLS settings, hosts and blocked
-// addresses hold. A clone also keeps an idle connection for every stream a VU
-// has in flight: k6 sizes its idle pool for http.batch (batchPerHost, 6 by
-// default), and a VU with more concurrent streams would close the surplus and
-// dial again on the next call.
+// transports are the transports of one VU's clients, one per HTTP version
+// for streamed calls and one per HTTP version for answers read whole (embed,
+// rerank), each cloned from k6's own so its dialer, TLS settings, hosts and
+// blocked addresses hold. A clone also keeps an idle connection for every
+// stream a VU has in flight: k6 sizes its idle pool for http.batch
+// (batchPerHost, 6 by default), and a VU with more concurrent streams would
+// close the surplus and dial again on the next call.
 type Transports struct {
 	mu     sync.Mutex
 	base   http.RoundTripper
-	byMode map[string]http.RoundTripper
+	byMode map[transportKey]http.RoundTripper
+}
+
+// transportKey names a transport of a VU: its HTTP version and whether its
+// answers are read whole.
+type transportKey struct {
+	mode  string
+	whole bool
 }
 
 // maxIdlePerHost bounds the idle connections a VU keeps per host.
 const maxIdlePerHost = 1024
 
 // requestWriteBuffer and responseReadBuffer size a client's connections'
-// buffers (net/http's default is 4 KiB each).
+// buffers (net/http's default is 4 KiB each); wholeReadBuffer is the read
+// buffer of the connections whose answers are read whole.
 const (
 	requestWriteBuffer = 1 << 10
 	responseReadBuffer = 2 << 10
+	wholeReadBuffer    = 4 << 10
 )
 
 // closeIdle closes the idle connections of every transport made so far.
@@ -56,19 +66,38 @@ func (t *Transports) CloseIdle() {
 	}
 }
 
-// get is the VU's transport for an HTTP version; base and dialer are k6's
-// transport and the dialer under it.
+// get is the VU's transport for an HTTP version, for streamed calls; base
+// and dialer are k6's transport and the dialer under it.
 func (t *Transports) get(base http.RoundTripper, dialer lib.DialContexter, mode string) http.RoundTripper {
+	return t.transport(base, dialer, transportKey{mode: mode})
+}
+
+// getWhole is get for calls whose answer is read whole (embed, rerank).
+// Their connections read with net/http's (and k6's) 4 KiB buffer, not the
+// streams' 2 KiB: an answer a little over 2 KiB (llm-sim's 1024-dimension
+// vector, most answers of a few vectors) then comes in one read, where the
+// smaller buffer took two, and a read that found nothing parked its
+// goroutine: about three system calls more per call (strace -c). Their own
+// pool keeps the streams' connections at the smaller buffer, their memory
+// the same at thousands of streams.
+func (t *Transports) getWhole(base http.RoundTripper, dialer lib.DialContexter, mode string) http.RoundTripper {
+	return t.transport(base, dialer, transportKey{mode: mode, whole: true})
+}
+
+func (t *Transports) transport(base http.RoundTripper, dialer lib.DialContexter, key transportKey) http.RoundTripper {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.base != base { // a new VU state (k6 hands a VU one transport for its life)
-		t.base, t.byMode = base, map[string]http.RoundTripper{}
+		t.base, t.byMode = base, map[transportKey]http.RoundTripper{}
 	}
-	if rt, ok := t.byMode[mode]; ok {
+	if rt, ok := t.byMode[key]; ok {
 		return rt
 	}
-	rt := withHTTPVersion(base, dialer, mode)
-	t.byMode[mode] = rt
+	rt := withHTTPVersion(base, dialer, key.mode)
+	if ht, ok := rt.(*http.Transport); ok && key.whole {
+		ht.ReadBufferSize = wholeReadBuffer
+	}
+	t.byMode[key] = rt
 	return rt
 }
 

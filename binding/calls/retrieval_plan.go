@@ -28,8 +28,8 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/embed"
 	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/policy"
-	"github.com/llmstream/xk6-llmstream/internal/protocol"
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/schedule"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -43,13 +43,55 @@ type retrievalOp struct {
 	rerank  *embed.RerankRequest
 }
 
-// retrievalPlan is the call ready to run; figures holds each attempt's
-// figures by the result the policy saw (attempts run one after another).
+// retrievalPlan is the call ready to run, and then the call running: it is
+// the task its worker runs (workers.go), and settles its Promise on the
+// event loop. figures holds each attempt's figures by the result the policy
+// saw (attempts run one after another, on the call's goroutine), with room
+// for the first; primaryParts is where the primary route is made. One
+// allocation for what were the plan, its figures' map, its route's parts
+// and the closures that ran and settled the call.
 type retrievalPlan struct {
 	primary, fallback *route
 	fallbackOn        map[stream.ErrorType]bool
-	figures           map[*stream.Result]*embed.Result
+	figures           []attemptFigures
+	firstFigures      [1]attemptFigures
+	primaryParts      retrievalParts
 	trace             callTrace // the call's trace context (tracing.go)
+
+	// The call off the loop: what it runs with, and what it hands its
+	// outcome and record to (the Promise's settle, resolve and reject).
+	c               *Client
+	st              *lib.State
+	ctx             context.Context
+	due             time.Time
+	from            *schedule.Schedule
+	settle          func(func() error)
+	rt              *sobek.Runtime
+	resolve, reject func(any) error
+	out             *outcome
+	rec             *record.Call
+}
+
+// attemptFigures are an attempt's figures and the result the policy saw.
+type attemptFigures struct {
+	res *stream.Result
+	fig *embed.Result
+}
+
+// retrievalParts are a route of a retrieval call and its info, made together.
+type retrievalParts struct {
+	route route
+	info  routeInfo
+}
+
+// figuresOf is the figures of the attempt whose result the policy saw as res.
+func (p *retrievalPlan) figuresOf(res *stream.Result) *embed.Result {
+	for i := len(p.figures) - 1; i >= 0; i-- {
+		if p.figures[i].res == res {
+			return p.figures[i].fig
+		}
+	}
+	return nil
 }
 
 // startRetrieval plans the call on the event loop, runs it off the loop and
@@ -57,54 +99,71 @@ type retrievalPlan struct {
 func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Promise, error) {
 	vu := c.env.VU
 	st := vu.State()
-	plan := &retrievalPlan{fallbackOn: c.opts.FallbackOn, figures: map[*stream.Result]*embed.Result{}}
+	plan := &retrievalPlan{fallbackOn: c.opts.FallbackOn, c: c, st: st}
+	plan.figures = plan.firstFigures[:0]
 	var err error
-	if plan.primary, err = c.retrievalRoute(st, op, paramsV, routePrimary, plan); err != nil {
+	if plan.primary, err = c.retrievalRoute(st, op, paramsV, routePrimary, plan, &plan.primaryParts); err != nil {
 		return nil, err
 	}
 	if c.fallback != nil {
 		plan.primary.Info.tagRoute = true
-		if plan.fallback, err = c.fallback.retrievalRoute(st, op, paramsV, routeFallback, plan); err != nil {
+		if plan.fallback, err = c.fallback.retrievalRoute(st, op, paramsV, routeFallback, plan, new(retrievalParts)); err != nil {
 			return nil, fmt.Errorf("fallback: %w", err)
 		}
 	}
-	rt := vu.Runtime()
-	p, resolve, reject := rt.NewPromise()
-	settle := vu.RegisterCallback()
-	ctx := vu.Context()
+	plan.rt = vu.Runtime()
+	var p *sobek.Promise
+	p, plan.resolve, plan.reject = plan.rt.NewPromise()
+	plan.settle = vu.RegisterCallback()
+	plan.ctx = vu.Context()
 	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
 	c.env.Sinks.Report.Stop.Note(c.env.VU)
 	c.env.Server.NoteCall(st)
-	due, from := c.env.Due.TakeFrom() // as in Chat: the first call after Schedule.next() is the credit's send
-	c.env.Workers.run(func() {        // as in Chat: a goroutine that has run a call keeps its stack
-		ld := callLoad{active: int(c.env.Active.Add(1)), vus: c.activeVUs(), due: due}
-		c.env.Lag.Acquire()
-		start := time.Now()
-		out := policy.Run(ctx, plan.primary, plan.fallback, plan.fallbackOn)
-		if lag, ok := c.env.Lag.Since(start); ok {
-			out.ClientLag = measure.Of(lag)
-		}
-		c.env.Lag.Release()
-		c.env.Active.Add(-1)
-		c.env.Sinks.LagWarning.Check(st.Logger, out.ClientLag.Or(0))
-		runtime.Gosched() // as in Chat: the requests that follow go first
-		rec := fanOutRetrieval(ctx, out, plan.figures, st.Samples, c.env.Sinks, ld)
-		load.AfterScheduledCall(ctx, from, c.env.Sinks.Metrics, st)
-		settle(func() error {
-			if st.Options.Throw.Bool && !out.OK() {
-				return reject(fmt.Errorf("llmstream: %s", out.Final().Result.Err))
-			}
-			return resolve(jsResult(rt, rec)) // as in Chat
-		})
-	})
+	plan.due, plan.from = c.env.Due.TakeFrom() // as in Chat: the first call after Schedule.next() is the credit's send
+	c.env.Workers.runTask(plan)                // as in Chat: a goroutine that has run a call keeps its stack
 	runtime.Gosched()
 	return p, nil
 }
 
-// retrievalRoute prepares one route of the call: its request in the API of
-// this client (or the call's api), its tags and its retry policy.
-func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Value, name string, plan *retrievalPlan) (*route, error) {
-	where := op.op + " params"
+// run is the call, on a worker goroutine.
+func (p *retrievalPlan) run() {
+	c, st, ctx := p.c, p.st, p.ctx
+	ld := callLoad{active: int(c.env.Active.Add(1)), vus: c.activeVUs(), due: p.due}
+	c.env.Lag.Acquire()
+	start := time.Now()
+	out := policy.Run(ctx, p.primary, p.fallback, p.fallbackOn)
+	if lag, ok := c.env.Lag.Since(start); ok {
+		out.ClientLag = measure.Of(lag)
+	}
+	c.env.Lag.Release()
+	c.env.Active.Add(-1)
+	c.env.Sinks.LagWarning.Check(st.Logger, out.ClientLag.Or(0))
+	runtime.Gosched() // as in Chat: the requests that follow go first
+	rec := fanOutRetrieval(ctx, out, p, st.Samples, c.env.Sinks, ld)
+	load.AfterScheduledCall(ctx, p.from, c.env.Sinks.Metrics, st)
+	p.out, p.rec = out, rec
+	p.settle(p.settleCall)
+}
+
+// settleCall settles the call's Promise with its result, on the event loop,
+// as Chat does.
+func (p *retrievalPlan) settleCall() error {
+	if p.st.Options.Throw.Bool && !p.out.OK() {
+		return p.reject(fmt.Errorf("llmstream: %s", p.out.Final().Result.Err))
+	}
+	return p.resolve(jsResult(p.rt, p.rec))
+}
+
+// retrievalRoute prepares one route of the call, made in parts: its request
+// in the API of this client (or the call's api), its tags and its retry
+// policy.
+func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Value, name string, plan *retrievalPlan,
+	parts *retrievalParts,
+) (*route, error) {
+	where := "embed params"
+	if op.op == embed.OpRerank {
+		where = "rerank params"
+	}
 	po, err := k6env.ExportObject(paramsV, where)
 	if err != nil {
 		return nil, err
@@ -125,15 +184,17 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 		}
 		path, _ = po["path"].(string)
 	}
-	params, err := config.ParseCall(po, c.opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op.op, err)
+	params := c.noParams // read only: shared by every call without params
+	if len(po) > 0 {
+		if params, err = config.ParseCall(po, c.opts); err != nil {
+			return nil, fmt.Errorf("%s: %w", op.op, err)
+		}
 	}
 	x, model, apiName, finish, err := c.retrievalExchange(st, op, params, path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.op, err)
 	}
-	info := c.routeInfo(st, name, model, params, item, new(routeInfo))
+	info := c.routeInfo(st, name, model, params, item, &parts.info)
 	info.Protocol = apiName // the wire format the call spoke
 	info.tags.SetTag("op", op.op)
 	var trace *requestTrace
@@ -143,7 +204,7 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 		x.Header = x.Header.Clone() // shared with other calls (header_template.go)
 		x.Header.Set(key, newKey()) // one key for every attempt of this route
 	}
-	return &route{
+	parts.route = route{
 		Info: info, Retry: c.opts.Retry, Prices: nil, // no reconnection: nothing to resume
 		Try: func(ctx context.Context, _ *stream.Call) (*stream.Call, *stream.Result) {
 			r := finish(attemptExchange(x, trace).Do(ctx))
@@ -154,10 +215,11 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 				r.Start = r.End
 			}
 			res := r.StreamResult()
-			plan.figures[res] = r
+			plan.figures = append(plan.figures, attemptFigures{res: res, fig: r})
 			return nil, res
 		},
-	}, nil
+	}
+	return &parts.route, nil
 }
 
 // attemptExchange is the exchange of one attempt: x itself, whose headers
@@ -189,13 +251,13 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 	if path == "" {
 		path = w.path
 	}
-	key := headerKey{api: op.op + " " + w.api} // the API's headers are its name's, with the client's key
+	key := headerKey{api: w.headerName} // the API's headers are its name's, with the client's key
 	h := c.callHeaders(st, params, key, func(h http.Header) { w.headers(h, c.opts.APIKey) })
-	u := protocol.JoinURL(c.opts.BaseURL, path)
+	u := c.joinURL(path)
 	x = &embed.Exchange{
 		Transport: c.env.Transports.getWhole(st.Transport, st.Dialer, c.opts.HTTP),
 		URL:       u, Header: h, Body: w.body,
-		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.callRedactor(params, u).Clean,
+		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.cleaner.of(c.callRedactor(params, u)),
 	}
 	return x, w.model, w.api, w.finish, nil
 }
@@ -205,6 +267,7 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 type retrievalWire struct {
 	body             []byte
 	path, model, api string
+	headerName       string // what its headers are kept by: the kind of call and its API (header_template.go)
 	headers          func(h http.Header, apiKey string)
 	finish           func(*embed.Attempt) *embed.Result
 }
@@ -243,16 +306,17 @@ func (c *Client) wire(op *retrievalOp) (*retrievalWire, error) {
 	if err != nil {
 		return nil, err //nolint:wrapcheck // names the option
 	}
+	w.headerName = op.op + " " + w.api
 	return &w, nil
 }
 
 // fanOutRetrieval is fanOut for an embed or rerank call: its record is a
 // call of record.RetrievalFigures, judged by the SLO's e2e limit alone.
-func fanOutRetrieval(ctx context.Context, o *outcome, figures map[*stream.Result]*embed.Result,
+func fanOutRetrieval(ctx context.Context, o *outcome, plan *retrievalPlan,
 	out chan<- metrics.SampleContainer, s Sinks, ld callLoad,
 ) *record.Call {
 	rec := callRecord(o, ld)
-	rec.Retrieval = figures[o.Final().Result]
+	rec.Retrieval = plan.figuresOf(o.Final().Result)
 	rec.RequestBytes = rec.Retrieval.RequestBytes
 	rec.Stopped = o.Canceled || ctx.Err() != nil
 	if !rec.Stopped {

@@ -2,7 +2,7 @@
 // as capacity_truth.js, with the same arrivals (ARRIVALS: 'constant',
 // 'poisson' or 'bursty' of cv 2): does the TTFT objective hold there in
 // steady state? The first WARMUP of calls is left out of the record; TOKENS
-// is each answer's length.
+// is each answer's length, VUS the pool (120 when not given).
 import { Client, Schedule, collect, report } from 'k6/x/llmstream';
 
 collect({ warmup: __ENV.WARMUP || '10s' });
@@ -19,7 +19,7 @@ const kinds = {
 const arrivals = kinds[__ENV.ARRIVALS || 'poisson']();
 
 export const options = {
-  scenarios: { plain: { executor: 'constant-vus', vus: 120, duration } },
+  scenarios: { plain: { executor: 'constant-vus', vus: Number(__ENV.VUS || 120), duration } },
 };
 
 export default async function () {

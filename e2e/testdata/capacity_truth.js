@@ -1,9 +1,10 @@
 // A capacity search against llm-sim set up as c slots of a fixed 200 ms call
 // (TestCapacityAgainstQueueingTruth and its make-test variant): ARRIVALS is
 // 'constant', 'poisson' or 'bursty' (gamma gaps, cv 2), TTFT the objective,
-// MIN and MAX the range, WINDOW and SUSTAIN the windows (the defaults when
-// not given), TOKENS each answer's length. The test compares the answer with the boundary of the same
-// queue simulated (internal/queuesim).
+// MIN and MAX the range, WINDOW, SUSTAIN and MAX_WINDOW the windows (the
+// defaults when not given), TOKENS each answer's length, VUS the pool (120
+// when not given). The test compares the answer with the boundary of the
+// same queue simulated (internal/queuesim).
 import { Client, Capacity, report } from 'k6/x/llmstream';
 
 const client = new Client({ baseURL: __ENV.LLM_BASE_URL, model: 'sim-q' });
@@ -20,10 +21,11 @@ const search = Capacity.search({
   maxWindows: 24, // bursty arrivals' passes often carry a lower rate than their level: more windows to converge
   ...(__ENV.WINDOW ? { window: __ENV.WINDOW } : {}),
   ...(__ENV.SUSTAIN ? { sustain: __ENV.SUSTAIN } : {}),
+  ...(__ENV.MAX_WINDOW ? { maxWindow: __ENV.MAX_WINDOW } : {}),
 });
 
 export const options = {
-  scenarios: { search: { executor: 'per-vu-iterations', vus: 120, iterations: 1, maxDuration: search.maxDuration() } },
+  scenarios: { search: { executor: 'per-vu-iterations', vus: Number(__ENV.VUS || 120), iterations: 1, maxDuration: search.maxDuration() } },
 };
 
 export default async function () {

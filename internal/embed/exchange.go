@@ -76,20 +76,33 @@ func (a *Attempt) Duration() measure.Duration { return measure.Between(a.Start, 
 // errorBodyLimit bounds how much of an error answer is read for its message.
 const errorBodyLimit = 64 << 10
 
+// exchangeRun is one Do: the Attempt it returns, with what its request
+// needs while it runs (its watchdog, trace hooks and body reader) beside
+// it, one allocation for the four.
+type exchangeRun struct {
+	a     Attempt
+	wd    stream.Watchdog
+	trace httptrace.ClientTrace
+	body  bytes.Reader
+}
+
 // Do runs the exchange. It never returns a nil Attempt: a failure is
 // classified in Err, as the chat calls' are.
 func (x *Exchange) Do(parent context.Context) *Attempt {
-	a := &Attempt{RequestBytes: int64(len(x.Body))}
+	run := &exchangeRun{a: Attempt{RequestBytes: int64(len(x.Body))}}
+	a, wd := &run.a, &run.wd
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	wd := stream.NewWatchdog(x.Timeouts, cancel)
+	wd.Init(x.Timeouts, cancel)
 	defer wd.Stop()
 	wd.Total()
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+	run.trace = httptrace.ClientTrace{
 		GetConn: func(string) { wd.ConnectStart() },
 		GotConn: func(info httptrace.GotConnInfo) { wd.ConnectDone(info.Reused) },
-	})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, x.URL, bytes.NewReader(x.Body))
+	}
+	ctx = httptrace.WithClientTrace(ctx, &run.trace)
+	run.body.Reset(x.Body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, x.URL, &run.body)
 	if err != nil {
 		a.fail(stream.ErrNetwork, x.clean("invalid request: "+err.Error()))
 		return a

@@ -44,6 +44,10 @@ type Result struct {
 	RetryAfter                  measure.Duration
 	Connect                     time.Duration
 	Start, End                  time.Time
+
+	// stream is StreamResult's: the attempt as the policy reads it lives as
+	// long as its figures, one allocation for both.
+	stream stream.Result
 }
 
 // InputTokensPerSec is the inputs' tokens over Duration; 0 when either is unknown.

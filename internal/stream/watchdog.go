@@ -87,6 +87,12 @@ func NewWatchdog(t Timeouts, cancel context.CancelCauseFunc) *Watchdog {
 	return &Watchdog{t: t, cancel: cancel}
 }
 
+// Init readies a zero Watchdog that its caller holds, as NewWatchdog makes
+// one: an attempt that holds its watchdog makes one allocation fewer.
+func (w *Watchdog) Init(t Timeouts, cancel context.CancelCauseFunc) {
+	w.t, w.cancel = t, cancel
+}
+
 // arm sets deadline k d from now (d > 0); mu is held.
 func (w *Watchdog) arm(k int, now time.Time, d time.Duration) {
 	if w.stopped {

@@ -135,7 +135,7 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 	if err := c.request(st, bodyV, params, item, req); err != nil {
 		return nil, err
 	}
-	info := c.routeInfo(st, name, req.model, params, item, &parts.info)
+	info := c.routeInfo(st, name, req.model, params, item, "", &parts.info)
 	req.trace, info.TraceID = c.traceRoute(req.header, &plan.trace)
 	info.RequestBytes = int64(len(req.payload))
 	info.Turn, req.responseHeaders = plan.hooks.turn, plan.hooks.responseHeaders
@@ -162,9 +162,11 @@ func (c *Client) route(st *lib.State, bodyV, paramsV sobek.Value, name string, p
 }
 
 // routeInfo builds a route's info for a call with the given params and
-// dataset item, made in info.
+// dataset item, made in info; op, when given, is the op tag of an embed or
+// rerank call, set over the others before the tags' Get is taken (a tag
+// set changed after it would get a Get of its own at every call).
 func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Call, item map[string]any,
-	info *routeInfo) *routeInfo {
+	op string, info *routeInfo) *routeInfo {
 	tags := st.Tags.GetCurrentValues()
 	for k, v := range c.opts.Tags {
 		tags.SetTag(k, v)
@@ -181,6 +183,9 @@ func (c *Client) routeInfo(st *lib.State, name, model string, params *config.Cal
 		systemTags: st.Options.SystemTags, tagMemo: &c.tagMemo,
 	}
 	applyItem(&tags, item, info)
+	if op != "" {
+		tags.SetTag("op", op)
+	}
 	info.tags, info.tagGet = tags, c.tagGetter.of(tags.Tags)
 	info.Category, _ = tags.Tags.Get("category")
 	info.Scenario, _ = tags.Tags.Get("scenario")

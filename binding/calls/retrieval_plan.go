@@ -194,9 +194,8 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.op, err)
 	}
-	info := c.routeInfo(st, name, model, params, item, &parts.info)
+	info := c.routeInfo(st, name, model, params, item, op.op, &parts.info)
 	info.Protocol = apiName // the wire format the call spoke
-	info.tags.SetTag("op", op.op)
 	var trace *requestTrace
 	trace, info.TraceID = c.traceRoute(x.Header, &plan.trace)
 	key := c.opts.Retry.IdempotencyKey

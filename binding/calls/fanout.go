@@ -61,7 +61,7 @@ func callRecord(o *outcome, ld callLoad) *record.Call {
 		attempts = make([]record.Attempt, len(o.Attempts))
 	}
 	r.rec = record.Call{
-		Result: *a.Result, Attempts: attempts, Origin: info.Origin,
+		Result: a.Result, Attempts: attempts, Origin: info.Origin,
 		Tag: info.tagGet.lookup(info.tags.Tags), Active: ld.active, VUs: ld.vus, Due: ld.due,
 		ClientLag: o.ClientLag, EventLag: time.Duration(info.eventLag.Load()),
 	}
@@ -88,7 +88,7 @@ type callRecordAlloc struct {
 func judge(o *outcome, rec *record.Call, regress func(client, category string, ttft time.Duration) (bool, bool)) {
 	info := o.Final().Route.Info
 	if slo := info.slo; slo.Set() {
-		rec.Goodput = record.VerdictOf(rec.OK && policy.Meets(slo, &rec.Result))
+		rec.Goodput = record.VerdictOf(rec.OK && policy.Meets(slo, rec.Result))
 	}
 	if ttft, ok := rec.TTFT.Get(); rec.OK && ok {
 		if slower, known := regress(info.Name, info.Category, ttft); known {

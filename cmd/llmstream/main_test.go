@@ -30,7 +30,7 @@ func writeFingerprinted(t *testing.T, dir, name, segment string, calls int, ttft
 	for i := range calls {
 		ttft := time.Duration((ttftMS + float64(i%10)) * float64(time.Millisecond))
 		c.Add(&report.Observation{
-			Result: stream.Result{
+			Result: &stream.Result{
 				Start: start.Add(time.Duration(i) * 100 * time.Millisecond),
 				End:   start.Add(time.Duration(i)*100*time.Millisecond + 2*ttft), OK: i%7 != 0,
 				Err:  &stream.Error{Type: stream.ErrorType(map[bool]string{true: "", false: "timeout"}[i%7 != 0])},

@@ -51,7 +51,7 @@ func (q *queueSim) serve(i int, due time.Time) *record.Call {
 	end := begin.Add(svc)
 	q.free[k] = end
 	ttft := begin.Add(q.prefill).Sub(due)
-	return &record.Call{Result: stream.Result{OK: true, Start: due, End: end, TTFT: measure.Of(ttft), E2E: measure.Of(end.Sub(due)),
+	return &record.Call{Result: &stream.Result{OK: true, Start: due, End: end, TTFT: measure.Of(ttft), E2E: measure.Of(end.Sub(due)),
 		TPOT: measure.Of((svc - q.prefill) / time.Duration(q.tokens-1)), OutputTokens: q.tokens}, Origin: record.Origin{Name: "c"}, Due: due}
 }
 

@@ -33,7 +33,7 @@ func drive(t *testing.T, cfg Config, span time.Duration, ttft func(i int, at tim
 			at := origin.Add(time.Duration(i) * 50 * time.Millisecond)
 			d := ttft(i, at.Sub(origin))
 			s.Claim(at, 0)
-			c := &record.Call{Result: stream.Result{OK: true, Start: at, End: at.Add(d + 100*time.Millisecond), TTFT: measure.Of(d),
+			c := &record.Call{Result: &stream.Result{OK: true, Start: at, End: at.Add(d + 100*time.Millisecond), TTFT: measure.Of(d),
 				E2E: measure.Of(d + 100*time.Millisecond)}, Origin: record.Origin{Name: "c"}, Due: at}
 			// Calls end in order of their end (a slow one after fast ones sent later).
 			k := len(pending)
@@ -148,7 +148,7 @@ func TestClaimsToldOutOfOrderAreMatched(t *testing.T) {
 		s.Claim(late, 0) // told first
 		s.Claim(early, 0)
 		for _, due := range []time.Time{early, late} {
-			calls = append(calls, &record.Call{Result: stream.Result{OK: true, Start: due, End: due.Add(50 * time.Millisecond),
+			calls = append(calls, &record.Call{Result: &stream.Result{OK: true, Start: due, End: due.Add(50 * time.Millisecond),
 				TTFT: measure.Of(20 * time.Millisecond), E2E: measure.Of(50 * time.Millisecond)}, Origin: record.Origin{Name: "c"}, Due: due})
 		}
 	}

@@ -21,7 +21,10 @@ import (
 // embedded Result, the call's timings), every attempt it made, who answered,
 // the load it met and the figures that belong to the call as a whole.
 type Call struct {
-	stream.Result // the final attempt's figures: the call's timings are its
+	// The final attempt's figures (the call's timings are its): the very
+	// Result its Attempts entry holds, shared, not copied (a record is built
+	// once per call and nothing writes a Result after Finish).
+	*stream.Result
 
 	// Attempts is every attempt of the call, in order, on every route.
 	Attempts []Attempt

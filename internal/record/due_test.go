@@ -17,7 +17,7 @@ import (
 func TestDueTimeFiguresOfEveryKindOfCall(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	due := t0.Add(-40 * time.Millisecond)
-	chat := &Call{Result: stream.Result{OK: true, Start: t0, End: t0.Add(time.Second),
+	chat := &Call{Result: &stream.Result{OK: true, Start: t0, End: t0.Add(time.Second),
 		TTFT: measure.Of(100 * time.Millisecond), E2E: measure.Of(time.Second)}, Due: due}
 	js := chat.JS()
 	require.InDelta(t, 40, js["dispatchDelay"], 1e-9)
@@ -26,7 +26,7 @@ func TestDueTimeFiguresOfEveryKindOfCall(t *testing.T) {
 
 	r := &embed.Result{Op: embed.OpEmbed, OK: true, Start: t0, End: t0.Add(50 * time.Millisecond),
 		Duration: measure.Of(50 * time.Millisecond), TTFB: measure.Of(30 * time.Millisecond), Parse: measure.Of(time.Millisecond), Items: 1}
-	emb := &Call{Result: *r.StreamResult(), Retrieval: r, Due: due}
+	emb := &Call{Result: r.StreamResult(), Retrieval: r, Due: due}
 	js = emb.JS()
 	require.InDelta(t, 40, js["dispatchDelay"], 1e-9)
 	require.InDelta(t, 90, js["e2eFromDue"], 1e-9)
@@ -46,7 +46,7 @@ func TestDueTimeFiguresOfEveryKindOfCall(t *testing.T) {
 	require.Nil(t, js["e2eFromDue"])
 	require.Nil(t, js["dueAt"])
 	require.False(t, emb.DispatchDelay().Known(), "no due time: %v", emb.DispatchDelay())
-	failed := &Call{Result: stream.Result{Start: t0}, Due: due}
+	failed := &Call{Result: &stream.Result{Start: t0}, Due: due}
 	require.Equal(t, measure.Of(40*time.Millisecond), failed.DispatchDelay(), "a failed call was sent late all the same")
 	require.False(t, failed.FromDue(failed.TTFT).Known(), "no TTFT, none from the due time either")
 }

@@ -75,7 +75,7 @@ func TestEveryDistConstantHasItsRow(t *testing.T) {
 func TestAFailedCallFollowsEachRowsRule(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	measuredCall := func(ok bool) *Call {
-		c := &Call{Result: stream.Result{OK: ok, Start: t0, End: t0.Add(time.Second), FirstOutAt: t0.Add(100 * time.Millisecond),
+		c := &Call{Result: &stream.Result{OK: ok, Start: t0, End: t0.Add(time.Second), FirstOutAt: t0.Add(100 * time.Millisecond),
 			LastOutAt: t0.Add(900 * time.Millisecond), TTFB: measure.Of(50 * time.Millisecond), TTFT: measure.Of(100 * time.Millisecond),
 			TTFTAnswer: measure.Of(300 * time.Millisecond), Reasoning: "hmm", E2E: measure.Of(time.Second),
 			TPOT: measure.Of(20 * time.Millisecond), TokensPerSec: 50,

@@ -15,11 +15,11 @@ import (
 // an embeddings call.
 func TestJSValuesAreTheJSObjects(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	chat := &Call{Result: stream.Result{OK: true, Start: t0, End: t0.Add(time.Second), Text: "hi",
+	chat := &Call{Result: &stream.Result{OK: true, Start: t0, End: t0.Add(time.Second), Text: "hi",
 		TTFT: measure.Of(100 * time.Millisecond), E2E: measure.Of(time.Second)}, Due: t0.Add(-time.Millisecond)}
 	r := &embed.Result{Op: embed.OpEmbed, OK: true, Start: t0, End: t0.Add(50 * time.Millisecond),
 		Duration: measure.Of(50 * time.Millisecond), TTFB: measure.Of(30 * time.Millisecond), Parse: measure.Of(time.Millisecond), Items: 1}
-	emb := &Call{Result: *r.StreamResult(), Retrieval: r}
+	emb := &Call{Result: r.StreamResult(), Retrieval: r}
 	for _, c := range []*Call{chat, emb} {
 		whole := c.JS()
 		if len(c.JSKeys()) != len(whole) {

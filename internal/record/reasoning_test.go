@@ -25,20 +25,20 @@ func TestReasoningTimeIsUnknownWithoutReasoning(t *testing.T) {
 		}
 		return at, vals
 	}
-	thinker := &Call{Result: stream.Result{OK: true, Start: t0, End: t0.Add(2 * time.Second), Reasoning: "let me see",
+	thinker := &Call{Result: &stream.Result{OK: true, Start: t0, End: t0.Add(2 * time.Second), Reasoning: "let me see",
 		TTFT: measure.Of(100 * time.Millisecond), TTFTAnswer: measure.Of(1300 * time.Millisecond), E2E: measure.Of(2 * time.Second)}}
 	require.InDelta(t, 1200, thinker.JS()["reasoningTime"], 1e-9)
 	at, vals := samples(thinker)
 	require.Equal(t, []float64{1200}, vals)
 	require.Equal(t, []time.Time{t0.Add(1300 * time.Millisecond)}, at, "sampled when the answer began")
 
-	plain := &Call{Result: stream.Result{OK: true, Start: t0, End: t0.Add(time.Second),
+	plain := &Call{Result: &stream.Result{OK: true, Start: t0, End: t0.Add(time.Second),
 		TTFT: measure.Of(100 * time.Millisecond), TTFTAnswer: measure.Of(100 * time.Millisecond), E2E: measure.Of(time.Second)}}
 	require.Nil(t, plain.JS()["reasoningTime"], "a model that does not reason has no reasoning time")
 	_, vals = samples(plain)
 	require.Empty(t, vals)
 
-	cut := &Call{Result: stream.Result{Start: t0, End: t0.Add(time.Second), Reasoning: "hmm",
+	cut := &Call{Result: &stream.Result{Start: t0, End: t0.Add(time.Second), Reasoning: "hmm",
 		TTFT: measure.Of(100 * time.Millisecond)}}
 	require.Nil(t, cut.JS()["reasoningTime"], "reasoning that never reached an answer")
 	_, vals = samples(cut)

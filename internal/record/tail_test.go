@@ -27,7 +27,7 @@ func TestTailTimeIsTheEndAfterTheLastOutput(t *testing.T) {
 		row.Samples(c, func(when time.Time, v float64) { at, vals = append(at, when), append(vals, v) })
 		return at, vals
 	}
-	answer := &Call{Result: stream.Result{OK: true, Start: t0, FirstOutAt: t0.Add(100 * time.Millisecond),
+	answer := &Call{Result: &stream.Result{OK: true, Start: t0, FirstOutAt: t0.Add(100 * time.Millisecond),
 		LastOutAt: t0.Add(900 * time.Millisecond), End: t0.Add(940 * time.Millisecond), E2E: measure.Of(940 * time.Millisecond)}}
 	require.InDelta(t, 40, answer.JS()["tailTime"], 1e-9)
 	at, vals := samples(answer)
@@ -38,12 +38,12 @@ func TestTailTimeIsTheEndAfterTheLastOutput(t *testing.T) {
 	require.InDelta(t, 40, kept, 1e-9)
 	require.Equal(t, Dist("stream_tail"), row.Keep.Dist)
 
-	silent := &Call{Result: stream.Result{OK: true, Start: t0, End: t0.Add(time.Second), E2E: measure.Of(time.Second)}}
+	silent := &Call{Result: &stream.Result{OK: true, Start: t0, End: t0.Add(time.Second), E2E: measure.Of(time.Second)}}
 	require.Nil(t, silent.JS()["tailTime"], "no output, no tail")
 	_, vals = samples(silent)
 	require.Empty(t, vals)
 
-	cut := &Call{Result: stream.Result{Start: t0, FirstOutAt: t0.Add(100 * time.Millisecond), LastOutAt: t0.Add(500 * time.Millisecond),
+	cut := &Call{Result: &stream.Result{Start: t0, FirstOutAt: t0.Add(100 * time.Millisecond), LastOutAt: t0.Add(500 * time.Millisecond),
 		End: t0.Add(3 * time.Second), Err: &stream.Error{Type: stream.ErrTimeoutIdle}}}
 	require.Nil(t, cut.JS()["tailTime"], "an idle timeout is not the stream's end")
 	_, vals = samples(cut)

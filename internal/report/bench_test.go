@@ -17,7 +17,7 @@ import (
 
 func benchObservation(rng *rand.Rand, start time.Time, gaps int) *Observation {
 	o := &Observation{
-		Result: stream.Result{
+		Result: &stream.Result{
 			Start: start, End: start.Add(3 * time.Second), OK: true, TTFB: measure.Of(5 * time.Millisecond),
 			TTFT: measure.Of(time.Duration(100+rng.IntN(900)) * time.Millisecond), E2E: measure.Of(3 * time.Second),
 			TPOT: measure.Of(20 * time.Millisecond), ClientParse: time.Millisecond, TokensPerSec: 40 + 20*rng.Float64(),

@@ -12,7 +12,7 @@ import (
 func reachOf(o *Observation) runrecord.ServerReach {
 	var r runrecord.ServerReach
 	if len(o.Attempts) == 0 {
-		countRequest(&r, &o.Result)
+		countRequest(&r, o.Result)
 		return r
 	}
 	for _, a := range o.Attempts {

@@ -18,7 +18,7 @@ import (
 func TestTheReservoirKeepsOnlyCountedFigures(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	call := func(ok bool, ttft measure.Duration) *Observation {
-		c := &Observation{Result: stream.Result{OK: ok, Start: t0, End: t0.Add(time.Second), TTFT: ttft,
+		c := &Observation{Result: &stream.Result{OK: ok, Start: t0, End: t0.Add(time.Second), TTFT: ttft,
 			E2E: measure.Of(time.Second), TPOT: measure.Of(20 * time.Millisecond), OutputTokens: 40}}
 		if !ok {
 			c.Err = &stream.Error{Type: stream.ErrNetwork, Message: "reset"}

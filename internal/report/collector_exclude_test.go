@@ -15,7 +15,7 @@ import (
 func call(start time.Time, scenario string, ttftMS float64) *Observation {
 	ttft := msD(ttftMS)
 	return &Observation{
-		Result: stream.Result{
+		Result: &stream.Result{
 			Start: start, End: start.Add(ttft + 500*time.Millisecond), OK: true, TTFT: measure.Of(ttft),
 			E2E: measure.Of(ttft + 500*time.Millisecond), OutputTokens: 20,
 		},

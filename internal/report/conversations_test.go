@@ -20,14 +20,14 @@ import (
 func TestConversationSection(t *testing.T) {
 	c := NewConversationCollector(Options{})
 	turn := func(n int, cache stream.CacheState, ttft time.Duration) *Observation {
-		return &Observation{Result: stream.Result{OK: true, TTFT: measure.Of(ttft), Cache: cache}, Origin: record.Origin{Turn: n}}
+		return &Observation{Result: &stream.Result{OK: true, TTFT: measure.Of(ttft), Cache: cache}, Origin: record.Origin{Turn: n}}
 	}
 	c.Add(turn(1, stream.CacheMiss, 100*time.Millisecond))
 	c.Add(turn(2, stream.CacheHit, 110*time.Millisecond))
 	c.Add(turn(2, stream.CacheMiss, 400*time.Millisecond))
 	c.Add(turn(12, stream.CacheHit, 120*time.Millisecond))
 	c.Add(turn(0, stream.CacheHit, time.Second)) // not a conversation's
-	c.Add(&Observation{Result: stream.Result{OK: false}, Origin: record.Origin{Turn: 3}})
+	c.Add(&Observation{Result: &stream.Result{OK: false}, Origin: record.Origin{Turn: 3}})
 	start := t0
 	job := &record.Job{Job: *conversation.NewJob(start), Kind: record.JobConversation, Category: "chat", End: start.Add(5 * time.Second)}
 	job.Call(time.Second, measure.Of(100*time.Millisecond), 10, 20, true)

@@ -24,7 +24,7 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 			cat, cost, saved = "long", 0.01, 0.002
 		}
 		c.Add(&Observation{
-			Result: stream.Result{
+			Result: &stream.Result{
 				Start: t0.Add(time.Duration(i) * time.Second),
 				End:   t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: measure.Of(100 * time.Millisecond),
 				E2E: measure.Of(time.Second), TTFB: measure.Of(50 * time.Millisecond), TPOT: measure.Of(10 * time.Millisecond),
@@ -36,7 +36,7 @@ func TestCostPerCategoryAndPer1000Calls(t *testing.T) {
 		})
 	}
 	c.Add(&Observation{
-		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true},
+		Result: &stream.Result{Start: t0, End: t0.Add(time.Second), OK: true},
 		Origin: record.Origin{Category: "short"},
 	}) // a client without prices
 	run := c.Snapshot()
@@ -84,7 +84,7 @@ func TestCostWithoutPricesStaysOutOfTheReport(t *testing.T) {
 	c := NewCollector(Options{})
 	t0 := time.Unix(1_700_000_000, 0)
 	c.Add(&Observation{
-		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: measure.Of(time.Millisecond), E2E: measure.Of(time.Second)},
+		Result: &stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: measure.Of(time.Millisecond), E2E: measure.Of(time.Second)},
 	})
 	run := c.Snapshot()
 	if strings.Contains(RenderText(run, nil, nil), "per 1000 calls") {
@@ -102,7 +102,7 @@ func TestUnsampledGapsAreSaid(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	for i := range 10 {
 		c.Add(&Observation{
-			Result: stream.Result{
+			Result: &stream.Result{
 				Start: t0.Add(time.Duration(i) * time.Second),
 				End:   t0.Add(time.Duration(i)*time.Second + time.Second), OK: true, TTFT: measure.Of(100 * time.Millisecond),
 				E2E:  measure.Of(time.Second),

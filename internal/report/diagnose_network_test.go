@@ -19,7 +19,7 @@ func TestNetworkHeavyNeedsTimeWorthSaving(t *testing.T) {
 	for i := range 200 {
 		at := t0.Add(time.Duration(i) * 50 * time.Millisecond)
 		obs = append(obs, &Observation{
-			Result: stream.Result{
+			Result: &stream.Result{
 				Start: at, End: at.Add(time.Millisecond), OK: true, TTFB: measure.Of(600 * time.Microsecond),
 				TTFT: measure.Of(800 * time.Microsecond), E2E: measure.Of(time.Millisecond), OutputTokens: 10, TokensPerSec: 20000,
 			},

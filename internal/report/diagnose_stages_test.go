@@ -147,7 +147,7 @@ func TestStageThroughputIsWhatTheServiceDeliveredAtThatLoad(t *testing.T) {
 			for k := range 12 {
 				start := at.Add(time.Duration(k)*time.Second + time.Duration(v)*10*time.Millisecond)
 				c.Add(&Observation{
-					Result: stream.Result{
+					Result: &stream.Result{
 						Start: start, End: start.Add(time.Second), OK: true, TTFT: measure.Of(50 * time.Millisecond), E2E: measure.Of(time.Second),
 						TPOT: measure.Of(19 * time.Millisecond), TokensPerSec: 50, OutputTokens: 50, TTFB: measure.Of(time.Millisecond),
 						TTFTAnswer: measure.Of(50 * time.Millisecond),
@@ -161,7 +161,7 @@ func TestStageThroughputIsWhatTheServiceDeliveredAtThatLoad(t *testing.T) {
 	}
 	stray := at.Add(25 * time.Second)
 	c.Add(&Observation{
-		Result: stream.Result{
+		Result: &stream.Result{
 			Start: stray, End: stray.Add(time.Second), OK: true, OutputTokens: 50, TTFT: measure.Of(50 * time.Millisecond),
 			E2E: measure.Of(time.Second), TPOT: measure.Of(19 * time.Millisecond), TokensPerSec: 50,
 		},

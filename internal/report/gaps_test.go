@@ -16,13 +16,13 @@ func msD(v float64) time.Duration { return time.Duration(v * float64(time.Millis
 func TestGapStatisticsAreExact(t *testing.T) {
 	c := NewCollector(Options{Start: t0})
 	c.Add(&Observation{
-		Result: stream.Result{
+		Result: &stream.Result{
 			Start: t0, End: t0.Add(time.Second), OK: true, TTFT: measure.Of(msD(50)), E2E: measure.Of(time.Second),
 			Gaps: stream.GapsOf(msD(0.1), msD(0.2), msD(30), msD(0.1), msD(31.5)),
 		},
 	})
 	c.Add(&Observation{
-		Result: stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: measure.Of(msD(50)), E2E: measure.Of(time.Second), TPOT: measure.Of(msD(400))},
+		Result: &stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: measure.Of(msD(50)), E2E: measure.Of(time.Second), TPOT: measure.Of(msD(400))},
 	}) // a per-token mean without the gaps behind it is not a gap
 	g := c.Snapshot().Category(runrecord.AllCategories)
 	if g.GapCount != 5 || g.BurstGaps != 3 || g.Bursts != 2 || g.LongestGapMS != 31.5 {

@@ -43,7 +43,7 @@ func abRun(seed uint64, stages []synthStage, ttftLarge, ttftSmall func(vus int) 
 					tps := cl.tps * math.Exp(rng.NormFloat64()*0.1)
 					e2e := ttft + time.Duration(30/tps*float64(time.Second))
 					out = append(out, &Observation{
-						Result: stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: measure.Of(ttft), E2E: measure.Of(e2e), TokensPerSec: tps, OutputTokens: 30,
+						Result: &stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: measure.Of(ttft), E2E: measure.Of(e2e), TokensPerSec: tps, OutputTokens: 30,
 							TPOT: measure.Of(time.Duration(float64(time.Second) / tps))},
 						Origin: record.Origin{Name: cl.name, Model: cl.name + "-model", ItemID: id, Category: "chat"},
 						VUs:    st.VUs,
@@ -182,7 +182,7 @@ func TestPairsAreBounded(t *testing.T) {
 	p := newPairer()
 	for i := range 3 * pairPendingMax {
 		p.add(&Observation{
-			Result: stream.Result{OK: true, TTFT: measure.Of(msD(1))},
+			Result: &stream.Result{OK: true, TTFT: measure.Of(msD(1))},
 			Origin: record.Origin{Name: "a", ItemID: fmt.Sprint(i)},
 		})
 	}
@@ -191,11 +191,11 @@ func TestPairsAreBounded(t *testing.T) {
 	}
 	for range 3 * pairKeep {
 		p.add(&Observation{
-			Result: stream.Result{OK: true, TTFT: measure.Of(msD(1))},
+			Result: &stream.Result{OK: true, TTFT: measure.Of(msD(1))},
 			Origin: record.Origin{Name: "a", ItemID: "x"},
 		})
 		p.add(&Observation{
-			Result: stream.Result{OK: true, TTFT: measure.Of(msD(2))},
+			Result: &stream.Result{OK: true, TTFT: measure.Of(msD(2))},
 			Origin: record.Origin{Name: "b", ItemID: "x"},
 		})
 	}

@@ -18,7 +18,7 @@ func TestEveryCallServedByTheFallbackIsShown(t *testing.T) {
 	for i := range 40 {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		obs = append(obs, &Observation{
-			Result: stream.Result{
+			Result: &stream.Result{
 				Start: at, End: at.Add(2 * time.Millisecond), OK: true, TTFT: measure.Of(time.Millisecond),
 				E2E: measure.Of(2 * time.Millisecond), OutputTokens: 10,
 			},

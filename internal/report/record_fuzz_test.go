@@ -22,7 +22,7 @@ func FuzzParseRecord(f *testing.F) {
 	c := NewCollector(Options{Start: t0})
 	for i := range 3 {
 		c.Add(&Observation{
-			Result: stream.Result{
+			Result: &stream.Result{
 				Start: t0, End: t0.Add(time.Second), OK: true, TTFT: measure.Of(time.Duration(100+i) * time.Millisecond),
 				E2E: measure.Of(time.Second), OutputTokens: 10,
 			},

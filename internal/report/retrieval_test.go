@@ -17,7 +17,7 @@ import (
 func retrievalCall(op, cat string, ok bool, start time.Time, d time.Duration, items int, tokens int64) *Observation {
 	r := &embed.Result{Op: op, OK: ok, Items: items, Duration: measure.Of(d), TTFB: measure.Of(d / 2), Parse: measure.Of(time.Millisecond),
 		InputTokens: tokens, TokenSource: stream.TokensFromUsage, RequestBytes: 100, Start: start, End: start.Add(d)}
-	o := &Observation{Result: *r.StreamResult(), Origin: record.Origin{Category: cat}, Active: 4, Retrieval: r}
+	o := &Observation{Result: r.StreamResult(), Origin: record.Origin{Category: cat}, Active: 4, Retrieval: r}
 	if !ok {
 		o.Err = &stream.Error{Type: stream.ErrHTTP5xx, Message: "HTTP 503"}
 		o.OK = false
@@ -59,14 +59,14 @@ func TestRetrievalSectionGroupsByOpAndCategory(t *testing.T) {
 func TestImageSectionSplitsTTFTByCountAndSize(t *testing.T) {
 	c := NewImageCollector(Options{})
 	call := func(images int, pixels int64, ttft time.Duration) *Observation {
-		return &Observation{Result: stream.Result{OK: true, TTFT: measure.Of(ttft)}, Origin: record.Origin{Images: images, ImagePixels: pixels, ImageBytes: int64(images) * 2048}}
+		return &Observation{Result: &stream.Result{OK: true, TTFT: measure.Of(ttft)}, Origin: record.Origin{Images: images, ImagePixels: pixels, ImageBytes: int64(images) * 2048}}
 	}
 	c.Add(call(0, 0, 100*time.Millisecond))
 	require.Nil(t, c.Groups(), "no prompt had images")
 	c.Add(call(1, 512*512, 300*time.Millisecond))
 	c.Add(call(2, 2*1920*1080, 900*time.Millisecond))
 	c.Add(call(7, 7*64*64, 400*time.Millisecond))
-	c.Add(&Observation{Result: stream.Result{OK: false}, Origin: record.Origin{Images: 1}})
+	c.Add(&Observation{Result: &stream.Result{OK: false}, Origin: record.Origin{Images: 1}})
 	groups := c.Groups()
 	require.Len(t, groups, 4)
 	require.Equal(t, 0, groups[0].Images)
@@ -92,8 +92,8 @@ func TestSectionsReachEveryFormatAndTheFinding(t *testing.T) {
 		rc.Add(o)
 	}
 	ic := NewImageCollector(Options{})
-	ic.Add(&Observation{Result: stream.Result{OK: true, TTFT: measure.Of(300 * time.Millisecond)}, Origin: record.Origin{Images: 2, ImagePixels: 2 << 20, ImageBytes: 4096}})
-	ic.Add(&Observation{Result: stream.Result{OK: true, TTFT: measure.Of(100 * time.Millisecond)}})
+	ic.Add(&Observation{Result: &stream.Result{OK: true, TTFT: measure.Of(300 * time.Millisecond)}, Origin: record.Origin{Images: 2, ImagePixels: 2 << 20, ImageBytes: 4096}})
+	ic.Add(&Observation{Result: &stream.Result{OK: true, TTFT: measure.Of(100 * time.Millisecond)}})
 
 	run := runOf(call(t0, "", 100)) // one chat call, no due time
 	run.SetSections(rc.Groups(), ic.Groups())

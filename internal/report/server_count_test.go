@@ -107,9 +107,8 @@ func TestEveryAttemptIsARequest(t *testing.T) {
 	for i := range 50 {
 		o := call(t0.Add(time.Duration(i)*50*time.Millisecond), "", 100)
 		first := stream.Result{Status: 503, Sent: true}
-		final := o.Result
-		final.Status, final.Sent = 200, true
-		o.Attempts = []record.Attempt{{Result: &first}, {Result: &final}}
+		o.Status, o.Sent = 200, true
+		o.Attempts = []record.Attempt{{Result: &first}, {Result: o.Result}}
 		c.Add(o)
 	}
 	r := c.Snapshot()

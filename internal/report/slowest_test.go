@@ -23,7 +23,7 @@ func tracedCalls() (obs []*Observation, slowest map[string][]string) {
 		cat := []string{"short", "long"}[i%2]
 		e2e := time.Duration(100+(i*37)%60*10) * time.Millisecond
 		id := fmt.Sprintf("%032x", 0xabc000+i)
-		obs = append(obs, &Observation{Result: stream.Result{Start: t0.Add(time.Duration(i) * time.Second),
+		obs = append(obs, &Observation{Result: &stream.Result{Start: t0.Add(time.Duration(i) * time.Second),
 			End: t0.Add(time.Duration(i)*time.Second + e2e), OK: true, TTFT: measure.Of(e2e / 4), E2E: measure.Of(e2e), TPOT: measure.Of(5 * time.Millisecond)},
 			Origin: record.Origin{Category: cat, TraceID: id}})
 	}
@@ -36,9 +36,9 @@ func tracedCalls() (obs []*Observation, slowest map[string][]string) {
 	}
 	for i := range 4 {
 		cat := []string{"short", "long"}[i%2]
-		obs = append(obs, &Observation{Result: stream.Result{Start: t0, End: t0.Add(time.Minute), OK: true,
+		obs = append(obs, &Observation{Result: &stream.Result{Start: t0, End: t0.Add(time.Minute), OK: true,
 			TTFT: measure.Of(time.Second), E2E: measure.Of(time.Minute), TPOT: measure.Of(5 * time.Millisecond)}, Origin: record.Origin{Category: cat}}) // untraced
-		obs = append(obs, &Observation{Result: stream.Result{Start: t0, End: t0.Add(time.Minute), OK: false,
+		obs = append(obs, &Observation{Result: &stream.Result{Start: t0, End: t0.Add(time.Minute), OK: false,
 			TTFT: measure.Of(time.Second), E2E: measure.Of(time.Minute), Err: &stream.Error{Type: stream.ErrTimeoutTotal}},
 			Origin: record.Origin{Category: cat, TraceID: fmt.Sprintf("%032x", 0xdead00+i)}}) // failed: no E2E to rank
 	}

@@ -18,7 +18,7 @@ func TestStagesNeverMixVUsAndRates(t *testing.T) {
 	for i := range 100 {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		warm = append(warm, &Observation{
-			Result: stream.Result{
+			Result: &stream.Result{
 				Start: at, End: at.Add(300 * time.Millisecond), OK: true, TTFT: measure.Of(20 * time.Millisecond),
 				E2E: measure.Of(300 * time.Millisecond), OutputTokens: 25, TokensPerSec: 90,
 			},

@@ -41,7 +41,7 @@ func openLoad(seed uint64, secs int, slots int, serviceMS float64, rates ...floa
 			ttft := begin.Sub(t) + msD(20)
 			e2e := free[0].Sub(t)
 			out = append(out, &Observation{
-				Result: stream.Result{
+				Result: &stream.Result{
 					Start: t, End: t.Add(e2e), OK: true, TTFT: measure.Of(ttft), E2E: measure.Of(e2e), OutputTokens: 25,
 					TPOT: measure.Of((service - msD(20)) / 25), TokensPerSec: 25 / (service - msD(20)).Seconds(),
 				},

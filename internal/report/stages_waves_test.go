@@ -24,7 +24,7 @@ func wave(seed uint64, ttftAt func(sec float64) float64) []*Observation {
 				ttft := msD(ttftAt(t.Sub(t0).Seconds()) * (0.9 + 0.2*rng.Float64()))
 				e2e := ttft + 400*time.Millisecond
 				out = append(out, &Observation{
-					Result: stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: measure.Of(ttft), E2E: measure.Of(e2e), OutputTokens: 20, TokensPerSec: 50},
+					Result: &stream.Result{Start: t, End: t.Add(e2e), OK: true, TTFT: measure.Of(ttft), E2E: measure.Of(e2e), OutputTokens: 20, TokensPerSec: 50},
 					VUs:    st.vus,
 					Active: st.vus,
 				})

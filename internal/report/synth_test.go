@@ -172,7 +172,7 @@ func (s synth) call(rng *rand.Rand, ln func() float64, cat synthCat, vus int, st
 	ttftD := time.Duration(ttft * float64(time.Millisecond))
 	e2e := ttftD + decode
 	o := &Observation{
-		Result: stream.Result{
+		Result: &stream.Result{
 			Start: start, End: start.Add(e2e), OK: true, TTFT: measure.Of(ttftD), TTFTAnswer: measure.Of(ttftD), E2E: measure.Of(e2e),
 			TTFB: measure.Of(time.Duration((s.connectMS + 2) * float64(time.Millisecond))), Connect: 0,
 			TPOT: measure.Of(decode / time.Duration(max(1, n-1))), TokensPerSec: float64(n-1) / decode.Seconds(),

@@ -15,9 +15,20 @@ const (
 	TokensFromEvents        = "events"       // one token per output event
 )
 
-// Result holds the figures of one finished call.
+// Result holds the figures of one finished call. Its one-byte fields are
+// kept together after OK: apart, each took a word of its own, which put a
+// Result (one per attempt) a size class up.
 type Result struct {
-	OK        bool
+	OK bool
+	// Sent: the request's headers went out. False when the connection,
+	// DNS or TLS failed first: such a request never reached the server.
+	Sent bool
+	// FinishOmitted: the answer (or one of several) is complete but its
+	// server named no finish (FinishSource).
+	FinishOmitted bool
+	Cache         CacheState // whether the prompt hit the server's prefix cache
+	TTFTCheck     TTFTCheck  // whether this process made the TTFT late: the first token read with the next, or the request sent late (result.ttftLate)
+
 	Err       *Error
 	Text      string
 	Reasoning string
@@ -32,20 +43,14 @@ type Result struct {
 	FinishReason string
 	// FinishSource says how FinishReason is known (FinishFromServer,
 	// FinishInferred, FinishNone); "" for protocols without finish reasons
-	// (sse). FinishOmitted: the answer (or one of several) is complete but
-	// its server named no finish.
-	FinishSource  string
-	FinishOmitted bool
-	Usage         *protocol.Usage
-	TokenSource   string
-	Model         string
-	RequestID     string
-	Status        int // the HTTP status of the response read (0 when none arrived)
-	// Sent: the request's headers went out. False when the connection,
-	// DNS or TLS failed first: such a request never reached the server.
-	Sent       bool
-	RetryAfter measure.Duration // the server's Retry-After, none when it gave none
-	Cache      CacheState       // whether the prompt hit the server's prefix cache
+	// (sse).
+	FinishSource string
+	Usage        *protocol.Usage
+	TokenSource  string
+	Model        string
+	RequestID    string
+	Status       int              // the HTTP status of the response read (0 when none arrived)
+	RetryAfter   measure.Duration // the server's Retry-After, none when it gave none
 
 	TTFB, TTFT, TTFTAnswer, E2E, TPOT measure.Duration // none when not measurable
 	TokensPerSec                      float64          // 0 when not measurable
@@ -54,7 +59,6 @@ type Result struct {
 	OutputTokens                      int64
 	Stalls                            int
 	Gaps                              Gaps             // every inter-token gap, in order (with n > 1, each choice's in turn)
-	TTFTCheck                         TTFTCheck        // whether this process made the TTFT late: the first token read with the next, or the request sent late (result.ttftLate)
 	Choices                           []Choice         // with n > 1: each answer (Text, Reasoning, FinishReason, Gaps are the first's)
 	GapMean                           measure.Duration // none with fewer than two output events
 	ServerTimings                     map[string]float64

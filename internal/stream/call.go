@@ -175,7 +175,7 @@ func (c *Call) Sent(at time.Time) { c.sent.CompareAndSwap(0, int64(at.Sub(sentBa
 // sentBase is the origin of the calls' Sent times, taken once: an offset
 // from it on the monotonic clock is stored without a time.Time allocated
 // for every call, and comes back as a time with its monotonic reading.
-var sentBase = time.Now() //nolint:gochecknoglobals // a fixed origin of the clock
+var sentBase = time.Now() //nolint:gochecknoglobals // a fixed origin of the clock (a tap's TLS start too)
 
 // sentAt is when the request began to go out; false before Sent.
 func (c *Call) sentAt() (time.Time, bool) {

@@ -51,7 +51,7 @@ func (h *hookChain) tlsHandshakeStart() {
 		h.prev.TLSHandshakeStart()
 	}
 	t := h.tap
-	t.tlsStart.Store(int64(time.Since(t.origin)) + 1)
+	t.tlsStart.Store(int64(time.Since(sentBase)) + 1)
 }
 
 func (h *hookChain) tlsHandshakeDone(s tls.ConnectionState, err error) {
@@ -60,7 +60,7 @@ func (h *hookChain) tlsHandshakeDone(s tls.ConnectionState, err error) {
 	}
 	t := h.tap
 	if start := t.tlsStart.Swap(0); start != 0 {
-		t.call.SetUp(time.Since(t.origin) - time.Duration(start-1))
+		t.call.SetUp(time.Since(sentBase) - time.Duration(start-1))
 	}
 }
 
@@ -68,7 +68,7 @@ func (h *hookChain) getConn(hostPort string) {
 	if h.prev.GetConn != nil {
 		h.prev.GetConn(hostPort)
 	}
-	h.tap.wd.ConnectStart()
+	h.tap.watchdog.ConnectStart()
 }
 
 func (h *hookChain) gotConn(info httptrace.GotConnInfo) {
@@ -76,8 +76,8 @@ func (h *hookChain) gotConn(info httptrace.GotConnInfo) {
 		h.prev.GotConn(info)
 	}
 	t := h.tap
-	t.wd.ConnectDone(info.Reused)
-	t.call.SetArrivalClock(t.a.arrivalClock(info.Conn))
+	t.watchdog.ConnectDone(info.Reused)
+	t.call.SetArrivalClock(t.attempt.arrivalClock(info.Conn))
 }
 
 // The transport's writing goroutine begins the request: how long after t0

@@ -19,8 +19,8 @@ import (
 // keeps calling both.
 func TestHooksChainOnceIntoEachClientTrace(t *testing.T) {
 	t.Parallel()
-	tap := &Tap{a: &Attempt{}, call: NewCall(Config{Spec: lookup(t, "openai-chat")}, time.Time{}), origin: time.Now()}
-	tap.wd = NewWatchdog(Timeouts{}, func(error) {})
+	tap := &Tap{call: NewCall(Config{Spec: lookup(t, "openai-chat")}, time.Time{})}
+	tap.watchdog.Init(Timeouts{}, func(error) {})
 	tap.hooks.bind(tap)
 	var order []string
 	client := func(name string) *httptrace.ClientTrace {
@@ -39,7 +39,7 @@ func TestHooksChainOnceIntoEachClientTrace(t *testing.T) {
 	require.Same(t, r, tap.traced(tap.traced(r)), "chained in place, not composed")
 	first.GetConn("x")
 	require.Equal(t, []string{"first getConn"}, order)
-	require.False(t, tap.wd.dialStart.IsZero(), "the attempt's hook ran after the client's")
+	require.False(t, tap.watchdog.dialStart.IsZero(), "the attempt's hook ran after the client's")
 	tap.traced(req(second))
 	second.WroteHeaders()
 	first.WroteHeaders()

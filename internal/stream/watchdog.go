@@ -33,11 +33,11 @@ type Watchdog struct {
 
 	mu      sync.Mutex
 	stopped bool
+	graced  bool           // the idle deadline was moved once for a starved process (beside stopped: one word)
 	timer   *time.Timer    // lent's, once armed
 	armed   time.Time      // when the timer fires; zero: not armed
 	lent    *watchdogTimer // the pooled timer, until Stop hands it back
 	due     [deadlines]time.Time
-	graced  bool // the idle deadline was moved once for a starved process
 	starved int
 	// dialStart is when the transport began to look for a connection.
 	dialStart   time.Time

@@ -58,22 +58,38 @@ func BenchmarkChatCall(b *testing.B) {
 				_, _ = w.Write(body)
 			}))
 			b.Cleanup(srv.Close)
-			v := newTestVUModules(b, New(), map[string]any{"k6/http": k6http.New()}, nil,
-				fmt.Sprintf(`const http = require('k6/http'); const client = new llm.Client({ baseURL: %q, model: 'm' });`,
-					srv.URL+"/v1"))
-			b.Cleanup(v.closeIdle)
-			v.run(strings.ReplaceAll(tc.script, "%q", fmt.Sprintf("%q", srv.URL+"/v1/chat/completions")))
-			iterate := compiledIteration(b, v)
-			iterate() // the connection and the client's first-call work
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu := processCPU(b)
-			for range b.N {
-				iterate()
-			}
-			b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+			_, iterate := k6HTTPBeside(b, srv.URL, tc.script, "/v1/chat/completions")
+			timeCalls(b, iterate)
 		})
 	}
+}
+
+// k6HTTPBeside is a VU that has k6/http as http beside the module's client
+// of baseURL/v1, and the compiled iteration of script on it; %q in the
+// script is the URL of path, for k6/http's side.
+func k6HTTPBeside(b *testing.B, baseURL, script, path string) (*testVU, func()) {
+	b.Helper()
+	v := newTestVUModules(b, New(), map[string]any{"k6/http": k6http.New()}, nil,
+		fmt.Sprintf(`const http = require('k6/http'); const client = new llm.Client({ baseURL: %q, model: 'm' });`,
+			baseURL+"/v1"))
+	b.Cleanup(v.closeIdle)
+	v.run(strings.ReplaceAll(script, "%q", fmt.Sprintf("%q", baseURL+path)))
+	return v, compiledIteration(b, v)
+}
+
+// timeCalls times b.N calls of iterate, after one untimed (the connection
+// and the client's first-call work), and reports the process's CPU per call.
+func timeCalls(b *testing.B, iterate func()) {
+	b.Helper()
+	iterate()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU(b)
+	for range b.N {
+		iterate()
+	}
+	b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+	b.StopTimer()
 }
 
 // compiledIteration is one k6 iteration of the script's global call(), as

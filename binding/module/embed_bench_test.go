@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	k6http "go.k6.io/k6/js/modules/k6/http"
 )
 
 // BenchmarkEmbedCall is one embeddings call per operation, the module's
@@ -48,16 +47,7 @@ func BenchmarkEmbedCall(b *testing.B) {
 				b.Cleanup(v.closeIdle)
 				v.run(fmt.Sprintf(`globalThis.call = () => client.embed({ input: %s, encodingFormat: %q })
 					.then(r => { globalThis.count = r.count })`, in, enc))
-				iterate := compiledIteration(b, v)
-				iterate()
-				b.ReportAllocs()
-				b.ResetTimer()
-				cpu := processCPU(b)
-				for range b.N {
-					iterate()
-				}
-				b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
-				b.StopTimer()
+				timeCalls(b, compiledIteration(b, v))
 				if n := v.rt.VU.Runtime().Get("count"); n == nil || n.ToInteger() != int64(batch) {
 					b.Fatalf("the last call counted %v vectors for %d inputs", n, batch)
 				}
@@ -179,21 +169,8 @@ func BenchmarkEmbedCallK6(b *testing.B) {
 			globalThis.call = () => { globalThis.count = http.post(%q, body, params).body.length > 0 ? 1 : 0 }`},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			v := newTestVUModules(b, New(), map[string]any{"k6/http": k6http.New()}, nil,
-				fmt.Sprintf(`const http = require('k6/http'); const client = new llm.Client({ baseURL: %q, model: 'm' });`,
-					srv.URL+"/v1"))
-			b.Cleanup(v.closeIdle)
-			v.run(strings.ReplaceAll(tc.script, "%q", fmt.Sprintf("%q", srv.URL+"/v1/embeddings")))
-			iterate := compiledIteration(b, v)
-			iterate() // the connection and the client's first-call work
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu := processCPU(b)
-			for range b.N {
-				iterate()
-			}
-			b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
-			b.StopTimer()
+			v, iterate := k6HTTPBeside(b, srv.URL, tc.script, "/v1/embeddings")
+			timeCalls(b, iterate)
 			if n := v.rt.VU.Runtime().Get("count"); n == nil || n.ToInteger() != 1 {
 				b.Fatalf("the last call counted %v vectors", n)
 			}

@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
 )
 
 // BenchmarkEmbedCall is one embeddings call per operation, the module's

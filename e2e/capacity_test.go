@@ -157,7 +157,7 @@ func checkCapacity(t *testing.T, r capacityRecord, want float64) {
 	require.NotEmpty(t, c.Binding)
 }
 
-// TestCapacitySearch finds llm-sim's capacity with the open model (constant
+// The TestCapacitySearch tests find llm-sim's capacity with the open model (constant
 // arrivals, so the boundary is the service rate itself: the queue's
 // simulated truth, constantTruth) and the closed one,
 // each in one ordinary k6 run of 3 s windows (6 s for the open model's early
@@ -172,65 +172,81 @@ func checkCapacity(t *testing.T, r capacityRecord, want float64) {
 // not the default minute that random arrivals need) confirms the answer.
 // Each search starts at half the capacity or more (min): a window passes
 // only from the 59 calls a p95 needs, so a level far under the capacity
-// costs a long window and decides nothing these checks look at.
-func TestCapacitySearch(t *testing.T) {
+// costs a long window and decides nothing these checks look at. Each is a
+// test of its own, not a subtest: go test gives the parallel tests their
+// slots about in the order they ask, and the subtests of a parallel test ask
+// only once it has run, behind every other test of the package, so the
+// longest searches began last and ended the stage.
+
+// capacityArgs is llm-sim as examples/capacity.js sets it up.
+func capacityArgs(t *testing.T) []string {
+	t.Helper()
+	return simArgs(t, filepath.Join(repoRoot(t), "examples", "capacity.js"))
+}
+
+// TestCapacitySearchOpen: the open model, constant arrivals, one instance.
+func TestCapacitySearchOpen(t *testing.T) {
 	t.Parallel()
-	args := simArgs(t, filepath.Join(repoRoot(t), "examples", "capacity.js"))
-	t.Run("open", func(t *testing.T) {
-		t.Parallel()
-		url := startSim(t, args...)
-		// 6 s windows: a window ends early only after its queue showed for
-		// 2 s in a row, past twice the TTFT limit. From 16 req/s (80 % of
-		// the capacity): a level far under it only costs time, as a window
-		// passes from 59 calls (15 s at 4 req/s), and the bracket still
-		// doubles once, to 32, an early stop.
-		r := runCapacity(t, capacityScript, url, map[string]string{"ARRIVALS": "constant", "MIN": "16", "MIN_CAPACITY": "18",
-			"WINDOW": "6s", "SUSTAIN": "12s"})[0]
-		checkCapacity(t, r, constantTruth(t))
-		checkEarlyStops(t, r, 6)
-	})
-	t.Run("closed", func(t *testing.T) {
-		t.Parallel()
-		url := startSim(t, args...)
-		// From 4 in flight: 59 calls take 24 s at 1 (2.5 calls/s), 6 s at 4.
-		r := runCapacity(t, capacityScript, url, map[string]string{"MODEL": "concurrency", "TTFT": "p95<150ms", "MIN": "4",
-			"MIN_CAPACITY": "7", "SUSTAIN": "9s"})[0]
-		checkCapacity(t, r, capacityConc)
-	})
-	t.Run("segments", func(t *testing.T) {
-		t.Parallel()
-		url := startSim(t, args...)
-		// Each instance sees half the calls: a longer window and a higher min
-		// keep enough of them in every window.
-		env := map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18", "WINDOW": "4s", "MIN": "12", "SUSTAIN": "12s"}
-		recs := runCapacity(t, capacityScript, url, env, "0:1/2", "1/2:1")
-		truth := constantTruth(t)
-		for _, r := range recs {
-			checkCapacity(t, r, truth)
-		}
-		require.Equal(t, "0:1/2", recs[0].Capacity.Segment)
-		require.Equal(t, "1/2:1", recs[1].Capacity.Segment)
-		require.InDelta(t, *recs[0].Capacity.Capacity, *recs[1].Capacity.Capacity, capacityError*capacityRate,
-			"levels %v and %v", recs[0].levels(), recs[1].levels())
-		checkMergedCapacity(t, recs)
-	})
-	t.Run("trace", func(t *testing.T) {
-		t.Parallel()
-		url := startSim(t, args...)
-		env := map[string]string{"TRACE": filepath.Join(repoRoot(t), "e2e", "testdata", "capacity-trace.jsonl"), "MIN": "16",
-			"MIN_CAPACITY": "18", "SUSTAIN": "9s"}
-		r := runCapacity(t, filepath.Join("examples", "capacity-trace.js"), url, env)[0]
-		checkTraceCapacity(t, r)
-	})
-	t.Run("waiting", func(t *testing.T) {
-		t.Parallel()
-		url := startSim(t, "--model", "sim-long=fast", "--set", "max_num_seqs=32", "--set", "decode_base_ms=200",
-			"--set", "decode_per_seq_ms=0", "--set", "prefill_base_ms=0", "--set", "prefill_per_token_ms=0",
-			"--set", "power_idle_w=60", "--set", "power_per_request_w=10", "--set", "gpus=2", "--seed", "1")
-		r := runCapacity(t, filepath.Join("e2e", "testdata", "capacity_waiting.js"), url, map[string]string{"MIN": "18.4"})[0]
-		checkWaitingEndsAWindow(t, r)
-		checkSaturatedWindowEnergy(t, r)
-	})
+	url := startSim(t, capacityArgs(t)...)
+	// 6 s windows: a window ends early only after its queue showed for
+	// 2 s in a row, past twice the TTFT limit. From 16 req/s (80 % of
+	// the capacity): a level far under it only costs time, as a window
+	// passes from 59 calls (15 s at 4 req/s), and the bracket still
+	// doubles once, to 32, an early stop.
+	r := runCapacity(t, capacityScript, url, map[string]string{"ARRIVALS": "constant", "MIN": "16", "MIN_CAPACITY": "18",
+		"WINDOW": "6s", "SUSTAIN": "12s"})[0]
+	checkCapacity(t, r, constantTruth(t))
+	checkEarlyStops(t, r, 6)
+}
+
+// TestCapacitySearchClosed: the closed model.
+func TestCapacitySearchClosed(t *testing.T) {
+	t.Parallel()
+	url := startSim(t, capacityArgs(t)...)
+	// From 4 in flight: 59 calls take 24 s at 1 (2.5 calls/s), 6 s at 4.
+	r := runCapacity(t, capacityScript, url, map[string]string{"MODEL": "concurrency", "TTFT": "p95<150ms", "MIN": "4",
+		"MIN_CAPACITY": "7", "SUSTAIN": "9s"})[0]
+	checkCapacity(t, r, capacityConc)
+}
+
+// TestCapacitySearchSegments: the open model on two instances at once.
+func TestCapacitySearchSegments(t *testing.T) {
+	t.Parallel()
+	url := startSim(t, capacityArgs(t)...)
+	// Each instance sees half the calls: a longer window and a higher min
+	// keep enough of them in every window.
+	env := map[string]string{"ARRIVALS": "constant", "MIN_CAPACITY": "18", "WINDOW": "4s", "MIN": "12", "SUSTAIN": "12s"}
+	recs := runCapacity(t, capacityScript, url, env, "0:1/2", "1/2:1")
+	truth := constantTruth(t)
+	for _, r := range recs {
+		checkCapacity(t, r, truth)
+	}
+	require.Equal(t, "0:1/2", recs[0].Capacity.Segment)
+	require.Equal(t, "1/2:1", recs[1].Capacity.Segment)
+	require.InDelta(t, *recs[0].Capacity.Capacity, *recs[1].Capacity.Capacity, capacityError*capacityRate,
+		"levels %v and %v", recs[0].levels(), recs[1].levels())
+	checkMergedCapacity(t, recs)
+}
+
+// TestCapacitySearchTrace: a trace's arrivals.
+func TestCapacitySearchTrace(t *testing.T) {
+	t.Parallel()
+	url := startSim(t, capacityArgs(t)...)
+	env := map[string]string{"TRACE": filepath.Join(repoRoot(t), "e2e", "testdata", "capacity-trace.jsonl"), "MIN": "16",
+		"MIN_CAPACITY": "18", "SUSTAIN": "9s"}
+	r := runCapacity(t, filepath.Join("examples", "capacity-trace.js"), url, env)[0]
+	checkTraceCapacity(t, r)
+}
+
+// TestCapacitySearchWaiting: a window ended on the server's waiting count.
+func TestCapacitySearchWaiting(t *testing.T) {
+	t.Parallel()
+	url := startSim(t, "--model", "sim-long=fast", "--set", "max_num_seqs=32", "--set", "decode_base_ms=200",
+		"--set", "decode_per_seq_ms=0", "--set", "prefill_base_ms=0", "--set", "prefill_per_token_ms=0",
+		"--set", "power_idle_w=60", "--set", "power_per_request_w=10", "--set", "gpus=2", "--seed", "1")
+	r := runCapacity(t, filepath.Join("e2e", "testdata", "capacity_waiting.js"), url, map[string]string{"MIN": "18.4"})[0]
+	checkWaitingEndsAWindow(t, r)
+	checkSaturatedWindowEnergy(t, r)
 }
 
 // The trace (e2e/testdata/capacity-trace.jsonl) is recorded at 5 req/s: a

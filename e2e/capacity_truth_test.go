@@ -167,7 +167,7 @@ func TestCapacityAgainstQueueingTruth(t *testing.T) {
 // late llm-sim steps are load. Constant arrivals stay on the long server:
 // under them the truth is the server's rate itself, where a busy machine's
 // late steps alone build a queue past a short objective (make test's
-// TestCapacitySearch holds constant arrivals' answer to the same queue
+// TestCapacitySearchOpen holds constant arrivals' answer to the same queue
 // simulated, constantTruth, on a server with room for those steps). make
 // unit holds the decision rule to the same queues' truth on a fake clock
 // for all three.

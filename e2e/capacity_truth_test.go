@@ -42,7 +42,7 @@ type truthCheck struct {
 	search        map[string]string
 	plain, warmup string
 	above         string // the run 30 % above the answer, when longer than plain
-	vus           int    // the plain runs' VUs: enough for a burst's calls in flight at 30 % above the answer
+	vus           int    // the search's and plain runs' VUs: enough for a burst's calls in flight at 30 % above the answer
 }
 
 // queue is the same server as a queue, for the simulation, as set up. The
@@ -109,7 +109,7 @@ func quickTruth() truthCheck {
 // shorter run would not always show the backlog growing.
 func quickBurstyTruth() truthCheck {
 	return truthCheck{slots: 32, tokens: 10, stepMS: 20, slo: "p95<400ms", limit: 0.4,
-		search: map[string]string{"MIN": "80", "MAX": "240", "WINDOW": "5s", "SUSTAIN": "15s", "MAX_WINDOW": "30s", "VUS": "300"},
+		search: map[string]string{"MIN": "80", "MAX": "240", "WINDOW": "5s", "SUSTAIN": "15s", "MAX_WINDOW": "30s"},
 		plain:  "20s", above: "30s", warmup: "5s", vus: 300}
 }
 
@@ -192,7 +192,7 @@ func TestQuickCapacityAgainstQueueingTruth(t *testing.T) {
 // and judges them by the runs of their shape simulated (judgedRuns).
 func checkTruth(t *testing.T, c truthCheck, arrivals string, p queuesim.Process) {
 	t.Helper()
-	env := map[string]string{"ARRIVALS": arrivals, "TTFT": c.slo, "TOKENS": fmt.Sprint(c.tokens)}
+	env := map[string]string{"ARRIVALS": arrivals, "TTFT": c.slo, "TOKENS": fmt.Sprint(c.tokens), "VUS": fmt.Sprint(c.vus)}
 	for k, v := range c.search {
 		env[k] = v
 	}
@@ -207,7 +207,7 @@ func checkTruth(t *testing.T, c truthCheck, arrivals string, p queuesim.Process)
 	j, ja := judgeRuns(t, c, c.plain, held, p, truth), judgeRuns(t, c, c.aboveRun(), held, p, truth)
 	atAnswer := steadyRun(t, c, arrivals, answer, step)
 	above, _ := plainRun(t, c, arrivals, 1.3*answer, c.aboveRun())
-	got, gotAbove := j.p95(t, atAnswer), ja.p95(t, above)
+	got, gotAbove := runP95(t, atAnswer), runP95(t, above)
 	shows := ja.shows(t, 1.3*answer)
 	t.Logf("%s: TTFT p95 from due %.0f ms at the answer %.3g req/s (shown broken past %.0f ms in a run of %v), "+
 		"%.0f ms at %.3g (past %.0f ms in %v; such a run there shows it %.1f %% of the time)",
@@ -319,9 +319,9 @@ func (j judgedRuns) shows(t *testing.T, rate float64) float64 {
 	return float64(n) / float64(len(runs))
 }
 
-// p95 is the run's TTFT-from-due p95, ms, at the low end of its sketch's
-// relative error: past broken, the run shows the objective broken.
-func (j judgedRuns) p95(t *testing.T, m runrecord.MetricRecord) float64 {
+// runP95 is a run's TTFT-from-due p95, ms, at the low end of its sketch's
+// relative error: past a judgedRuns' broken, the run shows the objective broken.
+func runP95(t *testing.T, m runrecord.MetricRecord) float64 {
 	t.Helper()
 	require.NotNil(t, m.Sketch)
 	require.Positive(t, m.Sketch.Count())

@@ -73,7 +73,7 @@ func main() {
 	flag.IntVar(&s.maxTokens, "max-tokens", 1000, "max_tokens of every request")
 	flag.DurationVar(&s.duration, "duration", 30*time.Second, "length of each run")
 	flag.StringVar(&clients, "clients", "bare,k6-request,k6-event", "clients to run: bare, k6-request (gapSamples: 'request'), k6-event (the default 'event'), "+
-		"k6-http (k6's own http.post of the same request, the body read whole), base-request and base-event (the same with -k6-base); "+
+		"k6-http (k6's own http.post of the same request, the body read whole), k6-http-async (the same with http.asyncRequest, awaited), base-request and base-event (the same with -k6-base); "+
 		"embeddings at batch 1: bare-embed, extension-embed, k6-http-embed, base-embed")
 	flag.IntVar(&s.profileSeconds, "profile-seconds", 0, "then profile k6 (gapSamples=request) for this many seconds; 0 = no profile")
 	splitOnly := flag.String("split", "", "only print the CPU split of this k6 profile (with -k6, the binary it was taken from)")
@@ -156,8 +156,8 @@ func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, err
 	case "k6-request", "k6-event":
 		// #nosec G204 -- the benchmark starts its own binaries with its own flags
 		cmd = exec.Command(s.k6, s.k6Args(sim, "bench/k6-stream.js", strings.TrimPrefix(client, "k6-"), "", summary)...)
-	case "k6-http", "k6-http-embed", "extension-embed":
-		script := map[string]string{"k6-http": "bench/k6-http.js", "k6-http-embed": "bench/k6-http-embed.js",
+	case "k6-http", "k6-http-async", "k6-http-embed", "extension-embed":
+		script := map[string]string{"k6-http": "bench/k6-http.js", "k6-http-async": "bench/k6-http-async.js", "k6-http-embed": "bench/k6-http-embed.js",
 			"extension-embed": "bench/k6-embed.js"}[client]
 		// #nosec G204 -- the benchmark starts its own binaries with its own flags
 		cmd = exec.Command(s.k6, s.k6Args(sim, script, "", "", summary)...)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -208,3 +209,13 @@ func TestAttemptResumesARawStream(t *testing.T) {
 // The client drains the body with io.Copy: the tap body is a WriterTo, so
 // no copy buffer is lent to it for the stream's whole life.
 var _ io.WriterTo = (*tapBody)(nil)
+
+// A fresh attempt's tap and call are one allocation of the allocator's
+// 2048-byte size class (freshAttempt): grown past it, the pair would take
+// more than the two apart did (768 and 1408 bytes).
+func TestFreshAttemptFitsItsSizeClass(t *testing.T) {
+	t.Parallel()
+	if size := unsafe.Sizeof(freshAttempt{}); size > 2048 {
+		t.Fatalf("a fresh attempt is %d bytes, over the 2048-byte size class", size)
+	}
+}

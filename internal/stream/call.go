@@ -149,13 +149,21 @@ type ToolCall struct {
 // NewCall prepares one attempt; start is t0, or zero when the request has not
 // been handed to the transport yet (Begin sets it then).
 func NewCall(cfg Config, start time.Time) *Call {
+	c := new(Call)
+	c.init(cfg, start)
+	return c
+}
+
+// init readies a zero Call as NewCall does, in memory its caller made
+// (freshAttempt).
+func (c *Call) init(cfg Config, start time.Time) {
 	if cfg.MaxEventSize <= 0 {
 		cfg.MaxEventSize = DefaultMaxEventSize
 	}
 	if cfg.MaxBodySize <= 0 {
 		cfg.MaxBodySize = DefaultMaxBodySize
 	}
-	return &Call{cfg: cfg, dec: cfg.Spec.NewDecoder(), Start: start}
+	c.cfg, c.dec, c.Start = cfg, cfg.Spec.NewDecoder(), start
 }
 
 // Begin sets t0, the moment the request is handed to the transport, once:

@@ -77,7 +77,7 @@ func (h *hookChain) gotConn(info httptrace.GotConnInfo) {
 	}
 	t := h.tap
 	t.watchdog.ConnectDone(info.Reused)
-	t.call.SetArrivalClock(t.attempt.arrivalClock(info.Conn))
+	t.call.SetArrivalClock(t.attempt.clockOf(info.Conn))
 }
 
 // The transport's writing goroutine begins the request: how long after t0

@@ -33,6 +33,10 @@ type callPlan struct {
 	// primaryParts are the primary route's parts: a plan, its route, the
 	// route's request and info are made in one allocation.
 	primaryParts routeParts
+	// out is the call's outcome (run), made with the plan: its first
+	// attempt is the primary route's, which is the plan's, so the outcome
+	// never outlives the plan, and a plan runs once.
+	out outcome
 }
 
 // routeParts are a route and what it is made of, in one allocation.
@@ -51,7 +55,7 @@ type (
 )
 
 func (p *callPlan) run(ctx context.Context) *outcome {
-	return policy.Run(ctx, p.primary, p.fallback, p.fallbackOn)
+	return policy.RunIn(ctx, &p.out, p.primary, p.fallback, p.fallbackOn)
 }
 
 // close releases the routes' per-event queues (an unused fallback's too).

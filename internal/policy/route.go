@@ -32,8 +32,15 @@ type Route[I any] struct {
 // Run runs the primary route, then the fallback (when there is one) if the
 // primary failed in a way fallbackOn names and the test goes on.
 func Run[I any](ctx context.Context, primary, fallback *Route[I], fallbackOn map[stream.ErrorType]bool) *Outcome[I] {
-	out := &Outcome[I]{}
-	out.Attempts = out.first[:0] // one allocation for the outcome and its first attempt
+	return RunIn(ctx, new(Outcome[I]), primary, fallback, fallbackOn)
+}
+
+// RunIn is Run with the outcome made in out, a zero Outcome: a caller can
+// make it with what it makes anyway (its routes, which the outcome's
+// attempts hold), one allocation fewer.
+func RunIn[I any](ctx context.Context, out *Outcome[I], primary, fallback *Route[I],
+	fallbackOn map[stream.ErrorType]bool) *Outcome[I] {
+	out.Attempts = out.first[:0] // the outcome holds its first attempt
 	res := primary.run(ctx, out)
 	if !res.OK && fallback != nil && fallbackOn[res.Err.Type] && ctx.Err() == nil {
 		fallback.run(ctx, out)

@@ -163,3 +163,18 @@ func TestReconnectReopensARawStream(t *testing.T) {
 		}}
 	require.Equal(t, 0, Run(ctx, r2, nil, nil).Final().Reconnects, "without an event id there is nothing to resume")
 }
+
+// RunIn runs the call in the outcome it is given, as Run does in one of
+// its own.
+func TestRunInFillsTheOutcomeItIsGiven(t *testing.T) {
+	t.Parallel()
+	primary, _ := script(t, "primary", failed(stream.ErrHTTP5xx))
+	fallback, _ := script(t, "fallback", answered())
+	var out Outcome[string]
+	got := RunIn(context.Background(), &out, primary, fallback, retryOn(stream.ErrHTTP5xx))
+	require.Same(t, &out, got)
+	require.Len(t, out.Attempts, 2)
+	require.Equal(t, []string{"primary", "fallback"}, []string{out.Attempts[0].Route.Info, out.Final().Route.Info})
+	require.True(t, out.OK())
+	require.False(t, out.Canceled)
+}

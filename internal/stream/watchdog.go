@@ -16,6 +16,17 @@ type Timeouts struct {
 	Total      time.Duration // t0 → end of stream
 }
 
+// soonest is the shortest of the timeouts, 0 when none is set.
+func (t Timeouts) soonest() time.Duration {
+	var s time.Duration
+	for _, d := range [...]time.Duration{t.Connect, t.FirstToken, t.Idle, t.Total} {
+		if d > 0 && (s == 0 || d < s) {
+			s = d
+		}
+	}
+	return s
+}
+
 // Watchdog enforces the split timeouts by cancelling the call's context with
 // a cause that Classify turns into the right error type: connect, first
 // token and idle, the total when armed (Total), and the bound of the drain
@@ -26,7 +37,9 @@ type Timeouts struct {
 // where it is: when it fires early it only re-arms for what is due next. A
 // call is thus one timer, made once, instead of one per timeout plus a reset
 // per read of the body: at thousands of short calls a second each of those
-// was a timer insertion and deletion on the runtime's heap.
+// was a timer insertion and deletion on the runtime's heap. The timer is
+// first armed for the soonest any of the timeouts can fall (arm), so the
+// deadlines an attempt arms next, microseconds later, leave it there too.
 type Watchdog struct {
 	t      Timeouts
 	cancel context.CancelCauseFunc
@@ -105,6 +118,17 @@ func (w *Watchdog) arm(k int, now time.Time, d time.Duration) {
 	}
 	w.armed = at
 	if w.timer == nil {
+		// The first arming (an attempt's total, from its start) is for the
+		// shortest of the timeouts from now when that is sooner: every
+		// deadline of a timeout falls no sooner than that, so the ones
+		// armed next (the first token's from t0, the connect's when the
+		// transport looks for a connection) leave the timer where it is,
+		// where each was a reset of it at every call. A call that outlasts
+		// it gets the early firing that re-arms for what is due, as a
+		// disarmed connect deadline gave it anyway.
+		if s := w.t.soonest(); s > 0 && s < d {
+			w.armed, d = now.Add(s), s
+		}
 		wt := watchdogTimers.Get().(*watchdogTimer) //nolint:forcetypeassert // the pool holds nothing else
 		wt.w.Store(w)
 		w.lent, w.timer = wt, wt.t

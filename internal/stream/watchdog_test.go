@@ -164,3 +164,50 @@ func TestAWatchdogsTimerServesTheNextAfterStop(t *testing.T) {
 		require.Nil(t, firstCause.Load(), "a stopped watchdog never fires")
 	}
 }
+
+// The first arming is for the soonest any of the timeouts can fall: the
+// deadlines an attempt arms next, all later than that, leave the timer
+// where it is; a sooner one (the drain's cut-off) moves it.
+func TestTheFirstArmingIsForTheShortestTimeout(t *testing.T) {
+	t.Parallel()
+	w := NewWatchdog(Timeouts{Connect: time.Hour, FirstToken: 2 * time.Hour, Idle: 3 * time.Hour, Total: 4 * time.Hour},
+		func(error) {})
+	defer w.Stop()
+	armed := func() time.Time {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.armed
+	}
+	before := time.Now()
+	w.Total()
+	first := armed()
+	require.False(t, first.Before(before.Add(time.Hour)), "never before the shortest timeout")
+	require.True(t, first.Before(time.Now().Add(time.Hour+time.Second)), "not at the total's own deadline")
+	w.Start()
+	w.ConnectStart()
+	w.Bytes()
+	require.Equal(t, first, armed(), "the deadlines armed next leave the timer")
+	w.CutOff(time.Minute)
+	require.True(t, armed().Before(first), "a sooner one moves it")
+}
+
+// A call that outlasts the first arming, armed for a connect deadline that
+// was disarmed, still fails at its first-token deadline, with its cause.
+func TestADeadlineAfterTheFirstArmingFires(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w := NewWatchdog(Timeouts{Connect: 20 * time.Millisecond, FirstToken: 60 * time.Millisecond, Total: time.Hour}, cancel)
+	defer w.Stop()
+	w.Total()
+	start := time.Now()
+	w.Start()
+	w.ConnectStart()
+	w.ConnectDone(true)
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first-token deadline never fired")
+	}
+	require.GreaterOrEqual(t, time.Since(start), 60*time.Millisecond)
+	require.Equal(t, ErrTimeoutFirstToken, Classify(nil, context.Cause(ctx)))
+}

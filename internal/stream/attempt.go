@@ -227,8 +227,9 @@ type tapTransport struct {
 func (t *tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	call, a := t.tap.call, &t.tap.attempt
 	if call.Start.IsZero() {
-		call.Begin(time.Now()) // t0: handed to the transport
-		t.tap.watchdog.Start()
+		now := time.Now()
+		call.Begin(now) // t0: handed to the transport
+		t.tap.watchdog.StartAt(now)
 	}
 	if a.dumpRequest != nil {
 		a.dumpRequest(r)

@@ -30,16 +30,17 @@ const (
 // Respond hands the call the HTTP response whose headers just arrived (once per
 // response: a redirect is followed by the next one). The first response's
 // arrival is the call's TTFB; the last one is the one whose body is read.
+// at is the clock when the headers were handed over (now).
 func (c *Call) Respond(resp *http.Response, at time.Time) {
 	if c.Headers.IsZero() {
-		if c.clock != nil {
-			at = latest(c.clock.Arrival(at), c.Start) // never before the request
-		}
 		c.Headers = at
+		if c.clock != nil {
+			c.Headers = latest(c.clock.Arrival(at), c.Start) // never before the request
+		}
 	}
 	c.resp = resp
 	if w := c.cfg.Watchdog; w != nil {
-		w.Bytes()
+		w.BytesAt(at)
 	}
 }
 

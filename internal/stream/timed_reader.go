@@ -49,7 +49,7 @@ func (t *timedReader) Read(p []byte) (int, error) {
 		}
 		t.bytes += int64(n)
 		if t.wd != nil {
-			t.wd.Bytes()
+			t.wd.BytesAt(t.returned)
 		}
 		if t.limit > 0 && t.bytes > t.limit {
 			return n, errBodyTooLarge

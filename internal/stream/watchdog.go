@@ -219,13 +219,16 @@ func (w *Watchdog) Total() {
 }
 
 // Start arms the first-token timer; call it at t0.
-func (w *Watchdog) Start() {
+func (w *Watchdog) Start() { w.StartAt(time.Now()) }
+
+// StartAt is Start at t0, now, as its caller just took it.
+func (w *Watchdog) StartAt(now time.Time) {
 	if w.t.FirstToken <= 0 {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.arm(dueFirst, time.Now(), w.t.FirstToken)
+	w.arm(dueFirst, now, w.t.FirstToken)
 }
 
 // ConnectStart arms the connect timer when the transport looks for a
@@ -252,14 +255,18 @@ func (w *Watchdog) ConnectDone(reused bool) {
 
 // Bytes is called whenever body bytes arrive (and once at the response headers):
 // it moves the idle deadline.
-func (w *Watchdog) Bytes() {
+func (w *Watchdog) Bytes() { w.BytesAt(time.Now()) }
+
+// BytesAt is Bytes for bytes that arrived now, as the reader that got
+// them just took it: a clock read fewer for every read of the body.
+func (w *Watchdog) BytesAt(now time.Time) {
 	if w.t.Idle <= 0 {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.graced = false
-	w.arm(dueIdle, time.Now(), w.t.Idle)
+	w.arm(dueIdle, now, w.t.Idle)
 }
 
 // Starved counts the idle timers that fired so late that the process, not the

@@ -211,3 +211,19 @@ func TestADeadlineAfterTheFirstArmingFires(t *testing.T) {
 	require.GreaterOrEqual(t, time.Since(start), 60*time.Millisecond)
 	require.Equal(t, ErrTimeoutFirstToken, Classify(nil, context.Cause(ctx)))
 }
+
+// StartAt and BytesAt arm their deadlines from the time their caller took
+// (t0, a read's return), as Start and Bytes do from now.
+func TestDeadlinesFromTheCallersClock(t *testing.T) {
+	t.Parallel()
+	w := NewWatchdog(Timeouts{FirstToken: time.Hour, Idle: 2 * time.Hour}, func(error) {})
+	defer w.Stop()
+	t0 := time.Now().Add(-time.Second)
+	w.StartAt(t0)
+	read := t0.Add(time.Millisecond)
+	w.BytesAt(read)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	require.Equal(t, t0.Add(time.Hour), w.due[dueFirst])
+	require.Equal(t, read.Add(2*time.Hour), w.due[dueIdle])
+}

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/lib/netext/httpext"
@@ -86,8 +85,10 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 	args.preq = httpext.ParsedHTTPRequest{
 		URL: &args.url, Req: req, // the body is the request's own (setPayload)
 		// The request's own deadline is the total timeout plus a margin: the
-		// attempt's fires first, with a cause that classifies it.
-		Timeout:      r.timeouts.Total + time.Second,
+		// attempt's fires first, with a cause that classifies it. The
+		// attempt's context has the sooner deadline, so k6 makes no timer
+		// for this one (stream.TotalMargin).
+		Timeout:      r.timeouts.Total + stream.TotalMargin,
 		Throw:        true,
 		ResponseType: httpext.ResponseTypeNone,
 		Redirects:    maxRedirects(st),

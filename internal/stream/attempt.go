@@ -111,7 +111,7 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 	wd := &tap.watchdog
 	wd.Init(a.Timeouts, cancel)
 	defer wd.Stop()
-	wd.Total()
+	total := wd.Total()
 	if a.Resume == nil {
 		cfg := a.Config
 		cfg.Watchdog = wd
@@ -123,6 +123,9 @@ func (a *Attempt) Run(parent context.Context, send Send) (*Call, *Result) {
 	tap.call = call
 	tap.hooks.bind(tap)
 	tap.ctx = attemptCtx{Context: ctx, timer: call}
+	if !total.IsZero() {
+		tap.ctx.deadline = total.Add(TotalMargin)
+	}
 	err := send(&tap.ctx, tap)
 	if se, ok := err.(*Error); ok { //nolint:errorlint // Send's own, unwrapped, by contract
 		call.Fail(se.Type, se.Message)
@@ -195,10 +198,33 @@ func WithSetUpTimer(ctx context.Context, timer SetUpTimer) context.Context {
 
 // attemptCtx is an attempt's context with its call as the set-up timer,
 // as WithSetUpTimer makes it, held in the tap: a context of its own was an
-// allocation of every attempt.
+// allocation of every attempt. Its deadline is the total timeout's plus
+// TotalMargin (zero: none of its own).
 type attemptCtx struct {
 	context.Context
-	timer SetUpTimer
+	timer    SetUpTimer
+	deadline time.Time
+}
+
+// TotalMargin is how long after an attempt's total timeout a client's own
+// bound on the request falls (k6's request timeout): the watchdog ends the
+// attempt first, with a cause that classifies it, and the bound is only a
+// backstop.
+const TotalMargin = time.Second
+
+// Deadline is the total timeout's plus TotalMargin, or the parent's when
+// that is sooner: the watchdog cancels the attempt before it. A client
+// that bounds its request by the total plus the margin, counted from a
+// later moment (k6's MakeRequest: context.WithTimeout), then derives a
+// plain cancelable context from the attempt's instead of one with a timer
+// of its own, a timer started and stopped at every attempt for a bound the
+// attempt's context already sets.
+func (c *attemptCtx) Deadline() (time.Time, bool) {
+	d, ok := c.Context.Deadline()
+	if c.deadline.IsZero() || (ok && d.Before(c.deadline)) {
+		return d, ok
+	}
+	return c.deadline, true
 }
 
 func (c *attemptCtx) Value(key any) any {

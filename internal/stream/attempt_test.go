@@ -219,3 +219,48 @@ func TestFreshAttemptFitsItsSizeClass(t *testing.T) {
 		t.Fatalf("a fresh attempt is %d bytes, over the 2048-byte size class", size)
 	}
 }
+
+// The attempt's context has the total timeout's deadline plus the margin:
+// a client that bounds its request by the total plus the margin from a
+// later moment, as k6 does, derives a context without a deadline (and a
+// timer) of its own. A parent's sooner deadline is the attempt's.
+func TestTheAttemptsContextHasTheTotalsDeadline(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		parent time.Duration // the parent context's deadline from now; 0: none
+		want   func(start time.Time, parent time.Time) (lo, hi time.Time)
+	}{
+		{"the total's", 0, func(start, _ time.Time) (time.Time, time.Time) {
+			return start.Add(time.Hour + TotalMargin), time.Now().Add(time.Hour + TotalMargin)
+		}},
+		{"a sooner parent's", time.Minute, func(_, parent time.Time) (time.Time, time.Time) { return parent, parent }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			parent := context.Background()
+			var parentDeadline time.Time
+			if tc.parent > 0 {
+				var cancel context.CancelFunc
+				parent, cancel = context.WithTimeout(parent, tc.parent)
+				defer cancel()
+				parentDeadline, _ = parent.Deadline()
+			}
+			a := Attempt{Config: Config{Spec: lookup(t, "sse")}, Timeouts: Timeouts{Total: time.Hour}}
+			start := time.Now()
+			var got, derived time.Time
+			var ok bool
+			a.Run(parent, func(ctx context.Context, _ *Tap) error {
+				got, ok = ctx.Deadline()
+				k6, cancel := context.WithTimeout(ctx, time.Hour+TotalMargin)
+				defer cancel()
+				derived, _ = k6.Deadline()
+				return &Error{Type: ErrNetwork, Message: "not sent"}
+			})
+			lo, hi := tc.want(start, parentDeadline)
+			require.True(t, ok)
+			require.False(t, got.Before(lo) || got.After(hi), "deadline %v, want in [%v, %v]", got, lo, hi)
+			require.Equal(t, got, derived, "the client's bound derives no deadline of its own")
+		})
+	}
+}

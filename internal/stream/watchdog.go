@@ -208,14 +208,17 @@ func (w *Watchdog) expired(now time.Time) error {
 	return nil
 }
 
-// Total arms the total timeout, from now: the whole attempt's bound.
-func (w *Watchdog) Total() {
+// Total arms the total timeout, from now: the whole attempt's bound. It
+// returns the deadline it armed (zero when there is no total, or the
+// watchdog stopped).
+func (w *Watchdog) Total() time.Time {
 	if w.t.Total <= 0 {
-		return
+		return time.Time{}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.arm(dueTotal, time.Now(), w.t.Total)
+	return w.due[dueTotal]
 }
 
 // Start arms the first-token timer; call it at t0.

@@ -38,7 +38,7 @@ func BenchmarkCollectorAdd(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		gaps int
-	}{{"no-gaps", 0}, {"200-gaps", 200}} {
+	}{{"no-gaps", 0}, {"3-gaps", 3}, {"200-gaps", 200}} {
 		b.Run(tc.name, func(b *testing.B) {
 			c := NewCollector(Options{Start: t0})
 			var seq atomic.Int64

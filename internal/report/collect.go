@@ -78,10 +78,18 @@ func (c *Collector) Add(o *Observation) {
 		return
 	}
 	// A stream can carry thousands of gaps: sketch them before taking the
-	// lock, so VUs only contend for a merge of a few hundred buckets.
+	// lock, so VUs only contend for a merge of a few hundred buckets. A
+	// short answer's few are kept as values, on the stack (gapScratch).
 	var gs *gapScratch
-	if len(o.Gaps) > 0 && record.DistGap.Row().Takes(o.OK) {
-		pooled := c.scratch.Get().(*gapScratch)
+	var few gapScratch // a short answer's: no sketch of its own (gapScratch)
+	switch {
+	case len(o.Gaps) == 0 || !record.DistGap.Row().Takes(o.OK):
+	case len(o.Gaps) <= fewGaps:
+		if few.summarise(o.Gaps) {
+			gs = &few
+		}
+	default:
+		pooled := c.scratch.Get().(*gapScratch) //nolint:forcetypeassert // the pool holds nothing else
 		defer func() {
 			pooled.reset()
 			c.scratch.Put(pooled)
@@ -109,11 +117,11 @@ func (c *Collector) Add(o *Observation) {
 	}
 	g.add(o, gs)
 
-	in := callFacts{o: o, gs: gs, cat: cat, class: class, ttft: ttft, hasTTFT: hasTTFT, isShort: isShort, isLong: isLong}
+	in := callFacts{o: o, cat: cat, class: class, ttft: ttft, hasTTFT: hasTTFT, isShort: isShort, isLong: isLong}
 	cp := c.clientPart(o.Name)
-	c.whole.add(c.opt, &in)
+	c.whole.add(c.opt, &in, gs)
 	if cp != nil {
-		cp.add(c.opt, &in)
+		cp.add(c.opt, &in, gs)
 	}
 	if o.ItemID != "" && o.OK {
 		c.pairs.add(o)
@@ -142,17 +150,18 @@ func (c *Collector) clientPart(name string) *part {
 	return p
 }
 
-// callFacts is what a part needs of one call, computed once.
+// callFacts is what a part needs of one call, computed once (with its gaps'
+// summary, apart: a short answer's is on the stack, and would not stay there
+// beside the category, which a part may keep).
 type callFacts struct {
 	o                        *Observation
-	gs                       *gapScratch
 	cat                      string
 	class                    int
 	ttft                     float64
 	hasTTFT, isShort, isLong bool
 }
 
-func (p *part) add(opt Options, in *callFacts) {
+func (p *part) add(opt Options, in *callFacts, gs *gapScratch) {
 	o := in.o
 	li := p.levels[in.class]
 	if li == nil {
@@ -188,8 +197,8 @@ func (p *part) add(opt Options, in *callFacts) {
 				coarse(&b.ShortTTFT).Add(in.ttft)
 			}
 		}
-		if in.gs != nil {
-			_ = coarse(&b.Gap).Merge(in.gs.coarse)
+		if gs != nil {
+			gs.mergeInto(coarse(&b.Gap), gs.coarse)
 		}
 		if tps, ok := record.DistTokensPerSec.Row().Kept(o); ok {
 			coarse(&b.TokensPerSec).Add(tps)

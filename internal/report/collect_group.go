@@ -252,7 +252,7 @@ func (g *Group) addShares(o *Observation) {
 // distribution: a per-call mean would pass for a gap and hide both bursts
 // and stalls.
 func (g *Group) addGaps(gs *gapScratch) {
-	_ = g.S(record.DistGap).Merge(gs.fine)
+	gs.mergeInto(g.S(record.DistGap), gs.fine)
 	g.LongestGapMS = max(g.LongestGapMS, gs.longest)
 	g.GapCount += gs.n
 	g.BurstGaps += gs.burstGaps
@@ -270,21 +270,35 @@ func ratio(a, b float64) float64 {
 const nearZeroGapMS = 1.0
 
 // gapScratch summarises the gaps of one call before the collector's lock is
-// taken: the sketches merged into the group and the timeline, and the exact
-// burst statistics.
+// taken: the exact burst statistics, and what the group and the timeline
+// take of the gaps. A call of many gaps has them sketched (fine, coarse)
+// before the lock, and the sketches merged under it, a few hundred buckets
+// at most whatever the count. A call of a few (a short answer) keeps their
+// values instead (few): filling two sketches, merging and clearing them
+// cost it more than the values themselves, and a sketch merges values as
+// it merges their sketch (sketch.MergeValues), so the figures are the same.
 type gapScratch struct {
-	fine, coarse         *sketch.Sketch
+	fine, coarse         *sketch.Sketch   // many gaps; nil with few
+	few                  [fewGaps]float64 // few gaps, ms, in order: the first n
 	n, burstGaps, bursts uint64
 	longest              float64
 }
 
-// summarise fills gs from a call's gaps; false when none was measured.
+// fewGaps is the most gaps a call keeps as values rather than sketches.
+const fewGaps = 16
+
+// summarise fills gs from a call's gaps; false when none was measured. gs
+// has sketches (many gaps) or none (at most fewGaps).
 func (gs *gapScratch) summarise(gaps stream.Gaps) bool {
 	inBurst := false
 	for i := range gaps {
 		v := measure.MS(gaps.At(i))
-		gs.fine.Add(v)
-		gs.coarse.Add(v)
+		if gs.fine != nil {
+			gs.fine.Add(v)
+			gs.coarse.Add(v)
+		} else {
+			gs.few[gs.n] = v
+		}
 		gs.n++
 		gs.longest = max(gs.longest, v)
 		near := v < nearZeroGapMS
@@ -297,6 +311,16 @@ func (gs *gapScratch) summarise(gaps stream.Gaps) bool {
 		inBurst = near
 	}
 	return gs.n > 0
+}
+
+// mergeInto adds the call's gaps to dst: sketched is gs's sketch of them
+// at dst's accuracy (gs.fine or gs.coarse), nil with few gaps.
+func (gs *gapScratch) mergeInto(dst, sketched *sketch.Sketch) {
+	if gs.fine == nil {
+		dst.MergeValues(gs.few[:gs.n])
+		return
+	}
+	_ = dst.Merge(sketched)
 }
 
 func (gs *gapScratch) reset() {

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
+	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
@@ -88,4 +91,63 @@ func findingByID(fs []runrecord.Finding, id string) *runrecord.Finding {
 		}
 	}
 	return nil
+}
+
+// A call's gaps reach the group's gap distribution and the timeline's as a
+// sketch of them merged would, whether the call has a few (kept as values)
+// or many (sketched before the lock): the same buckets, count, sum and
+// extremes, to the last bit, over calls of both kinds and of two clients.
+func TestFewAndManyGapsMergeAsTheirSketches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	c := NewCollector(Options{Start: t0})
+	fine := map[string]*sketch.Sketch{"a": sketch.New(sketch.FineAlpha), "b": sketch.New(sketch.FineAlpha)}
+	coarseAll := sketch.New(sketch.CoarseAlpha)
+	for i := range 400 {
+		n := 1 + rng.IntN(fewGaps+1) // at most fewGaps, and one more
+		if i%7 == 0 {
+			n = fewGaps + 1 + rng.IntN(300)
+		}
+		gaps := make([]time.Duration, n)
+		of, ofCoarse := sketch.New(sketch.FineAlpha), sketch.New(sketch.CoarseAlpha)
+		for j := range gaps {
+			gaps[j] = time.Duration(rng.ExpFloat64() * float64(20*time.Millisecond))
+			if rng.IntN(10) == 0 {
+				gaps[j] = 0
+			}
+			gaps[j] = gaps[j].Truncate(time.Microsecond) // as stream.Gaps keeps them
+			of.Add(measure.MS(gaps[j]))
+			ofCoarse.Add(measure.MS(gaps[j]))
+		}
+		client := []string{"a", "b"}[i%2]
+		c.Add(&Observation{
+			Result: &stream.Result{Start: t0, End: t0.Add(time.Second), OK: true, TTFT: measure.Of(msD(50)),
+				E2E: measure.Of(time.Second), Gaps: stream.GapsOf(gaps...)},
+			Origin: record.Origin{Name: client},
+		})
+		if err := fine[client].Merge(of); err != nil {
+			t.Fatal(err)
+		}
+		if err := coarseAll.Merge(ofCoarse); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := c.Snapshot()
+	same := func(what string, got, want *sketch.Sketch) {
+		t.Helper()
+		g, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(g) != string(w) {
+			t.Errorf("%s: got %s, want %s", what, g, w)
+		}
+	}
+	for k, g := range run.groups {
+		same("group "+k.Client, g.S(record.DistGap), fine[k.Client])
+	}
+	same("timeline", run.Timeline.Buckets[0].Gap, coarseAll) // the second every call started in
 }

@@ -71,11 +71,18 @@ func boundedStore() store.Store { return store.NewCollapsingLowestDenseStore(max
 // Add records one value. NaN and infinities are ignored: they are "not measured".
 // Negative values count as zero.
 func (s *Sketch) Add(v float64) {
+	if v, ok := s.bucket(v); ok {
+		s.addStats(v)
+	}
+}
+
+// bucket counts v in its bucket, as Add takes it (ok false for NaN and
+// infinities, which it leaves out), and returns the value Add counts.
+func (s *Sketch) bucket(v float64) (float64, bool) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return
+		return 0, false
 	}
 	v = max(v, 0)
-	s.addStats(v)
 	switch {
 	case v <= minIndexable:
 		_ = s.dd.AddWithCount(0, 1)
@@ -84,6 +91,7 @@ func (s *Sketch) Add(v float64) {
 	default:
 		_ = s.dd.Add(v) // cannot fail: v is in the indexable range
 	}
+	return v, true
 }
 
 func (s *Sketch) addStats(v float64) {
@@ -108,15 +116,36 @@ func (s *Sketch) Merge(o *Sketch) error {
 	if err := s.dd.MergeWith(o.dd); err != nil {
 		return fmt.Errorf("report: merging sketches: %w", err)
 	}
-	if s.N == 0 || o.Min < s.Min {
-		s.Min = o.Min
-	}
-	if s.N == 0 || o.Max > s.Max {
-		s.Max = o.Max
-	}
-	s.N += o.N
-	s.Sum += o.Sum
+	s.mergeStats(o.N, o.Sum, o.Min, o.Max)
 	return nil
+}
+
+// MergeValues adds vs to s as Merge adds a sketch of them (New, then Add
+// of each in order): the same buckets, and vs's count, sum, minimum and
+// maximum taken whole, so s ends bit for bit as that merge leaves it (a
+// sum of values added one by one could differ in its last bit). For a few
+// values it spares the sketch that would be filled, merged and cleared.
+func (s *Sketch) MergeValues(vs []float64) {
+	var o Sketch
+	for _, v := range vs {
+		if v, ok := s.bucket(v); ok {
+			o.addStats(v)
+		}
+	}
+	if o.N > 0 {
+		s.mergeStats(o.N, o.Sum, o.Min, o.Max)
+	}
+}
+
+func (s *Sketch) mergeStats(n uint64, sum, lo, hi float64) {
+	if s.N == 0 || lo < s.Min {
+		s.Min = lo
+	}
+	if s.N == 0 || hi > s.Max {
+		s.Max = hi
+	}
+	s.N += n
+	s.Sum += sum
 }
 
 // Clone returns an independent copy.

@@ -224,3 +224,46 @@ func TestSketchBinsAreOrderedAndCountEverything(t *testing.T) {
 		t.Fatalf("bins hold %d values, sketch %d", total, s.Count())
 	}
 }
+
+// MergeValues leaves a sketch exactly as merging a sketch of the same
+// values does, bit for bit (buckets, count, sum, extremes), whatever the
+// values: zero, tiny, negative, huge, NaN and infinities among them, into
+// an empty sketch or one that already holds values.
+func TestSketchMergeValuesIsMergeOfTheirSketch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	odd := []float64{0, 1e-9, -3, math.NaN(), math.Inf(1), math.Inf(-1), 1e300, 0.1, 0.2, 0.3}
+	for _, alpha := range []float64{FineAlpha, CoarseAlpha} {
+		viaMerge, viaValues := New(alpha), New(alpha)
+		for call := range 500 {
+			vs := make([]float64, rng.IntN(17))
+			for i := range vs {
+				vs[i] = rng.ExpFloat64() * 40
+				if rng.IntN(8) == 0 {
+					vs[i] = odd[rng.IntN(len(odd))]
+				}
+			}
+			of := New(alpha)
+			for _, v := range vs {
+				of.Add(v)
+			}
+			if err := viaMerge.Merge(of); err != nil {
+				t.Fatal(err)
+			}
+			viaValues.MergeValues(vs)
+			a, err := json.Marshal(viaMerge)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(viaValues)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(a) != string(b) {
+				t.Fatalf("alpha %g, call %d (%v): merged %s, values %s", alpha, call, vs, a, b)
+			}
+		}
+		if viaValues.N == 0 {
+			t.Fatal("no value was kept")
+		}
+	}
+}

@@ -231,7 +231,7 @@ func TestSketchBinsAreOrderedAndCountEverything(t *testing.T) {
 // an empty sketch or one that already holds values.
 func TestSketchMergeValuesIsMergeOfTheirSketch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	odd := []float64{0, 1e-9, -3, math.NaN(), math.Inf(1), math.Inf(-1), 1e300, 0.1, 0.2, 0.3}
+	odd := []float64{0, 1e-9, -3, math.NaN(), math.Inf(1), math.Inf(-1), 1e6, 0.1, 0.2, 0.3}
 	for _, alpha := range []float64{FineAlpha, CoarseAlpha} {
 		viaMerge, viaValues := New(alpha), New(alpha)
 		for call := range 500 {
@@ -265,5 +265,70 @@ func TestSketchMergeValuesIsMergeOfTheirSketch(t *testing.T) {
 		if viaValues.N == 0 {
 			t.Fatal("no value was kept")
 		}
+	}
+}
+
+// Add counts a value in the bucket sketches-go's own Add counts it in,
+// in a new sketch, a clone and one read back from JSON alike: the
+// encoded buckets are those of a DDSketch fed the same values its way.
+func TestSketchAddBucketsAsDDSketch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, alpha := range []float64{FineAlpha, CoarseAlpha} {
+		s := New(alpha)
+		want, err := newDD(alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add := func(v float64) {
+			s.Add(v)
+			switch { // as sketches-go takes what Add passes it
+			case v <= minIndexable:
+				_ = want.AddWithCount(0, 1)
+			case v > s.maxIdx:
+				_ = want.AddWithCount(s.maxIdx, 1)
+			default:
+				_ = want.Add(v)
+			}
+		}
+		for i := range 3000 {
+			add(math.Exp(rng.NormFloat64()*4 + 2))
+			switch i {
+			case 1000:
+				s = s.Clone()
+			case 2000:
+				b, err := json.Marshal(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s = &Sketch{}
+				if err := json.Unmarshal(b, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		add(0)
+		add(1e-12)
+		add(1e9) // beyond, the buckets would fold into one (maxBuckets) and hide any difference
+		var got, exp []byte
+		s.dd.Encode(&got, false)
+		want.Encode(&exp, false)
+		if string(got) != string(exp) {
+			t.Fatalf("alpha %g: the buckets differ from sketches-go's own", alpha)
+		}
+	}
+}
+
+// BenchmarkSketchAdd is one value added, as the report adds some twenty per
+// call: a latency in ms, of a few hundred distinct ones.
+func BenchmarkSketchAdd(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	vs := make([]float64, 256)
+	for i := range vs {
+		vs[i] = math.Exp(rng.NormFloat64() + 4)
+	}
+	s := New(FineAlpha)
+	b.ResetTimer()
+	for i := range b.N {
+		s.Add(vs[i%len(vs)])
 	}
 }

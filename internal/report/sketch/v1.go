@@ -44,6 +44,7 @@ func (o *V1) Convert() (*Sketch, error) {
 			pos.AddWithCount(int(o.Offset)+j-1, float64(c))
 		}
 	}
-	s := &Sketch{Alpha: o.Alpha, N: o.N, Sum: o.Sum, Min: o.Min, Max: o.Max, dd: dd, maxIdx: dd.MaxIndexableValue()}
+	s := &Sketch{Alpha: o.Alpha, N: o.N, Sum: o.Sum, Min: o.Min, Max: o.Max}
+	s.bind(dd)
 	return s, s.Validate()
 }

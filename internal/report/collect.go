@@ -4,7 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
@@ -83,7 +82,7 @@ func (c *Collector) Add(o *Observation) {
 	var gs *gapScratch
 	var few gapScratch // a short answer's: no sketch of its own (gapScratch)
 	switch {
-	case len(o.Gaps) == 0 || !record.DistGap.Row().Takes(o.OK):
+	case len(o.Gaps) == 0 || !rowGap.Takes(o.OK):
 	case len(o.Gaps) <= fewGaps:
 		if few.summarise(o.Gaps) {
 			gs = &few
@@ -101,7 +100,7 @@ func (c *Collector) Add(o *Observation) {
 	cat := category(o)
 	class := levelClass(o)
 	isShort, isLong := promptClass(o, c.opt.ShortPromptTokens, c.opt.LongPromptTokens)
-	ttft, hasTTFT := record.DistTTFT.Row().Kept(o)
+	ttft, hasTTFT := rowTTFT.Kept(o)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -200,7 +199,7 @@ func (p *part) add(opt Options, in *callFacts, gs *gapScratch) {
 		if gs != nil {
 			gs.mergeInto(coarse(&b.Gap), gs.coarse)
 		}
-		if tps, ok := record.DistTokensPerSec.Row().Kept(o); ok {
+		if tps, ok := rowTokensPerSec.Kept(o); ok {
 			coarse(&b.TokensPerSec).Add(tps)
 		}
 		// b may move when the timeline grows: no use of it below this line.

@@ -37,7 +37,7 @@ func (c *ConversationCollector) Add(o *Observation) {
 	if o == nil || o.Turn == 0 {
 		return
 	}
-	v, ok := record.DistTTFT.Row().Kept(o)
+	v, ok := rowTTFT.Kept(o)
 	if !ok {
 		return
 	}

@@ -135,15 +135,6 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	}
 }
 
-// keptRows are the figure table's rows of record.Dists, in its order.
-var keptRows = func() []*record.Figure[record.Call] { //nolint:gochecknoglobals // derived once from the table
-	out := make([]*record.Figure[record.Call], len(record.Dists))
-	for i, d := range record.Dists {
-		out[i] = d.Row()
-	}
-	return out
-}()
-
 // addDists adds the call's value of every distribution its row keeps one of
 // per call (the gaps are many: addGaps), a failed call's as the row's rule
 // says (record.Failed).
@@ -238,11 +229,11 @@ func (g *Group) addTTFTJudgement(o *Observation) {
 // time beside its E2E, for the calls the TTFT and E2E rows count: the shares
 // of each that the diagnosis reads.
 func (g *Group) addShares(o *Observation) {
-	if ttft, ok := record.DistTTFT.Row().Kept(o); ok {
+	if ttft, ok := rowTTFT.Kept(o); ok {
 		g.ConnectSumMS += measure.MS(o.Connect)
 		g.ConnectTTFTSumMS += ttft
 	}
-	if e2e, ok := record.DistE2E.Row().Kept(o); ok && e2e > 0 {
+	if e2e, ok := rowE2E.Kept(o); ok && e2e > 0 {
 		g.ParseSumMS += measure.MS(o.ClientParse)
 		g.ParseE2ESumMS += e2e
 	}
@@ -252,7 +243,7 @@ func (g *Group) addShares(o *Observation) {
 // distribution: a per-call mean would pass for a gap and hide both bursts
 // and stalls.
 func (g *Group) addGaps(gs *gapScratch) {
-	gs.mergeInto(g.S(record.DistGap), gs.fine)
+	gs.mergeInto(g.Sketches[gapPlace], gs.fine)
 	g.LongestGapMS = max(g.LongestGapMS, gs.longest)
 	g.GapCount += gs.n
 	g.BurstGaps += gs.burstGaps

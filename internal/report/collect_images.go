@@ -4,7 +4,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/llmstream/xk6-llmstream/internal/record"
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
 )
 
@@ -64,7 +63,7 @@ func (c *ImageCollector) Add(o *Observation) {
 	if o == nil || o.Retrieval != nil {
 		return
 	}
-	v, ok := record.DistTTFT.Row().Kept(o)
+	v, ok := rowTTFT.Kept(o)
 	if !ok {
 		return
 	}

@@ -2,8 +2,6 @@ package report
 
 import (
 	"time"
-
-	"github.com/llmstream/xk6-llmstream/internal/record"
 )
 
 // levelInfo tracks how long and at which concurrency a class was used.
@@ -39,7 +37,7 @@ func (l *levelInfo) add(o *Observation) {
 	l.Calls++
 	l.VUsSum += level(o)
 	l.ActiveSum += float64(o.Active)
-	if v, ok := record.DistE2E.Row().Kept(o); ok {
+	if v, ok := rowE2E.Kept(o); ok {
 		l.E2ESumMS += v
 		l.E2ECalls++
 	}

@@ -67,13 +67,13 @@ func (r *reservoir) offer(s Sample) {
 // it; false when o has none of them (a call that failed before its first
 // token).
 func sampleOf(o *Observation) (Sample, bool) {
-	s := Sample{TTFT: kept(record.DistTTFT, o), E2E: kept(record.DistE2E, o),
-		TPOT: kept(record.DistTPOT, o), OutputTokens: o.OutputTokens}
+	s := Sample{TTFT: kept(rowTTFT, o), E2E: kept(rowE2E, o),
+		TPOT: kept(rowTPOT, o), OutputTokens: o.OutputTokens}
 	return s, s.TTFT.known || s.E2E.known || s.TPOT.known
 }
 
-func kept(d record.Dist, o *Observation) KeptMS {
-	v, ok := d.Row().Kept(o)
+func kept(row *record.Figure[record.Call], o *Observation) KeptMS {
+	v, ok := row.Kept(o)
 	return KeptMS{ms: v, known: ok}
 }
 

@@ -1,9 +1,6 @@
 package report
 
-import (
-	"github.com/llmstream/xk6-llmstream/internal/record"
-	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
-)
+import "github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 
 // slowCallOf is a traced answer as a group's slowest calls rank it, by the
 // E2E the report's E2E row keeps (an answered call's), so the calls named
@@ -12,12 +9,12 @@ func slowCallOf(o *Observation) (runrecord.SlowCall, bool) {
 	if o.TraceID == "" {
 		return runrecord.SlowCall{}, false
 	}
-	e2e, ok := record.DistE2E.Row().Kept(o)
+	e2e, ok := rowE2E.Kept(o)
 	if !ok {
 		return runrecord.SlowCall{}, false
 	}
 	c := runrecord.SlowCall{TraceID: o.TraceID, E2EMS: e2e}
-	if ttft, ok := record.DistTTFT.Row().Kept(o); ok {
+	if ttft, ok := rowTTFT.Kept(o); ok {
 		c.TTFTMS = &ttft
 	}
 	return c, true

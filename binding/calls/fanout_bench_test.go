@@ -49,6 +49,7 @@ func BenchmarkFanOut(b *testing.B) {
 		Category: "chat", Scenario: "default", GapSamples: config.GapsPerEvent, RequestBytes: 120})
 	rt.Info.tagRoute = false
 	rt.Info.tagMemo = &tagMemo{}
+	rt.Info.tagGet = (&tagGetter{}).of(rt.Info.tags.Tags) // as a client's plan sets it
 	s := Sinks{Metrics: m, Report: &runstate.ReportState{}}
 	out := make(chan metrics.SampleContainer, 1)
 	ctx := context.Background()

@@ -28,12 +28,17 @@ func callSamples(m *k6env.LLMMetrics, o *outcome, rec *record.Call) metrics.Samp
 	final := len(o.Attempts)
 	callTags, callMeta := attemptTags(o.Final(), final)
 	emit := b.emit
+	// b is on the heap: each pointer stored in it costs a write barrier
+	// while the GC marks, so the call's tags are set once, the metric only
+	// for a row that has one.
+	b.tags, b.meta = callTags, callMeta
 	for i := range table {
-		f := &table[i]
-		b.metric = byRow[i]
-		if b.metric == nil {
+		m := byRow[i]
+		if m == nil {
 			continue
 		}
+		b.metric = m
+		f := &table[i]
 		if f.PerAttempt {
 			for n := range o.Attempts {
 				b.tags, b.meta = callTags, callMeta
@@ -42,9 +47,8 @@ func callSamples(m *k6env.LLMMetrics, o *outcome, rec *record.Call) metrics.Samp
 				}
 				b.add(o.Attempts[n].Result.End, 1)
 			}
-			continue
+			continue // the final attempt's tags are the call's
 		}
-		b.tags, b.meta = callTags, callMeta
 		f.Samples(rec, emit)
 	}
 	// Calls of a test mostly end alike: the next batch is sized as this

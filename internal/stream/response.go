@@ -134,22 +134,28 @@ func (c *Call) fromResponse(r *Result, now time.Time) {
 	}
 }
 
-// requestIDHeaders name the request id in the responses of the providers we know.
-var requestIDHeaders = []string{"X-Request-Id", "Request-Id", "X-Amzn-Requestid"} //nolint:gochecknoglobals // read-only table
+// requestIDHeaders name the request id in the responses of the providers
+// we know, in their canonical form: a response's header keys are (net/http
+// reads them so), and Header.Get would only canonicalize each name again,
+// at every call, to find the same entry.
+var requestIDHeaders = [...]string{"X-Request-Id", "Request-Id", "X-Amzn-Requestid"} //nolint:gochecknoglobals // read-only table
 
 func requestID(h http.Header) string {
 	for _, k := range requestIDHeaders {
-		if v := h.Get(k); v != "" {
-			return Excerpt(v, 128)
+		if v := h[k]; len(v) > 0 && v[0] != "" {
+			return Excerpt(v[0], 128)
 		}
 	}
 	return ""
 }
 
+// serverTimingHeader is Server-Timing's canonical key (requestIDHeaders).
+const serverTimingHeader = "Server-Timing"
+
 // mergeTimings adds the Server-Timing phases of headers or trailers (several
 // field lines are one list) to m.
 func mergeTimings(m map[string]float64, h http.Header) map[string]float64 {
-	switch v := h.Values("Server-Timing"); len(v) {
+	switch v := h[serverTimingHeader]; len(v) {
 	case 0:
 		return m
 	case 1:

@@ -59,6 +59,30 @@ func TestResponseHeadersAndTrailersFinishTheCall(t *testing.T) {
 	require.GreaterOrEqual(t, r.TTFB.Or(0), time.Duration(0))
 }
 
+// The request id comes from the first of the providers' headers that has
+// one, as read off a response (canonical keys); the names it looks up are
+// canonical, as a response's keys are.
+func TestRequestIDFromTheProvidersHeaders(t *testing.T) {
+	t.Parallel()
+	for _, k := range append(requestIDHeaders[:], serverTimingHeader) {
+		require.Equal(t, http.CanonicalHeaderKey(k), k)
+	}
+	for _, tc := range []struct {
+		header http.Header
+		want   string
+	}{
+		{http.Header{"Request-Id": {"r-1"}}, "r-1"},
+		{http.Header{"X-Amzn-Requestid": {"aws-2"}}, "aws-2"},
+		{http.Header{"X-Request-Id": {""}, "Request-Id": {"r-3"}}, "r-3"},
+		{http.Header{"X-Request-Id": {"x-4"}, "Request-Id": {"r-4"}}, "x-4"},
+		{http.Header{"X-Request-Id": {strings.Repeat("i", 200)}}, strings.Repeat("i", 128) + "…"},
+		{http.Header{}, ""},
+		{nil, ""},
+	} {
+		require.Equal(t, tc.want, requestID(tc.header), "%v", tc.header)
+	}
+}
+
 func TestResponseStatusAndHTMLAreClassified(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

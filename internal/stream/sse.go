@@ -197,23 +197,38 @@ func (f *sseFramer) frame(atEOF bool) (protocol.Event, bool) {
 // CR last in b ends a blank line at once (its event is complete, an LF after
 // it is a blank line between events) but not a non-empty line, whose LF may
 // still come. from: the bytes already searched.
+//
+// The line's end is the first LF, or a CR before it: two searches of the
+// line for one byte, which bytes.IndexByte makes many bytes at a time,
+// where a loop over every byte of an event's data (a JSON chunk of a
+// hundred bytes or more, at every token) was most of the framing's time.
 func lineEnd(b []byte, from int, atEOF bool) (n, eol int) {
-	for i := max(from, 0); i < len(b); i++ {
-		switch b[i] {
-		case '\n':
-			return i, 1
-		case '\r':
-			switch {
-			case i+1 < len(b):
-				if b[i+1] == '\n' {
-					return i, 2
-				}
-				return i, 1
-			case i == 0 || atEOF:
-				return i, 1
-			}
+	from = max(from, 0)
+	if from >= len(b) {
+		return -1, 0
+	}
+	rest := b[from:]
+	lf := bytes.IndexByte(rest, '\n')
+	line := rest
+	if lf >= 0 {
+		line = rest[:lf]
+	}
+	cr := bytes.IndexByte(line, '\r')
+	if cr < 0 {
+		if lf < 0 {
 			return -1, 0
 		}
+		return from + lf, 1
+	}
+	i := from + cr
+	switch {
+	case i+1 < len(b):
+		if b[i+1] == '\n' {
+			return i, 2
+		}
+		return i, 1
+	case i == 0 || atEOF:
+		return i, 1
 	}
 	return -1, 0
 }

@@ -207,3 +207,49 @@ func TestSSEFramerAllocations(t *testing.T) {
 		t.Fatalf("%.0f allocations for %d events", allocs, events)
 	}
 }
+
+// lineEnd finds what a loop over every byte finds, on every line of
+// LF, CR and other bytes up to six long, from every starting point.
+func TestLineEndIsTheFirstLineEnd(t *testing.T) {
+	t.Parallel()
+	byBytes := func(b []byte, from int, atEOF bool) (int, int) {
+		for i := max(from, 0); i < len(b); i++ {
+			switch b[i] {
+			case '\n':
+				return i, 1
+			case '\r':
+				switch {
+				case i+1 < len(b):
+					if b[i+1] == '\n' {
+						return i, 2
+					}
+					return i, 1
+				case i == 0 || atEOF:
+					return i, 1
+				}
+				return -1, 0
+			}
+		}
+		return -1, 0
+	}
+	alphabet := []byte{'a', '\r', '\n'}
+	var lines func([]byte, int)
+	lines = func(b []byte, n int) {
+		for from := -1; from <= len(b)+1; from++ {
+			for _, atEOF := range []bool{false, true} {
+				gotN, gotEOL := lineEnd(b, from, atEOF)
+				wantN, wantEOL := byBytes(b, from, atEOF)
+				if gotN != wantN || gotEOL != wantEOL {
+					t.Fatalf("lineEnd(%q, %d, %v) = %d, %d; want %d, %d", b, from, atEOF, gotN, gotEOL, wantN, wantEOL)
+				}
+			}
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			lines(append(b[:len(b):len(b)], c), n-1)
+		}
+	}
+	lines(nil, 6)
+}

@@ -131,7 +131,7 @@ func attemptTags(a *attempt, n int) (*metrics.TagSet, map[string]string) {
 	key := attemptTagKey{
 		base: info.tags.Tags, systemTags: info.systemTags,
 		protocol: info.Protocol, name: info.Name, model: info.Model, route: info.Route, tagRoute: info.tagRoute,
-		cache: r.Cache.String(), proto: r.Proto, failed: !r.OK, status: r.Status, attempt: n,
+		cache: r.Cache.String(), proto: knownProto(r.Proto), failed: !r.OK, status: r.Status, attempt: n,
 	}
 	if !r.OK {
 		key.errorType = string(r.Err.Type)

@@ -2,6 +2,7 @@ package calls
 
 import (
 	"testing"
+	"unsafe"
 
 	"go.k6.io/k6/metrics"
 
@@ -56,6 +57,31 @@ func TestAttemptTagsFollowEachCallsEnd(t *testing.T) {
 			if _, set := tags.Get("attempt"); set {
 				t.Errorf("%s: a first attempt carries attempt", c.name)
 			}
+		}
+	}
+}
+
+// A response's protocol goes into the memo's key as the one constant
+// string of its kind, whatever string net/http made it, so comparing keys
+// reads no string's bytes; another protocol is kept as it came, and a
+// call's proto tag is its response's either way.
+func TestKnownProtoIsTheConstant(t *testing.T) {
+	for _, p := range []string{"HTTP/1.1", "HTTP/2.0", "HTTP/1.0"} {
+		fresh := string([]byte(p)) // a string of its own, as each response's
+		if got := knownProto(fresh); got != p || unsafe.StringData(got) != unsafe.StringData(knownProto(p)) {
+			t.Errorf("%s: got %q at %p, want the constant", p, got, unsafe.StringData(got))
+		}
+	}
+	if got := knownProto("HTTP/3.0"); got != "HTTP/3.0" {
+		t.Errorf("another protocol became %q", got)
+	}
+	reg := metrics.NewRegistry()
+	r := testRoute(reg, record.Origin{Name: "c", Route: routePrimary, Protocol: "openai"})
+	r.Info.tagMemo = &tagMemo{}
+	for _, p := range []string{"HTTP/2.0", "SPDY/3"} {
+		tags, _ := attemptTags(&attempt{Route: r, Result: &stream.Result{OK: true, Status: 200, Proto: string([]byte(p))}}, 1)
+		if got, _ := tags.Get("proto"); got != p {
+			t.Errorf("proto tag %q, want %q", got, p)
 		}
 	}
 }

@@ -231,7 +231,7 @@ func TestSketchBinsAreOrderedAndCountEverything(t *testing.T) {
 // an empty sketch or one that already holds values.
 func TestSketchMergeValuesIsMergeOfTheirSketch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	odd := []float64{0, 1e-9, -3, math.NaN(), math.Inf(1), math.Inf(-1), 1e6, 0.1, 0.2, 0.3}
+	odd := []float64{0, 1e-9, -3, math.NaN(), math.Inf(1), math.Inf(-1), 1e300, 0.1, 0.2, 0.3}
 	for _, alpha := range []float64{FineAlpha, CoarseAlpha} {
 		viaMerge, viaValues := New(alpha), New(alpha)
 		for call := range 500 {

@@ -139,7 +139,8 @@ bench: k6 llm-sim
 	./scripts/bench.sh
 
 ## bench-calls: the per-call cost: calls/s and CPU per call at 50 VUs (4-token streamed answers; embeddings at batch 1),
-## the module vs k6's own http.post of the same request vs a bare Go client.
+## the module vs k6's own http.post (and awaited http.asyncRequest) of the same request vs a bare Go client,
+## 9 interleaved rounds of 6 s (about 10 minutes; K6_BASE=an earlier k6 build adds it to each round).
 bench-calls: k6 llm-sim
 	BENCH_PARTS=calls ./scripts/bench.sh
 

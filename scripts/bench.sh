@@ -14,8 +14,8 @@
 # with K6V2_OUT) runs beside ./k6 in the same rounds, as base-request and base-event
 # in the loopback part and base-event and base-embed in calls
 # Knobs (environment): BENCH_PARTS ("go loopback"; the loopback part includes the
-# profile unless PROFILE_SECONDS=0), BENCHTIME (2s), COUNT (3), ROUNDS (3),
-# DURATION (30s; 20s in calls), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20),
+# profile unless PROFILE_SECONDS=0), BENCHTIME (2s), COUNT (3), ROUNDS (3; 9 in
+# calls), DURATION (30s; 6s in calls), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20),
 # CALLS_CLIENTS (the calls part's clients, see bench/loopback -h), OUT (temp dir),
 # K6 and LLM_SIM (other binaries than ./k6 and ./llm-sim).
 set -euo pipefail
@@ -45,11 +45,14 @@ if [[ " $parts " == *" loopback "* ]]; then
 fi
 
 if [[ " $parts " == *" calls "* ]]; then
+  # Many short rounds rather than a few long ones: a shared machine's speed
+  # drifts by tens of percent over minutes, and a ratio is only as good as
+  # its two runs' nearness in time.
   echo
   go build -trimpath -o "$out/bareclient" ./bench/bareclient
   go build -trimpath -o "$out/loopback" ./bench/loopback
   "$out/loopback" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
-    -rounds "${ROUNDS:-3}" -duration "${DURATION:-20s}" -vus "${VUS:-50}" -max-tokens 4 \
+    -rounds "${ROUNDS:-9}" -duration "${DURATION:-6s}" -vus "${VUS:-50}" -max-tokens 4 \
     -clients "${CALLS_CLIENTS:-bare,k6-event,k6-http,k6-http-async,bare-embed,extension-embed,k6-http-embed}${K6_BASE:+,base-event,base-embed}" \
     -k6-base "${K6_BASE:-}" -profile-seconds "${PROFILE_SECONDS:-0}"
 fi

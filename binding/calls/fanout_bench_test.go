@@ -2,7 +2,6 @@ package calls
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/binding/k6env"
 	"github.com/llmstream/xk6-llmstream/binding/runstate"
+	"github.com/llmstream/xk6-llmstream/internal/benchcpu"
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/measure"
 	"github.com/llmstream/xk6-llmstream/internal/protocol"
@@ -69,24 +69,12 @@ func BenchmarkFanOut(b *testing.B) {
 			calls[j] = &outcome{Attempts: []attempt{{Route: rt, Result: shortAnswer(at)}}}
 		}
 		b.StartTimer()
-		before := processCPU(b)
+		before := benchcpu.Process(b)
 		for _, o := range calls[:n] {
 			fanOut(ctx, o, out, s, callLoad{active: 1, vus: 1})
 			<-out
 		}
-		cpu += processCPU(b) - before
+		cpu += benchcpu.Process(b) - before
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
-}
-
-// processCPU is the process's CPU time (user and system) so far: on a
-// shared machine an operation's wall time is mostly other processes'
-// turns, its CPU time much less so.
-func processCPU(b *testing.B) time.Duration {
-	b.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -6,12 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/grafana/sobek"
 	k6http "go.k6.io/k6/js/modules/k6/http"
+
+	"github.com/llmstream/xk6-llmstream/internal/benchcpu"
 )
 
 // BenchmarkChatCall is one whole call as a script makes it, per operation:
@@ -84,11 +84,11 @@ func timeCalls(b *testing.B, iterate func()) {
 	iterate()
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU(b)
+	cpu := benchcpu.Process(b)
 	for range b.N {
 		iterate()
 	}
-	b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(benchcpu.Process(b)-cpu)/float64(b.N), "cpu-ns/op")
 	b.StopTimer()
 }
 
@@ -111,19 +111,6 @@ func compiledIteration(b *testing.B, v *testVU) func() {
 			<-v.samples
 		}
 	}
-}
-
-// processCPU is the process's CPU time (user and system) so far: on a
-// shared machine a call's wall time is mostly other processes' turns, its
-// CPU time much less so. It counts the in-process server too, the same
-// share before and after a change.
-func processCPU(b *testing.B) time.Duration {
-	b.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // answerBody is a whole streamed answer of n one-word tokens, as one buffer.

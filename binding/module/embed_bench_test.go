@@ -12,6 +12,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/internal/benchcpu"
 )
 
 // BenchmarkEmbedCall is one embeddings call per operation, the module's
@@ -58,13 +60,13 @@ func BenchmarkEmbedCall(b *testing.B) {
 				req := fmt.Sprintf(`{"model":"m","input":%s,"encoding_format":%q}`, in, enc)
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu := processCPU(b)
+				cpu := benchcpu.Process(b)
 				for range b.N {
 					if n := bareEmbed(b, cl, srv.URL+"/v1/embeddings", req, enc); n != batch {
 						b.Fatalf("%d vectors for %d inputs", n, batch)
 					}
 				}
-				b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(benchcpu.Process(b)-cpu)/float64(b.N), "cpu-ns/op")
 			})
 			srv.Close()
 		}

@@ -36,3 +36,16 @@ export function callsSummary(data, client) {
   }
   return out;
 }
+
+// The request bench/k6-stream.js makes through the module for
+// chat({messages, max_tokens}) with the openai protocol (streamed, with the
+// usage in the last event), as k6/http's scripts post it.
+export const chatURL = `${__ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1'}/chat/completions`;
+export const chatBody = JSON.stringify({
+  model: __ENV.LLM_MODEL || 'sim-fast',
+  messages: [{ role: 'user', content: 'Write a long story.' }],
+  max_tokens: parseInt(__ENV.MAX_TOKENS || '1000', 10),
+  stream: true,
+  stream_options: { include_usage: true },
+});
+export const jsonParams = { headers: { 'Content-Type': 'application/json' } };

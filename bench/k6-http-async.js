@@ -6,22 +6,12 @@
 // awaited call brings, whoever makes it.
 //   ./k6 run -e LLM_BASE_URL=http://127.0.0.1:8000/v1 -e MAX_TOKENS=4 bench/k6-http-async.js
 import http from 'k6/http';
-import { callsOptions, callsSummary } from './k6-calls-summary.js';
-
-const url = `${__ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1'}/chat/completions`;
-const body = JSON.stringify({
-  model: __ENV.LLM_MODEL || 'sim-fast',
-  messages: [{ role: 'user', content: 'Write a long story.' }],
-  max_tokens: parseInt(__ENV.MAX_TOKENS || '1000', 10),
-  stream: true,
-  stream_options: { include_usage: true },
-});
-const params = { headers: { 'Content-Type': 'application/json' } };
+import { callsOptions, callsSummary, chatURL, chatBody, jsonParams } from './k6-calls-summary.js';
 
 export const options = callsOptions;
 
 export default async function () {
-  await http.asyncRequest('POST', url, body, params);
+  await http.asyncRequest('POST', chatURL, chatBody, jsonParams);
 }
 
 export function handleSummary(data) {

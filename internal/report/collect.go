@@ -19,9 +19,8 @@ type Collector struct {
 	// last is the group the last call went to: a test's calls mostly go
 	// to one (a client, category, model, route and level), and finding it
 	// in groups hashed the bytes of four strings per call, out of the CPU's
-	// caches in a loaded k6 (half a microsecond per call in a profile); the
-	// key's strings are mostly the very ones of the last call, which
-	// compare by their pointers alone.
+	// caches in a loaded k6; the key's strings are mostly the very ones of
+	// the last call, which compare by their pointers alone.
 	last struct {
 		key   groupKey
 		group *Group

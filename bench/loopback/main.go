@@ -5,8 +5,9 @@
 // client's CPU time (from the kernel's rusage of the finished process) and
 // llm-sim's CPU time during the run (both share the machine's cores).
 //
-// With -profile-seconds it then profiles k6's CPU during one more run and splits
-// the samples by who spends them (see split.go).
+// With -profile-seconds it then profiles k6's CPU during one more run of each
+// -profile-clients and splits the samples by who spends them (see split.go):
+// side by side in µs per call, a call's extra cost over k6/http's by part.
 package main
 
 import (
@@ -58,6 +59,7 @@ type settings struct {
 	duration           time.Duration
 	clients            []string
 	profileSeconds     int
+	profileClients     []string
 }
 
 func main() {
@@ -75,17 +77,23 @@ func main() {
 	flag.StringVar(&clients, "clients", "bare,k6-request,k6-event", "clients to run: bare, k6-request (gapSamples: 'request'), k6-event (the default 'event'), "+
 		"k6-http (k6's own http.post of the same request, the body read whole), k6-http-async (the same with http.asyncRequest, awaited), base-request and base-event (the same with -k6-base); "+
 		"embeddings at batch 1: bare-embed, extension-embed, k6-http-embed, base-embed")
-	flag.IntVar(&s.profileSeconds, "profile-seconds", 0, "then profile k6 (gapSamples=request) for this many seconds; 0 = no profile")
+	flag.IntVar(&s.profileSeconds, "profile-seconds", 0, "then profile k6 of each -profile-clients for this many seconds; 0 = no profile")
+	profileClients := flag.String("profile-clients", "k6-request", "the k6 clients to profile, one run each; several are printed side by side in CPU µs per call, "+
+		"each beside the last (e.g. k6-event,k6-http)")
 	splitOnly := flag.String("split", "", "only print the CPU split of this k6 profile (with -k6, the binary it was taken from)")
 	flag.Parse()
 	if *splitOnly != "" {
-		if err := splitProfile(s.k6, *splitOnly); err != nil {
+		sp, err := splitProfile(s.k6, *splitOnly)
+		if err == nil {
+			err = printShares(os.Stdout, sp)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "loopback:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	s.clients = strings.Split(clients, ",")
+	s.clients, s.profileClients = strings.Split(clients, ","), strings.Split(*profileClients, ",")
 	if err := s.main(); err != nil {
 		fmt.Fprintln(os.Stderr, "loopback:", err)
 		os.Exit(1)
@@ -153,26 +161,11 @@ func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, err
 		}
 		defer f.Close()
 		cmd.Stdout = f
-	case "k6-request", "k6-event":
-		// #nosec G204 -- the benchmark starts its own binaries with its own flags
-		cmd = exec.Command(s.k6, s.k6Args(sim, "bench/k6-stream.js", strings.TrimPrefix(client, "k6-"), "", summary)...)
-	case "k6-http", "k6-http-async", "k6-http-embed", "extension-embed":
-		script := map[string]string{"k6-http": "bench/k6-http.js", "k6-http-async": "bench/k6-http-async.js", "k6-http-embed": "bench/k6-http-embed.js",
-			"extension-embed": "bench/k6-embed.js"}[client]
-		// #nosec G204 -- the benchmark starts its own binaries with its own flags
-		cmd = exec.Command(s.k6, s.k6Args(sim, script, "", "", summary)...)
-	case "base-request", "base-event", "base-embed":
-		if s.k6Base == "" {
-			return run{}, fmt.Errorf("client %q needs -k6-base", client)
-		}
-		script, gaps := "bench/k6-stream.js", strings.TrimPrefix(client, "base-")
-		if client == "base-embed" {
-			script, gaps = "bench/k6-embed.js", ""
-		}
-		// #nosec G204 -- the benchmark starts its own binaries with its own flags
-		cmd = exec.Command(s.k6Base, s.k6Args(sim, script, gaps, "", summary)...)
 	default:
-		return run{}, fmt.Errorf("unknown client %q", client)
+		var err error
+		if cmd, err = s.k6Command(sim, client, "", summary); err != nil {
+			return run{}, err
+		}
 	}
 	cmd.Stderr = os.Stderr
 	simBefore, err := harness.CPUSeconds(sim.Cmd.Process.Pid)
@@ -200,6 +193,31 @@ func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, err
 	r.MaxRSSMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
 	r.SimCPU = simAfter - simBefore
 	return r, nil
+}
+
+// k6Command is the k6 run of a k6 client (every client but bare and
+// bare-embed), with k6's REST API and profiling at restAddr unless it is "".
+func (s *settings) k6Command(sim *harness.Sim, client, restAddr, summary string) (*exec.Cmd, error) {
+	k6, script, gaps := s.k6, "", ""
+	switch client {
+	case "k6-request", "k6-event":
+		script, gaps = "bench/k6-stream.js", strings.TrimPrefix(client, "k6-")
+	case "k6-http", "k6-http-async", "k6-http-embed", "extension-embed":
+		script = map[string]string{"k6-http": "bench/k6-http.js", "k6-http-async": "bench/k6-http-async.js", "k6-http-embed": "bench/k6-http-embed.js",
+			"extension-embed": "bench/k6-embed.js"}[client]
+	case "base-request", "base-event", "base-embed":
+		if s.k6Base == "" {
+			return nil, fmt.Errorf("client %q needs -k6-base", client)
+		}
+		k6, script, gaps = s.k6Base, "bench/k6-stream.js", strings.TrimPrefix(client, "base-")
+		if client == "base-embed" {
+			script, gaps = "bench/k6-embed.js", ""
+		}
+	default:
+		return nil, fmt.Errorf("unknown client %q", client)
+	}
+	// #nosec G204 -- the benchmark starts its own binaries with its own flags
+	return exec.Command(k6, s.k6Args(sim, script, gaps, restAddr, summary)...), nil
 }
 
 // k6Args runs a k6 script of bench/; restAddr "" turns k6's REST API off (several

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,50 +12,92 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/bench/internal/harness"
 )
 
-// profile runs k6 (gapSamples=request) for profileSeconds plus a start-up
-// margin, takes a CPU profile from its REST API, and prints how the CPU splits.
+// profile runs each of the profiled clients for profileSeconds plus a
+// start-up margin, takes a CPU profile of k6 from its REST API, and prints
+// how the CPU splits: one client's as shares, several side by side in CPU
+// per call (the difference between two is where one's extra cost goes).
 func (s *settings) profile(sim *harness.Sim) error {
+	var splits []split
+	for _, client := range s.profileClients {
+		sp, err := s.profileOne(sim, client)
+		if err != nil {
+			return err
+		}
+		splits = append(splits, sp)
+	}
+	if len(splits) == 1 {
+		return printShares(os.Stdout, splits[0])
+	}
+	return printPerCall(os.Stdout, splits)
+}
+
+// split is where one profiled run's CPU went, by category, and how many
+// calls a second it made.
+type split struct {
+	client      string
+	totals      []time.Duration
+	all         time.Duration
+	callsPerSec float64
+	seconds     int // profiled
+}
+
+// profileOne profiles client's k6 for profileSeconds of a run.
+func (s *settings) profileOne(sim *harness.Sim, client string) (split, error) {
 	port, err := harness.FreePort()
 	if err != nil {
-		return err
+		return split{}, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	const warmUp = 5 * time.Second // VUs initialised, connections open
 	p := *s
 	p.duration = time.Duration(s.profileSeconds)*time.Second + 2*warmUp
 	summary := filepath.Join(s.out, "profile-summary.json")
-	// #nosec G204 -- the benchmark starts its own binaries with its own flags
-	cmd := exec.Command(s.k6, p.k6Args(sim, "bench/k6-stream.js", "request", addr, summary)...)
+	_ = os.Remove(summary)
+	cmd, err := p.k6Command(sim, client, addr, summary)
+	if err != nil {
+		return split{}, err
+	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return err
+		return split{}, err
 	}
 	time.Sleep(warmUp)
-	pprofPath := filepath.Join(s.out, "k6-cpu.pprof")
+	pprofPath := filepath.Join(s.out, "k6-cpu-"+client+".pprof")
 	fetchErr := fetch(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, s.profileSeconds), pprofPath)
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("k6 (profiled): %w", err)
+		return split{}, fmt.Errorf("k6 (%s, profiled): %w", client, err)
 	}
 	if fetchErr != nil {
-		return fetchErr
+		return split{}, fetchErr
 	}
-	fmt.Printf("\nCPU profile of k6 (gapSamples=request), %ds of a %d-stream run: %s\n", s.profileSeconds, s.vus, pprofPath)
-	fmt.Printf("  go tool pprof -top %s %s\n", s.k6, pprofPath)
-	return splitProfile(s.k6, pprofPath)
+	b, err := os.ReadFile(summary) // #nosec G304 -- a file in the benchmark's output directory
+	if err != nil {
+		return split{}, err
+	}
+	var r run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return split{}, fmt.Errorf("%s summary %q: %w", client, b, err)
+	}
+	fmt.Printf("\nCPU profile of k6 (%s), %ds of a %d-stream run: %s\n", client, s.profileSeconds, s.vus, pprofPath)
+	fmt.Printf("  go tool pprof -top %s %s\n", cmd.Path, pprofPath)
+	sp, err := splitProfile(cmd.Path, pprofPath)
+	sp.client, sp.callsPerSec, sp.seconds = client, r.callsPerSec(), s.profileSeconds
+	return sp, err
 }
 
-// splitProfile prints how a k6 CPU profile splits by who spends the CPU.
-func splitProfile(k6, pprofPath string) error {
+// splitProfile is how a k6 CPU profile splits by who spends the CPU.
+func splitProfile(k6, pprofPath string) (split, error) {
 	traces, err := exec.Command("go", "tool", "pprof", "-traces", k6, pprofPath).Output() // #nosec G204 -- go tool pprof on the benchmark's own profile
 	if err != nil {
-		return fmt.Errorf("go tool pprof -traces: %w", err)
+		return split{}, fmt.Errorf("go tool pprof -traces: %w", err)
 	}
-	return printSplit(os.Stdout, traces)
+	return splitTraces(traces)
 }
 
 func fetch(url, path string) error {
@@ -90,7 +133,9 @@ var categories = []struct { //nolint:gochecknoglobals // fixed table
 	name    string
 	markers []string
 }{
-	{"socket reads under our body reader", []string{"internal/stream.(*timedReader).Read"}},
+	{"ours: arrival clock's watcher (rxstamp: epoll, peeks)", []string{"internal/rxstamp.(*watcher)", "internal/rxstamp.lookIfLate"}},
+	{"socket reads (net/http's read loop, our body reader)", []string{"internal/stream.(*timedReader).Read", "internal/rxstamp.(*Conn).Read", "net.(*conn).Read"}},
+	{"socket writes (net/http's write loop)", []string{"net.(*conn).Write"}},
 	{"ours: decoding (internal/protocol, gjson)", []string{"xk6-llmstream/internal/protocol.", "tidwall/gjson."}},
 	{"ours: folding events, clock (stream.handle)", []string{"internal/stream.(*Call).handle", "internal/stream.(*Call).output"}},
 	{"ours: SSE framing (internal/stream sse.go)", []string{"internal/stream.(*sseFramer)"}},
@@ -98,31 +143,32 @@ var categories = []struct { //nolint:gochecknoglobals // fixed table
 	{"ours: report collector (internal/report)", []string{"xk6-llmstream/internal/report."}},
 	{"ours: k6 samples of a call (figure table, tags)", []string{"xk6-llmstream/binding/calls.callSamples", "xk6-llmstream/binding/calls.attemptTags"}},
 	{"ours: JS result (record.JS)", []string{"xk6-llmstream/internal/record.(*Call).JS"}},
-	{"k6's HTTP client under an attempt (httpext, net/http request)", []string{"go.k6.io/k6/lib/netext/httpext.", "net/http.(*Client)."}},
-	{"ours: rest of a call's goroutine (policy, attempt set-up)", []string{"xk6-llmstream/binding/calls.(*Client).Chat.func", "xk6-llmstream/binding/calls.(*Workers)."}},
-	{"ours: chat() on the event loop (the call plan)", []string{"xk6-llmstream/binding/calls.(*Client).Chat"}},
+	{"k6's HTTP client (httpext, net/http request)", []string{"go.k6.io/k6/lib/netext/httpext.", "net/http.(*Client)."}},
+	{"ours: rest of a call's goroutine (policy, attempt, record)", []string{"xk6-llmstream/binding/calls.(*launched).call", "xk6-llmstream/binding/calls.(*Workers).", "xk6-llmstream/binding/calls.(*retrievalPlan).run"}},
+	{"ours: the promise settled (result, the script after await)", []string{"xk6-llmstream/binding/calls.(*launched).settleChat", "xk6-llmstream/binding/calls.(*retrievalPlan).settle"}},
+	{"ours: chat() on the event loop (the call plan, promise)", []string{"xk6-llmstream/binding/calls.(*Client).Chat", "xk6-llmstream/binding/calls.(*Client).Embed", "xk6-llmstream/binding/calls.callMethod"}},
 	{"ours: rest of the module", []string{"github.com/llmstream/xk6-llmstream"}},
-	{"k6: metrics ingest and outputs", []string{"go.k6.io/k6/metrics.", "go.k6.io/k6/output.", "go.k6.io/k6/internal/metrics", "go.k6.io/k6/internal/output"}},
+	{"k6/http's JS API (request parse, response object)", []string{"go.k6.io/k6/js/modules/k6/http."}},
+	{"k6: samples (ingest, outputs, group summary)", []string{"go.k6.io/k6/metrics.", "go.k6.io/k6/output.", "go.k6.io/k6/internal/metrics", "go.k6.io/k6/internal/output", "go.k6.io/k6/lib.(*GroupSummary)"}},
 	{"JavaScript (sobek)", []string{"github.com/grafana/sobek"}},
-	{"k6 (metrics engine, outputs, HTTP wrapper, executor)", []string{"go.k6.io/k6"}},
+	{"k6 (executor, VU, event loop)", []string{"go.k6.io/k6"}},
 	{"net/http transport (request writes, connection loops)", []string{"net/http."}},
-	{"garbage collector, background workers", []string{"runtime.gcBgMarkWorker"}},
+	{"garbage collector, background workers", []string{"runtime.gcBgMarkWorker", "runtime.bgsweep", "runtime.bgscavenge"}},
 	{"other (scheduler, idle, syscalls not claimed above)", nil},
 }
 
-// printSplit reads `go tool pprof -traces` output: blocks separated by
+// splitTraces reads `go tool pprof -traces` output: blocks separated by
 // "-----------+---…" lines, each "<value> <leaf>" then one caller per line.
-func printSplit(w io.Writer, traces []byte) error {
-	totals := make([]time.Duration, len(categories))
-	var all time.Duration
+func splitTraces(traces []byte) (split, error) {
+	sp := split{totals: make([]time.Duration, len(categories))}
 	var stack []string
 	var value time.Duration
 	flush := func() {
 		if len(stack) == 0 {
 			return
 		}
-		all += value
-		totals[classify(stack)] += value
+		sp.all += value
+		sp.totals[classify(stack)] += value
 		stack, value = stack[:0], 0
 	}
 	sc := bufio.NewScanner(bytes.NewReader(traces))
@@ -142,7 +188,7 @@ func printSplit(w io.Writer, traces []byte) error {
 		if len(stack) == 0 && len(fields) >= 2 {
 			d, err := time.ParseDuration(fields[0])
 			if err != nil {
-				return fmt.Errorf("trace value %q: %w", fields[0], err)
+				return split{}, fmt.Errorf("trace value %q: %w", fields[0], err)
 			}
 			value = d
 			stack = append(stack, fields[1])
@@ -152,18 +198,67 @@ func printSplit(w io.Writer, traces []byte) error {
 	}
 	flush()
 	if err := sc.Err(); err != nil {
-		return err
+		return split{}, err
 	}
-	if all == 0 {
-		return fmt.Errorf("empty profile")
+	if sp.all == 0 {
+		return split{}, fmt.Errorf("empty profile")
 	}
-	fmt.Fprintf(w, "  %-56s %9s %6s\n", "where k6's CPU went (each sample counted once)", "CPU", "share")
+	return sp, nil
+}
+
+// printShares prints one split as each category's CPU and share.
+func printShares(w io.Writer, sp split) error {
+	fmt.Fprintf(w, "  %-62s %9s %6s\n", "where k6's CPU went (each sample counted once)", "CPU", "share")
 	for i, c := range categories {
-		fmt.Fprintf(w, "  %-56s %9s %5.1f%%\n", c.name, totals[i].Round(10*time.Millisecond),
-			100*float64(totals[i])/float64(all))
+		fmt.Fprintf(w, "  %-62s %9s %5.1f%%\n", c.name, sp.totals[i].Round(10*time.Millisecond),
+			100*float64(sp.totals[i])/float64(sp.all))
 	}
-	fmt.Fprintf(w, "  %-56s %9s\n", "total samples", all.Round(10*time.Millisecond))
+	fmt.Fprintf(w, "  %-62s %9s\n", "total samples", sp.all.Round(10*time.Millisecond))
 	return nil
+}
+
+// printPerCall prints splits side by side in CPU µs per call: a category's
+// profiled CPU over the calls made meanwhile (the run's calls/s, warm-up
+// included, times the profiled seconds), and each split's difference to
+// the last one's (list the level to compare with last).
+func printPerCall(w io.Writer, splits []split) error {
+	calls := make([]float64, len(splits))
+	for i, sp := range splits {
+		if calls[i] = sp.callsPerSec * float64(sp.seconds); calls[i] <= 0 {
+			return fmt.Errorf("%s made no calls", sp.client)
+		}
+	}
+	us := func(i int, d time.Duration) float64 { return d.Seconds() * 1e6 / calls[i] }
+	last := len(splits) - 1
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "\nwhere k6's CPU went, µs per call (each sample counted once)\t")
+	for _, sp := range splits {
+		fmt.Fprintf(tw, "%s\t", sp.client)
+	}
+	for _, sp := range splits[:last] {
+		fmt.Fprintf(tw, "%s − %s\t", sp.client, splits[last].client)
+	}
+	fmt.Fprintln(tw)
+	row := func(name string, value func(i int) float64) {
+		fmt.Fprintf(tw, "%s\t", name)
+		for i := range splits {
+			fmt.Fprintf(tw, "%.1f\t", value(i))
+		}
+		for i := range splits[:last] {
+			fmt.Fprintf(tw, "%+.1f\t", value(i)-value(last))
+		}
+		fmt.Fprintln(tw)
+	}
+	for c, cat := range categories {
+		row(cat.name, func(i int) float64 { return us(i, splits[i].totals[c]) })
+	}
+	row("total", func(i int) float64 { return us(i, splits[i].all) })
+	fmt.Fprint(tw, "calls/s of the profiled run\t")
+	for _, sp := range splits {
+		fmt.Fprintf(tw, "%.0f\t", sp.callsPerSec)
+	}
+	fmt.Fprintln(tw)
+	return tw.Flush()
 }
 
 func classify(stack []string) int {

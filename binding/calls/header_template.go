@@ -43,17 +43,16 @@ type headerTemplate struct {
 // headers; it is called only when key is not the last call's. The headers
 // are shared with other calls when p sets none: clone them to change them.
 func (c *Client) callHeaders(st *lib.State, p *config.Call, key headerKey, api func(http.Header)) http.Header {
-	if ua := st.Options.UserAgent; ua.Valid {
-		key.ua = ua.String
-	}
+	// As k6/http: the option's value whether a script set it or it is k6's
+	// default ("Grafana k6/<version>", not Valid), and "" sends none (Go
+	// leaves out its own for an empty User-Agent).
+	key.ua = st.Options.UserAgent.String
 	t := &c.lastHeaders
 	if t.h == nil || t.key != key {
 		h := http.Header{}
 		h.Set("Content-Type", "application/json")
 		h.Set("Accept-Encoding", "identity")
-		if key.ua != "" {
-			h.Set("user-agent", key.ua) // Set makes the key canonical
-		}
+		h.Set("User-Agent", key.ua)
 		api(h)
 		for k, v := range c.opts.Headers {
 			h.Set(k, v)

@@ -11,6 +11,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -75,7 +76,14 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 	if err != nil {
 		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid request: " + err.Error()}
 	}
-	req.Header = r.attemptHeader(tap.LastEventID())
+	// The VU's cookie jar, as for k6/http's requests: its cookies go out
+	// with the request, and k6's request path keeps what the answer sets
+	// (ActiveJar), so a gateway's sticky-session cookie holds from call to call.
+	cookies := vuCookies(st, req.URL)
+	req.Header = r.attemptHeader(tap.LastEventID(), len(cookies) > 0)
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
 	setPayload(req, r.payload, r.getPayload)
 	vuState := &args.state
 	*vuState = *st // a shallow copy: only the transport and the debug option differ
@@ -92,6 +100,7 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 		Throw:        true,
 		ResponseType: httpext.ResponseTypeNone,
 		Redirects:    maxRedirects(st),
+		ActiveJar:    st.CookieJar,
 		TagsAndMeta:  r.tags,
 		ResponseCallback: func(status int) bool {
 			return status >= 200 && status < 400
@@ -127,10 +136,11 @@ func (r *request) httpRequest(ctx context.Context, req *http.Request) (*http.Req
 // the way. k6's request path and net/http only read a request's headers,
 // but for a Content-Length one, which k6 deletes (Go sets its own); a
 // traceparent (a span per attempt) and a reopened stream's Last-Event-ID
-// are the attempt's own. Those get a copy: a copy for every attempt was a
-// map and a slice per header, at every call.
-func (r *request) attemptHeader(lastEventID string) http.Header {
-	if lastEventID == "" && r.trace == nil && r.header.Get("Content-Length") == "" {
+// are the attempt's own, as are the VU's cookies (cookies: it has some for
+// this request). Those get a copy: a copy for every attempt was a map and
+// a slice per header, at every call.
+func (r *request) attemptHeader(lastEventID string, cookies bool) http.Header {
+	if lastEventID == "" && r.trace == nil && !cookies && r.header.Get("Content-Length") == "" {
 		return r.header
 	}
 	h := r.header.Clone()
@@ -163,6 +173,15 @@ var attemptArgsPool = sync.Pool{New: func() any { return new(attemptArgs) }} //n
 func (a *attemptArgs) put() {
 	*a = attemptArgs{}
 	attemptArgsPool.Put(a)
+}
+
+// vuCookies are the cookies the VU's jar holds for u (k6 gives each
+// iteration a fresh jar unless noCookiesReset is set); none without a jar.
+func vuCookies(st *lib.State, u *url.URL) []*http.Cookie {
+	if st.CookieJar == nil {
+		return nil
+	}
+	return st.CookieJar.Cookies(u)
 }
 
 // maxRedirects is k6's maxRedirects option, with k6's default when unset.

@@ -109,7 +109,7 @@ declare module "k6/x/llmstream" {
     name?: string;
     /** Endpoint path (or a full URL) instead of the protocol's. */
     path?: string;
-    /** Extra request headers; credential headers (Authorization, x-api-key, …) are redacted like apiKey, with or without their scheme. */
+    /** Extra request headers; credential headers (Authorization, x-api-key, …) are redacted like apiKey, with or without their scheme. A `Host` header names the virtual host, as in k6/http. */
     headers?: Record<string, string>;
     /** Extra tags on every sample of this client. */
     tags?: Record<string, string>;

@@ -125,9 +125,14 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 func (r *request) httpRequest(ctx context.Context, req *http.Request) (*http.Request, error) {
 	u := r.k6URL.GetURL()
 	if u == nil || strings.HasSuffix(u.Host, ":") {
-		return http.NewRequestWithContext(ctx, r.method, r.url, nil)
+		req, err := http.NewRequestWithContext(ctx, r.method, r.url, nil)
+		if host := r.header.Get("Host"); err == nil && host != "" {
+			req.Host = host
+		}
+		return req, err //nolint:wrapcheck // the caller says what failed
 	}
-	*req = http.Request{Method: r.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
+	*req = http.Request{Method: r.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Host: r.header.Get("Host")} // as k6/http: a Host header names the virtual host; Go reads only this
 	return req, nil
 }
 

@@ -258,6 +258,9 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 		URL:       u, Header: h, Body: w.body,
 		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.cleaner.of(c.callRedactor(params, u)),
 	}
+	if st.CookieJar != nil { // not a nil *cookiejar.Jar in the interface
+		x.Jar = st.CookieJar
+	}
 	return x, w.model, w.api, w.finish, nil
 }
 

@@ -34,6 +34,9 @@ type Exchange struct {
 	MaxBodySize int64 // 0 = stream.DefaultMaxBodySize
 	// Redact cleans error messages of credentials.
 	Redact func(string) string
+	// Jar, when set, is a cookie jar (k6's VU's): what it holds for URL
+	// goes out, and what a 2xx or error answer sets goes in.
+	Jar http.CookieJar
 }
 
 // Attempt is what one exchange got: the answer's bytes and its times.
@@ -108,6 +111,17 @@ func (x *Exchange) Do(parent context.Context) *Attempt {
 		return a
 	}
 	req.Header = x.Header // shared, read only (Header)
+	if host := x.Header.Get("Host"); host != "" {
+		req.Host = host // as k6/http: a Host header names the virtual host (Go ignores it in Header)
+	}
+	if x.Jar != nil {
+		if cookies := x.Jar.Cookies(req.URL); len(cookies) > 0 {
+			req.Header = x.Header.Clone()
+			for _, c := range cookies {
+				req.AddCookie(c)
+			}
+		}
+	}
 	req.ContentLength = int64(len(x.Body))
 	a.Start = time.Now()
 	wd.Start()
@@ -119,6 +133,11 @@ func (x *Exchange) Do(parent context.Context) *Attempt {
 	}
 	defer resp.Body.Close()
 	a.Headers = time.Now()
+	if x.Jar != nil {
+		if set := resp.Cookies(); len(set) > 0 {
+			x.Jar.SetCookies(req.URL, set)
+		}
+	}
 	wd.FirstOutput()
 	wd.Bytes()
 	a.Status, a.Header, a.Proto = resp.StatusCode, resp.Header, resp.Proto

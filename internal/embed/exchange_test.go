@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -266,4 +268,34 @@ func TestAnEmbedAnswerCompressedUnaskedIsNamed(t *testing.T) {
 	require.NotNil(t, a.Err)
 	assert.Equal(t, stream.ErrDecode, a.Err.Type)
 	assert.Contains(t, a.Err.Message, "Content-Encoding: gzip")
+}
+
+// An exchange sends a Host header as the request's virtual host (Go
+// writes only the request's Host field), the jar's cookies for its URL
+// without touching the shared headers, and keeps what the answer sets.
+func TestAnExchangeSendsItsHostAndTheJarsCookies(t *testing.T) {
+	t.Parallel()
+	seen := make(chan [2]string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen <- [2]string{r.Host, r.Header.Get("Cookie")}
+		http.SetCookie(w, &http.Cookie{Name: "route", Value: "r2", Path: "/"})
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(fixtureBytes("openai_float.json"))
+	}))
+	t.Cleanup(srv.Close)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	u, err := url.Parse(srv.URL)
+	require.NoError(t, err)
+	jar.SetCookies(u, []*http.Cookie{{Name: "session", Value: "s1"}})
+	shared := http.Header{"Host": {"embed.internal"}}
+	x := &Exchange{Transport: tr, URL: srv.URL + "/v1/embeddings", Header: shared, Body: []byte(`{"input":"a"}`),
+		Timeouts: stream.Timeouts{Total: 5 * time.Second}, Jar: jar}
+	a := x.Do(context.Background())
+	require.Nil(t, a.Err)
+	assert.Equal(t, [2]string{"embed.internal", "session=s1"}, <-seen)
+	assert.Empty(t, shared.Get("Cookie"))
+	assert.Len(t, jar.Cookies(u), 2)
 }

@@ -206,6 +206,12 @@ func (c *Client) retrievalRoute(st *lib.State, op *retrievalOp, paramsV sobek.Va
 	parts.route = route{
 		Info: info, Retry: c.opts.Retry, Prices: nil, // no reconnection: nothing to resume
 		Try: func(ctx context.Context, _ *stream.Call) (*stream.Call, *stream.Result) {
+			if lim := st.RPSLimit; lim != nil {
+				// k6's rps option, waited on as k6's request path does for
+				// chat; a wait cut short leaves ctx done, and Do fails at
+				// once with its cause.
+				_ = lim.Wait(ctx)
+			}
 			r := finish(attemptExchange(x, trace).Do(ctx))
 			if r.End.IsZero() { // failed before the request reached the transport
 				r.End = time.Now()

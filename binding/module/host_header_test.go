@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 )
 
 // A Host header names the virtual host the request is for, as in k6/http
@@ -58,4 +60,25 @@ func TestHostHeaderAndCookiesReachTheServer(t *testing.T) {
 	require.Equal(t, []string{"llm.internal", "other.internal", "llm.internal"}, h)
 	require.Equal(t, []string{"", "route=r1", "route=r1"}, c) // the embed answer's cookie, kept in the VU's jar
 	require.Len(t, jar.Cookies(u), 1)
+}
+
+// k6's rps option holds for every call's request as for k6/http's: chat's
+// through k6's request path, embed's and rerank's through their own.
+func TestTheRPSLimitTakesATokenPerRequest(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/embeddings" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprint(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5]}],"model":"m"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = fmt.Fprint(w, roleChunk, chunk("hi", ""), chunk("", "stop"), "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({ baseURL: %q, model: 'm' });`, srv.URL+"/v1"))
+	lim := rate.NewLimiter(rate.Every(time.Hour), 3) // three requests now, none refilled in the test
+	vu.state().RPSLimit = lim
+	require.Equal(t, true, vu.call("embed", `{ input: 'a' }`)["ok"])
+	require.Equal(t, true, vu.chat(`{ messages: [{ role: 'user', content: 'hi' }] }`)["ok"])
+	require.InDelta(t, 1, lim.Tokens(), 0.01)
 }

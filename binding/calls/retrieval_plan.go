@@ -267,6 +267,12 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 	if st.CookieJar != nil { // not a nil *cookiejar.Jar in the interface
 		x.Jar = st.CookieJar
 	}
+	if debug := st.Options.HTTPDebug.String; debug != "" && st.Logger != nil {
+		// As chat's (attempt.go): the dump k6 would make, redacted.
+		red, log := c.callRedactor(params, u), st.Logger.WithField("source", "http-debug")
+		x.DumpRequest = func(req *http.Request) { log.Info(red.DumpRequest(req, debug == "full")) }
+		x.DumpResponse = func(resp *http.Response) { log.Info(red.DumpResponse(resp)) }
+	}
 	return x, w.model, w.api, w.finish, nil
 }
 

@@ -360,6 +360,29 @@ func TestHTTPDebugRedactsTheKey(t *testing.T) {
 	require.NotContains(t, logs, "other-secret")
 }
 
+// embed and rerank take their own way to the transport: the dump is
+// theirs too, as redacted, and shows the virtual host a Host header names.
+func TestHTTPDebugDumpsAnEmbedRedacted(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprint(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5]}],"model":"m"}`)
+	}))
+	t.Cleanup(srv.Close)
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, apiKey: 'sk-secret-123456',
+		headers: {Host: 'embed.internal'}});`, srv.URL+"/v1"))
+	vu.state().Options.HTTPDebug.String = "full"
+	vu.state().Options.HTTPDebug.Valid = true
+	require.Equal(t, true, vu.call("embed", `{input: 'hello debug'}`)["ok"])
+	logs := vu.logs.String()
+	require.Contains(t, logs, "POST /v1/embeddings")
+	require.Contains(t, logs, "Host: embed.internal")
+	require.Contains(t, logs, "Authorization: [REDACTED]")
+	require.Contains(t, logs, "hello debug", "full debug shows the body")
+	require.Contains(t, logs, "Response:")
+	require.NotContains(t, logs, "sk-secret")
+}
+
 func TestRawSSEReconnectsWithLastEventID(t *testing.T) {
 	t.Parallel()
 	var (

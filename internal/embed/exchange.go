@@ -37,6 +37,10 @@ type Exchange struct {
 	// Jar, when set, is a cookie jar (k6's VU's): what it holds for URL
 	// goes out, and what a 2xx or error answer sets goes in.
 	Jar http.CookieJar
+	// DumpRequest and DumpResponse, when set, see the request as it goes
+	// to the transport and the answer as it comes (k6's --http-debug).
+	DumpRequest  func(*http.Request)
+	DumpResponse func(*http.Response)
 }
 
 // Attempt is what one exchange got: the answer's bytes and its times.
@@ -123,6 +127,9 @@ func (x *Exchange) Do(parent context.Context) *Attempt {
 		}
 	}
 	req.ContentLength = int64(len(x.Body))
+	if x.DumpRequest != nil {
+		x.DumpRequest(req)
+	}
 	a.Start = time.Now()
 	wd.Start()
 	resp, err := x.Transport.RoundTrip(req)
@@ -133,6 +140,9 @@ func (x *Exchange) Do(parent context.Context) *Attempt {
 	}
 	defer resp.Body.Close()
 	a.Headers = time.Now()
+	if x.DumpResponse != nil {
+		x.DumpResponse(resp)
+	}
 	if x.Jar != nil {
 		if set := resp.Cookies(); len(set) > 0 {
 			x.Jar.SetCookies(req.URL, set)

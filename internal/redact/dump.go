@@ -21,7 +21,11 @@ const DebugBodyLimit = 64 << 10
 // (--http-debug=full) up to DebugBodyLimit bytes of its body.
 func (r *Redactor) DumpRequest(req *http.Request, withBody bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Request:\n%s %s %s\nHost: %s\n", req.Method, requestURI(req.URL), req.Proto, req.URL.Host)
+	host := req.Host // a Host header's virtual host, else the URL's
+	if host == "" {
+		host = req.URL.Host
+	}
+	fmt.Fprintf(&b, "Request:\n%s %s %s\nHost: %s\n", req.Method, requestURI(req.URL), req.Proto, host)
 	dumpHeaders(&b, req.Header)
 	if withBody && req.GetBody != nil {
 		if body, err := req.GetBody(); err == nil {

@@ -29,6 +29,9 @@ func TestDumpRequest(t *testing.T) {
 		require.Contains(t, dump, "Idempotency-Key: 0123456789abcdef", "not a credential")
 		require.Equal(t, full, strings.Contains(dump, `"role":"user"`), "the body only in full")
 	}
+	require.Contains(t, r.DumpRequest(req, false), "\nHost: llm.test\n")
+	req.Host = "virtual.test" // a Host header's virtual host, which the request is sent for
+	require.Contains(t, r.DumpRequest(req, false), "\nHost: virtual.test\n")
 	require.Contains(t, r.DumpRequest(req, true), token, "an unknown token in a body is not guessed")
 	learned := New().Headers(map[string]string{"authorization": "Bearer " + token})
 	require.NotContains(t, learned.DumpRequest(req, true), token, "a known one is redacted from the body")

@@ -179,7 +179,21 @@ func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, err
 	if err != nil {
 		return run{}, err
 	}
-	b, err := os.ReadFile(summary) // #nosec G304 -- a file in the benchmark's output directory
+	r, err := readSummary(summary, client)
+	if err != nil {
+		return run{}, err
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	r.Client, r.Round = client, round
+	r.ClientCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	r.MaxRSSMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
+	r.SimCPU = simAfter - simBefore
+	return r, nil
+}
+
+// readSummary reads the one JSON line a client's run printed.
+func readSummary(path, client string) (run, error) {
+	b, err := os.ReadFile(path) // #nosec G304 -- a file in the benchmark's output directory
 	if err != nil {
 		return run{}, err
 	}
@@ -187,11 +201,6 @@ func (s *settings) runOnce(sim *harness.Sim, client string, round int) (run, err
 	if err := json.Unmarshal(b, &r); err != nil {
 		return run{}, fmt.Errorf("%s summary %q: %w", client, b, err)
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	r.Client, r.Round = client, round
-	r.ClientCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-	r.MaxRSSMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
-	r.SimCPU = simAfter - simBefore
 	return r, nil
 }
 

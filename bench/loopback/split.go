@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -76,13 +75,9 @@ func (s *settings) profileOne(sim *harness.Sim, client string) (split, error) {
 	if fetchErr != nil {
 		return split{}, fetchErr
 	}
-	b, err := os.ReadFile(summary) // #nosec G304 -- a file in the benchmark's output directory
+	r, err := readSummary(summary, client)
 	if err != nil {
 		return split{}, err
-	}
-	var r run
-	if err := json.Unmarshal(b, &r); err != nil {
-		return split{}, fmt.Errorf("%s summary %q: %w", client, b, err)
 	}
 	fmt.Printf("\nCPU profile of k6 (%s), %ds of a %d-stream run: %s\n", client, s.profileSeconds, s.vus, pprofPath)
 	fmt.Printf("  go tool pprof -top %s %s\n", cmd.Path, pprofPath)

@@ -1,5 +1,8 @@
 package module
 
+// k6's options for HTTP requests hold for every call's request as for
+// k6/http's: userAgent, the VU's cookie jar, a Host header, rps.
+
 import (
 	"fmt"
 	"net/http"
@@ -12,7 +15,84 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
+	"gopkg.in/guregu/null.v3"
 )
+
+// The User-Agent a call sends follows k6's userAgent option as k6/http's
+// requests do: k6's default when the script sets none (the option then
+// holds "Grafana k6/<version>" without being Valid), the script's value,
+// none at all for "", and a client's or call's own header over it.
+func TestUserAgentIsK6s(t *testing.T) {
+	srv, lastRequest := streamServer(t, 0, 0, []string{"hi"})
+	for _, tc := range []struct {
+		name   string
+		option null.String
+		params string
+		want   []string // the request's User-Agent values
+	}{
+		{"k6's default", null.NewString("Grafana k6/1.8.1", false), `{}`, []string{"Grafana k6/1.8.1"}},
+		{"the script's", null.StringFrom("my-test/2"), `{}`, []string{"my-test/2"}},
+		{"none", null.StringFrom(""), `{}`, nil},
+		{"the call's header over it", null.NewString("Grafana k6/1.8.1", false),
+			`{ headers: { 'User-Agent': 'mine' } }`, []string{"mine"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({ baseURL: %q, model: 'm' });`, srv.URL+"/v1"))
+			vu.state().Options.UserAgent = tc.option
+			res := vu.chat(`{ messages: [{ role: 'user', content: 'hi' }] }, ` + tc.params)
+			require.Equal(t, true, res["ok"], "%v", res["error"])
+			require.Equal(t, tc.want, lastRequest().Header.Values("User-Agent"))
+		})
+	}
+}
+
+// Calls use the VU's cookie jar as k6/http's requests do: what the jar
+// holds for the URL goes out, and what an answer sets is kept for the next
+// call (a gateway's sticky-session cookie). A call's own Cookie header
+// goes out beside them, and a VU without a jar sends none.
+func TestCallsUseTheVUsCookieJar(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		sent []string // each request's Cookie header
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sent = append(sent, r.Header.Get("Cookie"))
+		first := len(sent) == 1
+		mu.Unlock()
+		if first {
+			http.SetCookie(w, &http.Cookie{Name: "route", Value: "replica-2", Path: "/"})
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = fmt.Fprint(w, roleChunk, chunk("hi", ""), chunk("", "stop"), usageChunk(3, 1, 0), "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	sentCookies := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), sent...)
+	}
+
+	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({ baseURL: %q, model: 'm' });`, srv.URL+"/v1"))
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	u, err := url.Parse(srv.URL)
+	require.NoError(t, err)
+	jar.SetCookies(u, []*http.Cookie{{Name: "session", Value: "s1"}}) // as http.cookieJar().set does
+	vu.state().CookieJar = jar
+
+	body := `{ messages: [{ role: 'user', content: 'hi' }] }`
+	require.Equal(t, true, vu.chat(body)["ok"])
+	require.Equal(t, true, vu.chat(body + `, { headers: { Cookie: 'mine=1' } }`)["ok"])
+	got := sentCookies()
+	require.Equal(t, "session=s1", got[0])
+	require.Equal(t, "mine=1; session=s1; route=replica-2", got[1]) // the answer's cookie kept, the older first
+	require.Len(t, jar.Cookies(u), 2)
+
+	vu.state().CookieJar = nil // no jar: nothing sent, nothing kept
+	require.Equal(t, true, vu.chat(body)["ok"])
+	require.Empty(t, sentCookies()[2])
+}
 
 // A Host header names the virtual host the request is for, as in k6/http
 // (a gateway's ingress reached by its address): Go sends only the

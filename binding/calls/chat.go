@@ -75,6 +75,7 @@ func (c *Client) launchCall(l *launched) {
 	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
 	c.env.Sinks.Report.Stop.Note(c.env.VU)
 	c.env.Server.NoteCall(l.st)
+	c.env.Transports.NewIteration(l.st)
 	c.env.Workers.runTask(l)
 	// The script's next statements can wait; the request cannot without
 	// growing its TTFT. Yield so the call's goroutine takes t0, gets its

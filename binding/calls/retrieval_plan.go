@@ -119,6 +119,7 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
 	c.env.Sinks.Report.Stop.Note(c.env.VU)
 	c.env.Server.NoteCall(st)
+	c.env.Transports.NewIteration(st)
 	plan.due, plan.from = c.env.Due.TakeFrom() // as in Chat: the first call after Schedule.next() is the credit's send
 	c.env.Workers.runTask(plan)                // as in Chat: a goroutine that has run a call keeps its stack
 	runtime.Gosched()

@@ -34,6 +34,8 @@ type Transports struct {
 	mu     sync.Mutex
 	base   http.RoundTripper
 	byMode map[transportKey]http.RoundTripper
+	// iteration is the VU's iteration of the latest call (NewIteration).
+	iteration int64
 }
 
 // transportKey names a transport of a VU: its HTTP version and whether its
@@ -59,6 +61,29 @@ const (
 func (t *Transports) CloseIdle() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, rt := range t.byMode {
+		if ht, ok := rt.(*http.Transport); ok {
+			ht.CloseIdleConnections()
+		}
+	}
+}
+
+// NewIteration closes the idle connections of the VU's transports when a
+// call is the first of a new iteration and k6's noVUConnectionReuse is set:
+// k6 closes its own transport's after every iteration, and these clones'
+// connections are the VU's too, so an iteration's calls dial anew, as its
+// http.post would. On the event loop (k6 moves the iteration count there),
+// where the calls of the iteration before have all ended.
+func (t *Transports) NewIteration(st *lib.State) {
+	if !st.Options.NoVUConnectionReuse.Bool {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if st.Iteration == t.iteration {
+		return
+	}
+	t.iteration = st.Iteration
 	for _, rt := range t.byMode {
 		if ht, ok := rt.(*http.Transport); ok {
 			ht.CloseIdleConnections()

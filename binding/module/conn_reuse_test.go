@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"gopkg.in/guregu/null.v3"
 )
 
 // streamThenLinger answers a chat stream whose body goes on after [DONE]: the
@@ -64,4 +65,42 @@ func TestLingeringBodyDoesNotHoldTheCall(t *testing.T) {
 	res := vu.chat(`{messages: []}`)
 	require.Equal(t, true, res["ok"], "%v", res["error"])
 	require.Less(t, time.Since(start), 4*time.Second, "the call waited for the server to end the body")
+}
+
+// k6's noVUConnectionReuse holds for the module's connections as for
+// k6/http's: a VU's calls share its connections within an iteration, and
+// its next iteration's first call (a chat or an embed) dials anew. Without
+// the option, the connections live on.
+func TestNoVUConnectionReuseClosesBetweenIterations(t *testing.T) {
+	t.Parallel()
+	srv, conns := countingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/embeddings" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprint(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5]}],"model":"m"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = fmt.Fprint(w, roleChunk, chunk("hi", ""), chunk("", "stop"), "data: [DONE]\n\n")
+	}))
+	for _, reuse := range []bool{false, true} {
+		conns.Store(0)
+		vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'm'});`, srv.URL+"/v1"))
+		vu.state().Options.NoVUConnectionReuse = null.BoolFrom(!reuse)
+		chat := func() { require.Equal(t, true, vu.chat(`{messages: [{role: 'user', content: 'hi'}]}`)["ok"]) }
+		embed := func() { require.Equal(t, true, vu.call("embed", `{input: 'a'}`)["ok"]) }
+		chat()
+		chat()
+		embed() // answers read whole have a transport of their own
+		embed()
+		require.EqualValues(t, 2, conns.Load(), "within an iteration the calls share connections")
+		vu.state().Iteration++
+		chat()
+		embed()
+		want := int32(4)
+		if reuse {
+			want = 2
+		}
+		require.EqualValues(t, want, conns.Load(), "reuse %v: the next iteration's calls", reuse)
+		vu.closeIdle()
+	}
 }

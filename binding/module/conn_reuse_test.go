@@ -73,15 +73,7 @@ func TestLingeringBodyDoesNotHoldTheCall(t *testing.T) {
 // the option, the connections live on.
 func TestNoVUConnectionReuseClosesBetweenIterations(t *testing.T) {
 	t.Parallel()
-	srv, conns := countingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/embeddings" {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = fmt.Fprint(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5]}],"model":"m"}`)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = fmt.Fprint(w, roleChunk, chunk("hi", ""), chunk("", "stop"), "data: [DONE]\n\n")
-	}))
+	srv, conns := countingServer(t, http.HandlerFunc(shortAnswer))
 	for _, reuse := range []bool{false, true} {
 		conns.Store(0)
 		vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, model: 'm'});`, srv.URL+"/v1"))

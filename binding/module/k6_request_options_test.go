@@ -111,12 +111,8 @@ func TestHostHeaderAndCookiesReachTheServer(t *testing.T) {
 		mu.Unlock()
 		if r.URL.Path == "/v1/embeddings" {
 			http.SetCookie(w, &http.Cookie{Name: "route", Value: "r1", Path: "/"})
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = fmt.Fprint(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5,0.25]}],"model":"m","usage":{"prompt_tokens":2,"total_tokens":2}}`)
-			return
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = fmt.Fprint(w, roleChunk, chunk("hi", ""), chunk("", "stop"), usageChunk(3, 1, 0), "data: [DONE]\n\n")
+		shortAnswer(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	seen := func() ([]string, []string) {
@@ -145,15 +141,7 @@ func TestHostHeaderAndCookiesReachTheServer(t *testing.T) {
 // k6's rps option holds for every call's request as for k6/http's: chat's
 // through k6's request path, embed's and rerank's through their own.
 func TestTheRPSLimitTakesATokenPerRequest(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/embeddings" {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = fmt.Fprint(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5]}],"model":"m"}`)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = fmt.Fprint(w, roleChunk, chunk("hi", ""), chunk("", "stop"), "data: [DONE]\n\n")
-	}))
+	srv := httptest.NewServer(http.HandlerFunc(shortAnswer))
 	t.Cleanup(srv.Close)
 	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({ baseURL: %q, model: 'm' });`, srv.URL+"/v1"))
 	lim := rate.NewLimiter(rate.Every(time.Hour), 3) // three requests now, none refilled in the test
@@ -161,4 +149,16 @@ func TestTheRPSLimitTakesATokenPerRequest(t *testing.T) {
 	require.Equal(t, true, vu.call("embed", `{ input: 'a' }`)["ok"])
 	require.Equal(t, true, vu.chat(`{ messages: [{ role: 'user', content: 'hi' }] }`)["ok"])
 	require.InDelta(t, 1, lim.Tokens(), 0.01)
+}
+
+// shortAnswer answers an embeddings request with one vector and any other
+// with a one-token chat stream: the server of tests about the requests.
+func shortAnswer(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/v1/embeddings" {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprint(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5]}],"model":"m"}`)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	_, _ = fmt.Fprint(w, roleChunk, chunk("hi", ""), chunk("", "stop"), "data: [DONE]\n\n")
 }

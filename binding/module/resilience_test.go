@@ -364,10 +364,7 @@ func TestHTTPDebugRedactsTheKey(t *testing.T) {
 // theirs too, as redacted, and shows the virtual host a Host header names.
 func TestHTTPDebugDumpsAnEmbedRedacted(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = fmt.Fprint(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5]}],"model":"m"}`)
-	}))
+	srv := httptest.NewServer(http.HandlerFunc(shortAnswer))
 	t.Cleanup(srv.Close)
 	vu := newTestVU(t, fmt.Sprintf(`const client = new llm.Client({baseURL: %q, apiKey: 'sk-secret-123456',
 		headers: {Host: 'embed.internal'}});`, srv.URL+"/v1"))

@@ -54,12 +54,7 @@ type request struct {
 func (r *request) try(parent context.Context, st *lib.State, resume *stream.Call) (*stream.Call, *stream.Result) {
 	at := stream.Attempt{Config: r.stream, Timeouts: r.timeouts, Resume: resume, ArrivalClock: arrivalClock,
 		ResponseHeaders: r.responseHeaders}
-	if debug := st.Options.HTTPDebug.String; debug != "" && st.Logger != nil {
-		// k6's own --http-debug dump would print the API key; ours redacts it.
-		log := st.Logger.WithField("source", "http-debug")
-		at.DumpRequest = func(req *http.Request) { log.Info(r.redact.DumpRequest(req, debug == "full")) }
-		at.DumpResponse = func(resp *http.Response) { log.Info(r.redact.DumpResponse(resp)) }
-	}
+	at.DumpRequest, at.DumpResponse = httpDebug(st, r.redact) //nolint:bodyclose // dump hooks, no response
 	return at.Run(parent, func(ctx context.Context, tap *stream.Tap) error { return r.send(ctx, st, tap) })
 }
 
@@ -75,6 +70,9 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 	req, err := r.httpRequest(ctx, &args.req)
 	if err != nil {
 		return &stream.Error{Type: stream.ErrNetwork, Message: "invalid request: " + err.Error()}
+	}
+	if host := r.header.Get("Host"); host != "" {
+		req.Host = host // as k6/http: a Host header names the virtual host; Go sends only this field
 	}
 	// The VU's cookie jar, as for k6/http's requests: its cookies go out
 	// with the request, and k6's request path keeps what the answer sets
@@ -125,14 +123,9 @@ func (r *request) send(ctx context.Context, st *lib.State, tap *stream.Tap) erro
 func (r *request) httpRequest(ctx context.Context, req *http.Request) (*http.Request, error) {
 	u := r.k6URL.GetURL()
 	if u == nil || strings.HasSuffix(u.Host, ":") {
-		req, err := http.NewRequestWithContext(ctx, r.method, r.url, nil)
-		if host := r.header.Get("Host"); err == nil && host != "" {
-			req.Host = host
-		}
-		return req, err //nolint:wrapcheck // the caller says what failed
+		return http.NewRequestWithContext(ctx, r.method, r.url, nil)
 	}
-	*req = http.Request{Method: r.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Host: r.header.Get("Host")} // as k6/http: a Host header names the virtual host; Go reads only this
+	*req = http.Request{Method: r.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
 	return req, nil
 }
 

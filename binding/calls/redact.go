@@ -7,8 +7,11 @@ package calls
 
 import (
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
+
+	"go.k6.io/k6/lib"
 
 	"github.com/llmstream/xk6-llmstream/internal/config"
 	"github.com/llmstream/xk6-llmstream/internal/redact"
@@ -35,6 +38,19 @@ func (c *Client) callRedactor(params *config.Call, url string) *redact.Redactor 
 // setRedactor makes red clean r's error texts and debug dump.
 func (c *Client) setRedactor(r *request, red *redact.Redactor) {
 	r.redact, r.stream.Redact = red, c.cleaner.of(red)
+}
+
+// httpDebug is the --http-debug dump of a call's requests and answers, red
+// cleaning it, when k6's httpDebug option asks for one (nil, nil when not):
+// k6's own dump would print the API key, so the client writes it instead.
+func httpDebug(st *lib.State, red *redact.Redactor) (func(*http.Request), func(*http.Response)) {
+	debug := st.Options.HTTPDebug.String
+	if debug == "" || st.Logger == nil {
+		return nil, nil
+	}
+	log := st.Logger.WithField("source", "http-debug")
+	return func(req *http.Request) { log.Info(red.DumpRequest(req, debug == "full")) },
+		func(resp *http.Response) { log.Info(red.DumpResponse(resp)) }
 }
 
 // cleanerMemo is the last call redactor and its Clean as a function: a

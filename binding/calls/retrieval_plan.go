@@ -260,20 +260,16 @@ func (c *Client) retrievalExchange(st *lib.State, op *retrievalOp, params *confi
 	key := headerKey{api: w.headerName} // the API's headers are its name's, with the client's key
 	h := c.callHeaders(st, params, key, func(h http.Header) { w.headers(h, c.opts.APIKey) })
 	u := c.joinURL(path)
+	red := c.callRedactor(params, u)
 	x = &embed.Exchange{
 		Transport: c.env.Transports.getWhole(st.Transport, st.Dialer, c.opts.HTTP),
 		URL:       u, Header: h, Body: w.body,
-		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.cleaner.of(c.callRedactor(params, u)),
+		Timeouts: params.Timeouts, MaxBodySize: c.opts.MaxBodySize, Redact: c.cleaner.of(red),
 	}
 	if st.CookieJar != nil { // not a nil *cookiejar.Jar in the interface
 		x.Jar = st.CookieJar
 	}
-	if debug := st.Options.HTTPDebug.String; debug != "" && st.Logger != nil {
-		// As chat's (attempt.go): the dump k6 would make, redacted.
-		red, log := c.callRedactor(params, u), st.Logger.WithField("source", "http-debug")
-		x.DumpRequest = func(req *http.Request) { log.Info(red.DumpRequest(req, debug == "full")) }
-		x.DumpResponse = func(resp *http.Response) { log.Info(red.DumpResponse(resp)) }
-	}
+	x.DumpRequest, x.DumpResponse = httpDebug(st, red) //nolint:bodyclose // dump hooks, no response
 	return x, w.model, w.api, w.finish, nil
 }
 

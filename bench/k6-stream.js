@@ -8,7 +8,8 @@ import { Client } from 'k6/x/llmstream';
 const client = new Client({
   baseURL: __ENV.LLM_BASE_URL || 'http://127.0.0.1:8000/v1',
   model: __ENV.LLM_MODEL || 'sim-fast',
-  // 'event' (the default) pushes one llm_inter_token_gap sample per token;
+  // 'event' pushes one llm_inter_token_gap sample per token; 'sampled' (the
+  // module's default) at most gapSampleRate a second for the process;
   // 'request' pushes the request's mean gap.
   gapSamples: __ENV.GAP_SAMPLES || 'event',
   // SERVER_METRICS=URL scrapes the server's /metrics beside the load, to show

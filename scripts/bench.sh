@@ -55,6 +55,6 @@ if [[ " $parts " == *" calls "* ]]; then
   go build -trimpath -o "$out/loopback" ./bench/loopback
   "$out/loopback" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
     -rounds "${ROUNDS:-9}" -duration "${DURATION:-6s}" -vus "${VUS:-50}" -max-tokens 4 \
-    -clients "${CALLS_CLIENTS:-bare,k6-event,k6-http,k6-http-async,bare-embed,extension-embed,k6-http-embed}${K6_BASE:+,base-event,base-embed}" \
-    -k6-base "${K6_BASE:-}" -profile-seconds "${PROFILE_SECONDS:-15}" -profile-clients "${PROFILE_CLIENTS:-k6-event,k6-http}"
+    -clients "${CALLS_CLIENTS:-bare,k6-sampled,k6-event,k6-http,k6-http-async,bare-embed,extension-embed,k6-http-embed}${K6_BASE:+,base-event,base-embed}" \
+    -k6-base "${K6_BASE:-}" -profile-seconds "${PROFILE_SECONDS:-15}" -profile-clients "${PROFILE_CLIENTS:-k6-sampled,k6-http}"
 fi

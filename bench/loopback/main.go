@@ -74,7 +74,7 @@ func main() {
 	flag.IntVar(&s.vus, "vus", 50, "concurrent streams per client")
 	flag.IntVar(&s.maxTokens, "max-tokens", 1000, "max_tokens of every request")
 	flag.DurationVar(&s.duration, "duration", 30*time.Second, "length of each run")
-	flag.StringVar(&clients, "clients", "bare,k6-request,k6-event", "clients to run: bare, k6-request (gapSamples: 'request'), k6-event (the default 'event'), "+
+	flag.StringVar(&clients, "clients", "bare,k6-request,k6-event", "clients to run: bare, k6-request (gapSamples: 'request'), k6-event ('event': every gap a sample), k6-sampled (the default 'sampled'), "+
 		"k6-http (k6's own http.post of the same request, the body read whole), k6-http-async (the same with http.asyncRequest, awaited), base-request and base-event (the same with -k6-base); "+
 		"embeddings at batch 1: bare-embed, extension-embed, k6-http-embed, base-embed")
 	flag.IntVar(&s.profileSeconds, "profile-seconds", 0, "then profile k6 of each -profile-clients for this many seconds; 0 = no profile")
@@ -209,7 +209,7 @@ func readSummary(path, client string) (run, error) {
 func (s *settings) k6Command(sim *harness.Sim, client, restAddr, summary string) (*exec.Cmd, error) {
 	k6, script, gaps := s.k6, "", ""
 	switch client {
-	case "k6-request", "k6-event":
+	case "k6-request", "k6-event", "k6-sampled":
 		script, gaps = "bench/k6-stream.js", strings.TrimPrefix(client, "k6-")
 	case "k6-http", "k6-http-async", "k6-http-embed", "extension-embed":
 		script = map[string]string{"k6-http": "bench/k6-http.js", "k6-http-async": "bench/k6-http-async.js", "k6-http-embed": "bench/k6-http-embed.js",

@@ -140,8 +140,8 @@ bench: k6 llm-sim
 
 ## bench-calls: the per-call cost: calls/s and CPU per call at 50 VUs (4-token streamed answers; embeddings at batch 1),
 ## the module (at its default gapSamples 'sampled', and 'event') vs k6's own http.post (and awaited http.asyncRequest)
-## of the same request vs a bare Go client, 9 interleaved rounds of 6 s, then a CPU profile of a default chat run and
-## of an http.post run side by side in µs per call (about 12 minutes; K6_BASE=an earlier k6 build adds it to each round).
+## of the same request vs a bare Go client, 9 interleaved rounds of 6 s, then CPU profiles of a default chat run and
+## of an http.post run, three turns of 10 s each, side by side in µs per call (about 13 minutes; K6_BASE=an earlier k6 build adds it to each round).
 bench-calls: k6 llm-sim
 	BENCH_PARTS=calls ./scripts/bench.sh
 

@@ -8,17 +8,19 @@
 #   4. calls (not in the default parts): the per-call cost, the loopback run with
 #      4-token answers and embeddings calls at batch 1 (calls/s and client CPU per
 #      call): the module, k6's own http.post of the same request (the level the
-#      module is held to) and the bare client, interleaved; then a CPU profile
-#      of a chat run and of a k6/http run, side by side in µs per call (where a
-#      call's extra cost goes): BENCH_PARTS=calls ./scripts/bench.sh, or make bench-calls
+#      module is held to) and the bare client, interleaved; then CPU profiles
+#      of a chat run and of a k6/http run taken in turns, side by side in µs per
+#      call (where a call's extra cost goes): BENCH_PARTS=calls ./scripts/bench.sh,
+#      or make bench-calls
 # K6_BASE (another k6 build: an earlier commit's, or the k6 v2 build of make k6v2
 # with K6V2_OUT) runs beside ./k6 in the same rounds, as base-request and base-event
 # in the loopback part and base-event and base-embed in calls
 # Knobs (environment): BENCH_PARTS ("go loopback"; the loopback part includes the
 # profile unless PROFILE_SECONDS=0), BENCHTIME (2s), COUNT (3), ROUNDS (3; 9 in
 # calls), DURATION (30s; 6s in calls), VUS (50), MAX_TOKENS (1000), PROFILE_SECONDS (20;
-# 15 in calls), CALLS_CLIENTS and PROFILE_CLIENTS (the calls part's clients and the
-# ones it profiles, k6-event,k6-http; see bench/loopback -h), OUT (temp dir),
+# 10 in calls, each of PROFILE_ROUNDS (3) turns), CALLS_CLIENTS and PROFILE_CLIENTS (the
+# calls part's clients and the ones it profiles, k6-sampled,k6-http; see bench/loopback
+# -h), OUT (temp dir),
 # K6 and LLM_SIM (other binaries than ./k6 and ./llm-sim).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,5 +58,6 @@ if [[ " $parts " == *" calls "* ]]; then
   "$out/loopback" -k6 "${K6:-./k6}" -sim "${LLM_SIM:-./llm-sim}" -bare "$out/bareclient" -out "$out" \
     -rounds "${ROUNDS:-9}" -duration "${DURATION:-6s}" -vus "${VUS:-50}" -max-tokens 4 \
     -clients "${CALLS_CLIENTS:-bare,k6-sampled,k6-event,k6-http,k6-http-async,bare-embed,extension-embed,k6-http-embed}${K6_BASE:+,base-event,base-embed}" \
-    -k6-base "${K6_BASE:-}" -profile-seconds "${PROFILE_SECONDS:-15}" -profile-clients "${PROFILE_CLIENTS:-k6-sampled,k6-http}"
+    -k6-base "${K6_BASE:-}" -profile-seconds "${PROFILE_SECONDS:-10}" -profile-rounds "${PROFILE_ROUNDS:-3}" \
+    -profile-clients "${PROFILE_CLIENTS:-k6-sampled,k6-http}"
 fi

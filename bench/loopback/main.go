@@ -59,6 +59,7 @@ type settings struct {
 	duration           time.Duration
 	clients            []string
 	profileSeconds     int
+	profileRounds      int
 	profileClients     []string
 }
 
@@ -78,6 +79,7 @@ func main() {
 		"k6-http (k6's own http.post of the same request, the body read whole), k6-http-async (the same with http.asyncRequest, awaited), base-request and base-event (the same with -k6-base); "+
 		"embeddings at batch 1: bare-embed, extension-embed, k6-http-embed, base-embed")
 	flag.IntVar(&s.profileSeconds, "profile-seconds", 0, "then profile k6 of each -profile-clients for this many seconds; 0 = no profile")
+	flag.IntVar(&s.profileRounds, "profile-rounds", 1, "profile the -profile-clients in turn this many times, each for -profile-seconds, and add each client's profiles up")
 	profileClients := flag.String("profile-clients", "k6-request", "the k6 clients to profile, one run each; several are printed side by side in CPU µs per call, "+
 		"each beside the last (e.g. k6-event,k6-http)")
 	splitOnly := flag.String("split", "", "only print the CPU split of this k6 profile (with -k6, the binary it was taken from)")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,14 +22,20 @@ import (
 // start-up margin, takes a CPU profile of k6 from its REST API, and prints
 // how the CPU splits: one client's as shares, several side by side in CPU
 // per call (the difference between two is where one's extra cost goes).
+// With profileRounds above one the clients take turns that many times, each
+// profile of profileSeconds, and a client's profiles are added up: a shared
+// machine's speed drifts over minutes, and one profile each put a slow
+// minute on one side of the difference.
 func (s *settings) profile(sim *harness.Sim) error {
-	var splits []split
-	for _, client := range s.profileClients {
-		sp, err := s.profileOne(sim, client)
-		if err != nil {
-			return err
+	splits := make([]split, len(s.profileClients))
+	for round := 1; round <= max(s.profileRounds, 1); round++ {
+		for i, client := range s.profileClients {
+			sp, err := s.profileOne(sim, client, round)
+			if err != nil {
+				return err
+			}
+			splits[i].add(sp)
 		}
-		splits = append(splits, sp)
 	}
 	if len(splits) == 1 {
 		return printShares(os.Stdout, splits[0])
@@ -37,17 +44,40 @@ func (s *settings) profile(sim *harness.Sim) error {
 }
 
 // split is where one profiled run's CPU went, by category, and how many
-// calls a second it made.
+// calls a second it made; or several runs' of one client, added up (add).
 type split struct {
 	client      string
 	totals      []time.Duration
 	all         time.Duration
 	callsPerSec float64
 	seconds     int // profiled
+	// perRound is each profile's CPU µs per call, when profiles were added
+	// up (add): how far the rounds spread.
+	perRound []float64
 }
 
-// profileOne profiles client's k6 for profileSeconds of a run.
-func (s *settings) profileOne(sim *harness.Sim, client string) (split, error) {
+// add adds the profile sp to s: CPU by category, seconds profiled, and the
+// calls made meanwhile (s's calls/s becomes the mean over both).
+func (s *split) add(sp split) {
+	if s.totals == nil {
+		s.totals = make([]time.Duration, len(sp.totals))
+	}
+	calls := s.callsPerSec*float64(s.seconds) + sp.callsPerSec*float64(sp.seconds)
+	for i, d := range sp.totals {
+		s.totals[i] += d
+	}
+	s.client, s.all, s.seconds = sp.client, s.all+sp.all, s.seconds+sp.seconds
+	if s.seconds > 0 {
+		s.callsPerSec = calls / float64(s.seconds)
+	}
+	if n := sp.callsPerSec * float64(sp.seconds); n > 0 {
+		s.perRound = append(s.perRound, sp.all.Seconds()*1e6/n)
+	}
+}
+
+// profileOne profiles client's k6 for profileSeconds of a run, the
+// round-th.
+func (s *settings) profileOne(sim *harness.Sim, client string, round int) (split, error) {
 	port, err := harness.FreePort()
 	if err != nil {
 		return split{}, err
@@ -68,6 +98,9 @@ func (s *settings) profileOne(sim *harness.Sim, client string) (split, error) {
 	}
 	time.Sleep(warmUp)
 	pprofPath := filepath.Join(s.out, "k6-cpu-"+client+".pprof")
+	if s.profileRounds > 1 {
+		pprofPath = filepath.Join(s.out, fmt.Sprintf("k6-cpu-%s-%d.pprof", client, round))
+	}
 	fetchErr := fetch(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, s.profileSeconds), pprofPath)
 	if err := cmd.Wait(); err != nil {
 		return split{}, fmt.Errorf("k6 (%s, profiled): %w", client, err)
@@ -248,7 +281,18 @@ func printPerCall(w io.Writer, splits []split) error {
 		row(cat.name, func(i int) float64 { return us(i, splits[i].totals[c]) })
 	}
 	row("total", func(i int) float64 { return us(i, splits[i].all) })
-	fmt.Fprint(tw, "calls/s of the profiled run\t")
+	if rounds := len(splits[0].perRound); rounds > 1 {
+		fmt.Fprintf(tw, "total of each of the %d profiles (min–max)\t", rounds)
+		for _, sp := range splits {
+			if len(sp.perRound) == 0 {
+				fmt.Fprint(tw, "-\t")
+				continue
+			}
+			fmt.Fprintf(tw, "%.0f–%.0f\t", slices.Min(sp.perRound), slices.Max(sp.perRound))
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprint(tw, "calls/s of the profiled runs\t")
 	for _, sp := range splits {
 		fmt.Fprintf(tw, "%.0f\t", sp.callsPerSec)
 	}

@@ -86,3 +86,37 @@ func TestSplitTracesRefusesAnEmptyProfile(t *testing.T) {
 		t.Error("an empty profile split")
 	}
 }
+
+// Profiles of one client taken in turns add up to CPU over all the calls
+// made while any of them ran, not to a mean of their per-call figures: a
+// profile of a slow minute (fewer calls) weighs by its calls.
+func TestProfilesOfOneClientAddUp(t *testing.T) {
+	one, err := splitTraces([]byte(tracesFixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one.client, one.seconds = "k6-event", 10
+	fast, slow := one, one
+	fast.callsPerSec, slow.callsPerSec = 1500, 500 // 15 000 and 5 000 calls over the same CPU
+	var sum split
+	sum.add(fast)
+	sum.add(slow)
+	if sum.seconds != 20 || sum.callsPerSec != 1000 || sum.all != 2*one.all {
+		t.Fatalf("added up to %d s at %.0f calls/s with %s of CPU", sum.seconds, sum.callsPerSec, sum.all)
+	}
+	var http split
+	one.client, one.callsPerSec = "k6-http", 2000
+	http.add(one)
+	http.add(one)
+	var out bytes.Buffer
+	if err := printPerCall(&out, []split{sum, http}); err != nil {
+		t.Fatal(err)
+	}
+	// 2 × 1.25 s over 20 000 calls; the profiles alone: 83 and 250;
+	// k6-http's 62.5 in each.
+	for _, want := range []string{"125.0", "83–250", "62–62", "+62.5", "total of each of the 2 profiles"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+}

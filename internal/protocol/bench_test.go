@@ -51,3 +51,31 @@ func BenchmarkDecodeContentEvent(b *testing.B) {
 		})
 	}
 }
+
+// usageEvent is the last chunk of an OpenAI stream with include_usage, byte
+// for byte what llm-sim sends: no choices, the call's usage with its cached
+// tokens. Every call decodes one; in short answers it is a large share of
+// the decoding.
+const usageEvent = `{"id":"chatcmpl-sim-40ac017b-1","object":"chat.completion.chunk","created":1795965104,"model":"sim-fast","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":4,"total_tokens":16,"prompt_tokens_details":{"cached_tokens":0}}}`
+
+// BenchmarkDecodeUsageEvent is the decoder alone on usageEvent.
+func BenchmarkDecodeUsageEvent(b *testing.B) {
+	spec, err := Lookup("openai-chat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dec := spec.NewDecoder()
+	ev := Event{Data: usageEvent}
+	var d Delta
+	if err := dec.Decode(ev, &d); err != nil || d.Usage == nil || d.Usage.CompletionTokens != 4 {
+		b.Fatalf("event decodes to %+v, %v; want its usage", d, err)
+	}
+	b.SetBytes(int64(len(ev.Data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Reset()
+		if err := dec.Decode(ev, &d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

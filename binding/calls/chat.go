@@ -72,16 +72,24 @@ func (c *Client) launch(st *lib.State, plan *callPlan, due time.Time, from *sche
 // launchCall is launch of a call made ready.
 func (c *Client) launchCall(l *launched) {
 	l.ctx = c.env.VU.Context()
-	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
-	c.env.Sinks.Report.Stop.Note(c.env.VU)
-	c.env.Server.NoteCall(l.st)
-	c.env.Transports.NewIteration(l.st)
+	c.noteCallStart(l.st)
 	c.env.Workers.runTask(l)
 	// The script's next statements can wait; the request cannot without
 	// growing its TTFT. Yield so the call's goroutine takes t0, gets its
 	// connection and hands the request to the writer before the VU's
 	// JavaScript runs on (and, in a wave, before the calls it starts next).
 	runtime.Gosched()
+}
+
+// noteCallStart tells what watches the VU's calls that one starts (chat,
+// a conversation's turn, embed, rerank): the report's load and stop
+// watch, the server-metrics scraper, and the module's transports, which
+// close the last iteration's idle connections when the VU may not reuse them.
+func (c *Client) noteCallStart(st *lib.State) {
+	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
+	c.env.Sinks.Report.Stop.Note(c.env.VU)
+	c.env.Server.NoteCall(st)
+	c.env.Transports.NewIteration(st)
 }
 
 // run is the call, on a worker goroutine.

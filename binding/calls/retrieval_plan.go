@@ -116,10 +116,7 @@ func (c *Client) startRetrieval(op *retrievalOp, paramsV sobek.Value) (*sobek.Pr
 	p, plan.resolve, plan.reject = plan.rt.NewPromise()
 	plan.settle = vu.RegisterCallback()
 	plan.ctx = vu.Context()
-	c.env.Sinks.Report.Info.NoteLoad(c.env.Scope)
-	c.env.Sinks.Report.Stop.Note(c.env.VU)
-	c.env.Server.NoteCall(st)
-	c.env.Transports.NewIteration(st)
+	c.noteCallStart(st)
 	plan.due, plan.from = c.env.Due.TakeFrom() // as in Chat: the first call after Schedule.next() is the credit's send
 	c.env.Workers.runTask(plan)                // as in Chat: a goroutine that has run a call keeps its stack
 	runtime.Gosched()

@@ -114,7 +114,7 @@ declare module "k6/x/llmstream" {
     /** Extra tags on every sample of this client. */
     tags?: Record<string, string>;
     timeouts?: Timeouts;
-    /** llm_inter_token_gap samples: a uniform sample capped at gapSampleRate a second (default "sampled"), one per gap, one mean per request, or none. */
+    /** llm_inter_token_gap samples: at most gapSampleRate a second, each gap the same chance while the offered rate holds (default "sampled"), one per gap, one mean per request, or none. */
     gapSamples?: "sampled" | "event" | "request" | "off";
     /** The cap of gapSamples "sampled", in samples a second for the whole k6 process; default 500 (k6 keeps every Trend sample, 8 bytes each: ≈ 14 MB an hour). */
     gapSampleRate?: number;

@@ -216,6 +216,7 @@ func (p *part) add(opt Options, in *callFacts, gs *gapScratch) {
 		}
 		if gs != nil {
 			gs.mergeInto(coarse(&b.Gap), gs.coarse)
+			b.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
 		}
 		if tps, ok := rowTokensPerSec.Kept(o); ok {
 			coarse(&b.TokensPerSec).Add(tps)

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"maps"
 
 	"github.com/llmstream/xk6-llmstream/internal/measure"
@@ -80,16 +79,6 @@ func (g *Group) merge(o *Group) {
 	g.Tallies.Add(o.Tallies)
 	g.Cost.Merge(o.Cost)
 	g.Slowest.Merge(o.Slowest)
-}
-
-// unsampledLine says how many gaps the gap-sample cap kept out of k6's
-// llm_inter_token_gap ("" when none were).
-func (g *Group) unsampledLine() string {
-	if g.GapsUnsampled == 0 {
-		return ""
-	}
-	return fmt.Sprintf("llm_inter_token_gap in k6 is a uniform sample: the gapSampleRate cap left out %d of %d gaps "+
-		"(%s); the gap figures of this report use every gap", g.GapsUnsampled, g.GapCount, fmtPct(ratio(float64(g.GapsUnsampled), float64(g.GapCount))))
 }
 
 // BurstShare is the share of gaps under nearZeroGapMS (NaN without gaps).

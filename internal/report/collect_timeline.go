@@ -26,6 +26,10 @@ type Bucket struct {
 	// bucket: together they show whether long prompts block short ones.
 	ShortTTFT   *sketch.Sketch
 	LongPrefill float64
+	// GapsUnsampled is how many of the gaps in Gap the gapSampleRate cap
+	// kept out of k6's llm_inter_token_gap: the share each stretch of the
+	// test was kept at (gap_sample_note.go).
+	GapsUnsampled uint64
 }
 
 func (b *Bucket) merge(o *Bucket) {
@@ -42,6 +46,7 @@ func (b *Bucket) merge(o *Bucket) {
 	b.OutputTokens += o.OutputTokens
 	b.ActiveMax = max(b.ActiveMax, o.ActiveMax)
 	b.LongPrefill += o.LongPrefill
+	b.GapsUnsampled += o.GapsUnsampled
 	b.TTFT = mergeCoarse(b.TTFT, o.TTFT)
 	b.Gap = mergeCoarse(b.Gap, o.Gap)
 	b.TokensPerSec = mergeCoarse(b.TokensPerSec, o.TokensPerSec)

@@ -86,7 +86,7 @@ func writeTextHeadline(b *strings.Builder, r *Run, findings []runrecord.Finding)
 // writeTextNotes writes what a reader must know before the tables: the gap
 // sample's cap and the schedule's dispatch delay.
 func writeTextNotes(b *strings.Builder, r *Run, all *Group) {
-	if line := all.unsampledLine(); line != "" {
+	if line := gapSampleNote(all, r.Timeline); line != "" {
 		fmt.Fprintf(b, "  %s\n\n", line)
 	}
 	if lines := r.dispatchLines(); len(lines) > 0 {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // Collector aggregates observations from every VU of a process. It is safe
@@ -216,7 +217,11 @@ func (p *part) add(opt Options, in *callFacts, gs *gapScratch) {
 		}
 		if gs != nil {
 			gs.mergeInto(coarse(&b.Gap), gs.coarse)
-			b.GapsUnsampled += uint64(max(o.GapsUnsampled, 0))
+			left := max(o.GapsUnsampled, 0)
+			if o.ErrorType() == string(stream.ErrCanceled) {
+				left = len(o.Gaps) // a call cut by the test's stop sent k6 no sample
+			}
+			b.GapsUnsampled += uint64(left)
 		}
 		if tps, ok := rowTokensPerSec.Kept(o); ok {
 			coarse(&b.TokensPerSec).Add(tps)

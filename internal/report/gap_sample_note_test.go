@@ -15,38 +15,45 @@ import (
 // (10 calls a second of 100 gaps of 20 ms), and whose last five offer
 // many, one of each call's kept (20 calls a second of 200 gaps of
 // 60 ms), as a ramp into saturation does under the gapSampleRate cap;
-// with even, every call keeps the same share throughout.
-func rampRun(t *testing.T, even bool) *Run {
+// with even, every call keeps the same share throughout; more adds calls
+// of its own.
+func rampRun(t *testing.T, even bool, more ...func(c *Collector, t0 time.Time)) *Run {
 	t.Helper()
 	c := NewCollector(Options{})
 	t0 := time.Unix(1_700_000_000, 0)
-	add := func(at time.Time, n int, gap time.Duration, unsampled int) {
-		ds := make([]time.Duration, n)
-		for i := range ds {
-			ds[i] = gap
-		}
-		c.Add(&Observation{
-			Result: &stream.Result{
-				Start: at, End: at.Add(time.Duration(n) * gap), OK: true,
-				TTFT: measure.Of(100 * time.Millisecond), E2E: measure.Of(time.Duration(n) * gap),
-				Gaps: stream.GapsOf(ds...),
-			},
-			GapsUnsampled: unsampled,
-		})
-	}
 	for s := range 10 {
 		at := t0.Add(time.Duration(s) * time.Second)
 		if s < 5 {
 			for range 10 {
-				add(at, 100, 20*time.Millisecond, map[bool]int{true: 50, false: 0}[even])
+				c.Add(gapCall(at, 100, 20*time.Millisecond, map[bool]int{true: 50, false: 0}[even]))
 			}
 			continue
 		}
 		for range 20 {
-			add(at, 200, 60*time.Millisecond, map[bool]int{true: 100, false: 199}[even])
+			c.Add(gapCall(at, 200, 60*time.Millisecond, map[bool]int{true: 100, false: 199}[even]))
 		}
 	}
+	for _, f := range more {
+		f(c, t0)
+	}
 	return c.Snapshot()
+}
+
+// gapCall is a successful call started at at with n gaps of gap, unsampled
+// of which the cap left out of k6.
+func gapCall(at time.Time, n int, gap time.Duration, unsampled int) *Observation {
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		ds[i] = gap
+	}
+	return &Observation{
+		Result: &stream.Result{
+			Start: at, End: at.Add(time.Duration(n) * gap), OK: true,
+			TTFT: measure.Of(100 * time.Millisecond), E2E: measure.Of(time.Duration(n) * gap),
+			Gaps: stream.GapsOf(ds...),
+		},
+		GapsUnsampled: unsampled,
+	}
 }
 
 var noteP95 = regexp.MustCompile(`P95 ≈ ([0-9.]+)ms where every gap's is ([0-9.]+)ms`)
@@ -63,6 +70,22 @@ func TestGapSampleNoteShowsWhatARampDoesToK6sPercentiles(t *testing.T) {
 	k6, every := p95s(t, text)
 	if k6 > 22 || every < 55 {
 		t.Fatalf("k6's P95 ≈ %v ms, every gap's %v ms; want about 20 and 60:\n%s", k6, every, text)
+	}
+}
+
+// The calls the test's stop cut sent k6 none of their gaps: the stretch
+// they started in counts as kept at 0 %, not at the share of the calls
+// that reported a count.
+func TestGapSampleNoteCountsCutCallsAsUnsent(t *testing.T) {
+	run := rampRun(t, true, func(c *Collector, at time.Time) {
+		for range 5 {
+			o := gapCall(at.Add(10*time.Second), 100, 20*time.Millisecond, 0)
+			o.OK, o.Err = false, &stream.Error{Type: stream.ErrCanceled, Message: "context canceled"}
+			c.Add(o)
+		}
+	})
+	if text := RenderText(run, nil, nil); !strings.Contains(text, "It kept 0.0%–50.0% of the gaps") {
+		t.Fatalf("the cut calls' stretch is not kept at 0 %%:\n%s", text)
 	}
 }
 

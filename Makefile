@@ -110,14 +110,15 @@ unit: $(PROGRESS)
 	  $(GO) test -json -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e)
 
 ## e2e: builds ./k6 and ./llm-sim, runs every example against llm-sim, checks a violated threshold fails the run;
-## a line per test and per example as it finishes. Four tests at a time: most of an e2e test is k6 waiting on
-## llm-sim's simulated time, not CPU; the tests that measure timing are not parallel and run alone first. The
+## a line per test and per example as it finishes. Six tests at a time: most of an e2e test is k6 waiting on
+## llm-sim's simulated time, not CPU (on 2 cores the stage averages under one busy core; six took 4m27s-4m36s where
+## four took 5m32s, eight no less and late sends); the tests that measure timing are not parallel and run alone first. The
 ## capacity search held to a queue's simulated truth end to end runs alone, after e2e (make accuracy-capacity-short,
 ## Poisson and bursty arrivals; make accuracy-capacity, all three arrival processes, half an hour): at the boundary a busy
 ## machine's late steps are load. make unit holds its decision rule to the same truths on a fake clock.
 ## The tests run ./k6 as make build leaves it (LLMSTREAM_E2E_K6, unless set), so make test links k6 once for e2e
 ## and accuracy-short.
-E2E_PARALLEL ?= 4
+E2E_PARALLEL ?= 6
 e2e: build
 	@LLMSTREAM_E2E_K6=$${LLMSTREAM_E2E_K6:-$(CURDIR)/k6} $(PROGRESS) -stage e2e -json -each subtest $(COUNTS) \
 	  -hint 'the first test builds llm-sim' -- $(GO) test -json -count=1 -parallel $(E2E_PARALLEL) -timeout 15m ./e2e/...

@@ -61,6 +61,11 @@ const (
 func (t *Transports) CloseIdle() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.closeIdleLocked()
+}
+
+// closeIdleLocked is CloseIdle with t.mu held.
+func (t *Transports) closeIdleLocked() {
 	for _, rt := range t.byMode {
 		if ht, ok := rt.(*http.Transport); ok {
 			ht.CloseIdleConnections()
@@ -84,11 +89,7 @@ func (t *Transports) NewIteration(st *lib.State) {
 		return
 	}
 	t.iteration = st.Iteration
-	for _, rt := range t.byMode {
-		if ht, ok := rt.(*http.Transport); ok {
-			ht.CloseIdleConnections()
-		}
-	}
+	t.closeIdleLocked()
 }
 
 // get is the VU's transport for an HTTP version, for streamed calls; base

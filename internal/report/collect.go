@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/sketch"
-	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // Collector aggregates observations from every VU of a process. It is safe
@@ -218,8 +217,8 @@ func (p *part) add(opt Options, in *callFacts, gs *gapScratch) {
 		if gs != nil {
 			gs.mergeInto(coarse(&b.Gap), gs.coarse)
 			left := max(o.GapsUnsampled, 0)
-			if o.ErrorType() == string(stream.ErrCanceled) {
-				left = len(o.Gaps) // a call cut by the test's stop sent k6 no sample
+			if cutByStop(o) {
+				left = len(o.Gaps) // a call the stop cut sent k6 no sample
 			}
 			b.GapsUnsampled += uint64(left)
 		}

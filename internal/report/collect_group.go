@@ -97,7 +97,7 @@ func (g *Group) add(o *Observation, gs *gapScratch) {
 	g.Requests++
 	g.addOutcome(o)
 	g.Reach.Add(reachOf(o))
-	if o.ErrorType() == string(stream.ErrCanceled) {
+	if cutByStop(o) {
 		// Cut in flight by the test's stop: counted as failed, and nothing
 		// of it is a measurement (its partial timings, tokens and cost
 		// describe when the test stopped, not the service).

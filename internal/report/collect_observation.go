@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/internal/record"
+	"github.com/llmstream/xk6-llmstream/internal/stream"
 )
 
 // Observation is one finished call, as the k6 module records it: the call's
@@ -28,6 +29,13 @@ func category(o *Observation) string {
 		return DefaultCategory
 	}
 	return o.Category
+}
+
+// cutByStop says the test's stop cut the call in flight: a failed call of
+// its own type, and nothing of it is a figure (what it timed describes when
+// the test stopped, not the service), nor a sample k6 got.
+func cutByStop(o *Observation) bool {
+	return o.ErrorType() == string(stream.ErrCanceled)
 }
 
 // concurrency is what defines a load stage: the VU count k6 reports, or the

@@ -87,7 +87,7 @@ func (c *RetrievalCollector) Add(o *Observation) {
 	}
 	g.Calls++
 	g.levelSum += level(o)
-	if o.ErrorType() == string(stream.ErrCanceled) {
+	if cutByStop(o) {
 		// Cut in flight by the test's stop, as a chat call can be: a failed
 		// call of its own type, and nothing of it is a figure (its TTFB,
 		// lateness and span describe when the test stopped, not the service).

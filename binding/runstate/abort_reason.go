@@ -12,9 +12,13 @@ package runstate
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
+	"unsafe"
 
 	"go.k6.io/k6/errext"
 )
@@ -72,17 +76,67 @@ func (a *abortReader) watch(ctx context.Context) bool {
 // ended: k6 sets the reason under its own lock before it cancels the run,
 // and the run's end comes after.
 func (a *abortReader) message() (msg string, ok bool) {
+	var ie *errext.InterruptError
+	if !errors.As(a.reason(), &ie) {
+		return "", false
+	}
+	return abortTestMessage(ie.Reason)
+}
+
+// signalReason is how k6 words the abort a SIGINT or SIGTERM makes ("test
+// run was aborted because k6 received a 'interrupt' signal", in v1 and v2),
+// the signal as Go names it.
+var signalReason = regexp.MustCompile(`received a '([^']+)' signal`)
+
+// signal is the signal k6 stopped the run for ("SIGINT", "SIGTERM"), read
+// from the run's abort reason: aborted by the user, in the words of k6's
+// signal handler (the REST API's stop is the user's too, in other words).
+// Go hands a signal to k6's listener and to this process's own in one pass,
+// but a busy machine can hold that thread between the two sends for as long
+// as k6 takes to end the test: then the reason is there and the signal not.
+func (a *abortReader) signal() (string, bool) {
+	err := a.reason()
+	var byUser errext.HasAbortReason
+	if !errors.As(err, &byUser) || byUser.AbortReason() != errext.AbortedByUser {
+		return "", false
+	}
+	m := signalReason.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", false
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if m[1] == sig.String() {
+			return signalName(sig), true
+		}
+	}
+	return m[1], true
+}
+
+// reason is the error the run's abort controller holds: nil when the run
+// was not aborted, or without a watched context.
+func (a *abortReader) reason() error {
 	a.mu.Lock()
 	ctx, key := a.ctx, a.key
 	a.mu.Unlock()
 	if ctx == nil {
-		return "", false
+		return nil
 	}
-	reason, ok := interruptReason(ctx.Value(key))
-	if !ok {
-		return "", false
+	return controllerReason(ctx.Value(key))
+}
+
+// controllerReason is the reason of a controller: a pointer to a struct
+// with a reason error field, unexported (k6's), so read through its address.
+func controllerReason(controller any) error {
+	v := reflect.ValueOf(controller)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil
 	}
-	return abortTestMessage(reason)
+	r := v.Elem().FieldByName("reason")
+	if !r.IsValid() || r.Type() != reflect.TypeFor[error]() || r.IsNil() {
+		return nil
+	}
+	err, _ := reflect.NewAt(r.Type(), unsafe.Pointer(r.UnsafeAddr())).Elem().Interface().(error) // #nosec G103 -- k6's field, of the type checked above
+	return err
 }
 
 // abortTestMessage is the message of an interrupt error's reason when
@@ -94,24 +148,6 @@ func abortTestMessage(reason string) (string, bool) {
 	}
 	msg := strings.TrimPrefix(reason, errext.AbortTest)
 	return strings.TrimSpace(strings.TrimPrefix(msg, ":")), true
-}
-
-// interruptReason is the Reason of the interrupt error a controller (a
-// pointer to a struct with a reason error field) holds.
-func interruptReason(controller any) (string, bool) {
-	v := reflect.ValueOf(controller)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return "", false
-	}
-	r := v.Elem().FieldByName("reason")
-	if !r.IsValid() || r.Kind() != reflect.Interface || r.IsNil() {
-		return "", false
-	}
-	e := r.Elem()
-	if e.Type() != reflect.TypeFor[*errext.InterruptError]() || e.IsNil() {
-		return "", false
-	}
-	return e.Elem().FieldByName("Reason").String(), true
 }
 
 // keyType is the type named pkg.name among the keys of the values of ctx

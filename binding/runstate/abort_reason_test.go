@@ -3,13 +3,17 @@ package runstate
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"reflect"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.k6.io/k6/errext"
+	"go.k6.io/k6/errext/exitcodes"
 
 	"github.com/llmstream/xk6-llmstream/internal/report/runrecord"
 )
@@ -103,4 +107,77 @@ func TestTheTestEndReadsTheAbort(t *testing.T) {
 	assert.Equal(t, runrecord.StoppedByAbort, i.By)
 	assert.Equal(t, "enough", i.Detail)
 	assert.Equal(t, cutAt, i.At)
+}
+
+// byK6SignalHandler is the abort reason k6's signal handler gives the run
+// (go.k6.io/k6/internal/cmd, in v1 and v2).
+func byK6SignalHandler(sig os.Signal) error {
+	return errext.WithAbortReasonIfNone(errext.WithExitCodeIfNone(
+		fmt.Errorf("test run was aborted because k6 received a '%s' signal", sig), exitcodes.ExternalAbort,
+	), errext.AbortedByUser)
+}
+
+// The signal k6 stopped the run for is read from the abort reason its
+// signal handler gives; the REST API's stop (the user's too), test.abort()
+// and an error that only reads like the handler's are no signal.
+func TestTheSignalIsReadFromTheAbortReason(t *testing.T) {
+	c := &runAbortController{}
+	a := &abortReader{}
+	useTestKey(a)
+	require.True(t, a.watch(runContext(t, c)))
+	_, ok := a.signal()
+	assert.False(t, ok, "a run not aborted")
+	for _, sig := range []struct {
+		sig  os.Signal
+		name string
+	}{{os.Interrupt, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}} {
+		c.reason = byK6SignalHandler(sig.sig)
+		got, ok := a.signal()
+		require.True(t, ok, "%v", c.reason)
+		assert.Equal(t, sig.name, got)
+		_, ok = a.message()
+		assert.False(t, ok, "a signal is no test.abort()")
+	}
+	for _, reason := range []error{
+		errext.WithAbortReasonIfNone(errext.WithExitCodeIfNone(errors.New("test run stopped from REST API"),
+			exitcodes.ScriptStoppedFromRESTAPI), errext.AbortedByUser),
+		errors.New("test run was aborted because k6 received a 'interrupt' signal"),
+		&errext.InterruptError{Reason: errext.AbortTest + ": received a 'interrupt' signal"},
+	} {
+		c.reason = reason
+		_, ok := a.signal()
+		assert.False(t, ok, "%v", reason)
+	}
+}
+
+// A signal k6 stopped the test for, which this process's listener had not
+// been handed by the test's end, is the stop all the same: read from k6's
+// abort reason, at the moment the first call was cut.
+func TestASignalOnlyK6SawIsTheStop(t *testing.T) {
+	c := &runAbortController{}
+	s := &StopState{sigs: make(chan os.Signal, 2)}
+	useTestKey(&s.abort)
+	require.True(t, s.abort.watch(runContext(t, c)))
+	c.reason = byK6SignalHandler(os.Interrupt)
+	cut, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.NoteCut(cut)
+	s.interrupted = true
+	s.end()
+	i := s.Interruption(noneFailed)
+	require.NotNil(t, i)
+	assert.Equal(t, runrecord.StoppedBySignal, i.By)
+	assert.Equal(t, "SIGINT", i.Detail)
+	assert.Equal(t, s.cutAt, i.At)
+
+	s.sigs <- syscall.SIGTERM // handed after the end: the stop stays SIGINT
+	s.end()
+	assert.Equal(t, "SIGINT", s.Interruption(noneFailed).Detail)
+
+	first := &StopState{sigs: make(chan os.Signal, 2)}
+	useTestKey(&first.abort)
+	require.True(t, first.abort.watch(runContext(t, &runAbortController{reason: byK6SignalHandler(os.Interrupt)})))
+	first.sigs <- syscall.SIGTERM // the listener's own, when it has one, is the stop
+	first.end()
+	assert.Equal(t, "SIGTERM", first.Interruption(noneFailed).Detail)
 }

@@ -4,7 +4,9 @@ package runstate
 // extension only that the test ended (the test-end event) and, through the
 // execution state, whether it was interrupted; why is read from what the
 // process sees itself: a SIGINT or SIGTERM (Go hands every signal to each
-// listener, k6's own included), the interrupt error test.abort() ends an
+// listener, k6's own included; the abort k6 makes of it when this process's
+// listener has not been handed it by the test's end), the interrupt error
+// test.abort() ends an
 // iteration with (kept by k6's run context, read at the test's end:
 // abort_reason.go; or each VU's iteration-end event), and, in
 // handleSummary's data, a failed threshold with abortOnFail.
@@ -208,6 +210,14 @@ func (s *StopState) end() {
 	}
 	s.drainSignalsLocked()
 	s.ended, s.endedAt = true, time.Now()
+	if sig, ok := s.abort.signal(); ok && s.signal == "" {
+		// k6 stopped for a signal this process's listener has not been
+		// handed yet: the first call it cut is its nearest sign.
+		s.signal, s.signalAt = sig, s.endedAt
+		if !s.cutAt.IsZero() {
+			s.signalAt = s.cutAt
+		}
+	}
 	if msg, ok := s.abort.message(); ok && !s.aborted {
 		// The first call the abort cut is its nearest sign; without one,
 		// the test's end.

@@ -164,11 +164,7 @@ func TestASignalOnlyK6SawIsTheStop(t *testing.T) {
 	s.NoteCut(cut)
 	s.interrupted = true
 	s.end()
-	i := s.Interruption(noneFailed)
-	require.NotNil(t, i)
-	assert.Equal(t, runrecord.StoppedBySignal, i.By)
-	assert.Equal(t, "SIGINT", i.Detail)
-	assert.Equal(t, s.cutAt, i.At)
+	assert.Equal(t, s.cutAt, requireSignalStop(t, s, "SIGINT").At)
 
 	s.sigs <- syscall.SIGTERM // handed after the end: the stop stays SIGINT
 	s.end()

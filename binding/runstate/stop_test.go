@@ -100,12 +100,19 @@ func TestASignalNotYetReadAtTheEndIsTheStop(t *testing.T) {
 	s.sigs <- syscall.SIGINT
 	s.interrupted = true
 	s.end()
-	i := s.Interruption(noneFailed)
-	require.NotNil(t, i)
-	assert.Equal(t, runrecord.StoppedBySignal, i.By)
-	assert.Equal(t, "SIGINT", i.Detail)
+	requireSignalStop(t, s, "SIGINT")
 
 	s.sigs <- syscall.SIGTERM // after the end: none
 	s.end()
 	assert.Equal(t, "SIGINT", s.Interruption(noneFailed).Detail)
+}
+
+// requireSignalStop checks that s's stop is the signal sig, and returns it.
+func requireSignalStop(t *testing.T, s *StopState, sig string) *runrecord.Interruption {
+	t.Helper()
+	i := s.Interruption(noneFailed)
+	require.NotNil(t, i)
+	assert.Equal(t, runrecord.StoppedBySignal, i.By)
+	assert.Equal(t, sig, i.Detail)
+	return i
 }

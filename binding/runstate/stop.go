@@ -210,21 +210,15 @@ func (s *StopState) end() {
 	}
 	s.drainSignalsLocked()
 	s.ended, s.endedAt = true, time.Now()
-	if sig, ok := s.abort.signal(); ok && s.signal == "" {
+	if s.signal == "" {
 		// k6 stopped for a signal this process's listener has not been
-		// handed yet: the first call it cut is its nearest sign.
-		s.signal, s.signalAt = sig, s.endedAt
-		if !s.cutAt.IsZero() {
-			s.signalAt = s.cutAt
+		// handed yet.
+		if sig, ok := s.abort.signal(); ok {
+			s.signal, s.signalAt = sig, s.firstSignLocked()
 		}
 	}
 	if msg, ok := s.abort.message(); ok && !s.aborted {
-		// The first call the abort cut is its nearest sign; without one,
-		// the test's end.
-		s.aborted, s.abortMsg, s.abortAt = true, msg, s.endedAt
-		if !s.cutAt.IsZero() {
-			s.abortAt = s.cutAt
-		}
+		s.aborted, s.abortMsg, s.abortAt = true, msg, s.firstSignLocked()
 	}
 	if s.exec != nil {
 		s.interrupted = s.exec.GetCurrentExecutionStatus() == lib.ExecutionStatusInterrupted
@@ -232,6 +226,15 @@ func (s *StopState) end() {
 			s.start = s.endedAt.Add(-s.exec.GetCurrentTestRunDuration())
 		}
 	}
+}
+
+// firstSignLocked is when a stop read only at the test's end (k6's abort
+// reason) showed first: the first call it cut, or without one the end.
+func (s *StopState) firstSignLocked() time.Time {
+	if !s.cutAt.IsZero() {
+		return s.cutAt
+	}
+	return s.endedAt
 }
 
 // NoteCut notes when the first call was cut by its run's cancellation

@@ -50,7 +50,11 @@ func scanChatChunk(data string, d *Delta) bool {
 	}
 	ch.apply(d)
 	if len(c.usage) > 0 && c.usage[0] == '{' {
-		d.keepUsage(openAIUsage(gjson.Parse(c.usage)))
+		u, ok := scanOpenAIUsage(c.usage)
+		if !ok {
+			u = openAIUsage(gjson.Parse(c.usage))
+		}
+		d.keepUsage(u)
 		d.UsageCumulative = ch.n > 0
 	}
 	if len(c.timings) > 0 && c.timings[0] == '{' {

@@ -27,24 +27,21 @@ const scanMaxDepth = 32
 type chatChunk struct {
 	model          string
 	hasModel       bool
-	choices        string // the last "choices" value, raw ("" when absent)
-	usage, timings string // the last "usage" and "timings" values, raw
+	choices        choicesRead // the last "choices" value, read as it was met
+	usage, timings string      // the last "usage" and "timings" values, raw
 }
 
 // scanChatChunk decodes data into d as decodeOpenAIChunk with
 // decodeChatChoice would; false, with d untouched, when the chunk is not
 // one it reads (the caller then decodes it the general way).
 func scanChatChunk(data string, d *Delta) bool {
+	// The choices are read apart from the Delta, as the scan meets them: a
+	// choice the scan does not read (tool calls) sends the whole chunk back.
 	var c chatChunk
 	if !c.scan(data) {
 		return false
 	}
-	// The choices are read apart from the Delta first: a choice the scan
-	// does not read (tool calls) sends the whole chunk back.
-	var ch choicesRead
-	if c.choices != "" && !ch.read(c.choices) {
-		return false
-	}
+	ch := &c.choices
 	if c.hasModel {
 		d.Model = c.model
 	}
@@ -85,6 +82,11 @@ func (c *chatChunk) scan(s string) bool {
 				return false
 			}
 			j += len("null")
+		case "choices": // read in the same pass: not validated, then walked again
+			c.choices = choicesRead{}
+			if j, ok = c.choices.read(s, j); !ok {
+				return false
+			}
 		case "object", "model":
 			var v string
 			var isStr bool
@@ -103,8 +105,6 @@ func (c *chatChunk) scan(s string) bool {
 			}
 		}
 		switch key {
-		case "choices":
-			c.choices = s[start:j]
 		case "usage":
 			c.usage = s[start:j]
 		case "timings":
@@ -174,28 +174,31 @@ func (o op) applyTo(d *Delta) {
 	}
 }
 
-// read reads a choices value already validated by the top-level scan:
-// an array of objects; false for anything else.
-func (r *choicesRead) read(s string) bool {
-	if s[0] != '[' {
-		return false // null or another type: the general decoder's quirks
+// read reads and validates the choices value at s[i], an array of
+// objects, and returns the index after it; false for anything else.
+func (r *choicesRead) read(s string, i int) (int, bool) {
+	if s[i] != '[' {
+		return 0, false // null or another type: the general decoder's quirks
 	}
-	i := jsonscan.WS(s, 1)
+	i = jsonscan.WS(s, i+1)
+	if i >= len(s) {
+		return 0, false
+	}
 	if s[i] == ']' {
-		return true
+		return i + 1, true
 	}
 	for {
 		if s[i] != '{' {
-			return false
+			return 0, false
 		}
 		r.n++
 		j, ok := r.readChoice(s, i)
 		if !ok {
-			return false
+			return 0, false
 		}
 		var done bool
 		if i, done, ok = jsonscan.Next(s, j, ']'); !ok || done {
-			return ok
+			return i, ok
 		}
 	}
 }
@@ -203,6 +206,9 @@ func (r *choicesRead) read(s string) bool {
 // readChoice reads one choice object at s[i] and returns the index after it.
 func (r *choicesRead) readChoice(s string, i int) (int, bool) {
 	i = jsonscan.WS(s, i+1)
+	if i >= len(s) {
+		return 0, false
+	}
 	if s[i] == '}' {
 		return i + 1, true
 	}
@@ -256,6 +262,9 @@ func (r *choicesRead) readDelta(s string, i int) (int, bool) {
 	var reasoningContent, reasoning string
 	end := 0
 	i = jsonscan.WS(s, i+1)
+	if i >= len(s) {
+		return 0, false
+	}
 	if s[i] == '}' {
 		end = i + 1
 	}

@@ -34,8 +34,14 @@ func Key(s string, i int) (string, int, bool) {
 	if i >= len(s) || s[i] != '"' {
 		return "", 0, false
 	}
-	j := plainRun(s, i+1)
-	if j >= len(s) || s[j] != '"' { // the end, an escape or a control character
+	j := i + 1
+	for j < len(s) && s[j] != '"' {
+		if s[j] == '\\' || s[j] < ' ' {
+			return "", 0, false
+		}
+		j++
+	}
+	if j >= len(s) {
 		return "", 0, false
 	}
 	key := s[i+1 : j]
@@ -146,9 +152,6 @@ func anyKey(s string, i int) (int, bool) {
 // s[i+1:end-1] but that unescaped).
 func String(s string, i int) (end int, escaped, ok bool) {
 	for j := i + 1; j < len(s); j++ {
-		if j = plainRun(s, j); j >= len(s) {
-			break
-		}
 		switch c := s[j]; {
 		case c == '"':
 			return j + 1, escaped, true
@@ -174,25 +177,6 @@ func String(s string, i int) (end int, escaped, ok bool) {
 	}
 	return 0, false, false
 }
-
-// plainRun is the index of the first byte at or after i that ends a run of
-// a string's plain bytes: a quote, a backslash or a control character (or
-// len(s)). Most of a chunk's bytes are such runs; one table lookup per byte
-// is half the work of the three comparisons a byte took in String's switch.
-func plainRun(s string, i int) int {
-	for i < len(s) && plain[s[i]] {
-		i++
-	}
-	return i
-}
-
-//nolint:gochecknoglobals // a constant table, built once
-var plain = func() (t [256]bool) {
-	for c := range t {
-		t[c] = c >= ' ' && c != '"' && c != '\\'
-	}
-	return t
-}()
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')

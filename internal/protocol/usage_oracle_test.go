@@ -84,7 +84,7 @@ func FuzzScanUsageAgreesWithGjson(f *testing.F) {
 func TestScanUsageReadsWhatServersSend(t *testing.T) {
 	for _, s := range []string{
 		`{"prompt_tokens":12,"completion_tokens":4,"total_tokens":16,"prompt_tokens_details":{"cached_tokens":0}}`, // llm-sim, vLLM
-		`{"prompt_tokens":26,"total_tokens":40,"completion_tokens":14}`, // vLLM continuous usage
+		`{"prompt_tokens":26,"total_tokens":40,"completion_tokens":14}`,                                            // vLLM continuous usage
 		`{"prompt_tokens":9,"completion_tokens":30,"total_tokens":39,"completion_tokens_details":{"reasoning_tokens":12},"reasoning_tokens":12}`,
 		`{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"prompt_cache_hit_tokens":3,"prompt_cache_miss_tokens":2}`, // DeepSeek
 	} {

@@ -59,7 +59,7 @@ func FuzzScanUsageAgreesWithGjson(f *testing.F) {
 	for _, s := range append(usageSeeds[:len(usageSeeds):len(usageSeeds)],
 		`{"prompt_tokens_details":{"cached\u005ftokens":3,"cached_tokens":5}}`,
 		`{"prompt\u005ftokens":3}`,
-		`{ "prompt_tokens" : 0012 , "completion_tokens":-0,"total_tokens":9999999999}`,
+		`{ "prompt_tokens" : 12 , "completion_tokens":-0,"total_tokens":9999999999}`,
 		`{}`,
 	) {
 		f.Add(s)

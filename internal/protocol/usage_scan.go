@@ -10,52 +10,54 @@ import "github.com/llmstream/xk6-llmstream/internal/jsonscan"
 // same figures.
 func scanOpenAIUsage(s string) (Usage, bool) {
 	var f usageFields
-	i := jsonscan.WS(s, 1)
-	if s[i] == '}' {
-		return f.usage(), true
+	if !eachMember(s, 2, func(key, raw string) bool {
+		f.member(key, raw, scanMember)
+		return true
+	}) {
+		return Usage{}, false
 	}
-	for {
-		key, j, ok := jsonscan.Key(s, i)
-		if !ok {
-			return Usage{}, false
-		}
-		end, ok := jsonscan.Value(s, j, 2, scanMaxDepth)
-		if !ok {
-			return Usage{}, false
-		}
-		f.member(key, s[j:end], scanMember)
-		var done bool
-		if i, done, ok = jsonscan.Next(s, end, '}'); !ok {
-			return Usage{}, false
-		}
-		if done {
-			return f.usage(), true
-		}
-	}
+	return f.usage(), true
 }
 
 // scanMember is the raw value of obj's first member key ("" when it has
 // none), or gjson's reading of it where a key has an escape.
 func scanMember(obj, key string) string {
+	var v string
+	if !eachMember(obj, 3, func(k, raw string) bool {
+		if k == key {
+			v = raw
+			return false
+		}
+		return true
+	}) {
+		return gjsonMember(obj, key)
+	}
+	return v
+}
+
+// eachMember hands each member of obj, a validated object whose members are
+// at nesting level depth, to each (its key and raw value) in order, until
+// each returns false; false when a key has an escape (or obj is not valid).
+func eachMember(obj string, depth int, each func(key, raw string) bool) bool {
 	i := jsonscan.WS(obj, 1)
 	if obj[i] == '}' {
-		return ""
+		return true
 	}
 	for {
-		k, j, ok := jsonscan.Key(obj, i)
+		key, j, ok := jsonscan.Key(obj, i)
 		if !ok {
-			return gjsonMember(obj, key)
+			return false
 		}
-		end, ok := jsonscan.Value(obj, j, 3, scanMaxDepth)
+		end, ok := jsonscan.Value(obj, j, depth, scanMaxDepth)
 		if !ok {
-			return gjsonMember(obj, key)
+			return false
 		}
-		if k == key {
-			return obj[j:end]
+		if !each(key, obj[j:end]) {
+			return true
 		}
 		var done bool
 		if i, done, ok = jsonscan.Next(obj, end, '}'); !ok || done {
-			return ""
+			return ok
 		}
 	}
 }

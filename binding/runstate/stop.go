@@ -6,9 +6,8 @@ package runstate
 // process sees itself: a SIGINT or SIGTERM (Go hands every signal to each
 // listener, k6's own included; the abort k6 makes of it when this process's
 // listener has not been handed it by the test's end), the interrupt error
-// test.abort() ends an
-// iteration with (kept by k6's run context, read at the test's end:
-// abort_reason.go; or each VU's iteration-end event), and, in
+// test.abort() ends an iteration with (kept by k6's run context, read at the
+// test's end: abort_reason.go; or each VU's iteration-end event), and, in
 // handleSummary's data, a failed threshold with abortOnFail.
 
 import (

@@ -82,7 +82,7 @@ func (c *chatChunk) scan(s string) bool {
 				return false
 			}
 			j += len("null")
-		case "choices": // read in the same pass: not validated, then walked again
+		case "choices": // validated as it is read, in this one pass
 			c.choices = choicesRead{}
 			if j, ok = c.choices.read(s, j); !ok {
 				return false
